@@ -1,0 +1,273 @@
+"""Pydantic models shared by solvers, scorers, the offline reviewer and the CLI.
+
+Two families live here:
+
+* what a reviewer returns (``ReviewerReport``): also the response schema sent to the model;
+* what the synthesis produces (``Review``): the log contract, stored as JSON in
+  ``Score.metadata["review"]`` and read by export, analytics and the gate.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Severity(str, Enum):
+    CRITICAL = "CRITICAL"
+    MAJOR = "MAJOR"
+    MINOR = "MINOR"
+
+    @property
+    def rank(self) -> int:
+        """Lower is more severe: sorts CRITICAL first."""
+        return {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}[self.value]
+
+
+class LensRating(str, Enum):
+    SOUND = "SOUND"
+    MINOR_ISSUES = "MINOR ISSUES"
+    MAJOR_ISSUES = "MAJOR ISSUES"
+    CRITICAL = "CRITICAL"
+
+    @property
+    def rank(self) -> int:
+        """Higher is worse."""
+        return ["SOUND", "MINOR ISSUES", "MAJOR ISSUES", "CRITICAL"].index(self.value)
+
+    @classmethod
+    def for_severity(cls, severity: Severity | None) -> "LensRating":
+        return {
+            None: cls.SOUND,
+            Severity.MINOR: cls.MINOR_ISSUES,
+            Severity.MAJOR: cls.MAJOR_ISSUES,
+            Severity.CRITICAL: cls.CRITICAL,
+        }[severity]
+
+
+Mode = Literal["full", "quick"]
+Audience = Literal["exec", "tech", "ds", "mixed"]
+Workflow = Literal["general", "proactive", "reactive"]
+MODES: tuple[str, ...] = ("full", "quick")
+AUDIENCES: tuple[str, ...] = ("exec", "tech", "ds", "mixed")
+WORKFLOWS: tuple[str, ...] = ("general", "proactive", "reactive")
+
+
+# --------------------------------------------------------------------------------------
+# Reviewer output (response schema)
+# --------------------------------------------------------------------------------------
+
+
+class ReviewerFinding(BaseModel):
+    """One finding in the compact format a reviewer emits."""
+
+    lens: str = Field(description="Lens id from the rubric, e.g. 'methodology'.")
+    severity: Severity
+    title: str = Field(description="Short title, under 12 words.")
+    location: str = Field(description="Where in the document: section heading and/or line.")
+    issue: str = Field(description="2-3 sentences: what is wrong and why it matters.")
+    evidence: str = Field(
+        default="", description="Verbatim quote from the document that shows the issue."
+    )
+    suggested_fix: str = Field(description="Concrete change the author can make.")
+    issue_type: str | None = Field(
+        default=None, description="Id of the matching row in the lens's deduction table."
+    )
+
+
+class LensAssessment(BaseModel):
+    lens: str
+    rating: LensRating
+
+
+class Positive(BaseModel):
+    title: str
+    detail: str = Field(description="1-2 sentences on what is strong and why.")
+    lens: str | None = None
+    credit: str | None = Field(
+        default=None, description="Id of the matching strength credit in the rubric, if any."
+    )
+
+
+class ReviewerReport(BaseModel):
+    """What one reviewer returns. Field order matters: ratings and findings come first so
+    a truncated answer loses the least important parts (positives, self-reported score)."""
+
+    dimension: str
+    lens_ratings: list[LensAssessment] = Field(default_factory=list)
+    findings: list[ReviewerFinding] = Field(default_factory=list)
+    positives: list[Positive] = Field(default_factory=list)
+    score: int | None = Field(
+        default=None,
+        description="The reviewer's own 0-100 estimate. Informational: the harness "
+        "computes the score from findings.",
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Review (log contract)
+# --------------------------------------------------------------------------------------
+
+ReviewStatus = Literal["complete", "partial", "deferred"]
+Verdict = Literal["Good to Go", "Minor Fix", "Major Rework"]
+ReviewerRunStatus = Literal["ok", "salvaged", "failed"]
+
+
+class Finding(ReviewerFinding):
+    """A finding after synthesis: owned by a dimension, with its deduction applied."""
+
+    id: str = Field(description="Stable within the review: A1, A2... for analysis, C1... ")
+    dimension: str
+    deduction: float = 0.0
+
+
+class ReviewerRun(BaseModel):
+    """What happened when one reviewer was called: the log says why a review degraded."""
+
+    reviewer: str
+    dimension: str
+    status: ReviewerRunStatus
+    reason: str | None = None
+    mode: Mode = "full"
+    attempts: int = 1
+    truncated: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class DimensionResult(BaseModel):
+    dimension: str
+    title: str
+    reviewed: bool
+    score: float | None = None
+    lens_ratings: dict[str, LensRating] = Field(default_factory=dict)
+    raw_deductions: float = 0.0
+    effective_deductions: float = 0.0
+    credits: float = 0.0
+    self_reported_score: int | None = None
+    status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed"] = (
+        "Not reviewed"
+    )
+
+
+class DashboardRow(BaseModel):
+    dimension: str
+    lens: str
+    lens_title: str
+    rating: LensRating | Literal["Not reviewed"]
+
+
+class DocumentInfo(BaseModel):
+    title: str
+    source: str
+    word_count: int
+    reading_minutes: float
+    token_estimate: int
+    tier: int
+    structure_inferred: bool = False
+    partial_input: bool = False
+
+
+class Review(BaseModel):
+    """The whole synthesized review: the log contract (``Score.metadata['review']``)."""
+
+    model_config = ConfigDict(use_enum_values=False)
+
+    schema_version: Literal[1] = 1
+    document: DocumentInfo
+    mode: Mode
+    requested_mode: Mode
+    audience: Audience
+    workflow: Workflow
+    draft: bool = False
+    status: ReviewStatus
+    degradation_level: Literal[0, 1, 2] = 0
+    tier: int
+    dimensions: dict[str, DimensionResult]
+    findings: list[Finding] = Field(default_factory=list)
+    top_fixes: list[str] = Field(default_factory=list, description="Finding ids, best first.")
+    positives: list[Positive] = Field(default_factory=list)
+    cross_cutting: list[str] = Field(default_factory=list)
+    dashboard: list[DashboardRow] = Field(default_factory=list)
+    final_score: float | None = None
+    band_verdict: Verdict | None = None
+    verdict: Verdict | None = None
+    floor_rule: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    reviewer_runs: list[ReviewerRun] = Field(default_factory=list)
+    prompt_version: str = ""
+    rubric_version: str = ""
+
+    def finding(self, finding_id: str) -> Finding:
+        for f in self.findings:
+            if f.id == finding_id:
+                return f
+        raise KeyError(finding_id)
+
+
+# --------------------------------------------------------------------------------------
+# Document preparation (seed 000 s2.1 steps 1-6, s4, s5.4, s10)
+# --------------------------------------------------------------------------------------
+
+TldrMethod = Literal[
+    "panel", "emphasis", "named_section", "first_paragraph", "content_signal", "absent"
+]
+
+
+class Section(BaseModel):
+    heading: str
+    level: int = Field(description="1 for '#', 2 for '##' ... ; 0 for the text before any heading.")
+    start_line: int = Field(description="1-based, inclusive.")
+    end_line: int = Field(description="1-based, inclusive.")
+
+
+class TldrDetection(BaseModel):
+    found: bool
+    method: TldrMethod
+    text: str = ""
+    start_line: int | None = None
+    end_line: int | None = None
+
+
+class PartialInputCheck(BaseModel):
+    is_partial: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+class PreparedDocument(BaseModel):
+    """Everything the lead steps compute before dispatch; deterministic for a given text."""
+
+    title: str
+    source: str
+    text: str
+    word_count: int
+    reading_minutes: float
+    token_estimate: int
+    tier: Literal[1, 2, 3]
+    sections: list[Section] = Field(default_factory=list)
+    tldr: TldrDetection
+    structure_inferred: bool = False
+    partial_input: PartialInputCheck
+    section_map: str | None = Field(default=None, description="Tier 2 only.")
+    extraction: str | None = Field(default=None, description="Tier 3 only.")
+
+    @property
+    def reviewer_content(self) -> str:
+        """What reviewers receive (seed 000 s2.2): tier 3 gets only the extraction."""
+        if self.tier == 3 and self.extraction is not None:
+            return self.extraction
+        return self.text
+
+    def info(self) -> DocumentInfo:
+        return DocumentInfo(
+            title=self.title,
+            source=self.source,
+            word_count=self.word_count,
+            reading_minutes=self.reading_minutes,
+            token_estimate=self.token_estimate,
+            tier=self.tier,
+            structure_inferred=self.structure_inferred,
+            partial_input=self.partial_input.is_partial,
+        )

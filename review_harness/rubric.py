@@ -1,0 +1,143 @@
+"""The rubric as data: lenses, checklists, deduction and credit tables, scoring settings.
+
+One reviewer mechanism serves every dimension; what differs between reviewers lives here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from review_harness.models import Severity
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROMPTS_DIR = PROJECT_ROOT / "prompts"
+DEFAULT_RUBRIC = PROMPTS_DIR / "ds_rubric.yaml"
+
+
+class RubricError(ValueError):
+    """The rubric file is missing or malformed."""
+
+
+class DeductionRule(BaseModel):
+    id: str
+    severity: Severity
+    points: float
+    description: str
+
+
+class Credit(BaseModel):
+    id: str
+    points: float
+    description: str
+
+
+class Lens(BaseModel):
+    id: str
+    title: str
+    checklist: list[str]
+    deductions: list[DeductionRule]
+
+    def deduction(self, issue_type: str | None) -> DeductionRule | None:
+        return next((d for d in self.deductions if d.id == issue_type), None)
+
+
+class Dimension(BaseModel):
+    id: str = ""
+    title: str
+    reviewer: str
+    focus: str
+    lenses: list[Lens]
+    credits: list[Credit] = Field(default_factory=list)
+
+    def lens(self, lens_id: str) -> Lens | None:
+        return next((lens for lens in self.lenses if lens.id == lens_id), None)
+
+    def credit(self, credit_id: str | None) -> Credit | None:
+        return next((c for c in self.credits if c.id == credit_id), None)
+
+
+class SeverityDefinition(BaseModel):
+    range: tuple[float, float]
+    default_points: float
+    meaning: str
+
+
+class Scoring(BaseModel):
+    diminishing_returns: list[tuple[float | None, float]]
+    credit_cap: float
+    weights: dict[str, float]
+    bands: dict[str, float]
+    finding_caps: dict[str, int]
+    full_mode_word_limit: int
+
+
+class RoutingRule(BaseModel):
+    topic: str
+    owner: str
+
+
+class AntiPattern(BaseModel):
+    name: str
+    lens: str
+
+
+class Rubric(BaseModel):
+    version: str
+    severities: dict[Severity, SeverityDefinition]
+    scoring: Scoring
+    dimensions: dict[str, Dimension]
+    routing: list[RoutingRule]
+    personas: dict[str, str]
+    workflows: dict[str, str]
+    anti_patterns: list[AntiPattern] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Rubric":
+        for dim_id, dim in self.dimensions.items():
+            dim.id = dim_id
+            for lens in dim.lenses:
+                for rule in lens.deductions:
+                    low, high = self.severities[rule.severity].range
+                    if not low <= rule.points <= high:
+                        raise ValueError(
+                            f"deduction {dim_id}.{lens.id}.{rule.id}: {rule.points} points is "
+                            f"outside the {rule.severity.value} range {low}-{high}"
+                        )
+        if set(self.scoring.weights) != set(self.dimensions):
+            raise ValueError("scoring.weights must name exactly the rubric's dimensions")
+        return self
+
+    def dimension(self, dimension_id: str) -> Dimension:
+        try:
+            return self.dimensions[dimension_id]
+        except KeyError:
+            raise RubricError(
+                f"unknown dimension '{dimension_id}'; the rubric has: "
+                + ", ".join(self.dimensions)
+            ) from None
+
+    def severity_points(self, severity: Severity) -> float:
+        return self.severities[severity].default_points
+
+
+def load_rubric(path: str | Path = DEFAULT_RUBRIC) -> Rubric:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RubricError(f"rubric file not found: {path}") from None
+    except yaml.YAMLError as ex:
+        raise RubricError(f"rubric file {path} is not valid YAML: {ex}") from None
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as ex:
+        raise RubricError(f"rubric file {path} is invalid: {ex}") from None
+
+
+@lru_cache(maxsize=8)
+def default_rubric() -> Rubric:
+    return load_rubric(DEFAULT_RUBRIC)
