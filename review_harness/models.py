@@ -115,6 +115,10 @@ Verdict = Literal["Good to Go", "Minor Fix", "Major Rework"]
 ReviewerRunStatus = Literal["ok", "salvaged", "failed"]
 
 
+class SynthesizedPositive(Positive):
+    dimension: str
+
+
 class Finding(ReviewerFinding):
     """A finding after synthesis: owned by a dimension, with its deduction applied."""
 
@@ -188,7 +192,7 @@ class Review(BaseModel):
     dimensions: dict[str, DimensionResult]
     findings: list[Finding] = Field(default_factory=list)
     top_fixes: list[str] = Field(default_factory=list, description="Finding ids, best first.")
-    positives: list[Positive] = Field(default_factory=list)
+    positives: list[SynthesizedPositive] = Field(default_factory=list)
     cross_cutting: list[str] = Field(default_factory=list)
     dashboard: list[DashboardRow] = Field(default_factory=list)
     final_score: float | None = None
@@ -271,3 +275,33 @@ class PreparedDocument(BaseModel):
             structure_inferred=self.structure_inferred,
             partial_input=self.partial_input.is_partial,
         )
+
+
+# --------------------------------------------------------------------------------------
+# What the solvers leave in the sample store for the synthesis scorer
+# --------------------------------------------------------------------------------------
+
+PANEL_STORE_KEY = "review_panel"
+
+
+class ReviewOptions(BaseModel):
+    """The request after defaults and fixture options were applied."""
+
+    requested_mode: Mode = "full"
+    mode: Mode = "full"
+    audience: Audience = "mixed"
+    workflow: Workflow = "general"
+    draft: bool = False
+
+
+class PanelRecord(BaseModel):
+    """Everything synthesis needs, so `inspect score` can re-synthesize without model calls."""
+
+    options: ReviewOptions
+    document: DocumentInfo
+    degradation_level: Literal[0, 1, 2] = 0
+    warnings: list[str] = Field(default_factory=list)
+    reports: dict[str, ReviewerReport | None] = Field(default_factory=dict)
+    runs: list[ReviewerRun] = Field(default_factory=list)
+    prompt_version: str = ""
+    prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,109 @@
+"""Samples for a review task: the fixture set (with gold) or the user's own documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import Sample
+
+from review_harness.gold import GoldError, load_gold
+from review_harness.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
+from review_harness.prepare import DocumentError, find_documents, load_document
+from review_harness.rubric import PROJECT_ROOT
+
+FIXTURES_DIR = PROJECT_ROOT / "fixtures"
+GOLD_DIR = PROJECT_ROOT / "gold"
+TRUE_WORDS = ("true", "yes", "1", "on")
+FALSE_WORDS = ("false", "no", "0", "off")
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text not in allowed:
+        raise PrerequisiteError(
+            f"-T {name}={value}: unknown {name}; choose one of: {', '.join(allowed)}"
+        )
+    return text
+
+
+def _flag(name: str, value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    raise PrerequisiteError(f"-T {name}={value}: expected true or false")
+
+
+def resolve_options(
+    overrides: dict[str, Any], fixture_options: dict[str, Any] | None = None
+) -> ReviewOptions:
+    """Explicit task parameters win, then the fixture's own options, then the defaults
+    (full mode; quick mode always reviews a mixed audience unless one is named)."""
+    merged = {**(fixture_options or {}), **{k: v for k, v in overrides.items() if v is not None}}
+    mode = _choice("mode", merged.get("mode"), MODES) or "full"
+    return ReviewOptions(
+        requested_mode=mode,
+        mode=mode,
+        audience=_choice("audience", merged.get("audience"), AUDIENCES) or "mixed",
+        workflow=_choice("workflow", merged.get("workflow"), WORKFLOWS) or "general",
+        draft=_flag("draft", merged.get("draft")) or False,
+    )
+
+
+def _sample(path: Path, text: str, options: ReviewOptions, gold: Path | None, sample_id: str) -> Sample:
+    return Sample(
+        id=sample_id,
+        input=text,
+        metadata={
+            "source": str(path),
+            "options": options.model_dump(),
+            "gold": str(gold) if gold else None,
+        },
+    )
+
+
+def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]:
+    """One sample per fixture document, id = file stem, options from its gold file."""
+    folder = FIXTURES_DIR / fixture_set
+    if not folder.is_dir():
+        raise PrerequisiteError(f"fixture set '{fixture_set}' not found: {folder} is not a folder")
+    samples = []
+    for path in sorted(folder.glob("*.md")):
+        gold_path = GOLD_DIR / fixture_set / f"{path.stem}.yaml"
+        fixture_options: dict[str, Any] = {}
+        if gold_path.is_file():
+            try:
+                fixture_options = dict(load_gold(gold_path).options)
+            except GoldError as ex:
+                raise PrerequisiteError(str(ex)) from None
+        options = resolve_options(overrides, fixture_options)
+        samples.append(
+            _sample(path, path.read_text(encoding="utf-8"), options,
+                    gold_path if gold_path.is_file() else None, path.stem)
+        )
+    if not samples:
+        raise PrerequisiteError(f"fixture set '{fixture_set}' has no markdown documents in {folder}")
+    return samples
+
+
+def document_samples(document: str, overrides: dict[str, Any]) -> list[Sample]:
+    """The user's markdown file, or every markdown file in a folder."""
+    options = resolve_options(overrides)
+    try:
+        paths = find_documents(Path(document).expanduser())
+        loaded = [(p, load_document(p)) for p in paths]
+    except DocumentError as ex:
+        raise PrerequisiteError(str(ex)) from None
+    seen: dict[str, int] = {}
+    samples = []
+    for path, text in loaded:
+        n = seen[path.stem] = seen.get(path.stem, 0) + 1
+        samples.append(_sample(path, text, options, None, path.stem if n == 1 else f"{path.stem}-{n}"))
+    return samples

@@ -1,0 +1,169 @@
+"""The offline reviewer: an Inspect model provider (``--model offline/ds-rules``).
+
+It reads the same reviewer prompts a real model gets, answers in the same response schema
+from the deterministic rule engine in ``review_harness.offline.rules``, and reports token
+usage. Model args make it slow or faulty for tests and benchmarks:
+
+    -M latency=1.5        seconds to wait before each answer
+    -M fault_rate=0.3     share of calls that misbehave
+    -M fault_seed=7       which calls misbehave (deterministic per seed and prompt)
+    -M faults=exception,timeout,malformed,truncated,empty   kinds to draw from
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from review_harness.prompts import DOCUMENT_CLOSE, DOCUMENT_OPEN
+
+FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
+NOT_A_REVIEW = (
+    "The offline reviewer answers review-panel prompts only (a REVIEW REQUEST with a "
+    "<document> block). Use a real model for other prompts."
+)
+
+
+class OfflineFault(RuntimeError):
+    """An injected failure (fault_rate): stands in for a provider error."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Same rule the harness uses for documents: words x 1.3."""
+    return round(len(text.split()) * 1.3)
+
+
+def parse_review_request(text: str) -> dict[str, Any] | None:
+    """Read the request header and the document block the reviewer template writes."""
+    if "REVIEW REQUEST" not in text or DOCUMENT_OPEN not in text:
+        return None
+
+    def field(name: str, default: str) -> str:
+        match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
+        return match.group(1).strip() if match else default
+
+    start = text.index(DOCUMENT_OPEN) + len(DOCUMENT_OPEN)
+    end = text.rfind(DOCUMENT_CLOSE)
+    content = text[start : end if end > start else len(text)].strip("\n")
+    tier = field("Processing Tier", "1")
+    return {
+        "dimension": field("Reviewer", "analysis"),
+        "mode": field("Mode", "full"),
+        "audience": field("Audience", "mixed"),
+        "workflow": field("Workflow Context", "general"),
+        "tier": int(tier) if tier.isdigit() else 1,
+        "draft": field("Draft feedback", "no").lower() == "yes",
+        "content": content,
+    }
+
+
+class OfflineReviewerAPI(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        latency: float = 0.0,
+        fault_rate: float = 0.0,
+        fault_seed: int = 0,
+        faults: str | list[str] = ",".join(FAULT_KINDS),
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_args:
+            raise ValueError(
+                f"offline reviewer: unknown model arg(s) {sorted(model_args)}; "
+                "known: latency, fault_rate, fault_seed, faults"
+            )
+        self.latency = float(latency)
+        self.fault_rate = float(fault_rate)
+        if not 0.0 <= self.fault_rate <= 1.0:
+            raise ValueError(f"offline reviewer: fault_rate must be between 0 and 1, got {fault_rate}")
+        self.fault_seed = int(fault_seed)
+        kinds = faults.split(",") if isinstance(faults, str) else list(faults)
+        unknown = [k for k in kinds if k not in FAULT_KINDS]
+        if unknown:
+            raise ValueError(f"offline reviewer: unknown fault kind(s) {unknown}; known: {FAULT_KINDS}")
+        self.fault_kinds = tuple(kinds)
+
+    def should_retry(self, ex: BaseException) -> bool:
+        # injected faults are the point of the exercise: surface them at once
+        return False
+
+    def max_connections(self) -> int:
+        return 64
+
+    def _draw_fault(self, prompt: str) -> str | None:
+        if self.fault_rate <= 0:
+            return None
+        digest = hashlib.sha256(f"{self.fault_seed}\n{prompt}".encode()).hexdigest()
+        rng = random.Random(digest)
+        if rng.random() >= self.fault_rate:
+            return None
+        return rng.choice(self.fault_kinds)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        from review_harness.offline.rules import review_with_rules
+
+        prompt = "\n\n".join(message.text for message in input)
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        fault = self._draw_fault(prompt)
+        if fault == "exception":
+            raise OfflineFault("offline reviewer: injected fault (provider error)")
+        if fault == "timeout":
+            raise TimeoutError("offline reviewer: injected fault (request timed out)")
+
+        request = parse_review_request(prompt)
+        if request is None:
+            completion = NOT_A_REVIEW
+        else:
+            report = review_with_rules(**request)
+            completion = report.model_dump_json(indent=1)
+
+        stop_reason = "stop"
+        if fault == "empty":
+            completion = ""
+        elif fault == "truncated":
+            completion = completion[: max(1, int(len(completion) * 0.55))]
+            stop_reason = "max_tokens"
+        elif fault == "malformed":
+            cut = int(len(completion) * 0.6)
+            completion = completion[:cut] + ' <<unexpected token>> "' + completion[cut:]
+
+        output = ModelOutput.from_content(
+            model=self.model_name, content=completion, stop_reason=stop_reason
+        )
+        input_tokens = estimate_tokens(prompt)
+        output_tokens = estimate_tokens(completion)
+        output.usage = ModelUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            total_tokens=input_tokens + output_tokens,
+        )
+        return output
+
+
+@modelapi(name="offline")
+def offline() -> type[ModelAPI]:
+    return OfflineReviewerAPI

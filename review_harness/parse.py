@@ -1,0 +1,260 @@
+"""Turn what a reviewer model answered into a ``ReviewerReport``, keeping whatever is usable.
+
+Order of attempts: strict JSON (the response schema); JSON with a repaired tail (truncated
+output); the compact text format the prompt describes (models without structured output).
+Each item is validated on its own, so one bad finding does not cost the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from review_harness.models import (
+    LensAssessment,
+    LensRating,
+    Positive,
+    ReviewerFinding,
+    ReviewerReport,
+)
+from review_harness.rubric import Dimension
+
+ParseStatus = Literal["ok", "salvaged", "failed"]
+
+
+@dataclass
+class ParseOutcome:
+    status: ParseStatus
+    report: ReviewerReport | None
+    problems: list[str] = field(default_factory=list)
+    repaired: bool = False
+
+
+def parse_reviewer_output(text: str, dimension: Dimension) -> ParseOutcome:
+    if not text or not text.strip():
+        return ParseOutcome("failed", None, ["the reviewer returned empty output"])
+    data, repaired, json_problem = _load_json(text)
+    if isinstance(data, dict):
+        report, problems = _report_from_dict(data, dimension)
+        if repaired:
+            problems.insert(0, "output was cut off; parsed the complete part")
+        usable = bool(report.findings or report.lens_ratings)
+        if not usable:
+            return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"], repaired)
+        return ParseOutcome("salvaged" if problems else "ok", report, problems, repaired)
+    report = _parse_text_format(text, dimension)
+    if report is not None:
+        return ParseOutcome(
+            "salvaged", report, [f"output was not JSON ({json_problem}); read the text format"]
+        )
+    return ParseOutcome("failed", None, [f"output could not be parsed: {json_problem}"])
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def _load_json(text: str) -> tuple[Any, bool, str]:
+    """(data or None, whether the tail was repaired, problem description)."""
+    start = text.find("{")
+    if start < 0:
+        return None, False, "no JSON object in the output"
+    body = text[start:]
+    end = body.rfind("}")
+    if end >= 0:
+        try:
+            return json.loads(body[: end + 1]), False, ""
+        except json.JSONDecodeError as ex:
+            problem = f"invalid JSON ({ex.msg} at character {ex.pos})"
+            # keep what parses up to the first error
+            repaired = _repair_truncated_json(body[: ex.pos])
+            if repaired is not None:
+                return repaired, True, problem
+    else:
+        problem = "the JSON object is not closed"
+    repaired = _repair_truncated_json(body)
+    if repaired is not None:
+        return repaired, True, problem
+    return None, False, problem
+
+
+def _repair_truncated_json(body: str) -> Any:
+    """Close a JSON document that was cut off: drop the incomplete last item, then close
+    any open string, array and object. Returns None when that does not parse."""
+    stack: list[str] = []
+    in_string = escaped = False
+    last_safe = -1  # index just after the last complete value inside a container
+    safe_stack: list[str] = []
+    for i, ch in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack:
+                break
+            stack.pop()
+            last_safe, safe_stack = i + 1, list(stack)
+            if not stack:
+                break
+        elif ch == ",":
+            last_safe, safe_stack = i, list(stack)
+    if last_safe < 0:
+        return None
+    candidate = body[:last_safe].rstrip().rstrip(",") + "".join(reversed(safe_stack))
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError:
+        return None
+
+
+def _normalize_lens(value: Any, dimension: Dimension) -> str | None:
+    if not isinstance(value, str):
+        return None
+    key = value.strip().lower()
+    for lens in dimension.lenses:
+        if key in (lens.id, lens.title.lower()) or key.replace(" ", "_") == lens.id:
+            return lens.id
+    for lens in dimension.lenses:
+        if key.startswith(lens.id) or lens.title.lower().startswith(key):
+            return lens.id
+    return None
+
+
+def _normalize_item(item: Any, dimension: Dimension, label: str) -> tuple[dict | None, str | None]:
+    if not isinstance(item, dict):
+        return None, f"{label}: not an object"
+    item = dict(item)
+    for key in ("severity", "rating"):
+        if isinstance(item.get(key), str):
+            item[key] = item[key].strip().upper().replace("_", " ")
+            if key == "rating" and item[key] in ("MINOR", "MAJOR"):
+                item[key] += " ISSUES"
+    if "lens" in item and item["lens"] is not None:
+        lens = _normalize_lens(item["lens"], dimension)
+        if lens is None:
+            return None, f"{label}: lens {item['lens']!r} is not a lens of the {dimension.id} dimension"
+        item["lens"] = lens
+    return item, None
+
+
+def _report_from_dict(data: dict, dimension: Dimension) -> tuple[ReviewerReport, list[str]]:
+    problems: list[str] = []
+
+    def collect(key: str, model: type, label: str) -> list:
+        out = []
+        raw = data.get(key, [])
+        if not isinstance(raw, list):
+            problems.append(f"{key}: expected a list")
+            return out
+        for n, item in enumerate(raw, 1):
+            norm, problem = _normalize_item(item, dimension, f"{label} {n}")
+            if problem:
+                problems.append(problem)
+                continue
+            try:
+                out.append(model.model_validate(norm))
+            except ValidationError as ex:
+                err = ex.errors()[0]
+                problems.append(f"{label} {n}: {'.'.join(map(str, err['loc']))}: {err['msg']}")
+        return out
+
+    ratings = collect("lens_ratings", LensAssessment, "lens rating")
+    findings = collect("findings", ReviewerFinding, "finding")
+    positives = collect("positives", Positive, "positive")
+    score = data.get("score")
+    if not isinstance(score, int) or isinstance(score, bool):
+        score = None
+    return (
+        ReviewerReport(
+            dimension=dimension.id,
+            lens_ratings=ratings,
+            findings=findings,
+            positives=positives,
+            score=score,
+        ),
+        problems,
+    )
+
+
+# ----------------------------------------------------------------------------- text format
+
+_FINDING_HEAD = re.compile(
+    r"^\s*[-*#\d.\s]*\[?(CRITICAL|MAJOR|MINOR)\]?\s*[-:|]?\s*(?:\(([^)]*)\)|([A-Za-z&;,' ]+?)\s*[:|-])\s*(.+)$",
+    re.IGNORECASE,
+)
+_FIELD = re.compile(r"^\s*[-*]?\s*\**(Where|Location|Issue|Evidence|Fix|Suggested fix)\**\s*:\s*(.*)$", re.IGNORECASE)
+_RATING = re.compile(
+    r"^\s*[-*|]?\s*([A-Za-z&;' ]+?)\s*[:|-]+\s*(SOUND|MINOR ISSUES|MAJOR ISSUES|CRITICAL)\s*\|?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _parse_text_format(text: str, dimension: Dimension) -> ReviewerReport | None:
+    """Read findings written as
+
+        [MAJOR] methodology: Causal claim without a control group
+        Where: Results, line 40
+        Issue: ...
+        Evidence: "..."
+        Fix: ...
+
+    and lens ratings written as ``Methodology & Assumptions: MAJOR ISSUES``."""
+    findings: list[ReviewerFinding] = []
+    ratings: dict[str, LensRating] = {}
+    current: dict[str, str] | None = None
+
+    def flush() -> None:
+        if current and current.get("lens"):
+            try:
+                findings.append(
+                    ReviewerFinding(
+                        lens=current["lens"],
+                        severity=current["severity"],
+                        title=current["title"],
+                        location=current.get("where", ""),
+                        issue=current.get("issue", current["title"]),
+                        evidence=current.get("evidence", "").strip().strip('"'),
+                        suggested_fix=current.get("fix", ""),
+                    )
+                )
+            except ValidationError:
+                pass
+
+    for line in text.splitlines():
+        rating = _RATING.match(line)
+        if rating:
+            lens = _normalize_lens(rating.group(1), dimension)
+            if lens:
+                ratings[lens] = LensRating(rating.group(2).upper())
+                continue
+        head = _FINDING_HEAD.match(line)
+        if head:
+            lens = _normalize_lens(head.group(2) or head.group(3), dimension)
+            flush()
+            current = {"severity": head.group(1).upper(), "lens": lens or "", "title": head.group(4).strip()}
+            continue
+        fld = _FIELD.match(line)
+        if fld and current is not None:
+            key = fld.group(1).lower()
+            key = {"location": "where", "suggested fix": "fix"}.get(key, key)
+            current[key] = fld.group(2).strip()
+    flush()
+    if not findings and not ratings:
+        return None
+    return ReviewerReport(
+        dimension=dimension.id,
+        lens_ratings=[LensAssessment(lens=k, rating=v) for k, v in ratings.items()],
+        findings=findings,
+    )

@@ -1,0 +1,96 @@
+"""Render reviewer prompts from the versioned templates in ``prompts/``.
+
+The system message is the stable, cacheable part (role, rubric, output format); the request
+carries the per-document payload with the document last (seed 000 s2.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from review_harness.models import PreparedDocument
+from review_harness.rubric import PROMPTS_DIR, Dimension, Rubric
+
+PROMPT_VERSION = "v1"
+DOCUMENT_OPEN = "<document>"
+DOCUMENT_CLOSE = "</document>"
+
+
+@dataclass(frozen=True)
+class ReviewerPrompt:
+    system: str
+    request: str
+    version: str
+
+    @property
+    def prefix_hash(self) -> str:
+        """Hash of the stable prefix: when it changes, provider prompt caches go cold."""
+        return hashlib.sha256(self.system.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=4)
+def _environment(prompts_dir: str) -> Environment:
+    return Environment(
+        loader=FileSystemLoader(prompts_dir),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def template_names(version: str = PROMPT_VERSION) -> tuple[str, str]:
+    return f"reviewer_system.{version}.j2", f"reviewer_request.{version}.j2"
+
+
+def render_system(
+    dimension: Dimension, rubric: Rubric, *, version: str = PROMPT_VERSION, prompts_dir: Path = PROMPTS_DIR
+) -> str:
+    template = _environment(str(prompts_dir)).get_template(template_names(version)[0])
+    return template.render(
+        dimension=dimension,
+        severities=rubric.severities,
+        routing=rubric.routing,
+        personas=rubric.personas,
+        workflows=rubric.workflows,
+        caps=rubric.scoring.finding_caps,
+    )
+
+
+def neutralize_delimiters(content: str) -> str:
+    """The document must not be able to close its own data block."""
+    return content.replace(DOCUMENT_CLOSE, "</ document>").replace(DOCUMENT_OPEN, "< document>")
+
+
+def render_reviewer_prompt(
+    dimension: Dimension,
+    rubric: Rubric,
+    prepared: PreparedDocument,
+    *,
+    mode: str,
+    audience: str,
+    workflow: str,
+    draft: bool,
+    version: str = PROMPT_VERSION,
+    prompts_dir: Path = PROMPTS_DIR,
+) -> ReviewerPrompt:
+    system = render_system(dimension, rubric, version=version, prompts_dir=prompts_dir)
+    template = _environment(str(prompts_dir)).get_template(template_names(version)[1])
+    request = template.render(
+        dimension=dimension,
+        mode=mode,
+        audience=audience,
+        workflow=workflow,
+        tier=prepared.tier,
+        draft=draft,
+        cap=rubric.scoring.finding_caps[mode],
+        title=prepared.title,
+        word_count=prepared.word_count,
+        section_map=prepared.section_map if prepared.tier == 2 else None,
+        content=neutralize_delimiters(prepared.reviewer_content),
+    )
+    return ReviewerPrompt(system=system, request=request, version=version)

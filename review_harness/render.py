@@ -1,0 +1,194 @@
+"""Markdown reports from a ``Review``: full (seed 000 s9.1), quick (s9.2), degraded notice
+(s9.3) and draft feedback (s10). The report is the sample's output; the JSON is the contract."""
+
+from __future__ import annotations
+
+from review_harness.models import Finding, Review
+from review_harness.rubric import Rubric
+
+RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detailed findings."
+
+
+def _score_text(value: float) -> str:
+    return f"{value:g}"
+
+
+def _option(value: str, default: str) -> str:
+    return f"{value} (default)" if value == default else value
+
+
+def _header(review: Review) -> list[str]:
+    lines = [f"# DS Analysis Review: {review.document.title}", ""]
+    notice = capacity_notice(review)
+    if notice:
+        lines += [f"> **[!] Capacity Notice:** {notice}", ""]
+    if review.status == "deferred":
+        return lines
+    if review.draft:
+        lines += ["**Draft feedback** -- qualitative only, no numeric score (draft scores are not comparable with full reviews).", ""]
+    else:
+        lines += [f"**Score: {_score_text(review.final_score)}/100 -- {review.verdict}**"]
+        if review.floor_rule:
+            lines += [
+                f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
+                f"{review.floor_rule}"
+            ]
+        lines.append("")
+    mode = "Full" if review.mode == "full" else "Quick"
+    lines.append(
+        f"**Mode:** {mode} | **Audience:** {_option(review.audience, 'mixed')} | "
+        f"**Workflow:** {_option(review.workflow, 'general')}"
+    )
+    doc = review.document
+    structure = " - structure inferred from content" if doc.structure_inferred else ""
+    lines += [
+        f"**Processing:** Tier {review.tier} ({doc.word_count:,} words, ~{doc.reading_minutes:g} min read){structure}",
+        f"**Status:** {review.status}",
+        "",
+    ]
+    return lines
+
+
+def capacity_notice(review: Review) -> str | None:
+    if review.status == "deferred":
+        return review.warnings[-1] if review.warnings else "The review could not be completed."
+    parts = []
+    if review.degradation_level == 1:
+        parts.append(
+            f"Switched from {review.requested_mode} to quick mode for this document "
+            "(see warnings). For the lens-by-lens breakdown, split the document or rerun "
+            "with `-T mode=full` once the cause is fixed."
+        )
+    missing = [d.title for d in review.dimensions.values() if not d.reviewed]
+    if missing:
+        parts.append(
+            f"Partial review: the {', '.join(missing)} dimension was not reviewed; "
+            "the score covers the reviewed dimension only."
+        )
+    return " ".join(parts) or None
+
+
+def _finding_block(n: int, finding: Finding) -> list[str]:
+    lines = [
+        f"### {n}. {finding.title} ({finding.severity.value})",
+        f"**Where:** {finding.location or 'not given'}",
+        f"**Issue:** {finding.issue}",
+    ]
+    if finding.evidence:
+        lines.append(f"**Evidence:** \"{finding.evidence}\"")
+    lines += [f"**Suggested fix:** {finding.suggested_fix}", ""]
+    return lines
+
+
+def _top_fixes(review: Review, heading: str) -> list[str]:
+    lines = [f"## {heading}", ""]
+    if not review.top_fixes:
+        lines += ["No issues found that need fixing before sharing.", ""]
+    for n, finding_id in enumerate(review.top_fixes, 1):
+        lines += _finding_block(n, review.finding(finding_id))
+    return lines
+
+
+def _positives(review: Review) -> list[str]:
+    lines = ["## What You Did Well", ""]
+    if not review.positives:
+        lines.append("(No reviewer reported positives.)")
+    for n, p in enumerate(review.positives, 1):
+        lines.append(f"{n}. **{p.title}** -- {p.detail}")
+    return lines + [""]
+
+
+def _warnings(review: Review) -> list[str]:
+    shown = [w for w in review.warnings if w != capacity_notice(review)]
+    if not shown:
+        return []
+    return ["## Warnings", ""] + [f"- {w}" for w in shown] + [""]
+
+
+def _dashboard(review: Review) -> list[str]:
+    lines = ["### Lens Dashboard", "", "| Dimension | Lens | Rating |", "|---|---|---|"]
+    for row in review.dashboard:
+        rating = row.rating if isinstance(row.rating, str) else row.rating.value
+        lines.append(f"| {row.dimension} | {row.lens_title} | {rating} |")
+    return lines + [""]
+
+
+def _status_table(review: Review) -> list[str]:
+    lines = ["### Status", "", "| Dimension | Status |", "|---|---|"]
+    for dim in review.dimensions.values():
+        lines.append(f"| {dim.title} | {dim.status_label if dim.reviewed else 'Not reviewed'} |")
+    return lines + [""]
+
+
+def _lens_breakdown(review: Review, rubric: Rubric) -> list[str]:
+    lines: list[str] = []
+    for dim_id, dimension in rubric.dimensions.items():
+        result = review.dimensions[dim_id]
+        score = "not reviewed" if not result.reviewed else (
+            "draft" if result.score is None else f"{_score_text(result.score)}/100"
+        )
+        lines += [f"## {dimension.title} Dimension (Score: {score})", ""]
+        if not result.reviewed:
+            lines += ["Not reviewed.", ""]
+            continue
+        for lens in dimension.lenses:
+            lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
+            lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
+            if not lens_findings:
+                lines += ["No issues found.", ""]
+            for f in lens_findings:
+                lines.append(f"- **[{f.severity.value}] {f.title}** ({f.location or 'location not given'}). {f.issue}")
+                if f.evidence:
+                    lines.append(f"  - Evidence: \"{f.evidence}\"")
+                lines.append(f"  - Suggested fix: {f.suggested_fix}")
+            lines.append("")
+    return lines
+
+
+def _cross_cutting(review: Review) -> list[str]:
+    if not review.cross_cutting:
+        return []
+    return ["## Cross-cutting Issues", ""] + [f"- {c}" for c in review.cross_cutting] + [""]
+
+
+def _draft_assessment(review: Review) -> list[str]:
+    lines = ["### Where the draft stands", ""]
+    for dim in review.dimensions.values():
+        if not dim.reviewed:
+            lines.append(f"- **{dim.title}:** not reviewed.")
+            continue
+        found = [f for f in review.findings if f.dimension == dim.dimension]
+        if not found:
+            lines.append(f"- **{dim.title}:** on track; nothing to address yet.")
+        else:
+            major = sum(1 for f in found if f.severity.value == "MAJOR")
+            lines.append(
+                f"- **{dim.title}:** {len(found)} thing(s) to consider before finalizing"
+                + (f", {major} of them important." if major else ".")
+            )
+    return lines + [""]
+
+
+def render_report(review: Review, rubric: Rubric) -> str:
+    lines = _header(review)
+    if review.status == "deferred":
+        lines += _warnings(review)
+        return "\n".join(lines).rstrip() + "\n"
+    if review.draft:
+        lines += _draft_assessment(review)
+        lines += ["---", ""] + _top_fixes(review, "Top 3 Things to Address Before Finalizing")
+        lines += ["---", ""] + _positives(review)
+    elif review.mode == "full":
+        lines += _dashboard(review)
+        lines += ["---", ""] + _top_fixes(review, "Top 3 Priority Fixes")
+        lines += ["---", ""] + _positives(review)
+        lines += _cross_cutting(review)
+        lines += ["---", ""] + _lens_breakdown(review, rubric)
+    else:
+        lines += _status_table(review)
+        lines += ["---", ""] + _top_fixes(review, "Top 3 Priority Fixes")
+        lines += ["---", ""] + _positives(review)
+        lines += _cross_cutting(review)
+        lines += ["---", "", f"*{RERUN_FULL_HINT}*", ""]
+    lines += _warnings(review)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,71 @@
+"""The lead synthesis as an Inspect scorer.
+
+It reads the reviewer reports the panel left in the sample store and produces the review:
+`Score.metadata["review"]` holds the whole review (the log contract), `Score.value` holds the
+numbers that are reduced across samples and epochs. Because it is a scorer, `inspect score`
+re-synthesizes an old log after a rubric or weight change without model calls.
+"""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    mean,
+    metric,
+    scorer,
+)
+from inspect_ai.solver import TaskState
+
+from review_harness.panel import review_from_store
+from review_harness.render import render_report
+from review_harness.rubric import default_rubric, load_rubric
+
+
+@metric
+def mean_of_scored() -> Metric:
+    """Mean over the samples that have a numeric score (drafts and deferred reviews have none)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [float(s.score.value) for s in scores if not math.isnan(float(s.score.value))]
+        return sum(values) / len(values) if values else float("nan")
+
+    return compute
+
+
+@scorer(
+    metrics={
+        "score": [mean_of_scored()],
+        "complete": [mean()],
+        "partial": [mean()],
+        "deferred": [mean()],
+        "findings": [mean()],
+        "critical": [mean()],
+    }
+)
+def review_synthesis(rubric: str | None = None) -> Scorer:
+    the_rubric = load_rubric(rubric) if rubric else default_rubric()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        review = review_from_store(state.store, the_rubric)
+        value = {
+            "score": review.final_score if review.final_score is not None else float("nan"),
+            "complete": float(review.status == "complete"),
+            "partial": float(review.status == "partial"),
+            "deferred": float(review.status == "deferred"),
+            "findings": float(len(review.findings)),
+            "critical": float(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
+        }
+        return Score(
+            value=value,
+            answer=review.verdict or ("Draft feedback" if review.draft else review.status),
+            explanation=render_report(review, the_rubric),
+            metadata={"review": review.model_dump(mode="json")},
+        )
+
+    return score

@@ -1,0 +1,250 @@
+"""Solvers of the review panel: prepare the document, run reviewers concurrently, render.
+
+One reviewer mechanism (`reviewer(dimension)`) serves every dimension; what differs between
+reviewers is rubric data.
+"""
+
+from __future__ import annotations
+
+import anyio
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import LimitExceededError, collect, json_schema, span
+
+from review_harness.models import (
+    PanelRecord,
+    ReviewerReport,
+    ReviewerRun,
+    ReviewOptions,
+)
+from review_harness.panel import (
+    load_prepared,
+    load_record,
+    review_from_store,
+    save_prepared,
+    save_record,
+    save_reviewer_result,
+)
+from review_harness.parse import parse_reviewer_output
+from review_harness.prepare import prepare_document
+from review_harness.prompts import PROMPT_VERSION, render_reviewer_prompt
+from review_harness.render import render_report
+from review_harness.rubric import Rubric, default_rubric, load_rubric
+
+REVIEWER_SCHEMA = ResponseSchema(
+    name="reviewer_report",
+    json_schema=json_schema(ReviewerReport),
+    description="Per-lens ratings, findings (CRITICAL first), positives, own score.",
+)
+
+
+def _rubric(path: str | None) -> Rubric:
+    return load_rubric(path) if path else default_rubric()
+
+
+@solver
+def prepare_document_step(rubric: str | None = None) -> Solver:
+    """Lead steps 1-6: word count, tier, section map or extraction, TL;DR, partial input.
+    Also applies the level-1 downgrade for over-long documents in full mode."""
+    the_rubric = _rubric(rubric)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        options = ReviewOptions.model_validate(state.metadata.get("options", {}))
+        source = state.metadata.get("source", str(state.sample_id))
+        warnings: list[str] = []
+        degradation = 0
+        prepared = prepare_document(state.input_text, source=source, mode=options.mode)
+        limit = the_rubric.scoring.full_mode_word_limit
+        if options.mode == "full" and prepared.word_count > limit:
+            options.mode = "quick"
+            degradation = 1
+            warnings.append(
+                f"The document has {prepared.word_count:,} words, over the {limit:,}-word limit "
+                "for a full review: reviewed in quick mode on a structured extraction."
+            )
+            prepared = prepare_document(state.input_text, source=source, mode="quick")
+        if prepared.partial_input.is_partial and not options.draft:
+            warnings.append(
+                "This looks like an early draft ("
+                + "; ".join(prepared.partial_input.reasons)
+                + "). Reviewed at full rigor, so missing parts count as findings; "
+                "rerun with -T draft=true for draft feedback without a score."
+            )
+        if prepared.structure_inferred:
+            warnings.append("The document has no clear headings: its structure was inferred from content signals.")
+        save_prepared(state.store, prepared)
+        save_record(
+            state.store,
+            PanelRecord(
+                options=options,
+                document=prepared.info(),
+                degradation_level=degradation,
+                warnings=warnings,
+                prompt_version=PROMPT_VERSION,
+            ),
+        )
+        return state
+
+    return solve
+
+
+async def call_reviewer(
+    dimension_id: str,
+    state: TaskState,
+    rubric: Rubric,
+    *,
+    timeout: float,
+    max_tokens: int | None,
+    cache: bool | CachePolicy,
+) -> tuple[ReviewerRun, ReviewerReport | None, str]:
+    """Prompt one reviewer, parse what it returns, and say what happened.
+    Returns (run record, report or None, stable-prefix hash)."""
+    dimension = rubric.dimension(dimension_id)
+    record = load_record(state.store, rubric)
+    options = record.options
+    prepared = load_prepared(state.store, state.input_text)
+    prompt = render_reviewer_prompt(
+        dimension,
+        rubric,
+        prepared,
+        mode=options.mode,
+        audience=options.audience,
+        workflow=options.workflow,
+        draft=options.draft,
+    )
+    run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
+    messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
+    config = GenerateConfig(response_schema=REVIEWER_SCHEMA, max_tokens=max_tokens)
+    output: ModelOutput | None = None
+    try:
+        with anyio.fail_after(timeout):
+            output = await get_model().generate(messages, config=config, cache=cache)
+    except LimitExceededError:
+        raise
+    except TimeoutError as ex:
+        run.reason = f"timed out ({ex or f'no answer within {timeout:g}s'})"
+    except Exception as ex:  # a misbehaving model degrades the review, never the sample
+        run.reason = f"model call failed: {type(ex).__name__}: {ex}"
+    if output is None:
+        return run, None, prompt.prefix_hash
+    if output.usage:
+        run.input_tokens = output.usage.input_tokens
+        run.output_tokens = output.usage.output_tokens
+    if output.error:
+        run.reason = f"model returned an error: {output.error}"
+        return run, None, prompt.prefix_hash
+    run.truncated = output.stop_reason == "max_tokens"
+    outcome = parse_reviewer_output(output.completion, dimension)
+    run.status = outcome.status
+    if outcome.status == "failed":
+        run.reason = "; ".join(outcome.problems)
+        return run, None, prompt.prefix_hash
+    if run.truncated or outcome.repaired:
+        run.truncated = run.truncated or outcome.repaired
+        run.status = "salvaged"
+    if outcome.problems:
+        run.reason = "; ".join(outcome.problems[:5])
+    return run, outcome.report, prompt.prefix_hash
+
+
+@solver
+def reviewer(
+    dimension: str,
+    rubric: str | None = None,
+    timeout: float = 600,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> Solver:
+    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis')."""
+    the_rubric = _rubric(rubric)
+    the_rubric.dimension(dimension)  # fail at task creation on an unknown dimension
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        async with span(the_rubric.dimension(dimension).reviewer, type="reviewer"):
+            run, report, prefix_hash = await call_reviewer(
+                dimension, state, the_rubric, timeout=timeout, max_tokens=max_tokens, cache=cache
+            )
+        save_reviewer_result(state.store, dimension, run, report)
+        state.store.set(f"prompt_prefix_hash:{dimension}", prefix_hash)
+        return state
+
+    return solve
+
+
+@solver
+def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
+    """Run the reviewers concurrently. If a reviewer's output was cut off in full mode,
+    switch to quick mode and run the panel once more (degradation level 1)."""
+    the_rubric = _rubric(rubric)
+
+    async def run_all(state: TaskState, generate: Generate) -> None:
+        await collect(*(r(state, generate) for r in reviewers))
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        await run_all(state, generate)
+        record = load_record(state.store, the_rubric)
+        truncated = [r for r in record.runs if r.truncated]
+        if truncated and record.options.mode == "full":
+            names = ", ".join(r.reviewer for r in truncated)
+            record.options.mode = "quick"
+            record.degradation_level = 1
+            record.warnings.append(
+                f"Output of {names} was cut off: switched to quick mode (tighter finding caps, "
+                "structured extraction) and ran both reviewers again."
+            )
+            prepared = prepare_document(
+                state.input_text, source=record.document.source, mode="quick"
+            )
+            record.document = prepared.info()
+            save_prepared(state.store, prepared)
+            save_record(state.store, record)
+            await run_all(state, generate)
+            for dimension in the_rubric.dimensions:
+                key = f"reviewer_run:{dimension}"
+                run = state.store.get(key)
+                if run is not None:
+                    run["attempts"] = 2
+                    state.store.set(key, run)
+        return state
+
+    return solve
+
+
+@solver
+def render_review(rubric: str | None = None) -> Solver:
+    """Synthesize the stored reports and make the markdown report the sample's output."""
+    the_rubric = _rubric(rubric)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        review = review_from_store(state.store, the_rubric)
+        state.output.completion = render_report(review, the_rubric)
+        return state
+
+    return solve
+
+
+def review_pipeline(
+    rubric: str | None = None,
+    timeout: float = 600,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> list[Solver]:
+    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report."""
+    the_rubric = _rubric(rubric)
+    reviewers = [
+        reviewer(dimension, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache)
+        for dimension in the_rubric.dimensions
+    ]
+    return [
+        prepare_document_step(rubric=rubric),
+        review_panel(reviewers, rubric=rubric),
+        render_review(rubric=rubric),
+    ]

@@ -1,0 +1,51 @@
+"""Review data-science analyses with a two-reviewer panel (analysis + communication).
+
+    inspect eval tasks/ds_review.py                          # the fixture set, offline reviewer
+    inspect eval tasks/ds_review.py -T document=analysis.md  # your document (or a folder)
+    inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-4-5
+"""
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+
+from review_harness.dataset import document_samples, fixture_samples
+from review_harness.prompts import PROMPT_VERSION
+from review_harness.rubric import default_rubric, load_rubric
+from scorers import review_synthesis
+from solvers import review_pipeline
+
+
+@task
+def ds_review(
+    document: str | None = None,
+    mode: str | None = None,
+    audience: str | None = None,
+    workflow: str | None = None,
+    draft: bool | str | None = None,
+    fixtures: str = "ds",
+    rubric: str | None = None,
+    reviewer_timeout: float = 600,
+    max_tokens: int | None = None,
+    cache: bool = False,
+) -> Task:
+    """Args:
+    document: a markdown file or a folder of them; default: the fixture set.
+    mode: full | quick (default full; quick always uses the structured extraction).
+    audience: exec | tech | ds | mixed (default mixed).
+    workflow: general | proactive | reactive (default general).
+    draft: true for qualitative draft feedback with no numeric score.
+    fixtures: fixture set under fixtures/ used when no document is given.
+    rubric: path to a rubric YAML (default prompts/ds_rubric.yaml).
+    reviewer_timeout: seconds before a reviewer counts as failed.
+    max_tokens: output cap per reviewer call.
+    cache: reuse model responses for identical prompts (Inspect's response cache).
+    """
+    overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
+    samples = document_samples(document, overrides) if document else fixture_samples(fixtures, overrides)
+    the_rubric = load_rubric(rubric) if rubric else default_rubric()
+    return Task(
+        dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
+        solver=review_pipeline(rubric, timeout=reviewer_timeout, max_tokens=max_tokens, cache=cache),
+        scorer=review_synthesis(rubric),
+        metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version},
+    )
