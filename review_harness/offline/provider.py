@@ -55,9 +55,14 @@ def parse_review_request(text: str) -> dict[str, Any] | None:
         match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
         return match.group(1).strip() if match else default
 
-    start = text.index(DOCUMENT_OPEN) + len(DOCUMENT_OPEN)
-    end = text.rfind(DOCUMENT_CLOSE)
-    content = text[start : end if end > start else len(text)].strip("\n")
+    # the block opens on a line of its own; the system prompt mentions the tags in prose
+    opening = f"\n{DOCUMENT_OPEN}\n"
+    start = text.rfind(opening)
+    if start < 0:
+        return None
+    start += len(opening)
+    end = text.rfind(f"\n{DOCUMENT_CLOSE}")
+    content = text[start : end if end >= start else len(text)]
     tier = field("Processing Tier", "1")
     return {
         "dimension": field("Reviewer", "analysis"),

@@ -1,0 +1,1668 @@
+"""Deterministic document preparation, run before any reviewer is called.
+
+Given the markdown text of an analysis document this module computes:
+
+* size figures (word count, reading time, token estimate) and the processing tier;
+* the heading structure (``Section`` list) and the document title;
+* where the TL;DR lives, if anywhere (``detect_tldr``);
+* whether the heading structure is usable, or sections must be inferred from content
+  signals (keyword / numeric-density scan with positional heuristics);
+* whether the input looks like an early draft (``detect_partial_input``);
+* the tier 2 section map (``render_section_map``) and the tier 3 structured extraction
+  (``render_extraction``, read back with ``parse_extraction``).
+
+Everything here is pure and linear in the size of the document: markdown is parsed once
+at block level with markdown-it-py (inline parsing is disabled, it is not needed) and the
+result is cached per text, so rendering after ``prepare_document`` does not re-parse.
+
+Excerpts in the extraction are copied line by line from the document. The only lines that
+are not verbatim are the markers matched by ``EXCERPT_MARKER_RE`` (location notes and
+table/code placeholders) and the `` [...]`` suffix appended where an excerpt was cut.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from markdown_it import MarkdownIt
+
+from .models import (
+    PartialInputCheck,
+    PreparedDocument,
+    Section,
+    TldrDetection,
+)
+
+__all__ = [
+    "ABSENT",
+    "DocumentError",
+    "EXCERPT_MARKER_RE",
+    "EXTRACTION_HEADER",
+    "EXTRACTION_LABELS",
+    "SECTION_MAP_HEADER",
+    "TLDR_LOCATION_KEY",
+    "count_words",
+    "detect_partial_input",
+    "detect_tldr",
+    "extract_sections",
+    "find_documents",
+    "infer_structure_needed",
+    "load_document",
+    "parse_extraction",
+    "prepare_document",
+    "reading_minutes",
+    "render_extraction",
+    "render_section_map",
+    "select_tier",
+    "tldr_location",
+    "token_estimate",
+]
+
+
+class DocumentError(ValueError):
+    """The input cannot be reviewed (missing, empty, binary, not UTF-8...).
+
+    The message is a single line that names the offending file or source.
+    """
+
+
+# --------------------------------------------------------------------------------------
+# Tunables
+# --------------------------------------------------------------------------------------
+
+WORDS_PER_MINUTE = 230
+TOKENS_PER_WORD = 1.3
+TIER_2_MIN_WORDS = 2_000
+TIER_3_MIN_WORDS = 5_000
+
+TLDR_PANEL_WINDOW = 0.20  # a callout counts as the TL;DR if it starts in the top 20% of lines
+FRAMING_WINDOW = 0.15  # first 15%: framing / context (and TL;DR signal phrases)
+CLOSING_WINDOW = 0.15  # last 15%: conclusions and recommendations
+MIN_WINDOW_LINES = 5  # positional windows never shrink below this many lines
+TLDR_MAX_WORDS = 120
+TLDR_MIN_WORDS = 5
+
+PARTIAL_MAX_WORDS = 600
+PARTIAL_BULLET_SHARE = 0.60
+PARTIAL_BULLET_MAX_WORDS = 1_200
+PARTIAL_OUTLINE_WORDS_PER_SECTION = 40
+
+KEY_CLAIMS_MAX = 8
+KEY_CLAIMS_PER_SECTION = 2
+CLAIM_MIN_WORDS = 5
+CLAIM_MAX_WORDS = 80
+
+SCAN_CHUNK_WORDS = 200  # long paragraphs/lists are scanned in line chunks of about this size
+STRUCTURE_MAX_LINES_EXTRACTION = 40
+STRUCTURE_MAX_LINES_MAP = 150
+ELEMENTS_PER_SECTION = 5
+RANGES_SHOWN = 8
+
+ABSENT = "ABSENT"
+SECTION_MAP_HEADER = "SECTION MAP"
+EXTRACTION_HEADER = "DOCUMENT EXTRACTION"
+PREAMBLE_HEADING = "(preamble)"
+
+LABEL_TLDR = "TL;DR AS WRITTEN"
+LABEL_STRUCTURE = "STRUCTURE"
+LABEL_CLAIMS = "KEY CLAIMS"
+LABEL_METHODOLOGY = "METHODOLOGY EXCERPT"
+LABEL_DATA = "DATA SOURCES & METRICS"
+LABEL_RESULTS = "RESULTS EXCERPT"
+LABEL_RECOMMENDATIONS = "RECOMMENDATIONS / CONCLUSIONS"
+LABEL_LIMITATIONS = "LIMITATIONS STATED"
+
+#: Labels of the tier 3 extraction, in the order they are rendered. Each is written on a
+#: line of its own followed by a colon; its content follows on the next lines.
+EXTRACTION_LABELS: tuple[str, ...] = (
+    LABEL_TLDR,
+    LABEL_STRUCTURE,
+    LABEL_CLAIMS,
+    LABEL_METHODOLOGY,
+    LABEL_DATA,
+    LABEL_RESULTS,
+    LABEL_RECOMMENDATIONS,
+    LABEL_LIMITATIONS,
+)
+
+#: Key under which ``parse_extraction`` returns the "Location:" line of the TL;DR block.
+TLDR_LOCATION_KEY = "TL;DR LOCATION"
+
+#: Word budget of each excerpt label (total excerpts <= 2,600 words, whole extraction
+#: stays around or below 3,500 words whatever the document size).
+EXCERPT_MAX_WORDS: dict[str, int] = {
+    LABEL_METHODOLOGY: 600,
+    LABEL_DATA: 400,
+    LABEL_RESULTS: 600,
+    LABEL_RECOMMENDATIONS: 600,
+    LABEL_LIMITATIONS: 400,
+}
+
+STRUCTURE_EXPLICIT = "explicit headings"
+STRUCTURE_INFERRED = "inferred from content signals - the document has no clear headings"
+
+#: Lines inside excerpts that are NOT copied from the document: location notes and
+#: placeholders for tables / code blocks.
+EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block)")
+
+# --------------------------------------------------------------------------------------
+# Keyword lists (content-signal scan, seed 000 s4.3; heading names, s5.4)
+# Entries are regular-expression fragments matched case-insensitively on word boundaries.
+# --------------------------------------------------------------------------------------
+
+CONCLUSION_SIGNALS: tuple[str, ...] = (
+    "in conclusion",
+    "to conclude",
+    "we conclude",
+    "we recommend",
+    "our recommendation",
+    "we suggest",
+    "we propose",
+    "key findings?",
+    "main findings?",
+    "therefore",
+    "as a result",
+    "(?:the|our|these) results? (?:shows?|suggests?|indicates?)",
+    "results? (?:show|suggest|indicate)",
+    "this (?:shows|suggests|means)",
+    "take-?aways?",
+    "bottom line",
+    "based on (?:this|the|our) analysis",
+    "next steps?",
+    "overall",
+)
+
+METHODOLOGY_SIGNALS: tuple[str, ...] = (
+    "we used",
+    "we use",
+    "using an?",
+    "(?:the|our) approach",
+    "(?:our|the) model",
+    "regressions?",
+    "sample sizes?",
+    "population",
+    "cohorts?",
+    "treatment groups?",
+    "control(?: groups?)?",
+    "randomi[sz]ed",
+    "a/b tests?",
+    "experiments?",
+    "difference[- ]in[- ]differences?",
+    "propensity",
+    "we (?:trained|fitted|fit|estimated|measured|compared|segmented)",
+    "hold-?out",
+    "methodology",
+    "statistical tests?",
+    "t-tests?",
+    "bootstrap(?:ped|ping)?",
+)
+
+TLDR_SIGNALS: tuple[str, ...] = (
+    "in summary",
+    "to summari[sz]e",
+    "(?:the )?bottom line",
+    "key take-?aways?",
+    "executive summary",
+    "overview",
+    "tl;? ?dr",
+    "in short",
+    "in brief",
+)
+
+#: Phrases that on their own mark a limitation (weight 1).
+LIMITATION_SIGNALS: tuple[str, ...] = (
+    "caveats?",
+    "limitations?",
+    "limited by",
+    "should be noted",
+    "note that",
+    "does not account for",
+    "do(?:es)? not (?:capture|control for|include)",
+    "doesn't account for",
+    "out of scope",
+    "we (?:did|could) not",
+    "(?:may|might) be biased",
+    "bias(?:ed)?",
+    "confound(?:ed|er|ers|ing)?",
+    "uncertain(?:ty)?",
+    "not (?:statistically )?significant",
+    "small sample",
+)
+
+#: Phrases that mark a limitation only weakly (weight 0.5): two are needed.
+LIMITATION_WEAK_SIGNALS: tuple[str, ...] = ("however", "although", "assum(?:e|es|ed|ption|ptions)")
+
+#: Names of metrics that, with numbers around them, make a block look like results.
+RESULT_METRIC_TERMS: tuple[str, ...] = (
+    "lift",
+    "uplift",
+    "conversion(?: rate)?",
+    "retention",
+    "churn(?: rate)?",
+    "revenue",
+    "auc",
+    "rmse",
+    "mae",
+    "mape",
+    "precision",
+    "recall",
+    "accuracy",
+    "roi",
+    "statistically significant",
+    "effect size",
+    "odds ratio",
+    "r-squared",
+)
+
+#: Phrases describing data sources and metric definitions (used when no heading names them).
+DATA_SIGNALS: tuple[str, ...] = (
+    "data sources?",
+    "datasets?",
+    "data sets?",
+    "data (?:from|came from|was pulled)",
+    "(?:data )?warehouse",
+    "event logs?",
+    "logs",
+    "defined as",
+    "definitions?",
+    "kpis?",
+    "we (?:pulled|queried|collected)",
+    "sample of",
+    "tables?",
+)
+
+#: Verbs and phrases that make a sentence a claim.
+CLAIM_SIGNALS: tuple[str, ...] = (
+    "we recommend",
+    "recommend(?:s|ed)?",
+    "caused",
+    "causes",
+    "led to",
+    "leads? to",
+    "drove",
+    "drives",
+    "driven by",
+    "resulted in",
+    "results? in",
+    "increased",
+    "decreased",
+    "reduced",
+    "improved",
+    "grew",
+    "fell",
+    "dropped",
+    "rose",
+    "declined",
+    "lifted",
+    "boosted",
+    "therefore",
+    "we found",
+    "we find",
+    "shows? that",
+    "indicates?",
+    "suggests?",
+    "significant(?:ly)?",
+    "outperform(?:s|ed)?",
+    "because of",
+    "due to",
+    "will (?:increase|decrease|save|reduce|improve)",
+    "saves?",
+    "should",
+)
+
+#: Heading names that mark a TL;DR section (matched at the start of the heading).
+TLDR_HEADING_NAMES: tuple[str, ...] = (
+    "tl;? ?dr",
+    "executive summary",
+    "exec summary",
+    "summary",
+    "key findings",
+    "key results",
+    "key take-?aways?",
+    "take-?aways?",
+    "bottom line",
+    "overview",
+    "highlights",
+    "at a glance",
+    "in brief",
+    "in short",
+    "synopsis",
+    "abstract",
+    "headline(?: findings| results)?",
+)
+
+#: Heading keywords that select the body of a section for each extraction label.
+SECTION_HEADING_KEYWORDS: dict[str, tuple[str, ...]] = {
+    LABEL_METHODOLOGY: (
+        "methods?",
+        "methodology",
+        "approach",
+        "(?:study |experiment(?:al)? |research )?design",
+        "analysis plan",
+        "how we",
+        "model(?:l?ing)?",
+        "models",
+        "techniques?",
+        "procedure",
+        "statistical (?:tests?|analysis)",
+        "set-?up",
+        "experiments?",
+        "identification strategy",
+        "estimation",
+        "assumptions?",
+    ),
+    LABEL_DATA: (
+        "data",
+        "datasets?",
+        "data sources?",
+        "metrics?",
+        "measures?",
+        "measurement",
+        "kpis?",
+        "definitions?",
+        "instrumentation",
+        "sample",
+        "population",
+    ),
+    LABEL_RESULTS: (
+        "results?",
+        "findings?",
+        "outcomes?",
+        "impact",
+        "what we found",
+        "evidence",
+        "performance",
+        "observations?",
+        "analysis",
+    ),
+    LABEL_RECOMMENDATIONS: (
+        "recommendations?",
+        "recommended",
+        "conclusions?",
+        "next steps?",
+        "action items?",
+        "actions",
+        "decisions?",
+        "proposal",
+        "proposed",
+        "implications",
+        "what we recommend",
+        "what'?s next",
+        "discussion",
+        "the ask",
+        "(?:way|path) forward",
+    ),
+    LABEL_LIMITATIONS: (
+        "limitations?",
+        "caveats?",
+        "risks?",
+        "threats to validity",
+        "known issues",
+        "open questions",
+        "constraints",
+        "what we don'?t know",
+    ),
+}
+
+#: Headings that carry no information about their content.
+GENERIC_HEADING_WORDS: tuple[str, ...] = (
+    "introduction",
+    "intro",
+    "notes?",
+    "misc(?:ellaneous)?",
+    "other",
+    "untitled",
+    "draft",
+    "content",
+    "contents",
+    "body",
+    "main",
+    "details",
+    "more",
+    "continued",
+    "general",
+    "text",
+    "page",
+)
+
+METADATA_FIELDS: tuple[str, ...] = (
+    "author",
+    "authors",
+    "date",
+    "owner",
+    "status",
+    "team",
+    "reviewers?",
+    "last updated",
+    "updated",
+    "version",
+    "prepared by",
+    "contact",
+    "stakeholders?",
+    "audience",
+)
+
+
+def _phrase_re(phrases: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])(?:" + "|".join(phrases) + r")(?![\w])", re.IGNORECASE)
+
+
+_CONCLUSION_RE = _phrase_re(CONCLUSION_SIGNALS)
+_METHOD_RE = _phrase_re(METHODOLOGY_SIGNALS)
+_TLDR_SIGNAL_RE = _phrase_re(TLDR_SIGNALS)
+_LIMIT_RE = _phrase_re(LIMITATION_SIGNALS)
+_LIMIT_WEAK_RE = _phrase_re(LIMITATION_WEAK_SIGNALS)
+_METRIC_RE = _phrase_re(RESULT_METRIC_TERMS)
+_DATA_RE = _phrase_re(DATA_SIGNALS)
+_CLAIM_RE = _phrase_re(CLAIM_SIGNALS)
+_HEADING_CATEGORY_RES = {
+    label: _phrase_re(words) for label, words in SECTION_HEADING_KEYWORDS.items()
+}
+_TLDR_HEADING_RE = re.compile(
+    r"^(?:" + "|".join(TLDR_HEADING_NAMES) + r")(?![\w])", re.IGNORECASE
+)
+_GENERIC_HEADING_RE = re.compile(
+    r"^(?:(?:section|part|chapter|step|item|page|appendix)\s*(?:\d+|[a-z]|[ivxlc]+)?"
+    r"|(?:" + "|".join(GENERIC_HEADING_WORDS) + r")(?:\s*(?:\d+|[a-z]|[ivxlc]+))?"
+    r"|(?:\d+|[a-z]|[ivxlc]+)"
+    r")$",
+    re.IGNORECASE,
+)
+_METADATA_RE = re.compile(
+    r"^[\W_]*(?:" + "|".join(METADATA_FIELDS) + r")[\W_]*:", re.IGNORECASE
+)
+_HEADING_NUMBERING_RE = re.compile(r"^(?:(?:\d+|[ivxlc]+|[a-z])[.)]|\d+(?:\.\d+)+\.?)\s+", re.I)
+
+_ALNUM_RE = re.compile(r"[^\W_]")
+_TOKEN_RE = re.compile(r"\S+")
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])[-+]?[$€£]?\d[\d,]*(?:\.\d+)?(?:\s?%|pp\b|bps\b|x\b|k\b|m\b|bn\b)?"
+)
+_YEAR_RE = re.compile(r"^(?:19|20)\d\d$")
+_DATE_RE = re.compile(r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+_IMPACT_RE = re.compile(
+    r"[$€£]\s?\d|\d\s?%|\d\s?(?:percent|pp|bps|k|m|bn|million|billion|x)\b"
+    r"|(?<![\w.])(?!(?:19|20)\d\d(?![\d,.]))\d[\d,]*(?:\.\d+)?(?![\w])"
+    r"|\b(?:revenue|cost|costs|savings|profit|margin|roi)\b",
+    re.IGNORECASE,
+)
+_PVALUE_RE = re.compile(r"\bp\s*(?:[<>=≤≥]|&lt;)\s*0?\.\d+|\bp-?values?\b", re.IGNORECASE)
+_CI_RE = re.compile(
+    r"\b(?:95|90|99)\s?%\s?CI\b|\bCI\b|confidence intervals?|\[\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\]",
+    re.IGNORECASE,
+)
+_EMPHASIS_LABEL_RE = re.compile(
+    r"^(?:\*\*|__|\*|_)\s*(?:" + "|".join(TLDR_HEADING_NAMES) + r")(?![\w])", re.IGNORECASE
+)
+_EMPHASIS_WHOLE_RE = re.compile(r"^(\*\*|__|\*|_)(?P<inner>.+)\1$", re.DOTALL)
+_BULLET_LINE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S")
+_SENTENCE_BOUNDARY_RE = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
+_CUT_BOUNDARY_RE = re.compile(r"[.!?][\"'”’)\]*_]*(?=\s)|\n")
+_IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]|<img\b", re.IGNORECASE)
+_IMG_ALT_RE = re.compile(r"\balt=[\"']([^\"']*)[\"']", re.IGNORECASE)
+_SETEXT_UNDERLINE_RE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
+_CALLOUT_RE = re.compile(r"^\s*\[!\w+\][+-]?\s*", re.IGNORECASE)
+
+_MD = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+
+
+# --------------------------------------------------------------------------------------
+# Size and tier
+# --------------------------------------------------------------------------------------
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated tokens that contain at least one letter or digit.
+
+    Pure markdown syntax (``#``, ``|``, ``---``, ``*``, ``>``) does not count.
+    """
+    search = _ALNUM_RE.search
+    return sum(1 for token in text.split() if search(token))
+
+
+def reading_minutes(word_count: int) -> float:
+    return round(word_count / WORDS_PER_MINUTE, 1)
+
+
+def token_estimate(word_count: int) -> int:
+    return round(word_count * TOKENS_PER_WORD)
+
+
+def select_tier(word_count: int, mode: str = "full") -> int:
+    """1 below 2,000 words, 2 up to 4,999, 3 from 5,000; quick mode is always 3."""
+    if mode == "quick":
+        return 3
+    if word_count < TIER_2_MIN_WORDS:
+        return 1
+    if word_count < TIER_3_MIN_WORDS:
+        return 2
+    return 3
+
+
+# --------------------------------------------------------------------------------------
+# Parsing (cached per text)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Heading:
+    level: int
+    text: str
+    start: int  # 1-based line of the heading
+    end: int  # last line of the heading itself (setext headings take two lines)
+
+
+@dataclass
+class _Block:
+    kind: str  # paragraph | blockquote | list | table | code | html
+    start: int
+    end: int
+    words: int
+    text: str  # verbatim source lines
+
+
+@dataclass
+class _Element:
+    kind: str  # table | image | code | quote
+    start: int
+    end: int
+    detail: str = ""
+
+
+@dataclass
+class _Paragraph:
+    start: int  # line of the first content line
+    content: str  # inline source (markers of lists / quotes stripped), lines joined by \n
+
+
+@dataclass
+class _Claim:
+    text: str
+    line: int
+    score: int
+    order: int
+
+
+@dataclass
+class _Chunk:
+    start: int
+    end: int
+    score: float = 0.0
+
+
+@dataclass
+class _Analysis:
+    text: str
+    lines: list[str]
+    n_lines: int
+    headings: list[_Heading]
+    blocks: list[_Block]
+    paragraphs: list[_Paragraph]
+    elements: list[_Element]
+    sections: list[Section]
+    heading_span_end: list[int] = field(default_factory=list)
+
+    # -- derived, computed on demand ------------------------------------------------
+
+    @cached_property
+    def section_starts(self) -> list[int]:
+        return [s.start_line for s in self.sections]
+
+    def section_for_line(self, line: int) -> Section | None:
+        i = bisect.bisect_right(self.section_starts, line) - 1
+        return self.sections[i] if i >= 0 else None
+
+    @cached_property
+    def title_heading_index(self) -> int | None:
+        """Index of the H1 used as document title, when it is the only H1."""
+        h1 = [i for i, h in enumerate(self.headings) if h.level == 1]
+        return h1[0] if len(h1) == 1 else None
+
+    @cached_property
+    def heading_categories(self) -> list[set[str]]:
+        out: list[set[str]] = []
+        for i, h in enumerate(self.headings):
+            if i == self.title_heading_index:
+                out.append(set())
+                continue
+            name = _normalize_heading(h.text)
+            cats = {label for label, rx in _HEADING_CATEGORY_RES.items() if rx.search(name)}
+            if LABEL_METHODOLOGY in cats and re.search(r"\banalysis\b", name, re.I):
+                if not re.search(r"\b(?:results?|findings?)\b", name, re.I):
+                    cats.discard(LABEL_RESULTS)
+            out.append(cats)
+        return out
+
+    @cached_property
+    def scan_chunks(self) -> list[_Block]:
+        """Prose blocks cut into pieces of about SCAN_CHUNK_WORDS words (line boundaries)."""
+        out: list[_Block] = []
+        for b in self.blocks:
+            if b.kind in ("code", "html") or b.words == 0:
+                continue
+            if b.words <= SCAN_CHUNK_WORDS * 1.5 or b.kind == "table":
+                out.append(b)
+                continue
+            start = b.start
+            acc = 0
+            for ln in range(b.start, b.end + 1):
+                acc += count_words(self.lines[ln - 1])
+                if acc >= SCAN_CHUNK_WORDS or ln == b.end:
+                    if acc:
+                        text = "\n".join(self.lines[start - 1 : ln])
+                        out.append(_Block(b.kind, start, ln, acc, text))
+                    start, acc = ln + 1, 0
+        return out
+
+    @cached_property
+    def scan(self) -> dict[str, list[_Chunk]]:
+        """Content-signal scan: candidate chunks per category, best first."""
+        n = self.n_lines
+        framing_limit = _window(n, FRAMING_WINDOW)
+        closing_from = n - _window(n, CLOSING_WINDOW) + 1
+        cats: dict[str, list[_Chunk]] = {
+            "framing": [],
+            LABEL_METHODOLOGY: [],
+            LABEL_DATA: [],
+            LABEL_RESULTS: [],
+            LABEL_RECOMMENDATIONS: [],
+            LABEL_LIMITATIONS: [],
+            "tldr": [],
+        }
+        chunks = self.scan_chunks
+        for idx, b in enumerate(chunks):
+            t = b.text
+            if b.start <= framing_limit or idx == 0:
+                cats["framing"].append(_Chunk(b.start, b.end, -b.start))
+            m = len(_METHOD_RE.findall(t))
+            if m:
+                cats[LABEL_METHODOLOGY].append(_Chunk(b.start, b.end, m))
+            d = len(_DATA_RE.findall(t))
+            if d >= 2 or (d and b.kind == "table"):
+                cats[LABEL_DATA].append(_Chunk(b.start, b.end, d))
+            r = _result_score(t, b.words, b.kind)
+            if r:
+                cats[LABEL_RESULTS].append(_Chunk(b.start, b.end, r))
+            c = len(_CONCLUSION_RE.findall(t))
+            if c:
+                bonus = 1 if b.start >= closing_from else 0
+                cats[LABEL_RECOMMENDATIONS].append(_Chunk(b.start, b.end, 2 * c + bonus))
+            lim = len(_LIMIT_RE.findall(t)) + 0.5 * len(_LIMIT_WEAK_RE.findall(t))
+            if lim >= 1:
+                cats[LABEL_LIMITATIONS].append(_Chunk(b.start, b.end, lim))
+            if b.start <= framing_limit and _TLDR_SIGNAL_RE.search(t):
+                cats["tldr"].append(_Chunk(b.start, b.end, 1))
+        for key, lst in cats.items():
+            if key in ("framing", "tldr"):
+                lst.sort(key=lambda ch: ch.start)
+            else:
+                lst.sort(key=lambda ch: (-ch.score, ch.start))
+        return cats
+
+    @cached_property
+    def claims(self) -> list[_Claim]:
+        return _find_claims(self)
+
+
+def _window(n_lines: int, fraction: float) -> int:
+    return max(math.ceil(n_lines * fraction), MIN_WINDOW_LINES)
+
+
+def _numbers(text: str) -> list[str]:
+    """Numeric tokens of ``text``, leaving out dates and bare years."""
+    if "-" in text or "/" in text:
+        text = _DATE_RE.sub(" ", text)
+    return [x for x in _NUMBER_RE.findall(text) if not _YEAR_RE.match(x.strip().rstrip(",."))]
+
+
+def _result_score(text: str, words: int, kind: str) -> float:
+    numbers = _numbers(text)
+    n = len(numbers)
+    stats = len(_PVALUE_RE.findall(text)) + len(_CI_RE.findall(text))
+    percents = sum(1 for x in numbers if x.rstrip().endswith("%"))
+    metric = 1 if _METRIC_RE.search(text) else 0
+    density = n / max(words, 1)
+    if stats or percents >= 2 or (n >= 3 and density >= 0.06) or (kind == "table" and n >= 2):
+        return n + 3 * stats + metric + density * 10
+    return 0.0
+
+
+def _normalize_text(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _normalize_heading(text: str) -> str:
+    t = re.sub(r"[*_`~]", "", text)
+    t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", t)
+    t = re.sub(r"^[^\w(]+", "", t.strip())  # leading emoji / punctuation
+    t = _HEADING_NUMBERING_RE.sub("", t)
+    return t.strip()
+
+
+def _last_nonblank(lines: list[str], start: int, end: int) -> int:
+    """Last 1-based line in [start, end] that is not blank (start if none)."""
+    ln = end
+    while ln > start and not lines[ln - 1].strip():
+        ln -= 1
+    return ln
+
+
+@lru_cache(maxsize=16)
+def _analyze(raw_text: str) -> _Analysis:
+    text = _normalize_text(raw_text)
+    lines = text.split("\n")
+    n_lines = len(lines)
+    while n_lines > 0 and not lines[n_lines - 1].strip():
+        n_lines -= 1
+    tokens = _MD.parse(text)
+
+    headings: list[_Heading] = []
+    blocks: list[_Block] = []
+    paragraphs: list[_Paragraph] = []
+    elements: list[_Element] = []
+    kinds = {
+        "paragraph_open": "paragraph",
+        "blockquote_open": "blockquote",
+        "bullet_list_open": "list",
+        "ordered_list_open": "list",
+        "table_open": "table",
+        "fence": "code",
+        "code_block": "code",
+        "html_block": "html",
+    }
+    for i, tok in enumerate(tokens):
+        ttype = tok.type
+        if tok.map is None:
+            continue
+        start, end_excl = tok.map[0] + 1, tok.map[1]
+        end = _last_nonblank(lines, start, min(end_excl, n_lines)) if end_excl >= start else start
+        if ttype == "heading_open":
+            if tok.level == 0:
+                content = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
+                headings.append(_Heading(int(tok.tag[1]), content, start, end))
+            continue
+        if ttype == "inline" and i > 0 and tokens[i - 1].type == "paragraph_open":
+            paragraphs.append(_Paragraph(start, tok.content))
+            if "![" in tok.content or "<img" in tok.content.lower():
+                for m in _IMAGE_RE.finditer(tok.content):
+                    line = start + tok.content.count("\n", 0, m.start())
+                    alt = m.group(1)
+                    if alt is None:
+                        tail = tok.content[m.start() : m.start() + 300]
+                        am = _IMG_ALT_RE.search(tail)
+                        alt = am.group(1) if am else ""
+                    elements.append(_Element("image", line, line, alt.strip()))
+            continue
+        if ttype == "table_open":
+            header = lines[start - 1].strip().strip("|")
+            cells = [c.strip() for c in header.split("|")]
+            elements.append(_Element("table", start, end, " | ".join(cells)))
+        elif ttype in ("fence", "code_block"):
+            elements.append(_Element("code", start, end, (tok.info or "").strip().split(" ")[0]))
+        elif ttype == "blockquote_open" and tok.level == 0:
+            elements.append(_Element("quote", start, end))
+        if tok.level == 0 and ttype in kinds:
+            body = "\n".join(lines[start - 1 : end])
+            blocks.append(_Block(kinds[ttype], start, end, count_words(body), body))
+    elements.sort(key=lambda e: e.start)
+
+    sections = _build_sections(lines, n_lines, headings)
+    an = _Analysis(text, lines, n_lines, headings, blocks, paragraphs, elements, sections)
+    an.heading_span_end = _heading_spans(headings, lines, n_lines)
+    return an
+
+
+def _build_sections(lines: list[str], n_lines: int, headings: list[_Heading]) -> list[Section]:
+    sections: list[Section] = []
+    first = headings[0].start if headings else n_lines + 1
+    if any(lines[i].strip() for i in range(0, min(first - 1, n_lines))):
+        end = _last_nonblank(lines, 1, first - 1)
+        sections.append(Section(heading=PREAMBLE_HEADING, level=0, start_line=1, end_line=end))
+    for i, h in enumerate(headings):
+        nxt = headings[i + 1].start - 1 if i + 1 < len(headings) else n_lines
+        end = _last_nonblank(lines, h.start, max(nxt, h.start))
+        end = max(end, h.end)
+        sections.append(Section(heading=h.text, level=h.level, start_line=h.start, end_line=end))
+    return sections
+
+
+def _heading_spans(headings: list[_Heading], lines: list[str], n_lines: int) -> list[int]:
+    """Last line of each heading's span: up to the next heading of the same or higher rank."""
+    spans = [n_lines] * len(headings)
+    stack: list[int] = []
+    for i, h in enumerate(headings):
+        while stack and headings[stack[-1]].level >= h.level:
+            j = stack.pop()
+            spans[j] = h.start - 1
+        stack.append(i)
+    for i, h in enumerate(headings):
+        spans[i] = max(_last_nonblank(lines, h.start, max(spans[i], h.start)), h.end)
+    return spans
+
+
+def extract_sections(text: str) -> list[Section]:
+    """Heading structure of ``text``; text before the first heading is a level-0 section."""
+    return list(_analyze(text).sections)
+
+
+def _title(an: _Analysis, source: str) -> str:
+    for h in an.headings:
+        if h.level == 1 and h.text:
+            return h.text
+    for h in an.headings:
+        if h.text:
+            return h.text
+    for line in an.lines:
+        stripped = line.strip()
+        if stripped:
+            stripped = re.sub(r"^(?:[#>*+\-=_|\s]+)", "", stripped).strip() or stripped
+            return stripped[:120].rstrip()
+    return Path(source).stem or source
+
+
+# --------------------------------------------------------------------------------------
+# Text helpers
+# --------------------------------------------------------------------------------------
+
+
+def _truncate_words(text: str, max_words: int) -> tuple[str, bool]:
+    """Keep at most ``max_words`` words, cutting at a sentence or line end when possible.
+
+    Returns (text, was_cut). A cut text ends with `` [...]``.
+    """
+    count = 0
+    cut_pos = -1
+    half_pos = 0
+    half = max(1, max_words // 2)
+    for m in _TOKEN_RE.finditer(text):
+        if _ALNUM_RE.search(m.group(0)):
+            count += 1
+            if count == half:
+                half_pos = m.end()
+            if count > max_words:
+                cut_pos = m.start()
+                break
+    if cut_pos < 0:
+        return text, False
+    head = text[:cut_pos]
+    best = -1
+    for m in _CUT_BOUNDARY_RE.finditer(head, half_pos):
+        best = m.end()
+    if best < 0:
+        best = cut_pos
+    return head[:best].rstrip() + " [...]", True
+
+
+def _collapse_blank_lines(lines: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if out and out[-1] == "":
+                continue
+            out.append("")
+        else:
+            out.append(line)
+    while out and out[0] == "":
+        out.pop(0)
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _lines_label(start: int, end: int) -> str:
+    return f"line {start}" if start == end else f"lines {start}-{end}"
+
+
+def _merge_ranges(chunks: Iterable[_Chunk], an: _Analysis) -> list[tuple[int, int]]:
+    """Merge chunks whose lines touch (only blank lines between them)."""
+    ranges: list[tuple[int, int]] = []
+    for ch in sorted(chunks, key=lambda c: c.start):
+        if ranges:
+            ps, pe = ranges[-1]
+            gap = an.lines[pe : ch.start - 1]
+            if ch.start <= pe + 1 or all(not g.strip() for g in gap):
+                ranges[-1] = (ps, max(pe, ch.end))
+                continue
+        ranges.append((ch.start, ch.end))
+    return ranges
+
+
+def _format_ranges(ranges: list[tuple[int, int]]) -> str:
+    if not ranges:
+        return ABSENT
+    shown = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges[:RANGES_SHOWN])
+    word = "line" if len(ranges) == 1 and ranges[0][0] == ranges[0][1] else "lines"
+    more = f" (+{len(ranges) - RANGES_SHOWN} more)" if len(ranges) > RANGES_SHOWN else ""
+    return f"{word} {shown}{more}"
+
+
+# --------------------------------------------------------------------------------------
+# Structure: explicit or inferred
+# --------------------------------------------------------------------------------------
+
+
+def _is_generic_heading(text: str) -> bool:
+    name = re.sub(r"[*_`~#:.\-–—)(]", " ", text).strip()
+    name = re.sub(r"\s+", " ", name)
+    return not name or bool(_GENERIC_HEADING_RE.match(name))
+
+
+def infer_structure_needed(text: str, sections: list[Section] | None = None) -> bool:
+    """True when the headings are not usable and sections must be inferred from content.
+
+    That is the case with fewer than two headings below the title, or when every heading
+    is generic ("Section 1", "Part A", "Introduction", bare numbering).
+    """
+    an = _analyze(text)
+    heads = [s for s in (sections if sections is not None else an.sections) if s.level > 0]
+    first_h1 = next((i for i, s in enumerate(heads) if s.level == 1), None)
+    below = [s for i, s in enumerate(heads) if i != first_h1]
+    if len(below) < 2:
+        return True
+    return all(_is_generic_heading(s.heading) for s in below)
+
+
+# --------------------------------------------------------------------------------------
+# TL;DR detection (seed 000 s5.4, adapted to markdown)
+# --------------------------------------------------------------------------------------
+
+
+def _strip_quote_markers(text: str) -> str:
+    out = []
+    for line in text.split("\n"):
+        line = re.sub(r"^\s{0,3}(?:>\s?)+", "", line)
+        out.append(_CALLOUT_RE.sub("", line))
+    return "\n".join(out).strip()
+
+
+def _is_metadata(text: str) -> bool:
+    first = text.strip().split("\n", 1)[0]
+    if _METADATA_RE.match(first):
+        return True
+    return len(re.findall(r"\*\*[^*\n]{1,30}:\*\*|\b[A-Z][a-z]+:\s", text)) >= 3 and count_words(text) < 40
+
+
+def _is_prose_paragraph(block: _Block) -> bool:
+    if block.kind != "paragraph" or block.words < 8:
+        return False
+    stripped = block.text.strip()
+    if _is_metadata(stripped):
+        return False
+    if re.fullmatch(r"(?:!?\[[^\]]*\]\([^)]*\)\s*)+", stripped):
+        return False
+    return True
+
+
+def _is_emphasis_tldr(block: _Block) -> bool:
+    if block.kind != "paragraph":
+        return False
+    stripped = block.text.strip()
+    if _EMPHASIS_LABEL_RE.match(stripped):
+        return True
+    m = _EMPHASIS_WHOLE_RE.match(stripped)
+    if m and m.group(1) not in m.group("inner") and block.words >= TLDR_MIN_WORDS:
+        return not _is_metadata(m.group("inner"))
+    return False
+
+
+def _reads_like_summary(text: str) -> bool:
+    return bool(_CONCLUSION_RE.search(text) or _CLAIM_RE.search(text)) and bool(
+        _IMPACT_RE.search(text)
+    )
+
+
+def _tldr_result(method: str, an: _Analysis, start: int, end: int, text: str) -> TldrDetection:
+    body = "\n".join(_collapse_blank_lines(text.split("\n")))
+    body, _ = _truncate_words(body, TLDR_MAX_WORDS)
+    return TldrDetection(found=True, method=method, text=body, start_line=start, end_line=end)
+
+
+def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetection:
+    """Find the TL;DR, checking (in order) a callout near the top, an emphasised block
+    before the first H2, a section named like a summary, a summary-like first paragraph,
+    and summary phrases in the first 15% of the document."""
+    an = _analyze(text)
+    if sections is None:
+        sections = an.sections
+    n = an.n_lines
+    blocks = an.blocks
+
+    # 1) callout / blockquote starting in the top 20% of lines
+    panel_limit = _window(n, TLDR_PANEL_WINDOW)
+    for b in blocks:
+        if b.start > panel_limit:
+            break
+        if b.kind == "blockquote":
+            inner = _strip_quote_markers(b.text)
+            if count_words(inner) >= TLDR_MIN_WORDS and not _is_metadata(inner):
+                return _tldr_result("panel", an, b.start, b.end, b.text)
+
+    # 2) bold / emphasised paragraph before the first H2 (or in the top 20% without H2s)
+    first_h2 = next((s.start_line for s in sections if s.level >= 2), None)
+    emphasis_limit = first_h2 - 1 if first_h2 is not None else panel_limit
+    for i, b in enumerate(blocks):
+        if b.start > emphasis_limit:
+            break
+        if _is_emphasis_tldr(b):
+            start, end, body = b.start, b.end, b.text
+            label_only = count_words(_EMPHASIS_LABEL_RE.sub("", b.text.strip())) < 4
+            if label_only and i + 1 < len(blocks):
+                nxt = blocks[i + 1]
+                if nxt.kind in ("list", "paragraph") and nxt.start <= max(emphasis_limit, b.end + 2):
+                    end = nxt.end
+                    body = "\n".join(an.lines[start - 1 : end])
+            return _tldr_result("emphasis", an, start, end, body)
+
+    # 3) a section named like a summary
+    title_h1 = [s for s in sections if s.level == 1]
+    for s in sections:
+        if s.level == 0:
+            continue
+        if s.level == 1 and len(title_h1) == 1:
+            continue  # the document title
+        if _TLDR_HEADING_RE.match(_normalize_heading(s.heading)):
+            end = _span_end_for(an, s)
+            body_lines = an.lines[s.start_line : end]
+            if body_lines and _SETEXT_UNDERLINE_RE.match(body_lines[0]):
+                body_lines = body_lines[1:]
+            body = "\n".join(body_lines)
+            if not body.strip():
+                continue
+            return _tldr_result("named_section", an, s.start_line, end, body)
+
+    # 4) the first prose paragraph, if it reads like a summary
+    first_prose = next((b for b in blocks if _is_prose_paragraph(b)), None)
+    if first_prose is not None and _reads_like_summary(first_prose.text):
+        return _tldr_result("first_paragraph", an, first_prose.start, first_prose.end, first_prose.text)
+
+    # 5) summary phrases in the first 15% of the document
+    framing_limit = _window(n, FRAMING_WINDOW)
+    for b in blocks:
+        if b.start > framing_limit:
+            break
+        if b.kind in ("paragraph", "list", "blockquote") and _TLDR_SIGNAL_RE.search(b.text):
+            return _tldr_result("content_signal", an, b.start, b.end, b.text)
+
+    return TldrDetection(found=False, method="absent")
+
+
+def _span_end_for(an: _Analysis, section: Section) -> int:
+    """End line of a section including its subsections."""
+    for i, h in enumerate(an.headings):
+        if h.start == section.start_line:
+            return an.heading_span_end[i]
+    return section.end_line
+
+
+_TLDR_METHOD_LABELS = {
+    "panel": "callout/blockquote at the top of the document",
+    "emphasis": "emphasised block before the first H2",
+    "first_paragraph": "first paragraph",
+    "content_signal": "summary phrase in the first 15% of the document (content signal)",
+}
+
+
+def tldr_location(tldr: TldrDetection, sections: list[Section] | None = None) -> str:
+    """One-line description of where the TL;DR was found, or ``ABSENT``."""
+    if not tldr.found or tldr.start_line is None:
+        return ABSENT
+    lines = _lines_label(tldr.start_line, tldr.end_line or tldr.start_line)
+    if tldr.method == "named_section":
+        heading = next(
+            (s.heading for s in sections or [] if s.start_line == tldr.start_line and s.level > 0),
+            None,
+        )
+        name = f" '{heading}'" if heading else ""
+        return f"named section{name}, {lines}"
+    return f"{_TLDR_METHOD_LABELS.get(tldr.method, tldr.method)}, {lines}"
+
+
+# --------------------------------------------------------------------------------------
+# Partial input (seed 000 s10)
+# --------------------------------------------------------------------------------------
+
+
+def _signals_present(an: _Analysis) -> dict[str, bool]:
+    cats: set[str] = set()
+    for c in an.heading_categories:
+        cats |= c
+    scan = an.scan
+    method_hits = sum(ch.score for ch in scan[LABEL_METHODOLOGY])
+    return {
+        "method": LABEL_METHODOLOGY in cats or LABEL_DATA in cats or method_hits >= 2,
+        "results": LABEL_RESULTS in cats or bool(scan[LABEL_RESULTS]),
+        "conclusion": LABEL_RECOMMENDATIONS in cats or bool(scan[LABEL_RECOMMENDATIONS]),
+    }
+
+
+def detect_partial_input(
+    text: str, sections: list[Section] | None = None, word_count: int | None = None
+) -> PartialInputCheck:
+    """Flag minimal input (outline, bullet notes, half-written draft)."""
+    an = _analyze(text)
+    if sections is None:
+        sections = an.sections
+    if word_count is None:
+        word_count = count_words(text)
+    reasons: list[str] = []
+    partial = False
+
+    if word_count < PARTIAL_MAX_WORDS:
+        partial = True
+        reasons.append(f"only {word_count:,} words")
+
+    nonempty = [ln for ln in an.lines[: an.n_lines] if ln.strip()]
+    bullets = sum(1 for ln in nonempty if _BULLET_LINE_RE.match(ln))
+    share = bullets / len(nonempty) if nonempty else 0.0
+    if share >= PARTIAL_BULLET_SHARE and word_count < PARTIAL_BULLET_MAX_WORDS:
+        partial = True
+        reasons.append(f"{round(share * 100)}% of lines are bullet points")
+
+    headed = [s for s in sections if s.level > 0]
+    if (
+        len(headed) >= 3
+        and word_count < PARTIAL_BULLET_MAX_WORDS
+        and word_count / len(headed) < PARTIAL_OUTLINE_WORDS_PER_SECTION
+    ):
+        partial = True
+        reasons.append(f"{len(headed)} headings with little text under them (outline)")
+
+    present = _signals_present(an)
+    if sum(present.values()) < 2:
+        partial = True
+    if partial:
+        if not present["method"]:
+            reasons.append("no methodology section detected")
+        if not present["results"]:
+            reasons.append("no results detected")
+        if not present["conclusion"]:
+            reasons.append("no conclusions or recommendations detected")
+    return PartialInputCheck(is_partial=partial, reasons=reasons if partial else [])
+
+
+# --------------------------------------------------------------------------------------
+# Key claims
+# --------------------------------------------------------------------------------------
+
+
+def _find_claims(an: _Analysis) -> list[_Claim]:
+    candidates: list[_Claim] = []
+    seen: set[str] = set()
+    order = 0
+    for para in an.paragraphs:
+        content = para.content
+        if not content or content.lstrip().startswith("|"):
+            continue
+        pos = 0
+        bounds = [m.end() for m in _SENTENCE_BOUNDARY_RE.finditer(content)] + [len(content)]
+        for b in bounds:
+            raw = content[pos:b]
+            lead = len(raw) - len(raw.lstrip())
+            start_offset = pos + lead
+            pos = b
+            sentence = " ".join(raw.split())
+            if not sentence or _is_metadata(sentence):
+                continue
+            words = count_words(sentence)
+            if words < CLAIM_MIN_WORDS or words > CLAIM_MAX_WORDS:
+                continue
+            claim_hits = len(_CLAIM_RE.findall(sentence)) + len(_CONCLUSION_RE.findall(sentence))
+            numbers = _numbers(sentence)
+            stats = 1 if (_PVALUE_RE.search(sentence) or _CI_RE.search(sentence)) else 0
+            score = 2 * min(claim_hits, 2) + min(len(numbers), 3) + stats
+            if score < 2 or (claim_hits == 0 and len(numbers) < 2):
+                continue
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+            line = para.start + content.count("\n", 0, start_offset)
+            candidates.append(_Claim(sentence, line, score, order))
+            order += 1
+    candidates.sort(key=lambda c: (-c.score, c.order))
+    chosen: list[_Claim] = []
+    per_section: dict[int, int] = {}
+    for c in candidates:
+        if len(chosen) >= KEY_CLAIMS_MAX:
+            break
+        key = bisect.bisect_right(an.section_starts, c.line)
+        if per_section.get(key, 0) >= KEY_CLAIMS_PER_SECTION:
+            continue
+        per_section[key] = per_section.get(key, 0) + 1
+        chosen.append(c)
+    if len(chosen) < KEY_CLAIMS_MAX:
+        ids = {id(c) for c in chosen}
+        for c in candidates:
+            if len(chosen) >= KEY_CLAIMS_MAX:
+                break
+            if id(c) not in ids:
+                chosen.append(c)
+    chosen.sort(key=lambda c: c.order)
+    return chosen
+
+
+# --------------------------------------------------------------------------------------
+# Structure listing (shared by the section map and the extraction)
+# --------------------------------------------------------------------------------------
+
+
+def _element_line(el: _Element, indent: str) -> str:
+    if el.kind == "table":
+        cols = f" (columns: {el.detail})" if el.detail else ""
+        return f"{indent}- [table] at line {el.start}{cols}"
+    if el.kind == "image":
+        alt = f' "{el.detail}"' if el.detail else ""
+        return f"{indent}- [chart/image]{alt} at line {el.start}"
+    if el.kind == "code":
+        lang = f" ({el.detail})" if el.detail else ""
+        return f"{indent}- [code block]{lang} at {_lines_label(el.start, el.end)}"
+    return f"{indent}- [callout/quote] at {_lines_label(el.start, el.end)}"
+
+
+def _structure_lines(an: _Analysis, prepared: PreparedDocument, max_lines: int) -> list[str]:
+    tldr = prepared.tldr
+    sections = an.sections
+    levels = [s.level for s in sections if s.level > 0]
+    base = min(levels) if levels else 1
+    tldr_section: int | None = None
+    if tldr.found and tldr.start_line is not None:
+        if tldr.method == "named_section":
+            tldr_section = next(
+                (i for i, s in enumerate(sections) if s.start_line == tldr.start_line), None
+            )
+        else:
+            tldr_section = bisect.bisect_right(an.section_starts, tldr.start_line) - 1
+            if tldr_section < 0:
+                tldr_section = None
+
+    # (line, depth_rank, is_element) - depth_rank used to thin out long listings
+    entries: list[tuple[str, int, bool]] = []
+    el_idx = 0
+    elements = [e for e in an.elements if e.kind != "quote" or (tldr.method == "panel" and e.start == tldr.start_line)]
+    for i, s in enumerate(sections):
+        if s.level == 0:
+            indent = ""
+            line = f"- [preamble] ({_lines_label(s.start_line, s.end_line)})"
+            rank = 0
+        else:
+            indent = "  " * (s.level - base)
+            line = f"{indent}- [H{s.level}] {s.heading} ({_lines_label(s.start_line, s.end_line)})"
+            rank = s.level - base
+        if i == tldr_section:
+            line += " <- TL;DR DETECTED"
+            if tldr.method != "named_section":
+                line += f" ({tldr_location(tldr, sections)})"
+        entries.append((line, rank, False))
+        next_start = sections[i + 1].start_line if i + 1 < len(sections) else an.n_lines + 1
+        while el_idx < len(elements) and elements[el_idx].start < s.start_line:
+            el_idx += 1
+        shown = 0
+        hidden = 0
+        while el_idx < len(elements) and elements[el_idx].start < next_start:
+            if shown < ELEMENTS_PER_SECTION:
+                entries.append((_element_line(elements[el_idx], indent + "  "), rank + 1, True))
+                shown += 1
+            else:
+                hidden += 1
+            el_idx += 1
+        if hidden:
+            entries.append((f"{indent}  - (+{hidden} more tables/images/code blocks)", rank + 1, True))
+
+    if not sections:
+        entries.append(("- (no headings)", 0, False))
+
+    if len(entries) > max_lines:
+        entries = [e for e in entries if not e[2]]
+    if len(entries) > max_lines:
+        entries = [e for e in entries if e[1] <= 1]
+    out = [e[0] for e in entries]
+    if len(out) > max_lines:
+        hidden = len(out) - (max_lines - 1)
+        out = out[: max_lines - 1] + [f"- ... (+{hidden} more sections not shown)"]
+    return out
+
+
+def _inferred_lines(an: _Analysis) -> list[str]:
+    scan = an.scan
+    framing = _merge_ranges(scan["framing"], an)
+    rows = [
+        ("Framing/context", framing),
+        ("Methodology (inferred)", _merge_ranges(scan[LABEL_METHODOLOGY][:12], an)),
+        ("Results (inferred)", _merge_ranges(scan[LABEL_RESULTS][:12], an)),
+        ("Conclusions (inferred)", _merge_ranges(scan[LABEL_RECOMMENDATIONS][:12], an)),
+        ("Limitations", _merge_ranges(scan[LABEL_LIMITATIONS][:12], an)),
+    ]
+    return ["INFERRED SECTIONS:"] + [f"- {name}: {_format_ranges(r)}" for name, r in rows]
+
+
+# --------------------------------------------------------------------------------------
+# Tier 2: section map
+# --------------------------------------------------------------------------------------
+
+
+def render_section_map(prepared: PreparedDocument) -> str:
+    """Plain-text section map (seed 000 s4.2): an attention guide sent with the full text."""
+    an = _analyze(prepared.text)
+    out = [
+        SECTION_MAP_HEADER,
+        f"Document: {prepared.title}",
+        f"Total length: {prepared.word_count} words (~{prepared.reading_minutes:g} min read)",
+        f"TL;DR: {tldr_location(prepared.tldr, an.sections)}",
+    ]
+    if prepared.structure_inferred:
+        out.append(f"Structure: {STRUCTURE_INFERRED}")
+    out += ["", "STRUCTURE:"]
+    out += _structure_lines(an, prepared, STRUCTURE_MAX_LINES_MAP)
+    if prepared.structure_inferred:
+        out += [""] + _inferred_lines(an)
+    out += ["", "KEY CLAIMS (with locations):"]
+    claims = an.claims
+    if claims:
+        out += [f'{i}. "{c.text}" (line {c.line})' for i, c in enumerate(claims, 1)]
+    else:
+        out.append(ABSENT)
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Tier 3: structured extraction
+# --------------------------------------------------------------------------------------
+
+
+def _excerpt_body_lines(an: _Analysis, start: int, end: int, placeholders: bool) -> list[str]:
+    """Verbatim lines start..end; tables / code become one placeholder line if asked."""
+    out: list[str] = []
+    blocks_at = {}
+    if placeholders:
+        for el in an.elements:
+            if el.kind in ("table", "code") and start <= el.start <= end:
+                blocks_at[el.start] = el
+    ln = start
+    while ln <= end:
+        el = blocks_at.get(ln)
+        if el is not None:
+            if el.kind == "table":
+                out.append(f"[table: {el.detail}] ({_lines_label(el.start, el.start)})")
+            else:
+                lang = f": {el.detail}" if el.detail else ""
+                out.append(f"[code block{lang}] ({_lines_label(el.start, el.end)})")
+            ln = max(el.end, ln) + 1
+            continue
+        out.append(an.lines[ln - 1])
+        ln += 1
+    return _collapse_blank_lines(out)
+
+
+def _build_excerpt(
+    an: _Analysis, spans: list[tuple[str, int, int]], budget: int, placeholders: bool
+) -> str:
+    """Concatenate verbatim spans (marker line + body) within a word budget."""
+    parts: list[str] = []
+    remaining = budget
+    for marker, start, end in spans:
+        if remaining < 25 and parts:
+            break
+        body_lines = _excerpt_body_lines(an, start, end, placeholders)
+        if not body_lines:
+            continue
+        body = "\n".join(body_lines)
+        body, cut = _truncate_words(body, remaining)
+        parts.append(f"{marker}\n{body}")
+        remaining -= count_words(body)
+        if cut:
+            break
+    return "\n\n".join(parts) if parts else ABSENT
+
+
+def _heading_spans_for(an: _Analysis, label: str, exclude_start: int | None) -> list[tuple[str, int, int]]:
+    spans: list[tuple[str, int, int]] = []
+    covered_until = 0
+    for i, h in enumerate(an.headings):
+        if label not in an.heading_categories[i]:
+            continue
+        if h.start <= covered_until:
+            continue  # nested inside a span already taken
+        if exclude_start is not None and h.start == exclude_start:
+            continue
+        body_start = h.end + 1
+        body_end = an.heading_span_end[i]
+        if body_end < body_start:
+            continue
+        if not any(an.lines[j - 1].strip() for j in range(body_start, body_end + 1)):
+            continue
+        marker = f"[Section: {h.text}, {_lines_label(h.start, body_end)}]"
+        spans.append((marker, body_start, body_end))
+        covered_until = body_end
+    return spans
+
+
+def _scan_spans_for(an: _Analysis, label: str, budget: int) -> list[tuple[str, int, int]]:
+    """Best-scoring content-signal chunks that fit the budget, in document order."""
+    picked: list[_Chunk] = []
+    used = 0
+    by_start = {b.start: b for b in an.scan_chunks}
+    for ch in an.scan[label]:
+        if used >= budget:
+            break
+        words = by_start[ch.start].words if ch.start in by_start else 0
+        picked.append(ch)
+        used += words
+    ranges = _merge_ranges(picked, an)
+    return [(f"[Content signals, {_lines_label(a, b)}]", a, b) for a, b in ranges]
+
+
+def _excerpt(an: _Analysis, label: str, tldr: TldrDetection) -> str:
+    budget = EXCERPT_MAX_WORDS[label]
+    placeholders = label == LABEL_RESULTS
+    spans: list[tuple[str, int, int]] = []
+    if label == LABEL_RESULTS and tldr.method == "named_section":
+        # a "Key findings" TL;DR is also a results heading: prefer the real results sections
+        spans = _heading_spans_for(an, label, tldr.start_line)
+    if not spans:
+        spans = _heading_spans_for(an, label, None)
+    if spans:
+        text = _build_excerpt(an, spans, budget, placeholders)
+        if text != ABSENT:
+            return text
+    return _build_excerpt(an, _scan_spans_for(an, label, budget), budget, placeholders)
+
+
+def _extraction_fields(prepared: PreparedDocument) -> tuple[list[str], dict[str, str]]:
+    an = _analyze(prepared.text)
+    header = [
+        EXTRACTION_HEADER,
+        f"Source: {prepared.source}",
+        f"Word count: {prepared.word_count} (~{prepared.reading_minutes:g} min read) -> Tier {prepared.tier}",
+        f"Structure: {STRUCTURE_INFERRED if prepared.structure_inferred else STRUCTURE_EXPLICIT}",
+    ]
+    tldr = prepared.tldr
+    tldr_text = tldr.text.strip() if tldr.found and tldr.text.strip() else ABSENT
+    tldr_block = f"{tldr_text}\nLocation: {tldr_location(tldr, an.sections)}"
+
+    structure = _structure_lines(an, prepared, STRUCTURE_MAX_LINES_EXTRACTION)
+    if prepared.structure_inferred:
+        structure = (structure + [""] if an.headings else []) + _inferred_lines(an)
+
+    claims = an.claims
+    if claims:
+        claim_lines = []
+        for i, c in enumerate(claims, 1):
+            sec = an.section_for_line(c.line)
+            where = sec.heading if sec is not None else PREAMBLE_HEADING
+            claim_lines.append(f'{i}. "{c.text}" (Section: {where}, line {c.line})')
+        claims_text = "\n".join(claim_lines)
+    else:
+        claims_text = ABSENT
+
+    fields = {
+        LABEL_TLDR: tldr_block,
+        LABEL_STRUCTURE: "\n".join(structure) or ABSENT,
+        LABEL_CLAIMS: claims_text,
+        LABEL_METHODOLOGY: _excerpt(an, LABEL_METHODOLOGY, tldr),
+        LABEL_DATA: _excerpt(an, LABEL_DATA, tldr),
+        LABEL_RESULTS: _excerpt(an, LABEL_RESULTS, tldr),
+        LABEL_RECOMMENDATIONS: _excerpt(an, LABEL_RECOMMENDATIONS, tldr),
+        LABEL_LIMITATIONS: _excerpt(an, LABEL_LIMITATIONS, tldr),
+    }
+    return header, fields
+
+
+def render_extraction(prepared: PreparedDocument) -> str:
+    """Tier 3 structured extraction: verbatim excerpts under fixed labels (seed 000 s4.4)."""
+    header, fields = _extraction_fields(prepared)
+    out = list(header)
+    for label in EXTRACTION_LABELS:
+        out += ["", f"{label}:", fields[label]]
+    return "\n".join(out) + "\n"
+
+
+def parse_extraction(text: str) -> dict[str, str]:
+    """Read an extraction back: label (without colon) -> content.
+
+    Also returns the header fields ("Source", "Word count", "Structure") and the TL;DR
+    location under ``TLDR_LOCATION_KEY`` (the "Location:" line is removed from the TL;DR
+    content). Labels missing from ``text`` are absent from the result.
+    """
+    result: dict[str, str] = {}
+    label_lines = {f"{label}:": label for label in EXTRACTION_LABELS}
+    order = {label: i for i, label in enumerate(EXTRACTION_LABELS)}
+    current: str | None = None
+    buf: list[str] = []
+    last_index = -1
+
+    def flush() -> None:
+        if current is None:
+            return
+        while buf and not buf[-1].strip():
+            buf.pop()
+        while buf and not buf[0].strip():
+            buf.pop(0)
+        if current == LABEL_TLDR and buf and buf[-1].startswith("Location:"):
+            result[TLDR_LOCATION_KEY] = buf.pop()[len("Location:") :].strip()
+            while buf and not buf[-1].strip():
+                buf.pop()
+        result[current] = "\n".join(buf)
+
+    for line in text.splitlines():
+        label = label_lines.get(line.rstrip())
+        if label is not None and order[label] > last_index:
+            flush()
+            current, buf, last_index = label, [], order[label]
+            continue
+        if current is None:
+            m = re.match(r"^([A-Za-z][A-Za-z ]*):\s(.*)$", line)
+            if m:
+                result[m.group(1)] = m.group(2).strip()
+            continue
+        buf.append(line)
+    flush()
+    return result
+
+
+# --------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------
+
+
+def prepare_document(text: str, *, source: str, mode: str = "full") -> PreparedDocument:
+    """Run every preparation step on a markdown document.
+
+    Raises ``DocumentError`` (a ``ValueError``) for empty or whitespace-only text and
+    ``ValueError`` for an unknown mode.
+    """
+    if mode not in ("full", "quick"):
+        raise ValueError(f"unknown mode {mode!r}: expected 'full' or 'quick'")
+    if text is None or not text.strip():
+        raise DocumentError(f"{source or 'document'} is empty: there is no text to review")
+    an = _analyze(text)
+    words = count_words(an.text)
+    tier = select_tier(words, mode)
+    sections = list(an.sections)
+    prepared = PreparedDocument(
+        title=_title(an, source),
+        source=source,
+        text=text,
+        word_count=words,
+        reading_minutes=reading_minutes(words),
+        token_estimate=token_estimate(words),
+        tier=tier,
+        sections=sections,
+        tldr=detect_tldr(text, sections),
+        structure_inferred=infer_structure_needed(text, sections),
+        partial_input=detect_partial_input(text, sections, words),
+    )
+    if tier == 2:
+        prepared.section_map = render_section_map(prepared)
+    elif tier == 3:
+        prepared.extraction = render_extraction(prepared)
+    return prepared
+
+
+# --------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------
+
+_TEXT_CONTROL_BYTES = {7, 8, 9, 10, 12, 13, 27}
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    odd = sum(1 for b in sample if (b < 32 and b not in _TEXT_CONTROL_BYTES) or b == 127)
+    return odd / len(sample) > 0.30
+
+
+def load_document(path: str | Path) -> str:
+    """Read a document as UTF-8 text, or raise ``DocumentError`` naming the file."""
+    p = Path(path)
+    if not p.exists():
+        raise DocumentError(f"{p}: no such file")
+    if p.is_dir():
+        raise DocumentError(f"{p} is a directory, not a document")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"{p} cannot be read: {exc.strerror or exc}") from exc
+    if not data.strip():
+        raise DocumentError(f"{p} is empty")
+    if _looks_binary(data):
+        raise DocumentError(f"{p} is not a text file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"{p} is not valid UTF-8 text (bad byte at offset {exc.start})"
+        ) from exc
+    if not text.strip():
+        raise DocumentError(f"{p} is empty")
+    return text
+
+
+def find_documents(path: str | Path) -> list[Path]:
+    """A file -> [file]; a directory -> its *.md / *.markdown files (sorted, not recursive)."""
+    p = Path(path)
+    if not p.exists():
+        raise DocumentError(f"{p}: no such file or directory")
+    if p.is_file():
+        return [p]
+    found = sorted(
+        child
+        for child in p.iterdir()
+        if child.is_file() and child.suffix.lower() in MARKDOWN_SUFFIXES
+    )
+    if not found:
+        raise DocumentError(f"{p} contains no markdown files")
+    return found

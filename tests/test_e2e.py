@@ -1,0 +1,196 @@
+"""End to end through inspect_ai.eval() on the offline reviewer, in one process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import EvalLog
+from inspect_ai.log._transcript import ModelEvent
+
+from review_harness.cli import reviews_in_log, summary_table
+from review_harness.models import Review
+from review_harness.rubric import PROJECT_ROOT
+
+TASK = str(PROJECT_ROOT / "tasks" / "ds_review.py")
+FIXTURES = sorted((PROJECT_ROOT / "fixtures" / "ds").glob("*.md"))
+MODEL = "offline/ds-rules"
+
+
+def ds_review_task():
+    """The task function itself, imported from its file as inspect does."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ds_review_task_file", TASK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ds_review
+
+
+def run(tmp_path: Path, model_args: dict | None = None, **task_args) -> EvalLog:
+    [log] = inspect_eval(
+        TASK,
+        model=MODEL,
+        model_args=model_args or {},
+        task_args=task_args,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    return log
+
+
+def reviews(log: EvalLog) -> dict[str, Review]:
+    return {sample_id: review for sample_id, _, review in reviews_in_log(log)}
+
+
+@pytest.fixture(scope="module")
+def default_log(tmp_path_factory) -> EvalLog:
+    return run(tmp_path_factory.mktemp("default"))
+
+
+def test_default_run_reviews_every_fixture(default_log):
+    assert default_log.status == "success"
+    assert len(default_log.samples) == len(FIXTURES) >= 9
+    found = reviews(default_log)
+    assert set(found) == {p.stem for p in FIXTURES}
+    for sample in default_log.samples:
+        assert sample.error is None
+        review = found[str(sample.id)]
+        assert review.status == "complete"
+        assert review.final_score is not None and 0 <= review.final_score <= 100
+        assert review.verdict in ("Good to Go", "Minor Fix", "Major Rework")
+        assert len(review.dashboard) == 8
+        assert sample.output.completion.startswith("# DS Analysis Review: ")
+        assert "### Lens Dashboard" in sample.output.completion
+
+
+def test_default_run_metrics_and_summary(default_log):
+    metrics = {
+        name: m.value
+        for score in default_log.results.scores
+        for name, m in score.metrics.items()
+    }
+    assert metrics["complete"] == 1.0
+    assert 0 < metrics["score"] < 100
+    table = summary_table(default_log)
+    assert "log status: success" in table
+    assert "strong-analysis" in table
+
+
+def test_strong_analysis_is_good_to_go(default_log):
+    review = reviews(default_log)["strong-analysis"]
+    assert review.verdict == "Good to Go"
+
+
+def test_review_a_single_document(tmp_path):
+    doc = tmp_path / "my-analysis.md"
+    doc.write_text((PROJECT_ROOT / "fixtures/ds/causal-without-method.md").read_text())
+    log = run(tmp_path, document=str(doc))
+    assert log.status == "success"
+    assert [s.id for s in log.samples] == ["my-analysis"]
+    review = reviews(log)["my-analysis"]
+    assert review.document.source == str(doc)
+
+
+def test_review_a_folder(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text((PROJECT_ROOT / "fixtures/ds/strong-analysis.md").read_text())
+    (folder / "notes.txt").write_text("not markdown")
+    log = run(tmp_path, document=str(folder))
+    assert sorted(s.id for s in log.samples) == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda d: d / "missing.md", "does not exist"),
+        (lambda d: (d / "empty.md").write_text("  \n") and d / "empty.md", "is empty"),
+        (lambda d: (d / "blob.md").write_bytes(b"\x00\x01\x02binary\x00" * 50) and d / "blob.md", "not a text file"),
+    ],
+)
+def test_bad_document_gets_a_one_line_error_naming_the_file(tmp_path, make, message):
+    path = make(tmp_path)
+    with pytest.raises(PrerequisiteError) as info:
+        ds_review_task()(document=str(path))
+    text = str(info.value)
+    assert message in text
+    assert path.name in text
+    assert "\n" not in text
+
+
+def test_cli_bad_document_prints_no_traceback(tmp_path):
+    missing = tmp_path / "nowhere.md"
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", TASK, "-T", f"document={missing}", "--model", MODEL],
+        capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,
+    )
+    output = result.stdout + result.stderr
+    assert "nowhere.md" in output
+    assert "Traceback" not in output
+
+
+def test_quick_mode_has_status_table_and_no_lens_breakdown(tmp_path):
+    log = run(tmp_path, mode="quick", document=str(PROJECT_ROOT / "fixtures/ds/no-tldr-analysis.md"))
+    sample = log.samples[0]
+    report = sample.output.completion
+    assert "**Mode:** Quick" in report
+    assert "### Status" in report and "| Analysis |" in report
+    assert "Lens Dashboard" not in report and "Dimension (Score" not in report
+    review = reviews(log)[str(sample.id)]
+    assert review.mode == "quick" and review.tier == 3
+
+
+def test_draft_has_no_numeric_score_and_no_critical(tmp_path):
+    log = run(tmp_path, draft="true", document=str(PROJECT_ROOT / "fixtures/ds/no-tldr-analysis.md"))
+    sample = log.samples[0]
+    review = reviews(log)[str(sample.id)]
+    assert review.final_score is None and review.verdict is None
+    assert all(f.severity.value != "CRITICAL" for f in review.findings)
+    assert "**Score:" not in sample.output.completion
+    assert "Draft feedback" in sample.output.completion
+
+
+@pytest.mark.parametrize("option, value, header", [
+    ("audience", "exec", "**Audience:** exec"),
+    ("workflow", "reactive", "**Workflow:** reactive"),
+])
+def test_audience_and_workflow_reach_report_and_prompt(tmp_path, option, value, header):
+    log = run(tmp_path, document=str(PROJECT_ROOT / "fixtures/ds/good-analysis-bad-comms.md"), **{option: value})
+    sample = log.samples[0]
+    assert header in sample.output.completion
+    prompts = [e.input[-1].text for e in sample.events if isinstance(e, ModelEvent)]
+    label = {"audience": "Audience", "workflow": "Workflow Context"}[option]
+    assert prompts and all(f"{label}: {value}" in p for p in prompts)
+
+
+def test_faults_degrade_reviews_but_never_error_samples(tmp_path):
+    log = run(tmp_path, model_args={"fault_rate": 0.5, "fault_seed": 1})
+    assert log.status == "success"
+    found = reviews(log)
+    assert len(found) == len(log.samples)
+    statuses = {r.status for r in found.values()}
+    assert statuses <= {"complete", "partial", "deferred"}
+    assert len(statuses) >= 2  # the faults really hit
+    for sample in log.samples:
+        assert sample.error is None
+        review = found[str(sample.id)]
+        if review.status != "complete" or review.degradation_level:
+            assert review.warnings, f"{sample.id}: degraded without saying why"
+        for run_ in review.reviewer_runs:
+            if run_.status != "ok":
+                assert run_.reason
+
+
+def test_reviewers_run_concurrently(tmp_path):
+    log = run(tmp_path, model_args={"latency": 0.5}, document=str(PROJECT_ROOT / "fixtures/ds/strong-analysis.md"))
+    events = [e for e in log.samples[0].events if isinstance(e, ModelEvent)]
+    assert len(events) == 2
+    first, second = sorted(events, key=lambda e: e.timestamp)
+    # the second call started before the first one finished
+    assert second.timestamp < first.completed
