@@ -85,6 +85,8 @@ TLDR_PANEL_WINDOW = 0.20  # a callout counts as the TL;DR if it starts in the to
 FRAMING_WINDOW = 0.15  # first 15%: framing / context (and TL;DR signal phrases)
 CLOSING_WINDOW = 0.15  # last 15%: conclusions and recommendations
 MIN_WINDOW_LINES = 5  # positional windows never shrink below this many lines
+LEAD_IN_MAX_WORDS = 6  # a paragraph this short is a label for the block after it
+FRAMING_MAX_BLOCKS = 3  # framing/context = at most the first three blocks of that window
 TLDR_MAX_WORDS = 120
 TLDR_MIN_WORDS = 5
 
@@ -176,6 +178,29 @@ CONCLUSION_SIGNALS: tuple[str, ...] = (
     "based on (?:this|the|our) analysis",
     "next steps?",
     "overall",
+    "(?:my|our) recommendations?",
+    "i recommend",
+    "recommend(?:s|ed|ing)?",
+    "recommendations? (?:is|are)",
+    "we should",
+    "to answer the question",
+    "the (?:short|main) answer",
+    "the short version",
+    "in short",
+)
+
+#: Conclusion language that makes an opening paragraph read like a summary (used with a
+#: business-impact cue: a number, percentage or money amount).
+SUMMARY_SIGNALS: tuple[str, ...] = CONCLUSION_SIGNALS + (
+    "we found",
+    "we find",
+    "led to",
+    "leads to",
+    "resulted in",
+    "in summary",
+    "(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)"
+    r"(?: \w+){0,3} by",
+    "should (?:replace|adopt|ship|launch|roll out|keep|stop|continue|invest|move|switch)",
 )
 
 METHODOLOGY_SIGNALS: tuple[str, ...] = (
@@ -213,6 +238,8 @@ TLDR_SIGNALS: tuple[str, ...] = (
     "tl;? ?dr",
     "in short",
     "in brief",
+    "the short version",
+    "in a nutshell",
 )
 
 #: Phrases that on their own mark a limitation (weight 1).
@@ -361,7 +388,7 @@ SECTION_HEADING_KEYWORDS: dict[str, tuple[str, ...]] = {
         "data",
         "datasets?",
         "data sources?",
-        "metrics?",
+        "metrics",
         "measures?",
         "measurement",
         "kpis?",
@@ -431,29 +458,42 @@ GENERIC_HEADING_WORDS: tuple[str, ...] = (
     "page",
 )
 
+#: Byline / document-metadata fields ("Author: ...", "Status: draft"): such lines are
+#: never taken for a TL;DR or a claim.
 METADATA_FIELDS: tuple[str, ...] = (
-    "author",
-    "authors",
+    "authors?",
     "date",
     "owner",
     "status",
     "team",
     "reviewers?",
-    "last updated",
+    "last (?:updated|edited)",
     "updated",
     "version",
-    "prepared by",
+    "(?:prepared|written|compiled|posted|reviewed) (?:by|for)",
     "contact",
     "stakeholders?",
     "audience",
+    "for",
+    "data cut",
+    "created",
+    "ticket",
+    "jira",
+)
+_MONTHS = (
+    "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 
 
 def _phrase_re(phrases: Iterable[str]) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w])(?:" + "|".join(phrases) + r")(?![\w])", re.IGNORECASE)
+    """Whole-word alternation; callers match it against LOWER-CASED text (faster than
+    a case-insensitive pattern on long documents)."""
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
 
 
 _CONCLUSION_RE = _phrase_re(CONCLUSION_SIGNALS)
+_SUMMARY_RE = _phrase_re(SUMMARY_SIGNALS)
 _METHOD_RE = _phrase_re(METHODOLOGY_SIGNALS)
 _TLDR_SIGNAL_RE = _phrase_re(TLDR_SIGNALS)
 _LIMIT_RE = _phrase_re(LIMITATION_SIGNALS)
@@ -477,6 +517,21 @@ _GENERIC_HEADING_RE = re.compile(
 _METADATA_RE = re.compile(
     r"^[\W_]*(?:" + "|".join(METADATA_FIELDS) + r")[\W_]*:", re.IGNORECASE
 )
+_METADATA_ANYWHERE_RE = re.compile(
+    r"\b(?:" + "|".join(METADATA_FIELDS) + r")\b[*_]*:|\b(?:prepared|written|compiled|posted) (?:by|for)\b"
+    r"|\blast (?:edited|updated)\b",
+    re.IGNORECASE,
+)
+_DATE_WORDS_RE = re.compile(
+    r"\b\d{1,2} (?:" + _MONTHS + r")\b|\b(?:" + _MONTHS + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}\b"
+    r"|\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+_HEADING_PREFIX_RE = re.compile(
+    r"^(?:slide|section|part|chapter|step|page)\s*(?:\d+|[a-z]|[ivxlc]+)\s*[:.)\-–—]\s*(?=\w)",
+    re.IGNORECASE,
+)
+_HR_LINE_RE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _HEADING_NUMBERING_RE = re.compile(r"^(?:(?:\d+|[ivxlc]+|[a-z])[.)]|\d+(?:\.\d+)+\.?)\s+", re.I)
 
 _ALNUM_RE = re.compile(r"[^\W_]")
@@ -632,7 +687,12 @@ class _Analysis:
                 out.append(set())
                 continue
             name = _normalize_heading(h.text)
-            cats = {label for label, rx in _HEADING_CATEGORY_RES.items() if rx.search(name)}
+            low = name.lower()
+            cats = {label for label, rx in _HEADING_CATEGORY_RES.items() if rx.search(low)}
+            if LABEL_LIMITATIONS in cats:  # "Limitations and what the data cannot support"
+                cats -= {LABEL_DATA, LABEL_METHODOLOGY, LABEL_RESULTS}
+            if LABEL_RECOMMENDATIONS in cats:
+                cats -= {LABEL_DATA, LABEL_METHODOLOGY}
             if LABEL_METHODOLOGY in cats and re.search(r"\banalysis\b", name, re.I):
                 if not re.search(r"\b(?:results?|findings?)\b", name, re.I):
                     cats.discard(LABEL_RESULTS)
@@ -641,9 +701,32 @@ class _Analysis:
 
     @cached_property
     def scan_chunks(self) -> list[_Block]:
-        """Prose blocks cut into pieces of about SCAN_CHUNK_WORDS words (line boundaries)."""
+        """Prose blocks cut into pieces of about SCAN_CHUNK_WORDS words (line boundaries).
+
+        A short lead-in paragraph ("Limitations.", "Next steps:") is joined to the block
+        that follows it, so the label and its content are scanned (and quoted) together.
+        """
+        merged: list[_Block] = []
+        blocks = self.blocks
+        i = 0
+        while i < len(blocks):
+            b = blocks[i]
+            nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+            if (
+                nxt is not None
+                and b.kind == "paragraph"
+                and 0 < b.words <= LEAD_IN_MAX_WORDS
+                and nxt.kind in ("paragraph", "list", "table", "blockquote")
+                and nxt.start - b.end <= 2
+            ):
+                text = "\n".join(self.lines[b.start - 1 : nxt.end])
+                merged.append(_Block(nxt.kind, b.start, nxt.end, b.words + nxt.words, text))
+                i += 2
+                continue
+            merged.append(b)
+            i += 1
         out: list[_Block] = []
-        for b in self.blocks:
+        for b in merged:
             if b.kind in ("code", "html") or b.words == 0:
                 continue
             if b.words <= SCAN_CHUNK_WORDS * 1.5 or b.kind == "table":
@@ -673,12 +756,11 @@ class _Analysis:
             LABEL_RESULTS: [],
             LABEL_RECOMMENDATIONS: [],
             LABEL_LIMITATIONS: [],
-            "tldr": [],
         }
         chunks = self.scan_chunks
         for idx, b in enumerate(chunks):
-            t = b.text
-            if b.start <= framing_limit or idx == 0:
+            t = b.text.lower()
+            if (b.start <= framing_limit and len(cats["framing"]) < FRAMING_MAX_BLOCKS) or idx == 0:
                 cats["framing"].append(_Chunk(b.start, b.end, -b.start))
             m = len(_METHOD_RE.findall(t))
             if m:
@@ -696,10 +778,8 @@ class _Analysis:
             lim = len(_LIMIT_RE.findall(t)) + 0.5 * len(_LIMIT_WEAK_RE.findall(t))
             if lim >= 1:
                 cats[LABEL_LIMITATIONS].append(_Chunk(b.start, b.end, lim))
-            if b.start <= framing_limit and _TLDR_SIGNAL_RE.search(t):
-                cats["tldr"].append(_Chunk(b.start, b.end, 1))
         for key, lst in cats.items():
-            if key in ("framing", "tldr"):
+            if key == "framing":
                 lst.sort(key=lambda ch: ch.start)
             else:
                 lst.sort(key=lambda ch: (-ch.score, ch.start))
@@ -726,7 +806,7 @@ def _result_score(text: str, words: int, kind: str) -> float:
     n = len(numbers)
     stats = len(_PVALUE_RE.findall(text)) + len(_CI_RE.findall(text))
     percents = sum(1 for x in numbers if x.rstrip().endswith("%"))
-    metric = 1 if _METRIC_RE.search(text) else 0
+    metric = 1 if _METRIC_RE.search(text.lower()) else 0
     density = n / max(words, 1)
     if stats or percents >= 2 or (n >= 3 and density >= 0.06) or (kind == "table" and n >= 2):
         return n + 3 * stats + metric + density * 10
@@ -746,6 +826,7 @@ def _normalize_heading(text: str) -> str:
     t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", t)
     t = re.sub(r"^[^\w(]+", "", t.strip())  # leading emoji / punctuation
     t = _HEADING_NUMBERING_RE.sub("", t)
+    t = _HEADING_PREFIX_RE.sub("", t)  # "Slide 2: Executive Summary"
     return t.strip()
 
 
@@ -986,10 +1067,22 @@ def _strip_quote_markers(text: str) -> str:
 
 
 def _is_metadata(text: str) -> bool:
-    first = text.strip().split("\n", 1)[0]
+    """A byline or document-properties line rather than content."""
+    stripped = text.strip()
+    first = stripped.split("\n", 1)[0]
     if _METADATA_RE.match(first):
         return True
-    return len(re.findall(r"\*\*[^*\n]{1,30}:\*\*|\b[A-Z][a-z]+:\s", text)) >= 3 and count_words(text) < 40
+    if count_words(stripped) >= 60:
+        return False
+    if _METADATA_ANYWHERE_RE.search(first):
+        return True
+    if _DATE_WORDS_RE.search(first):
+        if "·" in first or " | " in first or " - " in first:
+            return True  # "Team · Name · 2 May 2024"
+        short = count_words(stripped) < 25
+        if short and re.search(r"\b(?:19|20)\d\d\b", first) and not re.search(r"[%$€£]", stripped):
+            return True  # "Notes on the test. Jane Doe, Analytics, 14 November 2024."
+    return len(re.findall(r"\*\*[^*\n]{1,30}:\*\*|\b[A-Z][a-z]+:\s", stripped)) >= 3
 
 
 def _is_prose_paragraph(block: _Block) -> bool:
@@ -1016,9 +1109,7 @@ def _is_emphasis_tldr(block: _Block) -> bool:
 
 
 def _reads_like_summary(text: str) -> bool:
-    return bool(_CONCLUSION_RE.search(text) or _CLAIM_RE.search(text)) and bool(
-        _IMPACT_RE.search(text)
-    )
+    return bool(_SUMMARY_RE.search(text.lower())) and bool(_IMPACT_RE.search(text))
 
 
 def _tldr_result(method: str, an: _Analysis, start: int, end: int, text: str) -> TldrDetection:
@@ -1090,7 +1181,7 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     for b in blocks:
         if b.start > framing_limit:
             break
-        if b.kind in ("paragraph", "list", "blockquote") and _TLDR_SIGNAL_RE.search(b.text):
+        if b.kind in ("paragraph", "list", "blockquote") and _TLDR_SIGNAL_RE.search(b.text.lower()):
             return _tldr_result("content_signal", an, b.start, b.end, b.text)
 
     return TldrDetection(found=False, method="absent")
@@ -1109,6 +1200,14 @@ _TLDR_METHOD_LABELS = {
     "emphasis": "emphasised block before the first H2",
     "first_paragraph": "first paragraph",
     "content_signal": "summary phrase in the first 15% of the document (content signal)",
+}
+
+
+_TLDR_SHORT_LABELS = {
+    "panel": "callout",
+    "emphasis": "emphasised block",
+    "first_paragraph": "first paragraph",
+    "content_signal": "summary phrase",
 }
 
 
@@ -1203,8 +1302,16 @@ def _find_claims(an: _Analysis) -> list[_Claim]:
         content = para.content
         if not content or content.lstrip().startswith("|"):
             continue
-        pos = 0
-        bounds = [m.end() for m in _SENTENCE_BOUNDARY_RE.finditer(content)] + [len(content)]
+        low_para = content.lower()
+        if not (
+            _CLAIM_RE.search(low_para)
+            or _CONCLUSION_RE.search(low_para)
+            or len(_numbers(content)) >= 2
+        ):
+            continue  # cheap paragraph-level filter before splitting into sentences
+        callout = _CALLOUT_RE.match(content)
+        pos = callout.end() if callout else 0
+        bounds = [m.end() for m in _SENTENCE_BOUNDARY_RE.finditer(content, pos)] + [len(content)]
         for b in bounds:
             raw = content[pos:b]
             lead = len(raw) - len(raw.lstrip())
@@ -1216,7 +1323,8 @@ def _find_claims(an: _Analysis) -> list[_Claim]:
             words = count_words(sentence)
             if words < CLAIM_MIN_WORDS or words > CLAIM_MAX_WORDS:
                 continue
-            claim_hits = len(_CLAIM_RE.findall(sentence)) + len(_CONCLUSION_RE.findall(sentence))
+            low = sentence.lower()
+            claim_hits = len(_CLAIM_RE.findall(low)) + len(_CONCLUSION_RE.findall(low))
             numbers = _numbers(sentence)
             stats = 1 if (_PVALUE_RE.search(sentence) or _CI_RE.search(sentence)) else 0
             score = 2 * min(claim_hits, 2) + min(len(numbers), 3) + stats
@@ -1265,6 +1373,9 @@ def _element_line(el: _Element, indent: str) -> str:
     if el.kind == "code":
         lang = f" ({el.detail})" if el.detail else ""
         return f"{indent}- [code block]{lang} at {_lines_label(el.start, el.end)}"
+    if el.kind == "tldr":
+        what = _TLDR_SHORT_LABELS.get(el.detail, el.detail)
+        return f"{indent}- [{what}] at {_lines_label(el.start, el.end)} <- TL;DR DETECTED"
     return f"{indent}- [callout/quote] at {_lines_label(el.start, el.end)}"
 
 
@@ -1274,20 +1385,20 @@ def _structure_lines(an: _Analysis, prepared: PreparedDocument, max_lines: int) 
     levels = [s.level for s in sections if s.level > 0]
     base = min(levels) if levels else 1
     tldr_section: int | None = None
+    elements = [e for e in an.elements if e.kind != "quote"]
     if tldr.found and tldr.start_line is not None:
         if tldr.method == "named_section":
             tldr_section = next(
                 (i for i, s in enumerate(sections) if s.start_line == tldr.start_line), None
             )
         else:
-            tldr_section = bisect.bisect_right(an.section_starts, tldr.start_line) - 1
-            if tldr_section < 0:
-                tldr_section = None
+            marker = _Element("tldr", tldr.start_line, tldr.end_line or tldr.start_line, tldr.method)
+            elements.append(marker)
+            elements.sort(key=lambda e: (e.start, e.kind != "tldr"))
 
     # (line, depth_rank, is_element) - depth_rank used to thin out long listings
     entries: list[tuple[str, int, bool]] = []
     el_idx = 0
-    elements = [e for e in an.elements if e.kind != "quote" or (tldr.method == "panel" and e.start == tldr.start_line)]
     for i, s in enumerate(sections):
         if s.level == 0:
             indent = ""
@@ -1299,8 +1410,6 @@ def _structure_lines(an: _Analysis, prepared: PreparedDocument, max_lines: int) 
             rank = s.level - base
         if i == tldr_section:
             line += " <- TL;DR DETECTED"
-            if tldr.method != "named_section":
-                line += f" ({tldr_location(tldr, sections)})"
         entries.append((line, rank, False))
         next_start = sections[i + 1].start_line if i + 1 < len(sections) else an.n_lines + 1
         while el_idx < len(elements) and elements[el_idx].start < s.start_line:
@@ -1308,8 +1417,11 @@ def _structure_lines(an: _Analysis, prepared: PreparedDocument, max_lines: int) 
         shown = 0
         hidden = 0
         while el_idx < len(elements) and elements[el_idx].start < next_start:
-            if shown < ELEMENTS_PER_SECTION:
-                entries.append((_element_line(elements[el_idx], indent + "  "), rank + 1, True))
+            el = elements[el_idx]
+            if el.kind == "tldr":
+                entries.append((_element_line(el, indent + "  "), 0, False))
+            elif shown < ELEMENTS_PER_SECTION:
+                entries.append((_element_line(el, indent + "  "), rank + 1, True))
                 shown += 1
             else:
                 hidden += 1
@@ -1399,7 +1511,12 @@ def _excerpt_body_lines(an: _Analysis, start: int, end: int, placeholders: bool)
             continue
         out.append(an.lines[ln - 1])
         ln += 1
-    return _collapse_blank_lines(out)
+    out = _collapse_blank_lines(out)
+    while out and (_HR_LINE_RE.match(out[-1]) or not out[-1].strip()):
+        out.pop()  # thematic breaks closing a section carry no content
+    while out and (_HR_LINE_RE.match(out[0]) or not out[0].strip()):
+        out.pop(0)
+    return out
 
 
 def _build_excerpt(
@@ -1415,7 +1532,8 @@ def _build_excerpt(
         if not body_lines:
             continue
         body = "\n".join(body_lines)
-        body, cut = _truncate_words(body, remaining)
+        remaining -= count_words(marker)
+        body, cut = _truncate_words(body, max(remaining, 1))
         parts.append(f"{marker}\n{body}")
         remaining -= count_words(body)
         if cut:
@@ -1629,7 +1747,7 @@ def load_document(path: str | Path) -> str:
     """Read a document as UTF-8 text, or raise ``DocumentError`` naming the file."""
     p = Path(path)
     if not p.exists():
-        raise DocumentError(f"{p}: no such file")
+        raise DocumentError(f"{p} does not exist")
     if p.is_dir():
         raise DocumentError(f"{p} is a directory, not a document")
     try:
@@ -1655,7 +1773,7 @@ def find_documents(path: str | Path) -> list[Path]:
     """A file -> [file]; a directory -> its *.md / *.markdown files (sorted, not recursive)."""
     p = Path(path)
     if not p.exists():
-        raise DocumentError(f"{p}: no such file or directory")
+        raise DocumentError(f"{p} does not exist")
     if p.is_file():
         return [p]
     found = sorted(

@@ -1,3 +1,5 @@
-from scorers.synthesis import mean_of_scored, review_synthesis
+from scorers.gold import gold_comparison
+from scorers.metrics import nanmean
+from scorers.synthesis import review_synthesis
 
-__all__ = ["mean_of_scored", "review_synthesis"]
+__all__ = ["gold_comparison", "nanmean", "review_synthesis"]

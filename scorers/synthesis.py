@@ -8,39 +8,18 @@ re-synthesizes an old log after a rubric or weight change without model calls.
 
 from __future__ import annotations
 
-import math
-
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Scorer,
-    Target,
-    mean,
-    metric,
-    scorer,
-)
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from review_harness.panel import review_from_store
 from review_harness.render import render_report
 from review_harness.rubric import default_rubric, load_rubric
-
-
-@metric
-def mean_of_scored() -> Metric:
-    """Mean over the samples that have a numeric score (drafts and deferred reviews have none)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = [float(s.score.value) for s in scores if not math.isnan(float(s.score.value))]
-        return sum(values) / len(values) if values else float("nan")
-
-    return compute
+from scorers.metrics import nanmean
 
 
 @scorer(
     metrics={
-        "score": [mean_of_scored()],
+        "score": [nanmean()],
         "complete": [mean()],
         "partial": [mean()],
         "deferred": [mean()],

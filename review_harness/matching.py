@@ -1,0 +1,147 @@
+"""One-to-one matching of predicted findings to gold findings, and the gold metrics.
+
+Deterministic: a pair must share its dimension; its similarity adds lens agreement, text
+similarity (rapidfuzz) between the finding and the gold summary, keyword hits, and evidence
+overlap. Pairs are taken greedily, most similar first, so each finding matches at most once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+from rapidfuzz import fuzz
+
+from review_harness.gold import GoldFile, GoldFinding, normalize_space
+from review_harness.models import Finding, Review
+
+SEVERITIES = ("CRITICAL", "MAJOR", "MINOR")
+MATCH_THRESHOLD = 0.45
+DETERMINISTIC_MATCHER = "deterministic-v1"
+
+
+class Match(BaseModel):
+    finding: str
+    gold: str
+    similarity: float
+    severity_agrees: bool
+
+
+class GoldComparison(BaseModel):
+    """What one review got right and wrong against its gold file."""
+
+    matcher: str
+    matches: list[Match] = Field(default_factory=list)
+    unmatched_findings: list[str] = Field(default_factory=list)
+    missed_gold: list[str] = Field(default_factory=list)
+    missed_must_catch: list[str] = Field(default_factory=list)
+    severity_matrix: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="gold severity -> predicted severity -> count"
+    )
+    precision: float
+    recall: float | None
+    must_catch_recall: float | None
+    severity_agreement: float | None
+    verdict_band_correct: float | None
+    score_in_window: float | None
+    top3_relevance: float | None
+
+
+def _finding_text(f: Finding) -> str:
+    return f"{f.title}. {f.issue} {f.evidence}"
+
+
+def _evidence_overlap(pred: str, gold: str) -> float:
+    if not pred or not gold:
+        return 0.0
+    return fuzz.partial_ratio(normalize_space(pred).lower(), normalize_space(gold).lower()) / 100
+
+
+def similarity(pred: Finding, gold: GoldFinding) -> float:
+    """0..1; 0 when the dimensions differ."""
+    if pred.dimension != gold.dimension:
+        return 0.0
+    text = _finding_text(pred).lower()
+    lens = 1.0 if pred.lens == gold.lens else 0.0
+    wording = fuzz.token_set_ratio(text, f"{gold.summary} {' '.join(gold.keywords)}".lower()) / 100
+    keywords = (
+        sum(1 for k in gold.keywords if k.lower() in text) / len(gold.keywords) if gold.keywords else 0.0
+    )
+    evidence = _evidence_overlap(pred.evidence, gold.evidence)
+    if not gold.evidence and not pred.evidence:
+        evidence = 0.5  # both describe an absence
+    return round(0.35 * lens + 0.25 * wording + 0.2 * keywords + 0.2 * evidence, 4)
+
+
+def match_findings(
+    predicted: Sequence[Finding], gold: Sequence[GoldFinding], threshold: float = MATCH_THRESHOLD
+) -> list[Match]:
+    pairs = sorted(
+        (
+            (similarity(p, g), i, j)
+            for i, p in enumerate(predicted)
+            for j, g in enumerate(gold)
+        ),
+        key=lambda t: (-t[0], t[1], t[2]),
+    )
+    used_p: set[int] = set()
+    used_g: set[int] = set()
+    matches = []
+    for score, i, j in pairs:
+        if score < threshold:
+            break
+        if i in used_p or j in used_g:
+            continue
+        used_p.add(i)
+        used_g.add(j)
+        matches.append(
+            Match(
+                finding=predicted[i].id,
+                gold=gold[j].id,
+                similarity=score,
+                severity_agrees=predicted[i].severity.value == gold[j].severity.value,
+            )
+        )
+    return matches
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def compare_with_gold(
+    review: Review, gold: GoldFile, matches: list[Match], matcher: str = DETERMINISTIC_MATCHER
+) -> GoldComparison:
+    by_id = {f.id: f for f in review.findings}
+    gold_by_id = {g.id: g for g in gold.expected_findings}
+    matched_pred = {m.finding for m in matches}
+    matched_gold = {m.gold for m in matches}
+    must = [g.id for g in gold.expected_findings if g.must_catch]
+    matrix = {g: {p: 0 for p in SEVERITIES} for g in SEVERITIES}
+    for m in matches:
+        matrix[gold_by_id[m.gold].severity.value][by_id[m.finding].severity.value] += 1
+    important_gold = {
+        g.id for g in gold.expected_findings if g.must_catch or g.severity.value in ("CRITICAL", "MAJOR")
+    }
+    gold_of = {m.finding: m.gold for m in matches}
+    top = review.top_fixes[:3]
+    top_hits = sum(1 for fid in top if gold_of.get(fid) in important_gold)
+    scored = review.final_score is not None
+    return GoldComparison(
+        matcher=matcher,
+        matches=matches,
+        unmatched_findings=[f.id for f in review.findings if f.id not in matched_pred],
+        missed_gold=[g.id for g in gold.expected_findings if g.id not in matched_gold],
+        missed_must_catch=[g for g in must if g not in matched_gold],
+        severity_matrix=matrix,
+        # no findings at all means no false positives
+        precision=_ratio(len(matches), len(review.findings)) if review.findings else 1.0,
+        recall=_ratio(len(matches), len(gold.expected_findings)),
+        must_catch_recall=_ratio(len([g for g in must if g in matched_gold]), len(must)),
+        severity_agreement=_ratio(sum(m.severity_agrees for m in matches), len(matches)),
+        verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict else None,
+        score_in_window=(
+            float(gold.score_window[0] <= review.final_score <= gold.score_window[1]) if scored else None
+        ),
+        top3_relevance=_ratio(top_hits, len(top)) if important_gold else None,
+    )

@@ -1,0 +1,1307 @@
+"""Issue detectors, one per checklist concern, each registered under its rubric issue type.
+
+Detectors look at the ``DocView`` through ``ctx.features`` and return a ``Hit`` (or None).
+They quote the document verbatim for evidence and write the issue in terms of what the
+document actually says (the metric, the claim, the heading). Which lens owns an issue type,
+and its severity, come from the rubric (routing is the rubric's; see ``rules.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from review_harness.offline import lexicon as lx
+from review_harness.offline.features import numbers
+from review_harness.offline.registry import Context, Hit, rule
+from review_harness.offline.view import (
+    APPENDIX,
+    CLOSING_ROLES,
+    CONCLUSION,
+    DATA,
+    LIMITATIONS,
+    METHOD,
+    RECOMMENDATION,
+    RESULTS,
+    SUMMARY,
+    Sentence,
+    clean_heading,
+)
+
+
+def _short(text: str, words: int = 14) -> str:
+    parts = text.split()
+    out = " ".join(parts[:words])
+    return out + ("..." if len(parts) > words else "")
+
+
+def _plain(text: str) -> str:
+    """Text for use inside our own sentences: markdown emphasis removed."""
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def _metric_terms(text: str) -> set[str]:
+    terms = set()
+    for pat in (lx.POS_METRIC, lx.NEG_METRIC):
+        for m in pat.finditer(text):
+            t = m.group(0).lower().replace("-", " ")
+            terms.add(re.sub(r"s$", "", t))
+    return terms
+
+
+def _negated_before(text: str, start: int, window: int = 40) -> bool:
+    return bool(lx.NEGATION_NEAR.search(text[max(0, start - window) : start]))
+
+
+# ====================================================================== analysis.methodology
+
+
+_CAUSAL_EXTRA = lx.rx(
+    r"\b(explains? the (?:lift|increase|gain|rise|drop|decline|change|difference|growth|improvement)|"
+    r"(?:is|was|as) the (?:mechanism|driver|cause|reason|active ingredient)|the (?:mechanism|driver) (?:is|was|behind))\b"
+)
+_CONFOUNDER = lx.rx(
+    r"\b(also|at the same time|meanwhile|in parallel|same (?:week|month|time)|simultaneously|coincided)\b"
+    r"[^.]{0,80}\b(launch\w*|chang\w*|refresh\w*|updat\w*|redesign\w*|releas\w*|moved|shipped|introduc\w*|campaign|promotion|price)"
+    r"|\b(launch\w*|chang\w*|refresh\w*|updat\w*|redesign\w*|releas\w*|shipped|introduc\w*)\b[^.]{0,60}\b(also|at the same time|same (?:week|month))\b"
+)
+
+
+def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str]]]:
+    f = ctx.features
+    out = []
+    for s in f.text_sentences:
+        if s.role in (LIMITATIONS, APPENDIX) or s.kind in ("table", "heading"):
+            continue
+        text = s.text
+        if text.rstrip("*_ ").endswith("?"):
+            continue
+        m = lx.CAUSAL_STRONG.search(text) or lx.CAUSAL_DUE.search(text) or _CAUSAL_EXTRA.search(text)
+        if m is None:
+            im = lx.CAUSAL_IMPACT.search(text)
+            if im and f.nums(s):
+                m = im
+        if m is None:
+            continue
+        window = text[max(0, m.start() - 60) : m.end() + 15]
+        if lx.HEDGE.search(window):
+            continue
+        if not (lx.CHANGE_WORD.search(text) or f.nums(s) or lx.POS_METRIC.search(text) or lx.NEG_METRIC.search(text)):
+            continue
+        score = 1.0
+        if s.role in CLOSING_ROLES:
+            score += 2
+        if any(n.notable for n in f.nums(s)):
+            score += 1
+        if lx.CAUSAL_STRONG.search(text):
+            score += 0.5
+        out.append((score, s, m))
+    out.sort(key=lambda t: (-t[0], t[1].line))
+    return out
+
+
+@rule("causal_claim_without_design")
+def causal_claim_without_design(ctx: Context) -> Hit | None:
+    f = ctx.features
+    if f.design is not None or f.comparison_design is not None:
+        return None
+    cands = _causal_candidates(ctx)
+    if not cands:
+        return None
+    _, s, m = cands[0]
+    v = ctx.view
+    before_after = v.first(lx.BEFORE_AFTER, f.text_sentences)
+    confounder = v.first(_CONFOUNDER, [x for x in f.body if x.role != LIMITATIONS])
+    basis = (
+        "The only comparison in the document is before versus after the change"
+        if before_after
+        else "The document shows a correlation, not a comparison against a group that did not get the change"
+    )
+    issue = (
+        f"The text states a causal effect (\"{_plain(m.group(0))}\") in \"{_short(_plain(s.text), 18)}\". "
+        f"{basis}, with no control group, holdout or adjustment, so seasonality, mix shifts or other changes in the same "
+        f"window could explain the difference."
+    )
+    if confounder:
+        issue += f" The document itself mentions another change in that window: \"{_short(_plain(confounder[0].text), 16)}\"."
+    return Hit(
+        title="Causal claim rests on a before/after comparison" if before_after else "Causal claim without a comparison design",
+        issue=issue,
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix=(
+            "Either add a comparison that can support the claim (a holdout that did not get the change, a region or segment "
+            "not yet launched used as a difference-in-differences control, or a regression adjusting for seasonality and other "
+            "launches), or reword to an association, e.g. 'retention rose after the launch; we have not yet isolated the "
+            "launch's contribution'."
+        ),
+        strength=cands[0][0],
+    )
+
+
+@rule("selection_bias_unaddressed")
+def selection_bias_unaddressed(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if v.has(lx.BIAS_ADDRESSED, f.text_sentences):
+        return None
+    selection = lx.rx(
+        r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces) (?:who|that) "
+        r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
+        r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
+        r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
+        r"self[- ]selected|opt(?:ed)?[- ]in|volunteer\w*|early adopters|power users|beta (?:users|testers|group|cohort)|"
+        r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
+    )
+    for s in f.text_sentences:
+        if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
+            continue
+        m = selection.search(s.text)
+        if not m:
+            continue
+        compares = f.nums(s) or re.search(
+            r"\b(than|vs\.?|versus|against|compared|twice|double|higher|lower|more likely|less likely|better|worse)\b", s.text, re.I
+        )
+        if not compares:
+            continue
+        return Hit(
+            title="Self-selected group compared without addressing bias",
+            issue=(
+                f"The comparison in \"{_short(_plain(s.text), 18)}\" splits people by something they chose to do "
+                f"(\"{_plain(m.group(0))}\"). People who opt in differ from those who do not (more motivated, more engaged "
+                f"to begin with), so the gap may reflect who they are rather than the effect of the thing; the document does "
+                f"not discuss this."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=(
+                "Name the selection effect and bound it: compare like with like (match on prior engagement or tenure, "
+                "or compare intent-to-treat groups), or present the gap as descriptive, e.g. 'openers retained better, "
+                "partly because engaged members are more likely to open emails'."
+            ),
+        )
+    return None
+
+
+@rule("assumption_unstated")
+def assumption_unstated(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if v.has(lx.ASSUMPTION, f.text_sentences):
+        return None
+    for s in f.text_sentences:
+        if s.role in (LIMITATIONS, METHOD, DATA) or s.kind == "heading":
+            continue
+        m = lx.PROJECTION.search(s.text)
+        if not m or not any(n.notable for n in f.nums(s)):
+            continue
+        return Hit(
+            title="Projection relies on unstated assumptions",
+            issue=(
+                f"The figure in \"{_short(_plain(s.text), 18)}\" is a projection (\"{_plain(m.group(0))}\"), but the "
+                f"document never says what it assumes: that the measured effect persists, transfers to new groups, and that "
+                f"volumes stay as they are. If any of these fails the number changes, and the reader cannot tell by how much."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=(
+                "List the assumptions behind the projection next to it and show a range, e.g. 'assumes the lift holds at "
+                "half to full strength: $0.8M-$1.6M a year'."
+            ),
+        )
+    return None
+
+
+@rule("method_unjustified")
+def method_unjustified(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    hit = v.first(lx.MODEL_NAME, f.text_sentences)
+    if not hit:
+        return None
+    method_text = [s for s in f.text_sentences if s.role in (METHOD, DATA)] or f.text_sentences
+    if v.has(lx.JUSTIFY, method_text):
+        return None
+    s, m = hit
+    return Hit(
+        title=f"No reason given for using {_plain(m.group(0))}",
+        issue=(
+            f"The analysis uses {_plain(m.group(0))} but does not say why it was chosen over a simpler alternative or what "
+            f"it adds. Readers cannot judge whether the method fits the question."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix=f"Add one or two sentences on why {_plain(m.group(0))} and not the obvious simpler method, and how it was checked.",
+    )
+
+
+# ====================================================================== analysis.logic
+
+
+def _ci_values(text: str) -> list[tuple[float, float]]:
+    out = []
+    for pat in (lx.CI, lx.BRACKET_INTERVAL):
+        for m in pat.finditer(text):
+            try:
+                lo = float(re.sub(r"[^\d.\-]", "", m.group("lo").replace("−", "-")))
+                hi = float(re.sub(r"[^\d.\-]", "", m.group("hi").replace("−", "-")))
+            except ValueError:
+                continue
+            out.append((lo, hi))
+    return out
+
+
+def _evidence_kind(text: str) -> str | None:
+    """'neg' when a sentence reports a null / adverse result, 'pos' for a significant one."""
+    if lx.NONSIG.search(text):
+        return "neg"
+    for lo, hi in _ci_values(text):
+        if lo < 0 < hi:
+            return "neg"
+    for m in lx.PVALUE.finditer(text):
+        try:
+            val = float(m.group("val"))
+        except ValueError:
+            continue
+        op = m.group("op")
+        if op in (">", "≥", ">=") and val >= 0.05:
+            return "neg"
+        if op not in ("<", "≤", "<=", ">", "≥", ">=") and val > 0.05:
+            return "neg"
+    for m in lx.POS_SIG.finditer(text):
+        if not _negated_before(text, m.start(), 25):
+            return "pos"
+    for m in lx.PVALUE.finditer(text):
+        try:
+            if float(m.group("val")) <= 0.05 and m.group("op") not in (">", "≥", ">="):
+                return "pos"
+        except ValueError:
+            continue
+    return None
+
+
+def _adverse_move(text: str) -> bool:
+    pos_m, neg_m = lx.POS_METRIC.search(text), lx.NEG_METRIC.search(text)
+    if pos_m and not neg_m and lx.DECLINE.search(text):
+        return True
+    if neg_m and not pos_m and lx.RISE.search(text):
+        return True
+    return False
+
+
+@rule("conclusion_contradicts_results")
+def conclusion_contradicts_results(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    closing = [s for s in f.closing if s.kind != "heading"]
+    if not closing:
+        return None
+    neg: list[Sentence] = []
+    pos_count = 0
+    for s in f.body:
+        if s.role in (LIMITATIONS, APPENDIX, METHOD) or s.kind == "heading":
+            continue
+        kind = _evidence_kind(s.text)
+        if kind == "neg" or (kind is None and s.kind != "table" and _adverse_move(s.text)):
+            neg.append(s)
+        elif kind == "pos":
+            pos_count += 1
+    if not neg:
+        return None
+    claims: list[tuple[int, Sentence, re.Match[str], Sentence]] = []
+    for c in closing:
+        if _evidence_kind(c.text) == "neg" or lx.NONSIG.search(c.text):
+            continue
+        for pat, kind in ((lx.POS_CLAIM, "claim"), (lx.ROLLOUT, "rollout")):
+            for m in pat.finditer(c.text):
+                if _negated_before(c.text, m.start(), 30):
+                    continue
+                if kind == "claim":
+                    terms = _metric_terms(c.text)
+                    for r in neg:
+                        if terms & _metric_terms(r.text):
+                            claims.append((3, c, m, r))
+                            break
+                else:
+                    primary = [
+                        r for r in neg if re.search(r"\bprimary\b", r.text + " " + r.section, re.I) or pos_count == 0
+                    ]
+                    if primary:
+                        claims.append((2, c, m, primary[0]))
+                break
+    if not claims:
+        return None
+    claims.sort(key=lambda t: (-t[0], t[1].line))
+    _, c, m, r = claims[0]
+    where = "recommendation" if c.role == RECOMMENDATION else ("summary" if c.role == SUMMARY else "conclusion")
+    return Hit(
+        title="Conclusion says the opposite of the reported result",
+        issue=(
+            f"The results report \"{_short(_plain(r.text), 22)}\" ({v.location(r)}), yet the {where} states "
+            f"\"{_short(_plain(c.text), 18)}\". A null or adverse result is being presented as a win, which would lead readers "
+            f"to act on an effect the data does not show."
+        ),
+        evidence=v.quote(c, m),
+        location=v.location(c),
+        suggested_fix=(
+            "Make the summary and recommendation match the primary result, e.g. 'conversion did not change detectably "
+            "(-0.2 pp, CI -0.5 to +0.1)'; if a segment result motivates a decision, label it exploratory and propose a "
+            "confirmatory test instead of a full rollout."
+        ),
+        strength=3,
+    )
+
+
+@rule("unsupported_conclusion")
+def unsupported_conclusion(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    overclaim = lx.rx(
+        r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
+        r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"
+        r"(?:users|customers|everyone|people|shoppers|members|buyers|teams) (?:clearly )?(?:love|hate|prefer|want)s?\b|"
+        r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
+    )
+    candidates = [s for s in f.text_sentences if s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and s.kind != "heading"]
+    for s in candidates:
+        m = overclaim.search(s.text)
+        if not m or _negated_before(s.text, m.start(), 20):
+            continue
+        if s.text.rstrip("*_ ").endswith("?"):
+            continue
+        return Hit(
+            title="Conclusion stated more strongly than the evidence",
+            issue=(
+                f"\"{_short(_plain(s.text), 18)}\" asserts a conclusion (\"{_plain(m.group(0))}\") that no reported result "
+                f"backs at that strength. Readers will take it as established when the document only shows suggestive "
+                f"evidence."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=(
+                "Point the claim at the result that supports it, or scale it down to what was measured, e.g. replace "
+                "'customers love it' with the survey score and its sample size."
+            ),
+            strength=1.5 if s.role in CLOSING_ROLES else 1.0,
+        )
+    # a conclusion with no quantitative results behind it
+    concl = [s for s in f.closing if s.kind != "heading" and lx.CONCLUSION_SIGNAL.search(s.text)]
+    if concl and not f.results_present and f.method_present:
+        s = concl[0]
+        return Hit(
+            title="Conclusion has no result behind it",
+            issue=(
+                f"The document concludes \"{_short(_plain(s.text), 18)}\" but reports no results (no numbers, tables or "
+                f"tests) that the conclusion could rest on."
+            ),
+            evidence=v.quote(s),
+            location=v.location(s),
+            suggested_fix="Add the result that supports the conclusion (the metric, its change and its uncertainty) before stating it.",
+        )
+    return None
+
+
+_YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
+
+
+@rule("untraceable_number")
+def untraceable_number(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if not f.body_values:
+        return None
+    if v.is_extraction and v.part_absent("RESULTS EXCERPT"):
+        return None
+    closing = [s for s in f.closing if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION) and s.kind != "heading"]
+    for s in closing:
+        for n in f.nums(s):
+            if not n.notable or abs(n.value) == 100 or (n.unit == "" and abs(n.value) < 10 and "." not in n.raw):
+                continue
+            if _YEARLIKE.match(n.raw.strip()):
+                continue
+            if f.traceable(n.value):
+                continue
+            return Hit(
+                title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
+                issue=(
+                    f"\"{_short(_plain(s.text), 18)}\" cites {n.raw}, but that figure (or a simple difference or ratio of "
+                    f"reported figures) does not appear anywhere in the body. Readers cannot check where it comes from."
+                ),
+                evidence=v.quote(s, re.search(re.escape(n.raw), s.text)),
+                location=v.location(s),
+                suggested_fix=f"Show how {n.raw} is derived in the results (the inputs and the calculation), or replace it with the figure the results report.",
+            )
+    return None
+
+
+# ====================================================================== analysis.completeness
+
+
+@rule("missing_section")
+def missing_section(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if f.word_count_small:
+        return None
+    missing = []
+    if not f.method_present:
+        missing.append("method")
+    if not f.results_present:
+        missing.append("results")
+    if not f.conclusion_present:
+        missing.append("conclusion")
+    if not missing:
+        return None
+    names = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
+    placeholder = next(
+        (s for s in f.text_sentences if lx.PLACEHOLDER.search(s.text) and s.role in (METHOD, DATA, RESULTS, CONCLUSION, RECOMMENDATION)),
+        None,
+    )
+    issue = (
+        f"No {names} section could be found"
+        + (" (only a placeholder is there)" if placeholder else "")
+        + f", so the {names} cannot be evaluated. "
+        + "A reader cannot tell how the numbers were produced or what they add up to."
+    )
+    return Hit(
+        title=f"Missing {names}",
+        issue=issue,
+        evidence=v.quote(placeholder, lx.PLACEHOLDER.search(placeholder.text)) if placeholder else "",
+        location=v.location(placeholder) if placeholder else "whole document",
+        suggested_fix=(
+            f"Add a short {missing[0]} section"
+            + (": the data, the comparison and the test used" if missing[0] == "method" else "")
+            + (": the headline metric with its change and interval" if missing[0] == "results" else "")
+            + (": what the results mean and what to do" if missing[0] == "conclusion" else "")
+            + "."
+        ),
+        absence=True,
+        consider=f"Consider adding the {names} before the final version.",
+        strength=len(missing),
+    )
+
+
+@rule("key_question_unanswered")
+def key_question_unanswered(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    q = f.question
+    if q is None:
+        return None
+    qs, _ = q
+    deferral = v.first(lx.DEFERRAL, [s for s in f.text_sentences if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION, RESULTS)] or f.closing)
+    if deferral is None and f.conclusion_present:
+        return None
+    s, m = deferral if deferral else (qs, None)
+    return Hit(
+        title="The question the document sets out to answer is left open",
+        issue=(
+            f"The document asks \"{_short(_plain(qs.text), 20)}\" but "
+            + (f"its answer is deferred (\"{_plain(m.group(0))}\")." if m else "never gives an answer to it.")
+            + " A reader who needs the answer for a decision leaves without one."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="State the best current answer to the question, with its confidence, and what would change it (e.g. 'Probably yes, +0.8 pp churn; confirm with the DiD by 20 May').",
+        absence=m is None,
+        consider="Consider stating your current best answer to the question, even if provisional.",
+    )
+
+
+@rule("followup_missing")
+def followup_missing(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if not f.results_present or v.word_count < 500:
+        return None
+    cut = lx.rx(
+        r"\b(segment\w*|robust\w*|sensitivity|breakdown|broken down|by (?:region|platform|device|country|market|channel|tenure|cohort|segment|category)|"
+        r"cohorts?|heterogene\w*|subgroups?|split by|per[- ](?:segment|region|platform)|placebo|alternative specification|"
+        r"check(?:ed)? (?:whether|that|if)|we also|on both|across (?:segments|regions|platforms|devices)|ios|android|mobile|desktop)\b"
+    )
+    if v.has(cut, f.text_sentences):
+        return None
+    headline = next((s for s in f.results if any(n.notable for n in f.nums(s)) and s.kind != "table"), None)
+    if headline is None:
+        return None
+    return Hit(
+        title="Headline result not checked across segments",
+        issue=(
+            f"The result \"{_short(_plain(headline.text), 16)}\" is reported only in aggregate; there is no segment cut or "
+            f"robustness check to show that it holds broadly rather than in one group."
+        ),
+        evidence=v.quote(headline),
+        location=v.location(headline),
+        suggested_fix="Add the obvious cut (e.g. by platform or new vs returning) or one robustness check, or say why it was not needed.",
+        absence=True,
+        consider="Consider adding one segment cut or robustness check.",
+    )
+
+
+@rule("unsourced_claim")
+def unsourced_claim(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    pattern = lx.rx(
+        r"\b(industry (?:benchmarks?|data|research|studies|standards?|averages?)|research (?:shows|suggests|has shown|finds|says)|"
+        r"studies (?:show|suggest|have shown|find)|(?:it is|it's) (?:well[- ]known|widely known|common knowledge)|"
+        r"experts? (?:agree|say)|according to (?:industry|experts|research)|best practices? (?:says|suggests|show)|"
+        r"benchmarks? (?:show|suggest))\b"
+    )
+    sourced = re.compile(r"https?://|\[\d+\]|\[[^\]]+\]\([^)]+\)|\((?:[A-Z][\w&.]+(?: et al\.?)?,? \d{4})\)|\bsource:|\bper [A-Z]\w+ \(\d{4}\)", re.I)
+    for s, m in v.find(pattern, f.text_sentences):
+        if sourced.search(s.text):
+            continue
+        return Hit(
+            title="External claim with no source",
+            issue=(
+                f"\"{_short(_plain(s.text), 20)}\" leans on outside evidence (\"{_plain(m.group(0))}\") without naming it, "
+                f"so the reader cannot check it or judge whether it applies here."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix="Cite the source (who, when, link) or drop the claim.",
+        )
+    return None
+
+
+# ====================================================================== analysis.metrics
+
+
+def _headline(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | None:
+    f = ctx.features
+    for group in (f.summary, f.results, f.closing, f.text_sentences):
+        for s in group:
+            if s.kind == "heading":
+                continue
+            m = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)
+            if m:
+                return s, m
+    return None
+
+
+@rule("no_uncertainty")
+def no_uncertainty(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if f.uncertainty is not None:
+        return None
+    effects = [s for s in f.text_sentences if lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)]
+    if len(effects) < 2:
+        return None
+    head = _headline(ctx)
+    if head is None:
+        return None
+    s, m = head
+    return Hit(
+        title="Headline numbers have no uncertainty or sample size",
+        issue=(
+            f"Effects such as \"{_short(_plain(s.text), 16)}\" are given as point estimates: there is no confidence interval, "
+            f"test or sample size anywhere in the document. Without them the reader cannot tell a real change from noise."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Report the sample size and a 95% interval next to each headline number, e.g. '+4.6 pts (95% CI +3.1 to +6.1; n = 68,000)'.",
+        absence=True,
+        consider="Consider adding intervals and sample sizes to the headline numbers.",
+        strength=1.5,
+    )
+
+
+@rule("metric_without_baseline")
+def metric_without_baseline(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    level_only: list[tuple[Sentence, re.Match[str]]] = []
+    numeric = 0
+    for s in f.summary + [x for x in f.results if x not in f.summary]:
+        if s.kind in ("heading", "table"):
+            continue
+        nums = [n for n in f.nums(s) if n.notable]
+        if not nums or not lx.METRIC_NOUN.search(s.text):
+            continue
+        numeric += 1
+        if lx.COMPARISON.search(s.text):
+            continue
+        m = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text) or lx.NUMBER.search(s.text)
+        level_only.append((s, m))
+    if not level_only:
+        return None
+    summary_hit = [t for t in level_only if t[0].role == SUMMARY]
+    if not summary_hit and (len(level_only) < 3 or len(level_only) / max(numeric, 1) < 0.6):
+        return None
+    s, m = (summary_hit or level_only)[0]
+    return Hit(
+        title="Headline number has no baseline",
+        issue=(
+            f"\"{_short(_plain(s.text), 18)}\" reports a level with nothing to judge it against: no prior period, control "
+            f"group, target or benchmark. The reader cannot tell whether the number is good, bad or normal."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Put the comparison next to the number, e.g. '42% adoption (vs 35% for the previous feature after the same 4 weeks)'.",
+    )
+
+
+@rule("statistical_vs_practical")
+def statistical_vs_practical(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    sig = None
+    for s in f.text_sentences:
+        m = lx.SIG_CLAIM.search(s.text)
+        if m and not _negated_before(s.text, m.start(), 25):
+            sig = (s, m)
+            break
+    if sig is None:
+        return None
+    if v.has(lx.PRACTICAL, f.text_sentences):
+        return None
+    s, m = sig
+    return Hit(
+        title="Significance reported without practical size",
+        issue=(
+            f"\"{_short(_plain(s.text), 18)}\" stresses statistical significance but the document never says how big the "
+            f"effect is in practical terms (absolute change, per-user value, money). A significant effect can still be too "
+            f"small to matter."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Add the effect in absolute and business terms next to the test, e.g. '+0.7 pp, about 7 more paying customers per 1,000 trials (~$40k a month)'.",
+    )
+
+
+@rule("metric_undefined")
+def metric_undefined(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    counts: Counter[str] = Counter()
+    first: dict[str, tuple[Sentence, re.Match[str]]] = {}
+    for s in f.text_sentences:
+        if s.kind == "heading":
+            continue
+        for m in lx.CUSTOM_METRIC.finditer(s.text):
+            phrase = m.group(1).lower().strip()
+            words = phrase.split()
+            # keep the metric name itself: the noun and at most two words before it
+            if any(phrase.endswith(std) for std in lx.STANDARD_METRICS):
+                continue
+            if words[0] in ("the", "a", "an", "our", "this", "that", "its", "their", "of", "and", "or", "in", "on", "per", "with"):
+                phrase = " ".join(words[1:])
+                if len(phrase.split()) < 2:
+                    continue
+            counts[phrase] += 1
+            first.setdefault(phrase, (s, m))
+    text = v.content
+    for phrase, n in counts.most_common():
+        s, m = first[phrase]
+        if n < 2 and s.role != SUMMARY:
+            continue
+        esc = re.escape(phrase)
+        if re.search(rf"{esc}\s*(?:\(|:|=|—|–| - )", text, re.I):
+            continue
+        if any(
+            re.search(esc, x.text, re.I) and lx.DEFINITION_CUE.search(x.text)
+            for x in f.text_sentences
+        ):
+            continue
+        if any(re.search(esc, x.text, re.I) for x in f.text_sentences if x.role == DATA and x.kind == "bullet"):
+            continue
+        return Hit(
+            title=f"'{phrase}' is never defined",
+            issue=(
+                f"The document relies on \"{phrase}\" ({n} mentions) but never says how it is calculated: which events, "
+                f"which population, which time window. Readers will fill in their own definition."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=f"Define {phrase} where it is first used, e.g. '{phrase}: <numerator> / <denominator> over <window>'.",
+        )
+    return None
+
+
+# ====================================================================== communication.structure
+
+
+def _tldr_weakness(ctx: Context) -> str | None:
+    t = ctx.view.tldr
+    if not t.found:
+        return None
+    text = _plain(t.text)
+    if not text:
+        return "it is empty"
+    has_number = bool(numbers(text))
+    has_finding = bool(lx.FINDING_VERB.search(text))
+    if lx.TLDR_PURPOSE.search(text) and not has_number:
+        return "it describes what the document covers instead of stating the answer"
+    if not has_number and not has_finding:
+        return "it states no finding and no number"
+    if ctx.workflow == "proactive" and not lx.IMPACT.search(text):
+        return "it does not say what the finding is worth or who it affects"
+    if ctx.workflow == "reactive" and not (lx.DIRECT_ANSWER.search(text) or has_number):
+        return "it does not answer the stakeholder's question directly"
+    return None
+
+
+@rule("tldr_missing")
+def tldr_missing(ctx: Context) -> Hit | None:
+    v = ctx.view
+    f = ctx.features
+    if v.tldr.found or f.word_count_small:
+        return None
+    answer = next((s for s in f.prose if lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION)), None)
+    where = f" The answer only appears in {v.location(answer)}." if answer else ""
+    ask = "the direct answer to the question" if ctx.workflow == "reactive" else "the main finding, its impact and the recommendation"
+    return Hit(
+        title="No TL;DR up front",
+        issue=(
+            f"There is no summary at the top of the document: a reader has to read all {v.word_count:,} words to learn "
+            f"the answer.{where}"
+        ),
+        evidence="",
+        location="Top of document",
+        suggested_fix=f"Open with a three-line TL;DR stating {ask}, e.g. 'Billing tickets rose 58% after the migration; fix the PO field by 15 Nov (Finance Eng).'",
+        absence=True,
+        consider="Consider adding a two-to-three sentence TL;DR at the top with the answer.",
+        strength=2,
+    )
+
+
+@rule("weak_tldr")
+def weak_tldr(ctx: Context) -> Hit | None:
+    v = ctx.view
+    reason = _tldr_weakness(ctx)
+    if reason is None:
+        return None
+    first = next((s for s in ctx.features.summary if s.kind != "heading"), None)
+    return Hit(
+        title="TL;DR does not state the answer",
+        issue=(
+            f"A summary exists, but {reason}: \"{_short(_plain(v.tldr.text), 20)}\". Busy readers stop there, so they leave "
+            f"without the finding."
+        ),
+        evidence=v.quote(first) if first else "",
+        location=v.location(first) if first else "TL;DR",
+        suggested_fix="Rewrite the TL;DR as answer + impact + action, e.g. 'Churn rose 1.2 pts after the price change (CI 0.6-1.8); we recommend grandfathering long-tenure users.'",
+    )
+
+
+@rule("buried_lede")
+def buried_lede(ctx: Context) -> Hit | None:
+    v = ctx.view
+    f = ctx.features
+    if f.word_count_small or v.is_extraction and not v.tldr.found:
+        return None
+    t = v.tldr
+    late_tldr = t.found and t.start_line is not None and not v.is_extraction and t.start_line / max(v.n_lines, 1) > 0.4
+    weak = _tldr_weakness(ctx) is not None
+    if not late_tldr and not (t.found and weak):
+        return None
+    answer = next(
+        (s for s in f.prose if s.role != SUMMARY and (lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION))),
+        None,
+    )
+    if late_tldr:
+        first = next((s for s in f.summary if s.kind != "heading"), None)
+        target = first
+    else:
+        if answer is None or answer.pos < 0.5:
+            return None
+        target = answer
+    if target is None:
+        return None
+    return Hit(
+        title="Key finding is buried deep in the document",
+        issue=(
+            f"The main message (\"{_short(_plain(target.text), 18)}\") first appears at {v.location(target)}, "
+            f"{round(target.pos * 100)}% of the way through. Readers who skim the top will miss it."
+        ),
+        evidence=v.quote(target),
+        location=v.location(target),
+        suggested_fix="Move that statement to the first lines of the document as the TL;DR and keep the detail below it.",
+    )
+
+
+@rule("no_structure")
+def no_structure(ctx: Context) -> Hit | None:
+    v = ctx.view
+    f = ctx.features
+    if v.word_count < 250:
+        return None
+    if len(v.content_headings) >= 2:
+        return None
+    if v.is_extraction and not v.structure_inferred:
+        return None
+    first = next((s for s in f.prose), None)
+    return Hit(
+        title="Running text without sections",
+        issue=(
+            f"The {v.word_count:,}-word document has no section headings, so a reader cannot jump to the method, the "
+            f"results or the recommendation; they have to read everything in order to find them."
+        ),
+        evidence="",
+        location="whole document",
+        suggested_fix="Break the text into sections whose headings carry the message, e.g. 'TL;DR', 'How we measured it', 'Churn rose 1.2 pts in March', 'What we recommend'.",
+        absence=True,
+        consider="Consider adding section headings (TL;DR, method, results, recommendation).",
+        strength=1 if first else 0.5,
+    )
+
+
+@rule("generic_headings")
+def generic_headings(ctx: Context) -> Hit | None:
+    v = ctx.view
+    heads = [h for h in v.content_headings if clean_heading(h.text)]
+    content = [h for h in heads if not lx.NON_CONTENT_HEADING.match(clean_heading(h.text))]
+    if not content:
+        return None
+    numbered = [h for h in content if lx.SECTION_NUMBERED_HEADING.match(clean_heading(h.text))]
+    generic = [h for h in content if lx.GENERIC_HEADING.match(clean_heading(h.text))]
+    if not (len(numbered) >= 2 or (len(generic) >= 3 and len(generic) / len(content) >= 0.6)):
+        return None
+    examples = ", ".join(f"'{h.text}'" for h in (numbered or generic)[:4])
+    h = (numbered or generic)[0]
+    return Hit(
+        title="Headings are labels, not signposts",
+        issue=(
+            f"{len(numbered or generic)} of {len(content)} section headings ({examples}) only label the part of the "
+            f"document; none tells the reader what the section found. Skimmers cannot get the story from the headings."
+        ),
+        evidence=h.text.strip(),
+        location=f"Heading at line {h.line}" if not v.is_extraction else "Extraction, STRUCTURE",
+        suggested_fix="Rename headings to state the takeaway, e.g. 'Results' -> 'Both primary metrics improved, conversion +0.7 pp'.",
+    )
+
+
+# ====================================================================== communication.audience
+
+
+@rule("limitations_missing")
+def limitations_missing(ctx: Context) -> Hit | None:
+    v = ctx.view
+    f = ctx.features
+    if f.word_count_small:
+        return None
+    if v.is_extraction:
+        if not v.part_absent("LIMITATIONS STATED"):
+            return None
+        if v.has(lx.LIMITATION, f.text_sentences):
+            return None
+    elif f.limitation is not None:
+        return None
+    return Hit(
+        title="No limitations or scope stated",
+        issue=(
+            "Nowhere does the document say what the analysis does not cover or where the result may not hold (time window, "
+            "population, data quality, design). Downstream readers may apply the numbers beyond what they support."
+        ),
+        evidence="",
+        location="whole document",
+        suggested_fix="Add a short 'Limitations' list: the population and period covered, what the design cannot rule out, and known data issues.",
+        absence=True,
+        consider="Consider adding a short limitations list.",
+    )
+
+
+@rule("jargon_unexplained")
+def jargon_unexplained(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    audience = ctx.audience
+    known = set(lx.COMMON_ACRONYMS)
+    if audience in ("ds", "tech"):
+        known |= lx.DS_ACRONYMS
+    undefined = [(tok, s, m) for tok, s, m, d in f.acronyms if not d and tok not in known and tok.rstrip("S") not in known]
+    jargon_words: list[tuple[str, Sentence, re.Match[str]]] = []
+    if audience in ("exec", "mixed"):
+        seen = set()
+        for s in f.prose:
+            for m in lx.DS_JARGON.finditer(s.text):
+                w = m.group(0).lower()
+                if w in seen:
+                    continue
+                seen.add(w)
+                after = s.text[m.end() : m.end() + 30]
+                if re.match(r"\s*(?:\(|, (?:which|i\.e\.|that is|meaning)|:)", after):
+                    continue
+                jargon_words.append((m.group(0), s, m))
+    threshold = {"exec": 2, "mixed": 3, "tech": 4, "ds": 4}.get(audience, 3)
+    terms = undefined + (jargon_words if audience == "exec" else jargon_words[: max(0, len(jargon_words) - 2)])
+    if len(terms) < threshold:
+        return None
+    tok, s, m = terms[0]
+    names = ", ".join(t for t, _, _ in terms[:6])
+    reader = {"exec": "an executive", "mixed": "the non-specialists in a mixed audience", "tech": "a technical lead outside the team", "ds": "a data scientist outside the team"}.get(audience, "the reader")
+    return Hit(
+        title="Acronyms and jargon used without explanation",
+        issue=(
+            f"{len(terms)} terms are used without being spelled out or explained ({names}); {reader} will not know all of "
+            f"them, and several carry the key results."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix=f"Spell out each acronym on first use and explain the technical terms in plain words, e.g. '{tok} (…what it stands for and means…)', or add a short glossary.",
+        strength=min(len(terms) / threshold, 3),
+    )
+
+
+@rule("wrong_detail_level")
+def wrong_detail_level(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    audience = ctx.audience
+    if audience == "exec":
+        method_words = sum(len(s.text.split()) for s in f.text_sentences if s.role in (METHOD, DATA))
+        total = max(sum(len(s.text.split()) for s in f.text_sentences), 1)
+        jargon = {m.group(0).lower() for s in f.prose for m in lx.DS_JARGON.finditer(s.text)}
+        heavy = (method_words / total >= 0.35 and total >= 400) or v.code_lines >= 10 or len(jargon) >= 6
+        if not heavy:
+            return None
+        s = next((x for x in f.text_sentences if x.role in (METHOD, DATA) and x.kind != "heading"), None) or next(
+            (x for x in f.prose if lx.DS_JARGON.search(x.text)), None
+        )
+        return Hit(
+            title="Too much method detail for an executive reader",
+            issue=(
+                f"About {round(100 * method_words / total)}% of the text is method and data detail"
+                + (f", with technical terms such as {', '.join(sorted(jargon)[:4])}" if jargon else "")
+                + ". An executive needs the answer, its impact and the decision; the detail hides them."
+            ),
+            evidence=v.quote(s) if s else "",
+            location=v.location(s),
+            suggested_fix="Lead with the decision and impact in plain language and move the method detail to an appendix, keeping one sentence on how confident we are.",
+        )
+    deck = f.reads_as_deck
+    if len(deck) < 2 and not (f.bullet_share >= 0.7 and v.word_count < 1500 and audience in ("ds", "tech")):
+        return None
+    thin = f.uncertainty is None or not f.method_present
+    if audience in ("ds", "tech") or (audience == "mixed" and thin and len(deck) >= 2):
+        s = deck[0] if deck else next((x for x in f.text_sentences if x.kind == "bullet"), None)
+        missing = []
+        if f.uncertainty is None:
+            missing.append("no intervals, tests or sample sizes")
+        if not f.method_present:
+            missing.append("no method description")
+        reader = {"ds": "data scientists", "tech": "technical reviewers", "mixed": "a mixed audience"}[audience if audience in ("ds", "tech", "mixed") else "mixed"]
+        return Hit(
+            title="Slide deck recycled for a different audience",
+            issue=(
+                f"The document is a presentation deck (slide markers, bullet fragments) pasted for {reader}"
+                + (f", with {' and '.join(missing)}" if missing else "")
+                + ". Headline claims that worked in a live readout cannot be checked by readers who were not in the room."
+            ),
+            evidence=v.quote(s) if s else "",
+            location=v.location(s),
+            suggested_fix="Rewrite as a document for this reader: a TL;DR, the design and metric definitions, results with intervals and sample sizes, and the caveats; keep the slides as an appendix link.",
+            strength=2,
+        )
+    return None
+
+
+@rule("handoff_risk")
+def handoff_risk(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    strong = v.first(lx.HANDOFF_STRONG, f.text_sentences)
+    internal = []
+    for s in f.text_sentences:
+        for m in lx.INTERNAL_NAME.finditer(s.text):
+            name = m.group(0).strip("`")
+            after = s.text[m.end() : m.end() + 3]
+            if after.lstrip().startswith("("):
+                continue
+            internal.append((name, s, m))
+    named = lx.rx(r"\b(?:the )?([A-Z][a-z]+) (?:sizing |forecast |scoring |attribution )?(?:model|dashboard|framework|workbook|tracker|report)\b", 0)
+    for s in f.text_sentences:
+        for m in named.finditer(s.text):
+            if m.group(1) in ("The", "This", "Our", "A", "An", "Each", "Any"):
+                continue
+            after = s.text[m.end() : m.end() + 30]
+            if re.match(r"\s*(?:\(|,\s*(?:which|a|an|our))", after):
+                continue
+            internal.append((m.group(0), s, m))
+    if strong is None and len({n for n, _, _ in internal}) < 2:
+        return None
+    if strong is not None:
+        s, m = strong
+        what = f"\"{_plain(m.group(0))}\""
+    else:
+        _, s, m = internal[0]
+        what = ", ".join(sorted({f"'{n}'" for n, _, _ in internal})[:4])
+    return Hit(
+        title="Relies on context only the author's team has",
+        issue=(
+            f"The document refers to {what} without explaining it. A reader who was not in the room, or joins later, "
+            f"cannot follow or verify that part."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Replace insider references with the fact itself or a link, and spell out internal names the first time (what the model or table is and who owns it).",
+    )
+
+
+# ====================================================================== communication.conciseness
+
+
+@rule("data_dump")
+def data_dump(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    table_rows = sum(1 for s in f.text_sentences if s.kind == "table")
+    tables = len(v.tables) if not v.is_extraction else sum(1 for s in f.text_sentences if s.kind == "table" and s.text.startswith("[table"))
+    prose_words = sum(len(s.text.split()) for s in f.prose)
+    numbers_total = sum(len(f.nums(s)) for s in f.text_sentences)
+    interpret = len(f.interpretive)
+    heavy = tables >= 4 or table_rows >= 30 or numbers_total >= 60
+    if not heavy:
+        return None
+    per_table = prose_words / max(tables, 1)
+    thin = interpret <= max(2, tables // 2) or (tables >= 4 and per_table < 45)
+    if not thin:
+        return None
+    first_table = next((s for s in f.text_sentences if s.kind == "table"), None)
+    return Hit(
+        title="Tables and numbers without interpretation",
+        issue=(
+            f"The document presents {tables} tables ({table_rows} rows, about {numbers_total} numbers) with only "
+            f"{interpret} sentence(s) that say what the numbers mean. The reader has to do the analysis themselves "
+            f"and may pick the wrong takeaway."
+        ),
+        evidence=v.quote(first_table) if first_table else "",
+        location=v.location(first_table),
+        suggested_fix="Keep the two or three tables that carry the argument, put one sentence above each stating its takeaway, and move the rest to an appendix.",
+        strength=2,
+    )
+
+
+@rule("placeholder_left")
+def placeholder_left(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    hits = [(s, m) for s in v.sentences if s.role not in ("meta",) for m in [lx.PLACEHOLDER.search(s.text)] if m]
+    if not hits:
+        return None
+    s, m = hits[0]
+    tokens = sorted({_plain(m2.group(0)) for s2, _ in hits for m2 in lx.PLACEHOLDER.finditer(s2.text)})
+    return Hit(
+        title="Placeholders left in the text",
+        issue=(
+            f"The document still contains {len(hits)} unfinished placeholder(s) ({', '.join(tokens[:5])}). "
+            f"Shared like this, readers see unfinished work and cannot tell which parts are final."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Fill in or remove every TODO/TBD before sharing; if a part is genuinely pending, say so in one line with a date.",
+    )
+
+
+@rule("appendix_in_body")
+def appendix_in_body(ctx: Context) -> Hit | None:
+    v = ctx.view
+    f = ctx.features
+    if v.is_extraction:
+        return None
+    body_code = [(a, b) for a, b, role in v.code_blocks if role != APPENDIX]
+    code_lines = sum(max(0, b - a - 1) for a, b in body_code)
+    big_tables = [(start, rows, sec) for start, rows, sec, role in v.tables if role != APPENDIX and rows >= 16]
+    if code_lines < 15 and not big_tables:
+        return None
+    if code_lines >= 15:
+        a, _ = body_code[0]
+        s = next((x for x in v.sentences if x.line >= a), None)
+        detail = f"{code_lines} lines of code/query"
+        line = a
+    else:
+        line, rows, sec = big_tables[0]
+        detail = f"a {rows}-row table" + (f" in '{sec}'" if sec else "")
+        s = next((x for x in v.sentences if x.line == line), None)
+    return Hit(
+        title="Supporting detail sits in the main body",
+        issue=(
+            f"The main body carries {detail} at line {line}. It supports the analysis but slows the reader down before the "
+            f"conclusion."
+        ),
+        evidence=v.quote(s) if s else "",
+        location=f"line {line}",
+        suggested_fix="Move it to an appendix and keep a one-line summary (or the three rows that matter) in the body.",
+    )
+
+
+@rule("visual_unclear")
+def visual_unclear(ctx: Context) -> Hit | None:
+    v = ctx.view
+    for line, alt, nxt in v.images:
+        if lx.UNCAPTIONED_ALT.match(alt.strip().lower()) and not re.match(r"^(?:\*|_|figure|fig\.|chart|source)", nxt, re.I):
+            raw = v.content.split("\n")[line - 1].strip()
+            return Hit(
+                title="Chart without caption or takeaway",
+                issue=f"The image at line {line} has no descriptive caption or stated takeaway, so the reader must guess what it shows and why it is there.",
+                evidence=raw[:200],
+                location=f"line {line}",
+                suggested_fix="Give each chart a title that states its takeaway, labelled axes with units, and one sentence below saying what to notice.",
+            )
+    return None
+
+
+@rule("polish")
+def polish(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    problems: list[tuple[str, Sentence, re.Match[str]]] = []
+    for s in f.prose:
+        for pat, label in ((lx.TYPO, "typo"), (lx.BROKEN_REF, "broken reference")):
+            m = pat.search(s.text)
+            if m:
+                problems.append((label, s, m))
+        m = lx.REPEATED_WORD.search(s.text)
+        if m and m.group(1).lower() not in ("that", "had", "is", "very", "bye", "ha", "no", "so"):
+            problems.append(("repeated word", s, m))
+    if not problems:
+        return None
+    label, s, m = problems[0]
+    return Hit(
+        title="Typos or broken references",
+        issue=f"There are {len(problems)} polish problem(s), e.g. a {label} (\"{m.group(0)}\"). Small slips make careful readers doubt the numbers too.",
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Run a spell-check and fix the flagged spots; check every cross-reference resolves.",
+    )
+
+
+# ====================================================================== communication.actionability
+
+
+@rule("no_recommendation")
+def no_recommendation(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if f.word_count_small:
+        return None
+    if f.recommendations:
+        return None
+    decision = lx.rx(r"\b(we (?:should|will|plan|propose|suggest)|let's|decision|decide|roll(?:ing)? ?out|launch|stop|keep|continue)\b")
+    if any(decision.search(s.text) for s in f.closing):
+        return None
+    last = f.closing[-1] if f.closing else None
+    return Hit(
+        title="No recommendation or next step",
+        issue=(
+            "The document reports findings but never says what the reader should do with them: no recommendation, decision "
+            "or next step appears anywhere. The reader cannot act on it."
+        ),
+        evidence="",
+        location="whole document" if last is None else "End of document",
+        suggested_fix="End with a short 'What we recommend' list: the action, who owns it and by when, e.g. 'Roll back the price for tenure > 24 months (Pricing, by 1 July)'.",
+        absence=True,
+        consider="Consider adding what you expect to recommend, even provisionally.",
+        strength=2,
+    )
+
+
+@rule("recommendation_vague")
+def recommendation_vague(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    recos = [s for s in f.recommendations if s.kind != "heading"]
+    if not recos:
+        return None
+    def owner_of(s: Sentence) -> bool:
+        for m in lx.OWNER.finditer(s.text):
+            word = m.group(0).split()[0].strip("(@")
+            if lx.OWNER_STOP.match(word):
+                continue
+            return True
+        return False
+
+    owners = [s for s in recos if owner_of(s)]
+    timed = [s for s in recos if lx.TIMING.search(s.text)]
+    vague = [(s, m) for s in recos for m in [lx.VAGUE_ACTION.search(s.text)] if m]
+    hedged = [(s, m) for s in recos for m in [re.search(r"\b(pending (?:alignment|discussion|approval|review)|if there is appetite|at some point|when possible|as needed|tbd|to follow)\b", s.text, re.I)] if m]
+    need_owner = ctx.workflow == "proactive"
+    problem = None
+    if need_owner and not owners:
+        problem = "no owner"
+    elif not owners and not timed:
+        problem = "no owner and no date"
+    elif (len(vague) + len(hedged)) >= max(2, len(recos) * 0.6) and not owners:
+        problem = "vague actions with no owner"
+    if problem is None:
+        return None
+    s, m = (hedged or vague or [(recos[0], None)])[0]
+    return Hit(
+        title="Recommendations have no owner or next step",
+        issue=(
+            f"The recommendation \"{_short(_plain(s.text), 20)}\" has {problem}"
+            + (f" and is hedged (\"{_plain(m.group(0))}\")" if m is not None else "")
+            + ". Without a named owner, a date and a concrete first step it is unlikely to happen."
+        ),
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Turn each recommendation into an action with an owner and a date, e.g. 'Make 21-day trials the default for EN self-serve: Growth PM (J. Doe), decision at 12 Nov pricing council'.",
+    )
+
+
+@rule("overreach_unbounded")
+def overreach_unbounded(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    bounded = v.has(lx.BOUNDARY, f.text_sentences)
+    if not bounded:
+        for s in f.text_sentences:
+            if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
+                continue
+            m = lx.GENERALIZE.search(s.text)
+            if not m:
+                continue
+            return Hit(
+                title="Result extended beyond what the data covers",
+                issue=(
+                    f"\"{_short(_plain(s.text), 20)}\" extends the finding (\"{_plain(m.group(0))}\") beyond the population and "
+                    f"period that were measured, and nothing in the document says where the result stops applying."
+                ),
+                evidence=v.quote(s, m),
+                location=v.location(s),
+                suggested_fix="Say explicitly what the data does and does not support, e.g. 'measured on US web sign-ups in May; other regions need their own test before rollout'.",
+            )
+    if ctx.workflow == "reactive" and f.uncertainty is None:
+        head = _headline(ctx)
+        if head is not None:
+            s, m = head
+            return Hit(
+                title="Answer given without a range to act on",
+                issue=(
+                    f"The stakeholder's answer (\"{_short(_plain(s.text), 16)}\") is a single number with no interval, so they "
+                    f"cannot tell how much of it they can rely on when deciding."
+                ),
+                evidence=v.quote(s, m),
+                location=v.location(s),
+                suggested_fix="Give the answer as a range with its confidence, e.g. '+1.2 pts (95% CI 0.6 to 1.8)', and say what it does not cover.",
+            )
+    return None
+
+
+@rule("so_what_missing")
+def so_what_missing(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    findings = [s for s in f.results if s.kind != "table" and any(n.notable for n in f.nums(s))]
+    if len(findings) < 3:
+        return None
+    implication = lx.rx(
+        r"\b(this means|which means|means (?:that|we|about)|impl(?:ies|ication)|so (?:we|the business)|therefore|as a result|matters|"
+        r"worth|in (?:plain|practical|business) terms|translat\w+ (?:to|into)|for the business|we recommend|should|"
+        r"decision|impact on|cost of|saves?|so what)\b"
+    )
+    if v.has(implication, f.text_sentences):
+        return None
+    s = findings[0]
+    return Hit(
+        title="Findings reported without their implication",
+        issue=(
+            f"Results such as \"{_short(_plain(s.text), 16)}\" are stated without saying what they mean for the reader: "
+            f"no 'so what', no consequence, no decision they inform."
+        ),
+        evidence=v.quote(s),
+        location=v.location(s),
+        suggested_fix="After each key number add one sentence on its consequence, e.g. '...which is about 450 extra retained members a week, worth ~$1.9M a year'.",
+    )

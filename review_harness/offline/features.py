@@ -1,0 +1,350 @@
+"""Facts about a document that several detectors need, computed once per review."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from review_harness.offline import lexicon as lx
+from review_harness.offline.view import (
+    APPENDIX,
+    BACKGROUND,
+    CLOSING_ROLES,
+    CONCLUSION,
+    DATA,
+    LIMITATIONS,
+    META,
+    METHOD,
+    OTHER,
+    RECOMMENDATION,
+    RESULTS,
+    STRUCTURE,
+    SUMMARY,
+    TITLE,
+    DocView,
+    Sentence,
+)
+
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*[–-]\s*\d{{1,2}}\s+{_MONTH}\b", re.I)
+_BEFORE_IS_DATE = re.compile(rf"\b{_MONTH}\.?\s*$", re.I)
+_BEFORE_IS_LABEL = re.compile(
+    r"(?:\b(?:q|h|fy|day|days|week|weeks|section|slide|step|phase|version|v|line|lines|page|table|figure|fig|email|"
+    r"item|part|chapter|sprint|wave|round|cohort|tier|p|top|bottom|no|#)\.?\s*|[A-Za-z_]|[-/:])$",
+    re.I,
+)
+_AFTER_IS_LABEL = re.compile(r"^(?:[:/]\d|[A-Za-z_]{2,}\d|\d)")
+_TIME_OF_DAY = re.compile(r"^\s*(?:am|pm|h\b|:\d)", re.I)
+MULT = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "MM": 1e6, "million": 1e6, "bn": 1e9, "B": 1e9, "billion": 1e9, "thousand": 1e3}
+
+
+@dataclass(frozen=True)
+class Num:
+    value: float
+    raw: str
+    unit: str
+    start: int
+    end: int
+
+    @property
+    def is_percentlike(self) -> bool:
+        return self.unit in ("%", "pp", "p.p.", "ppt", "ppts", "bps", "x", "×")
+
+    @property
+    def is_money(self) -> bool:
+        return "$" in self.raw or "€" in self.raw or "£" in self.raw
+
+    @property
+    def notable(self) -> bool:
+        """A figure a reader would remember: a percentage, money, a multiple, a decimal or >= 10."""
+        if self.is_percentlike or self.is_money or self.unit in MULT:
+            return True
+        return "." in self.raw or abs(self.value) >= 10
+
+
+def numbers(text: str) -> list[Num]:
+    out: list[Num] = []
+    for m in lx.NUMBER.finditer(text):
+        raw = m.group(0).strip()
+        digits = m.group("num").replace(",", "")
+        frac = m.group("frac") or ""
+        unit = (m.group("unit") or "").strip()
+        before = text[max(0, m.start() - 12) : m.start()]
+        after = text[m.end() : m.end() + 14]
+        if not frac and not unit and not m.group("cur") and lx.YEAR.match(digits):
+            continue
+        if _AFTER_IS_DATE.match(after) or _BEFORE_IS_DATE.search(before):
+            continue
+        if not m.group("cur") and _BEFORE_IS_LABEL.search(before) and not m.group("sign"):
+            continue
+        if _AFTER_IS_LABEL.match(after) or _TIME_OF_DAY.match(after):
+            continue
+        try:
+            value = float(digits + frac)
+        except ValueError:
+            continue
+        if unit in MULT:
+            value *= MULT[unit]
+        if m.group("sign") in ("-", "−"):
+            value = -value
+        out.append(Num(value, raw, unit, m.start(), m.end()))
+    return out
+
+
+def _close(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    a, b = abs(a), abs(b)
+    if a == 0 or b == 0:
+        return abs(a - b) < 0.05
+    return abs(a - b) / max(a, b) <= 0.02 or abs(a - b) <= 0.051
+
+
+class Features:
+    def __init__(self, view: DocView):
+        self.view = view
+
+    @cached_property
+    def word_count_small(self) -> bool:
+        """Too little text for absence findings (no TL;DR, no limitations...) to mean anything."""
+        return self.view.word_count < 40
+
+    # ------------------------------------------------------------------ partitions
+
+    @cached_property
+    def text_sentences(self) -> list[Sentence]:
+        """Everything a reader reads as the document's content."""
+        return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind != "heading"]
+
+    @cached_property
+    def prose(self) -> list[Sentence]:
+        return [s for s in self.text_sentences if s.kind in ("prose", "bullet", "quote", "claim")]
+
+    @cached_property
+    def closing(self) -> list[Sentence]:
+        """Summary, conclusion and recommendation text; the last fifth when none is labelled."""
+        found = [s for s in self.text_sentences if s.role in CLOSING_ROLES]
+        if found:
+            return found
+        tail = [s for s in self.prose if s.pos >= 0.8]
+        return tail
+
+    @cached_property
+    def body(self) -> list[Sentence]:
+        closing = {id(s) for s in self.closing}
+        return [s for s in self.text_sentences if id(s) not in closing and s.role not in (TITLE,)]
+
+    @cached_property
+    def results(self) -> list[Sentence]:
+        out = [s for s in self.body if s.role == RESULTS]
+        if not out:
+            out = [s for s in self.body if s.role in (OTHER, BACKGROUND) and len(self.nums(s)) >= 1]
+        return out
+
+    @cached_property
+    def summary(self) -> list[Sentence]:
+        return [s for s in self.text_sentences if s.role == SUMMARY]
+
+    @cached_property
+    def recommendations(self) -> list[Sentence]:
+        out = []
+        for s in self.text_sentences:
+            if s.role == RECOMMENDATION and s.kind != "heading":
+                out.append(s)
+            elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.RECOMMENDATION.search(s.text):
+                if re.search(r"\bshould\b", s.text, re.I) and not re.search(
+                    r"\b(we|you|they|team|teams|\w+ (?:team|squad)|company|business|leadership|finance|product|marketing|"
+                    r"it|this|the (?:series|feature|change|test|campaign|product))\s+should\b",
+                    s.text,
+                    re.I,
+                ):
+                    if not re.search(r"recommend|next step|propos|suggest|action|decision|plan to|will", s.text, re.I):
+                        continue
+                out.append(s)
+        return out
+
+    # ------------------------------------------------------------------ numbers
+
+    def nums(self, s: Sentence) -> list[Num]:
+        key = (s.line, s.text)
+        cache = self.__dict__.setdefault("_nums", {})
+        if key not in cache:
+            cache[key] = numbers(s.text)
+        return cache[key]
+
+    @cached_property
+    def body_values(self) -> list[float]:
+        vals: list[float] = []
+        for s in self.body:
+            ns = [n.value for n in self.nums(s)]
+            vals.extend(ns)
+            vals.extend(abs(v) for v in ns)
+            small = ns[:8]
+            for i, a in enumerate(small):
+                for b in small[i + 1 :]:
+                    vals.append(abs(a - b))
+                    vals.append(a + b)
+                    if a:
+                        vals.append((b - a) / abs(a) * 100)
+                        vals.append(abs(b - a) / abs(a) * 100)
+                    if b:
+                        vals.append((a - b) / abs(b) * 100)
+                        vals.append(a / b if abs(b) > 1e-9 else 0)
+                        vals.append(b / a if abs(a) > 1e-9 else 0)
+        return sorted(vals)
+
+    def traceable(self, value: float) -> bool:
+        import bisect
+
+        vals = self.body_values
+        if not vals:
+            return False
+        targets = [value, abs(value)]
+        for t in targets:
+            lo = bisect.bisect_left(vals, t - max(0.051, abs(t) * 0.02))
+            hi = bisect.bisect_right(vals, t + max(0.051, abs(t) * 0.02))
+            if any(_close(t, vals[i]) for i in range(lo, hi)):
+                return True
+        return False
+
+    @cached_property
+    def numeric_sentences(self) -> list[Sentence]:
+        return [s for s in self.text_sentences if any(n.notable for n in self.nums(s))]
+
+    # ------------------------------------------------------------------ recurring facts
+
+    @cached_property
+    def design(self) -> tuple[Sentence, re.Match[str]] | None:
+        for s in self.text_sentences:
+            if s.role == LIMITATIONS:
+                continue
+            for m in list(lx.DESIGN.finditer(s.text)) + list(lx.DID_SHORT.finditer(s.text)):
+                head = s.text[max(0, m.start() - 45) : m.start()]
+                if lx.DESIGN_NEGATED.search(head):
+                    continue
+                if re.search(r"\b(todo|tbd|thinking|could use|or use|maybe|plan to|will use|should use|would)\b", s.text, re.I):
+                    continue
+                return s, m
+        return None
+
+    @cached_property
+    def comparison_design(self) -> tuple[Sentence, re.Match[str]] | None:
+        """A comparison series, region or prior-year check that stands in for a control."""
+        pattern = lx.rx(
+            r"\b(comparison (?:series|group|groups|category|categories|cohort|market|markets|region|regions|period)|"
+            r"(?:as|serve as) (?:a )?(?:comparison|control|benchmark)|same (?:weeks|period|months?|quarter) (?:of|in|last) (?:\d{4}|the previous year|last year)|"
+            r"prior[- ]year comparison|unaffected (?:group|region|market|segment|categor\w+))\b"
+        )
+        return next(((s, m) for s, m in self.view.find(pattern, self.text_sentences) if s.role != LIMITATIONS), None)
+
+    @cached_property
+    def uncertainty(self) -> tuple[Sentence, re.Match[str]] | None:
+        for s in self.text_sentences:
+            m = lx.UNCERTAINTY.search(s.text) or lx.SAMPLE_SIZE.search(s.text)
+            if m:
+                return s, m
+        return None
+
+    @cached_property
+    def limitation(self) -> tuple[Sentence, re.Match[str]] | None:
+        for s in self.text_sentences:
+            m = lx.LIMITATION.search(s.text)
+            if m:
+                return s, m
+        lim = [s for s in self.text_sentences if s.role == LIMITATIONS]
+        if lim:
+            return lim[0], None  # type: ignore[return-value]
+        return None
+
+    @cached_property
+    def question(self) -> tuple[Sentence, re.Match[str] | None] | None:
+        for s in self.prose:
+            m = lx.QUESTION_SIGNAL.search(s.text)
+            if m:
+                return s, m
+        for s in self.prose:
+            if s.text.rstrip("*_ ").endswith("?") and s.pos <= 0.35 and s.role not in (LIMITATIONS, APPENDIX):
+                return s, None
+        return None
+
+    @cached_property
+    def interpretive(self) -> list[Sentence]:
+        return [s for s in self.prose if lx.INTERPRET.search(s.text)]
+
+    @cached_property
+    def reads_as_deck(self) -> list[Sentence]:
+        marks = [s for s in self.view.sentences if lx.SLIDE_MARKER.search(s.text)]
+        return marks
+
+    @cached_property
+    def bullet_share(self) -> float:
+        items = [s for s in self.text_sentences if s.kind in ("prose", "bullet")]
+        if not items:
+            return 0.0
+        return sum(1 for s in items if s.kind == "bullet") / len(items)
+
+    @cached_property
+    def method_present(self) -> bool:
+        v = self.view
+        if v.is_extraction:
+            if not v.part_absent("METHODOLOGY EXCERPT"):
+                text = v.parts.get("METHODOLOGY EXCERPT", "")
+                if not re.search(r"\b(TODO|TBD)\b", text):
+                    return True
+        roles = {s.role for s in self.text_sentences if not lx.PLACEHOLDER.search(s.text)}
+        if METHOD in roles or DATA in roles:
+            real = [s for s in self.text_sentences if s.role in (METHOD, DATA) and not lx.PLACEHOLDER.search(s.text)]
+            if sum(len(s.text.split()) for s in real) >= 25:
+                return True
+        hits = {m.group(0).lower() for s in self.text_sentences if not lx.PLACEHOLDER.search(s.text) for m in lx.METHOD_SIGNAL.finditer(s.text)}
+        return len(hits) >= 3
+
+    @cached_property
+    def results_present(self) -> bool:
+        v = self.view
+        if v.is_extraction and not v.part_absent("RESULTS EXCERPT"):
+            return True
+        real = [s for s in self.body if s.role in (RESULTS, OTHER, BACKGROUND, DATA, METHOD) and not lx.PLACEHOLDER.search(s.text)]
+        notable = sum(1 for s in real for n in self.nums(s) if n.notable)
+        return notable >= 3 or any(s.role == RESULTS and s.kind == "table" for s in real)
+
+    @cached_property
+    def conclusion_present(self) -> bool:
+        v = self.view
+        if v.is_extraction and not v.part_absent("RECOMMENDATIONS / CONCLUSIONS"):
+            return True
+        real = [s for s in self.text_sentences if s.role in (CONCLUSION, RECOMMENDATION) and s.kind != "heading"]
+        real = [s for s in real if not lx.PLACEHOLDER.search(s.text)]
+        if real:
+            return True
+        if v.tldr.found and v.tldr.method != "content_signal":
+            return True
+        return any(lx.CONCLUSION_SIGNAL.search(s.text) for s in self.prose if not lx.PLACEHOLDER.search(s.text))
+
+    @cached_property
+    def acronyms(self) -> list[tuple[str, Sentence, re.Match[str], bool]]:
+        """Each distinct acronym once: (acronym, first sentence, match, defined?)."""
+        pattern = re.compile(r"(?<![\w/-])([A-Z][A-Z0-9]{1,7}|[A-Z]\d{1,3}[A-Z]?)(?:s)?(?![\w/])")
+        seen: dict[str, tuple[Sentence, re.Match[str]]] = {}
+        for s in self.text_sentences:
+            if s.kind == "table" and s.role != RESULTS:
+                pass
+            for m in pattern.finditer(s.text):
+                tok = m.group(1)
+                if not re.search(r"[A-Z].*[A-Z0-9]|[A-Z]\d", tok):
+                    continue
+                if re.fullmatch(r"[QH][1-4]|FY\d*|P\d{2,3}|[A-Z]\d{3,}|V\d+", tok):
+                    continue
+                if tok not in seen:
+                    seen[tok] = (s, m)
+        text = self.view.content
+        out = []
+        for tok, (s, m) in seen.items():
+            t = re.escape(tok)
+            defined = bool(
+                re.search(rf"\({t}s?\)|\b{t}s?\s*\((?!\d)|\*\*{t}\*\*\s*[:=(—–-]|^\s*[-*+]\s+\*{{0,2}}{t}\*{{0,2}}\s*[:=—–]|\b{t}\s*(?:=|stands for|means|is short for|is defined as)\s",
+                          text, re.M)
+            )
+            out.append((tok, s, m, defined))
+        return out

@@ -1,0 +1,84 @@
+"""The rule table: which detector implements which rubric issue type.
+
+A detector is a small function ``(ctx) -> Hit | list[Hit] | None``. It is registered under the
+rubric ``issue_type`` it reports; the engine finds the owning dimension and lens, the severity
+and the points from the rubric's deduction row, so a detector never hard-codes them.
+Strength detectors are registered the same way under rubric credit ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from review_harness.offline.view import DocView
+
+
+@dataclass
+class Hit:
+    """What a detector found; the engine turns it into a ``ReviewerFinding``."""
+
+    title: str
+    issue: str
+    suggested_fix: str
+    evidence: str = ""
+    location: str = "whole document"
+    absence: bool = False  # the problem is something missing (draft mode says "consider adding")
+    consider: str = ""  # draft-mode phrasing of an absence, e.g. "Consider adding a TL;DR ..."
+    strength: float = 1.0  # orders hits of the same severity: higher first
+    issue_type: str = ""  # filled in by the engine
+
+
+@dataclass
+class Strength:
+    title: str
+    detail: str
+    strength: float = 1.0
+    credit: str = ""  # filled in by the engine
+
+
+@dataclass
+class Context:
+    view: "DocView"
+    dimension: str
+    mode: str = "full"
+    audience: str = "mixed"
+    workflow: str = "general"
+    tier: int = 1
+    draft: bool = False
+    memo: dict = field(default_factory=dict)
+
+    @cached_property
+    def features(self):
+        from review_harness.offline.features import Features
+
+        return Features(self.view)
+
+
+Detector = Callable[[Context], Union[Hit, list, None]]
+StrengthDetector = Callable[[Context], Union[Strength, None]]
+
+DETECTORS: dict[str, Detector] = {}
+STRENGTHS: dict[str, StrengthDetector] = {}
+
+
+def rule(issue_type: str) -> Callable[[Detector], Detector]:
+    def wrap(fn: Detector) -> Detector:
+        if issue_type in DETECTORS:
+            raise ValueError(f"two detectors for issue type {issue_type!r}")
+        DETECTORS[issue_type] = fn
+        return fn
+
+    return wrap
+
+
+def strength(credit_id: str) -> Callable[[StrengthDetector], StrengthDetector]:
+    def wrap(fn: StrengthDetector) -> StrengthDetector:
+        if credit_id in STRENGTHS:
+            raise ValueError(f"two strength detectors for credit {credit_id!r}")
+        STRENGTHS[credit_id] = fn
+        return fn
+
+    return wrap

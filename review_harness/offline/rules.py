@@ -1,0 +1,261 @@
+"""The offline reviewer's rule engine: rubric checklists as deterministic detectors.
+
+``review_with_rules`` answers a reviewer prompt without a model. One engine serves every
+dimension: the rubric says which lenses a dimension has and which issue types each lens owns
+(its deduction rows); detectors are registered per issue type (``checks.py``) and per credit
+(``strengths.py``). The engine runs the detectors of the requested dimension's lenses, takes
+severity from the rubric row, applies draft mode, merges duplicates, orders and caps findings
+per lens, rates each lens from its worst finding and picks 2-3 specific positives.
+
+Document text is only ever matched against patterns: instructions inside a document
+("ignore previous instructions...") are reviewed as text and change nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.models import (
+    AUDIENCES,
+    MODES,
+    WORKFLOWS,
+    LensAssessment,
+    LensRating,
+    Positive,
+    ReviewerFinding,
+    ReviewerReport,
+    Severity,
+)
+from review_harness.offline import checks as _checks  # noqa: F401  (registers detectors)
+from review_harness.offline import strengths as _strengths  # noqa: F401  (registers strengths)
+from review_harness.offline import lexicon as lx
+from review_harness.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
+from review_harness.offline.view import DATA, METHOD, build_view
+from review_harness.rubric import Rubric, default_rubric
+
+__all__ = ["review_with_rules", "rule_table", "CREDIT_LENS", "CREDIT_CONFLICTS"]
+
+#: Lens a strength credit speaks to (credits are per dimension in the rubric).
+CREDIT_LENS: dict[str, str] = {
+    "sound_design": "methodology",
+    "assumptions_explicit": "methodology",
+    "traceable_reasoning": "logic",
+    "uncertainty_reported": "metrics",
+    "baselines_given": "metrics",
+    "tldr_effective": "structure",
+    "signpost_headings": "structure",
+    "limitations_clear": "audience",
+    "audience_calibrated": "audience",
+    "actionable_recommendations": "actionability",
+}
+
+#: A credit is not given when a finding says the opposite.
+CREDIT_CONFLICTS: dict[str, frozenset[str]] = {
+    "sound_design": frozenset({"causal_claim_without_design", "method_cannot_answer_question", "selection_bias_unaddressed"}),
+    "uncertainty_reported": frozenset({"no_uncertainty"}),
+    "assumptions_explicit": frozenset({"assumption_unstated"}),
+    "baselines_given": frozenset({"metric_without_baseline"}),
+    "traceable_reasoning": frozenset({"untraceable_number", "unsupported_conclusion", "conclusion_contradicts_results"}),
+    "tldr_effective": frozenset({"tldr_missing", "weak_tldr", "buried_lede"}),
+    "actionable_recommendations": frozenset({"no_recommendation", "recommendation_vague"}),
+    "limitations_clear": frozenset({"limitations_missing", "overreach_unbounded"}),
+    "signpost_headings": frozenset({"generic_headings", "no_structure"}),
+    "audience_calibrated": frozenset({"jargon_unexplained", "wrong_detail_level", "handoff_risk"}),
+}
+
+#: Issue types a draft is not penalised for (seed: lighter on polish for drafts).
+DRAFT_SKIPPED = frozenset({"polish", "visual_unclear", "appendix_in_body"})
+
+
+def rule_table(rubric: Rubric | None = None) -> dict[tuple[str, str], list[str]]:
+    """(dimension, lens) -> issue types that have a detector, in rubric order."""
+    rubric = rubric or default_rubric()
+    return {
+        (dim_id, lens.id): [row.id for row in lens.deductions if row.id in DETECTORS]
+        for dim_id, dim in rubric.dimensions.items()
+        for lens in dim.lenses
+    }
+
+
+def _as_list(result) -> list[Hit]:
+    if result is None:
+        return []
+    if isinstance(result, Hit):
+        return [result]
+    return [h for h in result if isinstance(h, Hit)]
+
+
+def _cap_severity(severity: Severity, draft: bool) -> Severity:
+    if draft and severity == Severity.CRITICAL:
+        return Severity.MAJOR
+    return severity
+
+
+def _evidence_ok(evidence: str, content: str) -> str:
+    """Evidence must be a verbatim quote of the content; drop it rather than misquote."""
+    ev = (evidence or "").strip()
+    if not ev:
+        return ""
+    if ev in content:
+        return ev
+    squeezed = re.sub(r"\s+", " ", content)
+    return ev if ev in squeezed else ""
+
+
+def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: str) -> ReviewerFinding:
+    issue = hit.issue
+    title = hit.title
+    if draft and hit.absence:
+        consider = hit.consider or "Consider adding this before the final version."
+        issue = f"{consider} {issue}"
+        if not title.lower().startswith("consider"):
+            title = f"Consider: {title[0].lower()}{title[1:]}"
+    return ReviewerFinding(
+        lens=lens_id,
+        severity=severity,
+        title=title,
+        location=hit.location or "whole document",
+        issue=issue,
+        evidence=_evidence_ok(hit.evidence, content),
+        suggested_fix=hit.suggested_fix,
+        issue_type=hit.issue_type,
+    )
+
+
+def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positive]:
+    """Honest, generic-but-true strengths when fewer than two detectors fired."""
+    f = ctx.features
+    v = ctx.view
+    out: list[Positive] = []
+    if dimension == "analysis":
+        if f.question is not None:
+            s, m = f.question
+            out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
+        nums = [s for s in f.numeric_sentences if s.kind != "table" and s.kind != "heading"]
+        if len(nums) >= 2:
+            out.append(Positive(title="Results are quantified", detail=f"Claims come with numbers rather than adjectives, e.g. \"{v.quote(nums[0], None, 18)}\"."))
+        data = [s for s in f.text_sentences if s.role in (DATA, METHOD) and s.kind != "heading" and not lx.PLACEHOLDER.search(s.text)]
+        if data:
+            out.append(Positive(title="Data and method described", detail=f"The reader can see where the numbers come from: \"{v.quote(data[0], None, 18)}\"."))
+    else:
+        heads = v.content_headings
+        if len(heads) >= 3:
+            out.append(Positive(title="Organised into sections", detail=f"The document is split into {len(heads)} headed sections, which makes it easy to navigate."))
+        if 0 < v.word_count <= 1500:
+            minutes = max(1, round(v.word_count / 230))
+            out.append(Positive(title="Short enough to read in one sitting", detail=f"At about {v.word_count:,} words (~{minutes} min read) the document respects the reader's time."))
+        if v.word_count >= 100 and not any(lx.PLACEHOLDER.search(s.text) for s in v.sentences):
+            out.append(Positive(title="No leftover placeholders", detail="There are no TODOs, TBDs or unfilled placeholders: the text reads as finished."))
+    out.append(
+        Positive(
+            title="Shared for review before circulating",
+            detail="Asking for a review before the document reaches its readers is the right habit; the fixes above are easier now than after it is shared.",
+        )
+    )
+    return out[: max(0, 3 - have)]
+
+
+def _empty_report(dimension: str, rubric: Rubric) -> ReviewerReport:
+    dim = rubric.dimension(dimension)
+    return ReviewerReport(
+        dimension=dimension,
+        lens_ratings=[LensAssessment(lens=lens.id, rating=LensRating.SOUND) for lens in dim.lenses],
+        findings=[],
+        positives=[
+            Positive(title="Shared for review before circulating", detail="Asking for a review before sharing is the right habit."),
+            Positive(title="Nothing misleading found", detail="The offline rules found no statement that would mislead a reader."),
+        ],
+        score=100,
+    )
+
+
+def review_with_rules(
+    dimension: str,
+    content: str,
+    *,
+    mode: str = "full",
+    audience: str = "mixed",
+    workflow: str = "general",
+    tier: int = 1,
+    draft: bool = False,
+    rubric: Rubric | None = None,
+) -> ReviewerReport:
+    """Review ``content`` (a document or a tier 3 extraction) for one rubric dimension."""
+    rubric = rubric or default_rubric()
+    dim = rubric.dimension(dimension)  # an unknown dimension is a caller error: raise
+    mode = mode if mode in MODES else "full"
+    audience = audience if audience in AUDIENCES else "mixed"
+    workflow = workflow if workflow in WORKFLOWS else "general"
+    content = content if isinstance(content, str) else ("" if content is None else str(content))
+    try:
+        view = build_view(content)
+    except Exception:
+        try:
+            view = build_view("")
+        except Exception:
+            return _empty_report(dimension, rubric)
+    ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier, draft=bool(draft))
+    cap = int(rubric.scoring.finding_caps.get(mode, 3 if mode == "full" else 2))
+
+    findings: list[ReviewerFinding] = []
+    ratings: list[LensAssessment] = []
+    emitted: set[str] = set()
+    deductions = 0.0
+    for lens in dim.lenses:
+        ranked: list[tuple[int, float, int, ReviewerFinding, float]] = []
+        seen_types: set[str] = set()
+        for order, row in enumerate(lens.deductions):
+            detector = DETECTORS.get(row.id)
+            if detector is None or (draft and row.id in DRAFT_SKIPPED):
+                continue
+            try:
+                hits = _as_list(detector(ctx))
+            except Exception:
+                hits = []  # one broken detector must not cost the others
+            for hit in sorted(hits, key=lambda h: -h.strength):
+                if row.id in seen_types:
+                    break  # duplicates of an issue type are merged into the first
+                seen_types.add(row.id)
+                hit.issue_type = row.id
+                severity = _cap_severity(row.severity, ctx.draft)
+                points = row.points if severity == row.severity else rubric.severity_points(severity)
+                finding = _finding(hit, lens.id, severity, ctx.draft, content)
+                ranked.append((severity.rank, -hit.strength, order, finding, points))
+        ranked.sort(key=lambda t: (t[0], t[1], t[2]))
+        kept = ranked[:cap]
+        for _, _, _, finding, points in kept:
+            findings.append(finding)
+            emitted.add(finding.issue_type or "")
+            deductions += points
+        worst = min((f.severity for _, _, _, f, _ in kept), key=lambda s: s.rank, default=None)
+        ratings.append(LensAssessment(lens=lens.id, rating=LensRating.for_severity(worst)))
+
+    findings.sort(key=lambda f: f.severity.rank)  # stable: lens order kept within a severity
+
+    positives: list[Positive] = []
+    found: list[Strength] = []
+    for credit in dim.credits:
+        detector = STRENGTHS.get(credit.id)
+        if detector is None or emitted & CREDIT_CONFLICTS.get(credit.id, frozenset()):
+            continue
+        try:
+            s = detector(ctx)
+        except Exception:
+            s = None
+        if s is not None:
+            s.credit = credit.id
+            found.append(s)
+    found.sort(key=lambda s: -s.strength)
+    for s in found[:3]:
+        positives.append(Positive(title=s.title, detail=s.detail, lens=CREDIT_LENS.get(s.credit), credit=s.credit))
+    if len(positives) < 2:
+        try:
+            positives.extend(_fallback_positives(ctx, dimension, len(positives)))
+        except Exception:
+            pass
+    if len(positives) < 2:
+        positives.append(Positive(title="Shared for review before circulating", detail="Asking for a review before sharing is the right habit."))
+    positives = positives[:3]
+
+    score = int(round(max(0.0, min(100.0, 100.0 - deductions))))
+    return ReviewerReport(dimension=dimension, lens_ratings=ratings, findings=findings, positives=positives, score=score)

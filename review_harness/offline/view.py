@@ -1,0 +1,661 @@
+"""A read-only view of what the reviewer was given, in units the rules can query.
+
+The reviewer receives either the whole markdown document (tiers 1 and 2) or the tier 3
+structured extraction. Both are turned into the same thing here: a list of ``Sentence``
+units, each with its verbatim text, its line in ``content``, the section it sits in, the
+*role* of that section (summary, method, results, ...) and its kind (prose, bullet, table
+row, heading). Rules never parse markdown themselves; headings, the TL;DR and the
+structure verdict come from :mod:`review_harness.prepare`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Iterator
+
+from review_harness.models import Section, TldrDetection
+from review_harness.offline import lexicon as lx
+
+try:  # preparation is another module's job; the view must still work if it fails
+    from review_harness import prepare as _prepare
+except Exception:  # pragma: no cover - only when prepare.py is broken
+    _prepare = None  # type: ignore[assignment]
+
+EXTRACTION_HEADER = "DOCUMENT EXTRACTION"
+ABSENT = "ABSENT"
+
+# Roles a stretch of text can play in an analysis document.
+SUMMARY, BACKGROUND, METHOD, DATA, RESULTS = "summary", "background", "method", "data", "results"
+CONCLUSION, RECOMMENDATION, LIMITATIONS, APPENDIX = "conclusion", "recommendation", "limitations", "appendix"
+OTHER, META, TITLE, STRUCTURE = "other", "meta", "title", "structure"
+
+CLOSING_ROLES = frozenset({SUMMARY, CONCLUSION, RECOMMENDATION})
+BODY_ROLES = frozenset({BACKGROUND, METHOD, DATA, RESULTS, OTHER, LIMITATIONS, APPENDIX})
+
+_ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (SUMMARY, lx.rx(r"^(tl;? ?dr|executive summary|exec summary|summary|key (?:findings|results|take-?aways?)|take-?aways?|"
+                    r"bottom line|highlights|at a glance|in brief|in short|synopsis|abstract|headline)")),
+    (APPENDIX, lx.rx(r"^(appendix|appendices|annex|supplementary|supporting (?:detail|material)|raw (?:data|output)|"
+                     r"full (?:results|tables|output)|detailed tables|references?|glossary)")),
+    (LIMITATIONS, lx.rx(r"\b(limitations?|caveats?|risks?|threats to validity|known issues|what we don'?t know|"
+                        r"constraints|open questions|what this (?:does not|doesn'?t) (?:show|tell))\b")),
+    (RECOMMENDATION, lx.rx(r"\b(recommendations?|recommended|next steps?|action items?|actions|decisions?|proposal|"
+                           r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|plan)\b")),
+    (CONCLUSION, lx.rx(r"\b(conclusions?|discussion|implications|interpretation|what (?:this|it) means|so what|wrap[- ]?up)\b")),
+    (METHOD, lx.rx(r"\b(methods?|methodology|approach|(?:study |experiment(?:al)? |research )?design|analysis plan|how we|"
+                   r"model(?:l?ing)?|techniques?|procedure|statistical|set-?up|identification|estimation|assumptions?|"
+                   r"power|stopping|qa|quality)\b")),
+    (DATA, lx.rx(r"\b(data|datasets?|sources?|metrics?|measures?|measurement|kpis?|definitions?|instrumentation|"
+                 r"sample|population|cohorts?)\b")),
+    (RESULTS, lx.rx(r"\b(results?|findings?|outcomes?|impact|what we found|evidence|performance|observations?|"
+                    r"analysis|robustness|sensitivity|breakdown|segments?|numbers)\b")),
+    (BACKGROUND, lx.rx(r"\b(background|context|introduction|intro|problem|question|motivation|objectives?|goals?|"
+                       r"purpose|why|overview|scope)\b")),
+)
+_NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+|[a-z])[.)]|\d+(?:\.\d+)+\.?)\s+", re.I)
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^[^|\n]+\|[^|\n]+\|")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+")
+_QUOTE = re.compile(r"^\s{0,3}>\s?")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
+_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
+_SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
+_WORD = re.compile(r"\S+")
+_ALNUM = re.compile(r"[^\W_]")
+_EMPH_EDGE = re.compile(r"^[*_`>\s]+|[*_`\s]+$")
+_EXTRACTION_MARKER = re.compile(
+    r"^\[(?:Section: (?P<sec>.+?), lines? (?P<a>\d+)(?:-(?P<b>\d+))?|Content signals, lines? (?P<ca>\d+)(?:-(?P<cb>\d+))?)\]\s*$"
+)
+_CLAIM_LINE = re.compile(r'^\s*\d+\.\s+"(?P<text>.*)"\s+\((?:Section: (?P<sec>.*?), )?line (?P<line>\d+)\)\s*$')
+_STRUCTURE_HEADING = re.compile(r"^\s*-\s+\[H(?P<level>\d)\]\s+(?P<text>.*?)\s+\(lines? (?P<a>\d+)")
+_PLACEHOLDER_LINE = re.compile(r"^\[(?:table: |code block)")
+_META_LINE = re.compile(
+    r"^[\W_]*(?:author|authors|date|owner|status|team|reviewers?|last updated|updated|version|prepared by|contact|"
+    r"stakeholders?|audience|source|word count|structure)[\W_]*:", re.I
+)
+
+EXTRACTION_ROLES = {
+    "TL;DR AS WRITTEN": SUMMARY,
+    "STRUCTURE": STRUCTURE,
+    "KEY CLAIMS": OTHER,
+    "METHODOLOGY EXCERPT": METHOD,
+    "DATA SOURCES & METRICS": DATA,
+    "RESULTS EXCERPT": RESULTS,
+    "RECOMMENDATIONS / CONCLUSIONS": CONCLUSION,
+    "LIMITATIONS STATED": LIMITATIONS,
+}
+
+
+def words_of(text: str) -> int:
+    return sum(1 for t in text.split() if _ALNUM.search(t))
+
+
+def clean_heading(text: str) -> str:
+    t = re.sub(r"[*_`~]", "", text or "")
+    t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", t)
+    t = re.sub(r"^[^\w(]+", "", t.strip())
+    t = _NUMBERING.sub("", t)
+    return t.strip().rstrip(":.").strip()
+
+
+def heading_role(heading: str) -> str | None:
+    name = clean_heading(heading)
+    if not name:
+        return None
+    for role, pattern in _ROLE_BY_HEADING:
+        if pattern.search(name):
+            return role
+    return None
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str  # one line of text per sentence unit (paragraph lines joined with a space)
+    line: int  # 1-based line in ``content`` where the sentence starts
+    section: str  # heading (or extraction label) it sits under; "" for none
+    role: str
+    kind: str  # prose | bullet | table | heading | quote | claim
+    pos: float  # relative position of ``line`` in the document, 0..1
+    line_offsets: tuple[tuple[int, int], ...] = ()  # (offset in text, line) for wrapped paragraphs
+
+    def line_at(self, offset: int) -> int:
+        line = self.line
+        for off, ln in self.line_offsets:
+            if off <= offset:
+                line = ln
+        return line
+
+
+@dataclass
+class HeadingInfo:
+    text: str
+    level: int
+    line: int
+    role: str | None
+
+
+@dataclass
+class DocView:
+    content: str
+    is_extraction: bool
+    sentences: list[Sentence]
+    headings: list[HeadingInfo]
+    tldr: TldrDetection
+    structure_inferred: bool
+    partial_reasons: list[str] = field(default_factory=list)
+    parts: dict[str, str] = field(default_factory=dict)  # extraction labels -> content
+    code_lines: int = 0
+    code_blocks: list[tuple[int, int, str]] = field(default_factory=list)  # start, end, section role
+    tables: list[tuple[int, int, str, str]] = field(default_factory=list)  # start, rows, section, role
+    images: list[tuple[int, str, str]] = field(default_factory=list)  # line, alt, next line
+    n_lines: int = 1
+    title: str = ""
+
+    # ------------------------------------------------------------------ queries
+
+    @cached_property
+    def word_count(self) -> int:
+        if self.is_extraction:
+            m = re.search(r"^Word count:\s*([\d,]+)", self.content, re.M)
+            if m:
+                return int(m.group(1).replace(",", ""))
+        return words_of(self.content)
+
+    @cached_property
+    def text(self) -> str:
+        return "\n".join(s.text for s in self.sentences)
+
+    def select(
+        self,
+        roles: Iterable[str] | None = None,
+        kinds: Iterable[str] | None = None,
+        exclude_roles: Iterable[str] | None = None,
+        exclude_kinds: Iterable[str] | None = None,
+    ) -> list[Sentence]:
+        roles = set(roles) if roles is not None else None
+        kinds = set(kinds) if kinds is not None else None
+        ex_roles = set(exclude_roles or ())
+        ex_kinds = set(exclude_kinds or ())
+        return [
+            s
+            for s in self.sentences
+            if (roles is None or s.role in roles)
+            and (kinds is None or s.kind in kinds)
+            and s.role not in ex_roles
+            and s.kind not in ex_kinds
+        ]
+
+    def find(
+        self, pattern: re.Pattern[str], sentences: Iterable[Sentence] | None = None
+    ) -> Iterator[tuple[Sentence, re.Match[str]]]:
+        for s in self.sentences if sentences is None else sentences:
+            m = pattern.search(s.text)
+            if m:
+                yield s, m
+
+    def first(self, pattern: re.Pattern[str], sentences: Iterable[Sentence] | None = None):
+        return next(self.find(pattern, sentences), None)
+
+    def has(self, pattern: re.Pattern[str], sentences: Iterable[Sentence] | None = None) -> bool:
+        return self.first(pattern, sentences) is not None
+
+    def roles_present(self) -> set[str]:
+        return {s.role for s in self.sentences}
+
+    def part_absent(self, label: str) -> bool:
+        """Extraction mode: the label is missing or reads ABSENT."""
+        value = self.parts.get(label)
+        return value is None or value.strip().upper() == ABSENT or not value.strip()
+
+    @property
+    def content_headings(self) -> list[HeadingInfo]:
+        """Headings below the document title."""
+        heads = list(self.headings)
+        h1 = [h for h in heads if h.level == 1]
+        if len(h1) == 1 and heads and heads[0] is h1[0]:
+            heads = heads[1:]
+        return heads
+
+    # ------------------------------------------------------------------ quoting
+
+    def quote(self, sentence: Sentence, match: re.Match[str] | None = None, max_words: int = 30) -> str:
+        """A verbatim stretch of ``sentence`` of at most ``max_words`` words around ``match``."""
+        text = sentence.text
+        spans = [m.span() for m in _WORD.finditer(text)]
+        if not spans:
+            return ""
+        if len(spans) <= max_words:
+            a, b = spans[0][0], spans[-1][1]
+        else:
+            if match is not None:
+                center = next((i for i, sp in enumerate(spans) if sp[1] > match.start()), 0)
+            else:
+                center = 0
+            lo = max(0, center - max_words // 3)
+            hi = min(len(spans), lo + max_words)
+            lo = max(0, hi - max_words)
+            a, b = spans[lo][0], spans[hi - 1][1]
+        out = text[a:b]
+        # drop markdown list / quote markers and dangling emphasis at the edges; still verbatim
+        out = re.sub(r"^(?:[-*+•>]|\d{1,3}[.)])\s+", "", out)
+        out = out.strip().strip("|").strip()
+        return out
+
+    def location(self, sentence: Sentence | None) -> str:
+        if sentence is None:
+            return "whole document"
+        prefix = "Extraction, " if self.is_extraction else ""
+        if sentence.section:
+            return f"{prefix}Section '{sentence.section}', line {sentence.line}"
+        return f"{prefix}line {sentence.line}"
+
+
+# ---------------------------------------------------------------------- building
+
+
+def _split_sentences(text: str) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+    pos = 0
+    for m in _SENTENCE_BOUNDARY.finditer(text):
+        piece = text[pos : m.start()]
+        if piece.strip():
+            out.append((pos + len(piece) - len(piece.lstrip()), piece.strip()))
+        pos = m.end()
+    tail = text[pos:]
+    if tail.strip():
+        out.append((pos + len(tail) - len(tail.lstrip()), tail.strip()))
+    return out
+
+
+def _paragraph_role_guess(text: str) -> str | None:
+    """Role of a paragraph from its own wording, for text under unusable headings."""
+    short = clean_heading(text)
+    if words_of(short) <= 4:
+        role = heading_role(short)
+        if role:
+            return role
+    if lx.LIMITATION.search(text) and not lx.NUMBER.search(text):
+        return LIMITATIONS
+    if lx.CONCLUSION_SIGNAL.search(text):
+        return CONCLUSION
+    if lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I):
+        return RECOMMENDATION
+    if len(lx.NUMBER.findall(text)) >= 2:
+        return RESULTS
+    if len(lx.METHOD_SIGNAL.findall(text)) >= 2:
+        return METHOD
+    return None
+
+
+def _safe_prepare(content: str):
+    if _prepare is None:
+        return None
+    try:
+        return _prepare.prepare_document(content, source="document.md", mode="full")
+    except Exception:
+        return None
+
+
+def build_view(content: str) -> DocView:
+    content = content if isinstance(content, str) else str(content or "")
+    content = content.replace("\r\n", "\n").replace("\r", "\n")
+    if content.lstrip("\ufeff").lstrip().startswith(EXTRACTION_HEADER):
+        try:
+            return _build_extraction_view(content)
+        except Exception:
+            pass
+    return _build_document_view(content)
+
+
+def _build_document_view(content: str) -> DocView:
+    lines = content.split("\n")
+    n = max(len(lines), 1)
+    prepared = _safe_prepare(content) if content.strip() else None
+    sections: list[Section] = list(prepared.sections) if prepared else []
+    tldr = prepared.tldr if prepared else TldrDetection(found=False, method="absent")
+    headed = [s for s in sections if s.level > 0]
+    structure_inferred = bool(prepared.structure_inferred) if prepared else True
+    partial = list(prepared.partial_input.reasons) if prepared and prepared.partial_input.is_partial else []
+    title = prepared.title if prepared else ""
+
+    # section role per heading, inherited by sub-sections when the heading says nothing
+    heading_infos: list[HeadingInfo] = []
+    h1 = [s for s in headed if s.level == 1]
+    title_line = h1[0].start_line if len(h1) == 1 and headed and headed[0] is h1[0] else None
+    stack: list[tuple[int, str | None]] = []
+    line_section: dict[int, tuple[str, str | None]] = {}
+    heading_lines: set[int] = set()
+    section_bounds: list[tuple[int, int, str, str | None, int]] = []
+    for s in sections:
+        if s.level == 0:
+            section_bounds.append((s.start_line, s.end_line, "", None, 0))
+            continue
+        own = TITLE if s.start_line == title_line else heading_role(s.heading)
+        while stack and stack[-1][0] >= s.level:
+            stack.pop()
+        inherited = next((r for _, r in reversed(stack) if r and r != TITLE), None)
+        role = own or inherited
+        stack.append((s.level, own))
+        heading_infos.append(HeadingInfo(s.heading, s.level, s.start_line, own))
+        heading_lines.add(s.start_line)
+        if s.end_line > s.start_line and _SETEXT.match(lines[min(s.start_line, n - 1)] or ""):
+            heading_lines.add(s.start_line + 1)
+        section_bounds.append((s.start_line, s.end_line, s.heading, role, s.level))
+
+    def section_of(line: int) -> tuple[str, str | None]:
+        found = ("", None)
+        for start, end, heading, role, _ in section_bounds:
+            if start <= line:
+                found = (heading, role)
+            else:
+                break
+        return found
+
+    # precompute section lookups linearly
+    sec_for_line: list[tuple[str, str | None]] = [("", None)] * (n + 2)
+    bi = -1
+    for ln in range(1, n + 1):
+        while bi + 1 < len(section_bounds) and section_bounds[bi + 1][0] <= ln:
+            bi += 1
+        if bi >= 0:
+            b = section_bounds[bi]
+            sec_for_line[ln] = (b[2], b[3])
+
+    tldr_range = (
+        (tldr.start_line, tldr.end_line or tldr.start_line)
+        if tldr.found and tldr.start_line is not None
+        else None
+    )
+
+    # walk lines into paragraphs / bullets / table rows / headings
+    units: list[tuple[str, list[tuple[int, str]]]] = []  # (kind, [(line, text)])
+    code_blocks: list[tuple[int, int, str]] = []
+    tables: list[tuple[int, int, str, str]] = []
+    images: list[tuple[int, str, str]] = []
+    in_code = False
+    code_start = 0
+    fence = ""
+    current: tuple[str, list[tuple[int, str]]] | None = None
+    table_start = 0
+    table_rows = 0
+
+    def close() -> None:
+        nonlocal current
+        if current is not None and current[1]:
+            units.append(current)
+        current = None
+
+    def close_table(ln: int) -> None:
+        nonlocal table_start, table_rows
+        if table_start:
+            heading, role = sec_for_line[table_start]
+            tables.append((table_start, table_rows, heading, role or OTHER))
+        table_start, table_rows = 0, 0
+
+    for idx, raw in enumerate(lines, start=1):
+        if in_code:
+            if raw.strip().startswith(fence):
+                in_code = False
+                code_blocks.append((code_start, idx, (sec_for_line[code_start][1] or OTHER)))
+            continue
+        fm = _FENCE.match(raw)
+        if fm:
+            close()
+            close_table(idx)
+            in_code, fence, code_start = True, fm.group(1), idx
+            continue
+        stripped = raw.strip()
+        if not stripped:
+            close()
+            close_table(idx)
+            continue
+        if idx in heading_lines or _HEADING_LINE.match(raw):
+            close()
+            close_table(idx)
+            units.append(("heading", [(idx, re.sub(r"^\s{0,3}#{1,6}\s+|\s+#+\s*$", "", raw).strip())]))
+            continue
+        if _TABLE_SEP.match(stripped) and "-" in stripped:
+            continue
+        if _TABLE_ROW.match(raw) and stripped.count("|") >= 2:
+            close()
+            if not table_start:
+                table_start = idx
+            table_rows += 1
+            units.append(("table", [(idx, stripped)]))
+            continue
+        close_table(idx)
+        for im in re.finditer(r"!\[([^\]\n]*)\]\([^)\n]*\)", raw):
+            nxt = lines[idx].strip() if idx < len(lines) else ""
+            images.append((idx, im.group(1).strip(), nxt))
+        bm = _BULLET.match(raw)
+        if bm:
+            close()
+            current = ("bullet", [(idx, raw[bm.end():].strip())])
+            continue
+        qm = _QUOTE.match(raw)
+        if qm:
+            body = _QUOTE.sub("", raw).strip()
+            body = re.sub(r"^\[!\w+\][+-]?\s*", "", body)
+            if current is None or current[0] != "quote":
+                close()
+                current = ("quote", [])
+            if body:
+                current[1].append((idx, body))
+            continue
+        if current is not None and current[0] in ("prose", "bullet", "quote"):
+            if current[0] == "bullet" and not raw.startswith((" ", "\t")):
+                close()
+                current = ("prose", [(idx, stripped)])
+            else:
+                current[1].append((idx, stripped))
+            continue
+        close()
+        current = ("prose", [(idx, stripped)])
+    close()
+    close_table(n)
+    if in_code:
+        code_blocks.append((code_start, n, sec_for_line[code_start][1] or OTHER))
+    code_lines = sum(max(0, e - s - 1) for s, e, _ in code_blocks)
+
+    # paragraphs under sections with no usable heading get a role from their own wording;
+    # a short label paragraph ("Limitations.") sets the role for the rest of its section.
+    sentences: list[Sentence] = []
+    pseudo_role: dict[str, str] = {}
+    for kind, parts in units:
+        first_line = parts[0][0]
+        heading, role = sec_for_line[first_line]
+        text = " ".join(t for _, t in parts)
+        if kind == "heading":
+            role = role or OTHER
+        elif tldr_range and tldr_range[0] <= first_line <= tldr_range[1]:
+            role = SUMMARY
+        elif role in (None, TITLE):
+            key = f"{heading}@{first_line if not heading else ''}"
+            guess = None
+            if kind == "prose" and words_of(text) <= 4:
+                label_role = heading_role(text)
+                if label_role:
+                    pseudo_role[heading] = label_role
+                    guess = label_role
+            if guess is None:
+                guess = pseudo_role.get(heading) if heading else None
+            if guess is None and kind == "prose" and _META_LINE.match(_EMPH_EDGE.sub("", text) or text):
+                guess = META
+            if guess is None and kind in ("prose", "bullet", "quote"):
+                guess = _paragraph_role_guess(text)
+            if guess is None and heading == "" and first_line < n * 0.15:
+                guess = BACKGROUND
+            role = guess or (RESULTS if kind == "table" else OTHER)
+            del key
+        if kind in ("heading", "table"):
+            sentences.append(Sentence(text, first_line, heading, role, kind, first_line / n))
+            continue
+        offsets: list[tuple[int, int]] = []
+        acc = 0
+        for ln, t in parts:
+            offsets.append((acc, ln))
+            acc += len(t) + 1
+        for off, sent in _split_sentences(text):
+            line = first_line
+            for o, ln in offsets:
+                if o <= off:
+                    line = ln
+            local = tuple((o - off, ln) for o, ln in offsets if off <= o < off + len(sent))
+            sentences.append(Sentence(sent, line, heading, role, kind, line / n, local))
+
+    return DocView(
+        content=content,
+        is_extraction=False,
+        sentences=sentences,
+        headings=heading_infos,
+        tldr=tldr,
+        structure_inferred=structure_inferred,
+        partial_reasons=partial,
+        code_lines=code_lines,
+        code_blocks=code_blocks,
+        tables=tables,
+        images=images,
+        n_lines=n,
+        title=title,
+    )
+
+
+def _build_extraction_view(content: str) -> DocView:
+    parts: dict[str, str] = {}
+    if _prepare is not None:
+        try:
+            parts = _prepare.parse_extraction(content)
+        except Exception:
+            parts = {}
+    labels = {f"{label}:": label for label in EXTRACTION_ROLES}
+    lines = content.split("\n")
+    n = max(len(lines), 1)
+    sentences: list[Sentence] = []
+    headings: list[HeadingInfo] = []
+    label: str | None = None
+    section = ""
+    orig_line: int | None = None
+    orig_total = 0
+    m_wc = re.search(r"^Word count:.*", content, re.M)
+    structure_inferred = bool(re.search(r"^Structure:\s*inferred", content, re.M))
+    para: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        nonlocal para
+        if not para or label is None:
+            para = []
+            return
+        role = EXTRACTION_ROLES.get(label, OTHER)
+        text = " ".join(t for _, t in para)
+        first = para[0][0]
+        kind = "prose"
+        if text.startswith("|"):
+            kind = "table"
+        if label == "TL;DR AS WRITTEN":
+            role = SUMMARY
+        elif role in (OTHER, CONCLUSION):
+            guess = _paragraph_role_guess(text)
+            if role == CONCLUSION and guess == RECOMMENDATION:
+                role = RECOMMENDATION
+            elif role == OTHER:
+                role = heading_role(section) or guess or OTHER
+        where = section or label.title()
+        if kind == "table":
+            for ln, t in para:
+                sentences.append(Sentence(t, ln, where, role, "table", ln / n))
+        else:
+            for off, sent in _split_sentences(text):
+                sentences.append(Sentence(sent, first, where, role, kind, first / n))
+        para = []
+
+    for idx, raw in enumerate(lines, start=1):
+        stripped = raw.strip()
+        if raw.rstrip() in labels:
+            flush()
+            label = labels[raw.rstrip()]
+            section = ""
+            continue
+        if label is None or label == "STRUCTURE":
+            if label == "STRUCTURE":
+                hm = _STRUCTURE_HEADING.match(raw)
+                if hm:
+                    headings.append(
+                        HeadingInfo(hm.group("text"), int(hm.group("level")), int(hm.group("a")), heading_role(hm.group("text")))
+                    )
+            continue
+        if label == "TL;DR AS WRITTEN" and stripped.startswith("Location:"):
+            flush()
+            continue
+        if not stripped or stripped.upper() == ABSENT:
+            flush()
+            continue
+        mk = _EXTRACTION_MARKER.match(stripped)
+        if mk:
+            flush()
+            section = mk.group("sec") or ""
+            continue
+        if _PLACEHOLDER_LINE.match(stripped):
+            flush()
+            sentences.append(Sentence(stripped, idx, section or label.title(), EXTRACTION_ROLES.get(label, OTHER), "table", idx / n))
+            continue
+        if label == "KEY CLAIMS":
+            cm = _CLAIM_LINE.match(raw)
+            if cm:
+                flush()
+                sec = cm.group("sec") or ""
+                text = cm.group("text")
+                role = heading_role(sec) or _paragraph_role_guess(text) or OTHER
+                if sec == "(preamble)":
+                    sec = ""
+                sentences.append(Sentence(text, idx, sec or "Key claims", role, "claim", idx / n))
+                continue
+        bm = _BULLET.match(raw)
+        if bm:
+            flush()
+            para = [(idx, raw[bm.end():].strip())]
+            flush()
+            continue
+        if stripped.startswith("|"):
+            flush()
+            sentences.append(Sentence(stripped, idx, section or label.title(), EXTRACTION_ROLES.get(label, OTHER), "table", idx / n))
+            continue
+        para.append((idx, stripped))
+    flush()
+    del m_wc, orig_line, orig_total
+
+    tldr_text = parts.get("TL;DR AS WRITTEN", "").strip()
+    found = bool(tldr_text) and tldr_text.upper() != ABSENT
+    loc = parts.get("TL;DR LOCATION", "")
+    method = "absent"
+    if found:
+        low = loc.lower()
+        if "named section" in low:
+            method = "named_section"
+        elif "callout" in low or "blockquote" in low:
+            method = "panel"
+        elif "emphasis" in low or "emphasised" in low:
+            method = "emphasis"
+        elif "first paragraph" in low:
+            method = "first_paragraph"
+        else:
+            method = "content_signal"
+    start = None
+    lm = re.search(r"lines? (\d+)", loc)
+    if lm:
+        start = int(lm.group(1))
+    tldr = TldrDetection(found=found, method=method, text=tldr_text if found else "", start_line=start, end_line=start)
+    title = headings[0].text if headings and headings[0].level == 1 else ""
+    return DocView(
+        content=content,
+        is_extraction=True,
+        sentences=sentences,
+        headings=headings,
+        tldr=tldr,
+        structure_inferred=structure_inferred,
+        parts=parts,
+        n_lines=n,
+        title=title,
+    )

@@ -1,0 +1,84 @@
+"""Gold scorers: how a synthesized review compares with what a careful reviewer expected.
+
+Runs on samples that carry a gold file (`metadata["gold"]`); other samples get NaN values
+and are left out of the means. It re-synthesizes the review from the store (a pure function),
+so it does not depend on scorer order and `inspect score` can re-run it without model calls.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from review_harness.gold import GoldError, load_gold
+from review_harness.matching import DETERMINISTIC_MATCHER, compare_with_gold, match_findings
+from review_harness.panel import review_from_store
+from review_harness.rubric import PROJECT_ROOT, default_rubric, load_rubric
+from scorers.metrics import nanmean
+
+GOLD_METRICS = (
+    "precision",
+    "recall",
+    "must_catch_recall",
+    "severity_agreement",
+    "verdict_band_accuracy",
+    "score_in_window",
+    "top3_relevance",
+)
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def gold_path(state: TaskState) -> Path | None:
+    path = state.metadata.get("gold")
+    if not path:
+        return None
+    path = Path(path)
+    return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+@scorer(metrics={key: [nanmean()] for key in GOLD_METRICS})
+def gold_comparison(rubric: str | None = None) -> Scorer:
+    the_rubric = load_rubric(rubric) if rubric else default_rubric()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        path = gold_path(state)
+        if path is None:
+            return Score(
+                value={key: float("nan") for key in GOLD_METRICS},
+                explanation="no gold file for this sample",
+            )
+        try:
+            gold = load_gold(path, the_rubric)
+        except GoldError as ex:
+            return Score(value={key: float("nan") for key in GOLD_METRICS}, explanation=str(ex))
+        review = review_from_store(state.store, the_rubric)
+        matches = match_findings(review.findings, gold.expected_findings)
+        comparison = compare_with_gold(review, gold, matches, matcher=DETERMINISTIC_MATCHER)
+        value = {
+            "precision": _nan(comparison.precision),
+            "recall": _nan(comparison.recall),
+            "must_catch_recall": _nan(comparison.must_catch_recall),
+            "severity_agreement": _nan(comparison.severity_agreement),
+            "verdict_band_accuracy": _nan(comparison.verdict_band_correct),
+            "score_in_window": _nan(comparison.score_in_window),
+            "top3_relevance": _nan(comparison.top3_relevance),
+        }
+        lines = [f"matcher: {comparison.matcher}"]
+        lines += [f"matched {m.finding} -> {m.gold} ({m.similarity:.2f})" for m in comparison.matches]
+        if comparison.missed_must_catch:
+            lines.append("missed must-catch: " + ", ".join(comparison.missed_must_catch))
+        if comparison.unmatched_findings:
+            lines.append("not in gold: " + ", ".join(comparison.unmatched_findings))
+        return Score(
+            value=value,
+            answer=review.verdict or review.status,
+            explanation="\n".join(lines),
+            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(path)},
+        )
+
+    return score
