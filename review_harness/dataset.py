@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -93,11 +94,26 @@ def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]
     return samples
 
 
+def resolve_user_path(path: str) -> Path:
+    """A relative path means relative to where the user ran the command. `inspect eval`
+    changes into the task file's folder before calling the task, so look in the shell's
+    working directory ($PWD) first, then the current one, then the project root."""
+    given = Path(path).expanduser()
+    if given.is_absolute():
+        return given
+    bases = [Path(os.environ["PWD"])] if os.environ.get("PWD") else []
+    bases += [Path.cwd(), PROJECT_ROOT]
+    for base in bases:
+        if (base / given).exists():
+            return base / given
+    return given  # does not exist anywhere: the error names it as the user wrote it
+
+
 def document_samples(document: str, overrides: dict[str, Any]) -> list[Sample]:
     """The user's markdown file, or every markdown file in a folder."""
     options = resolve_options(overrides)
     try:
-        paths = find_documents(Path(document).expanduser())
+        paths = find_documents(resolve_user_path(document))
         loaded = [(p, load_document(p)) for p in paths]
     except DocumentError as ex:
         raise PrerequisiteError(str(ex)) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 
 from review_harness.cli import reviews_in_log, summary_table
@@ -33,10 +34,9 @@ def ds_review_task():
 
 def run(tmp_path: Path, model_args: dict | None = None, **task_args) -> EvalLog:
     [log] = inspect_eval(
-        TASK,
+        ds_review_task()(**task_args),
         model=MODEL,
         model_args=model_args or {},
-        task_args=task_args,
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
@@ -69,10 +69,10 @@ def test_default_run_reviews_every_fixture(default_log):
 
 
 def test_default_run_metrics_and_summary(default_log):
+    # dict-valued scores are reported per key: one EvalScore per key
     metrics = {
-        name: m.value
+        score.name: next(iter(score.metrics.values())).value
         for score in default_log.results.scores
-        for name, m in score.metrics.items()
     }
     assert metrics["complete"] == 1.0
     assert 0 < metrics["score"] < 100
@@ -127,12 +127,15 @@ def test_bad_document_gets_a_one_line_error_naming_the_file(tmp_path, make, mess
 def test_cli_bad_document_prints_no_traceback(tmp_path):
     missing = tmp_path / "nowhere.md"
     result = subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "eval", TASK, "-T", f"document={missing}", "--model", MODEL],
+        [sys.executable, "-m", "inspect_ai", "eval", "tasks/ds_review.py", "-T", f"document={missing}",
+         "--model", MODEL],
         capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=120,
+        env={**os.environ, "COLUMNS": "400"},  # rich wraps at the terminal width
     )
     output = result.stdout + result.stderr
-    assert "nowhere.md" in output
+    assert f"{missing} does not exist" in output
     assert "Traceback" not in output
+    assert len(output.strip().splitlines()) == 1
 
 
 def test_quick_mode_has_status_table_and_no_lens_breakdown(tmp_path):
@@ -164,6 +167,7 @@ def test_audience_and_workflow_reach_report_and_prompt(tmp_path, option, value, 
     log = run(tmp_path, document=str(PROJECT_ROOT / "fixtures/ds/good-analysis-bad-comms.md"), **{option: value})
     sample = log.samples[0]
     assert header in sample.output.completion
+    sample = resolve_sample_attachments(sample)
     prompts = [e.input[-1].text for e in sample.events if isinstance(e, ModelEvent)]
     label = {"audience": "Audience", "workflow": "Workflow Context"}[option]
     assert prompts and all(f"{label}: {value}" in p for p in prompts)

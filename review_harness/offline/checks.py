@@ -164,6 +164,10 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
         )
         if not compares:
             continue
+        claimed = ctx.memo.setdefault("claimed_lines", set())
+        for x in f.text_sentences:
+            if x.line == s.line or (selection.search(x.text) and x.role not in (LIMITATIONS, APPENDIX)):
+                claimed.add(x.line)
         return Hit(
             title="Self-selected group compared without addressing bias",
             issue=(
@@ -183,33 +187,68 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
     return None
 
 
+_BROADER_SCOPE = lx.rx(
+    r"\b(global(?:ly)?|worldwide|all (?:markets|regions|countries|customers|users)|every (?:market|region|country)|"
+    r"company[- ]wide|at (?:full|global) (?:rollout|scale)|full rollout|(?:global|full|wider) rollout)\b"
+)
+_TRANSFER_ASSUMED = lx.rx(r"\b(same (?:\d[\d.]*[- ]point |)(?:lift|effect|uplift|impact|gain)|similar (?:lift|effect|results?)|holds? (?:in|outside|for|across)|other (?:markets|regions|countries)|generali[sz]\w*|transfer\w*)\b")
+_MODEL_SOURCE = lx.rx(r"\b(based on (?:the |our |a )?[\w\- ]{0,30}(?:model|forecast|sizing|estimate)|sizing model|forecast model)\b")
+
+
 @rule("assumption_unstated")
 def assumption_unstated(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    if v.has(lx.ASSUMPTION, f.text_sentences):
-        return None
+    projections = []
     for s in f.text_sentences:
         if s.role in (LIMITATIONS, METHOD, DATA) or s.kind == "heading":
             continue
         m = lx.PROJECTION.search(s.text)
-        if not m or not any(n.notable for n in f.nums(s)):
-            continue
-        return Hit(
-            title="Projection relies on unstated assumptions",
-            issue=(
-                f"The figure in \"{_short(_plain(s.text), 18)}\" is a projection (\"{_plain(m.group(0))}\"), but the "
-                f"document never says what it assumes: that the measured effect persists, transfers to new groups, and that "
-                f"volumes stay as they are. If any of these fails the number changes, and the reader cannot tell by how much."
-            ),
-            evidence=v.quote(s, m),
-            location=v.location(s),
-            suggested_fix=(
-                "List the assumptions behind the projection next to it and show a range, e.g. 'assumes the lift holds at "
-                "half to full strength: $0.8M-$1.6M a year'."
-            ),
+        if m and any(n.notable and (n.is_money or 0 <= n.start - m.start() <= 60) for n in f.nums(s)):
+            projections.append((s, m))
+    if not projections:
+        return None
+    stated = [s for s in f.text_sentences if lx.ASSUMPTION.search(s.text)]
+    stated += [
+        s for s in f.text_sentences
+        if s.role == LIMITATIONS and (_TRANSFER_ASSUMED.search(s.text) or re.search(r"\b(elsewhere|other (?:markets|regions|countries)|long(?:er)?[- ]term)\b", s.text, re.I))
+    ]
+    target = None
+    why = ""
+    if not stated and not v.is_extraction:  # an extraction may simply not show the assumptions
+        target = projections[0]
+        why = (
+            "the document never says what it assumes: that the measured effect persists, transfers to new groups, and that "
+            "volumes stay as they are"
         )
-    return None
+    else:
+        for s, m in projections:
+            scope = _BROADER_SCOPE.search(s.text)
+            if scope and not any(_TRANSFER_ASSUMED.search(x.text) for x in stated):
+                target = (s, m)
+                why = (
+                    f"it is applied \"{_plain(scope.group(0))}\", which assumes the tested effect carries over to places and "
+                    f"customers that were not tested; the assumptions the document does list do not cover that"
+                )
+                break
+    if target is None:
+        return None
+    s, m = target
+    source = v.first(_MODEL_SOURCE, [x for x in f.text_sentences if x.section == s.section])
+    issue = f"The figure in \"{_short(_plain(s.text), 18)}\" is a projection (\"{_plain(m.group(0))}\"), but {why}."
+    if source is not None:
+        issue += f" Its inputs are not shown either (\"{_short(_plain(source[0].text), 10)}\")."
+    issue += " If the weakest assumption fails the number changes, and the reader cannot tell by how much."
+    return Hit(
+        title="Projection relies on unstated assumptions",
+        issue=issue,
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix=(
+            "List the assumptions behind the projection next to it and show a range, e.g. 'assumes the US lift holds in "
+            "other markets at half to full strength: $2.5M-$5M a year; inputs in the appendix'."
+        ),
+    )
 
 
 @rule("method_unjustified")
@@ -251,8 +290,14 @@ def _ci_values(text: str) -> list[tuple[float, float]]:
     return out
 
 
+_BALANCE_CHECK = lx.rx(r"\b(sample ratio|srm|balanced?|balance check|covariate balance|pre-?period|a/a|randomi[sz]ation check|as expected)\b")
+
+
 def _evidence_kind(text: str) -> str | None:
-    """'neg' when a sentence reports a null / adverse result, 'pos' for a significant one."""
+    """'neg' when a sentence reports a null / adverse result, 'pos' for a significant one.
+    Design checks (sample ratio, covariate balance) are expected to be null and do not count."""
+    if _BALANCE_CHECK.search(text):
+        return None
     if lx.NONSIG.search(text):
         return "neg"
     for lo, hi in _ci_values(text):
@@ -278,6 +323,27 @@ def _evidence_kind(text: str) -> str | None:
         except ValueError:
             continue
     return None
+
+
+_IMPERATIVE = lx.rx(r"^(?:\W*(?:recommendation|ask|action|decision)\s*:\s*)?(roll|ship|launch|expand|scale|deploy|make|go|move|switch|adopt)\b")
+_ACKNOWLEDGED = lx.rx(r"\b(flat|unchanged|no (?:meaningful |significant |detectable |measurable )?(?:change|hit|difference|effect|impact|lift)|not (?:statistically )?significant|inconclusive|did not (?:change|improve|move))\b")
+
+
+def _primary_nulls(ctx: Context, neg: list[Sentence]) -> list[Sentence]:
+    """Null results on the metric the decision rests on: labelled primary, or headlined in the
+    summary without the summary admitting the null."""
+    f = ctx.features
+    out = [r for r in neg if re.search(r"\bprimary\b", r.text + " " + r.section, re.I)]
+    if out:
+        return out
+    summary = " ".join(s.text for s in f.summary if s.kind != "heading")
+    if not summary or _ACKNOWLEDGED.search(summary):
+        return []
+    terms = _metric_terms(summary)
+    return [r for r in neg if terms & _metric_terms(r.text)]
+
+
+_CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until|before any)\b")
 
 
 def _adverse_move(text: str) -> bool:
@@ -314,18 +380,18 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
             continue
         for pat, kind in ((lx.POS_CLAIM, "claim"), (lx.ROLLOUT, "rollout")):
             for m in pat.finditer(c.text):
-                if _negated_before(c.text, m.start(), 30):
+                if _negated_before(c.text, m.start(), 30) or _CONDITIONAL.search(c.text[max(0, m.start() - 70) : m.start()]):
                     continue
                 if kind == "claim":
                     terms = _metric_terms(c.text)
                     for r in neg:
                         if terms & _metric_terms(r.text):
-                            claims.append((3, c, m, r))
+                            claims.append((3.5 if c.role == CONCLUSION else 3, c, m, r))
                             break
                 else:
-                    primary = [
-                        r for r in neg if re.search(r"\bprimary\b", r.text + " " + r.section, re.I) or pos_count == 0
-                    ]
+                    if not (c.role == RECOMMENDATION or lx.RECOMMENDATION.search(c.text) or _IMPERATIVE.match(_plain(c.text))):
+                        break
+                    primary = _primary_nulls(ctx, neg)
                     if primary:
                         claims.append((2, c, m, primary[0]))
                 break
@@ -363,9 +429,10 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
         r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
     )
     candidates = [s for s in f.text_sentences if s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and s.kind != "heading"]
+    claimed = ctx.memo.get("claimed_lines", set())
     for s in candidates:
         m = overclaim.search(s.text)
-        if not m or _negated_before(s.text, m.start(), 20):
+        if not m or _negated_before(s.text, m.start(), 20) or s.line in claimed:
             continue
         if s.text.rstrip("*_ ").endswith("?"):
             continue
@@ -412,14 +479,16 @@ def untraceable_number(ctx: Context) -> Hit | None:
         return None
     if v.is_extraction and v.part_absent("RESULTS EXCERPT"):
         return None
-    closing = [s for s in f.closing if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION) and s.kind != "heading"]
+    closing = [
+        s for s in f.closing if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION) and s.kind != "heading" and not s.guessed
+    ]
     for s in closing:
         for n in f.nums(s):
             if not n.notable or abs(n.value) == 100 or (n.unit == "" and abs(n.value) < 10 and "." not in n.raw):
                 continue
             if _YEARLIKE.match(n.raw.strip()):
                 continue
-            if f.traceable(n.value):
+            if f.traceable(n.value, n.raw):
                 continue
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
@@ -450,10 +519,10 @@ def missing_section(ctx: Context) -> Hit | None:
         missing.append("results")
     if not f.conclusion_present:
         missing.append("conclusion")
-    if not missing:
-        return None
+    if not missing or (missing == ["conclusion"] and f.question is not None):
+        return None  # an unanswered question is reported as key_question_unanswered
     names = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
-    placeholder = next(
+    placeholder = next((f.stubs[k] for k in missing if k in f.stubs), None) or next(
         (s for s in f.text_sentences if lx.PLACEHOLDER.search(s.text) and s.role in (METHOD, DATA, RESULTS, CONCLUSION, RECOMMENDATION)),
         None,
     )
@@ -486,55 +555,50 @@ def key_question_unanswered(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
     q = f.question
-    if q is None:
+    if q is None or f.conclusion_present:
         return None
     qs, _ = q
     deferral = v.first(lx.DEFERRAL, [s for s in f.text_sentences if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION, RESULTS)] or f.closing)
-    if deferral is None and f.conclusion_present:
-        return None
     s, m = deferral if deferral else (qs, None)
     return Hit(
         title="The question the document sets out to answer is left open",
         issue=(
             f"The document asks \"{_short(_plain(qs.text), 20)}\" but "
-            + (f"its answer is deferred (\"{_plain(m.group(0))}\")." if m else "never gives an answer to it.")
-            + " A reader who needs the answer for a decision leaves without one."
+            + (f"its answer is deferred (\"{_plain(m.group(0))}\")" if m else "never gives an answer to it")
+            + ", and no conclusion elsewhere answers it. A reader who needs the answer for a decision leaves without one."
         ),
-        evidence=v.quote(s, m),
-        location=v.location(s),
-        suggested_fix="State the best current answer to the question, with its confidence, and what would change it (e.g. 'Probably yes, +0.8 pp churn; confirm with the DiD by 20 May').",
+        evidence=v.quote(qs, q[1]),
+        location=v.location(qs),
+        suggested_fix="State the best current answer to the question, with its confidence and what would change it (e.g. 'Probably yes: churn is ~1 pt above last year; the DiD due 20 May will confirm').",
         absence=m is None,
         consider="Consider stating your current best answer to the question, even if provisional.",
     )
+
+_IMPUTED = lx.rx(r"\b(imputed|imputation|backfilled|filled in with|set to (?:zero|0)|replaced (?:missing|nulls?) with|assumed (?:to be )?(?:zero|0))\b")
+_CHECKED = lx.rx(r"\b(exclud\w+|drop\w*|without (?:the|those|these)|robust\w*|sensitivity|re-?ran|indicator)\b")
 
 
 @rule("followup_missing")
 def followup_missing(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    if not f.results_present or v.word_count < 500:
+    hit = v.first(_IMPUTED, f.text_sentences)
+    if hit is None:
         return None
-    cut = lx.rx(
-        r"\b(segment\w*|robust\w*|sensitivity|breakdown|broken down|by (?:region|platform|device|country|market|channel|tenure|cohort|segment|category)|"
-        r"cohorts?|heterogene\w*|subgroups?|split by|per[- ](?:segment|region|platform)|placebo|alternative specification|"
-        r"check(?:ed)? (?:whether|that|if)|we also|on both|across (?:segments|regions|platforms|devices)|ios|android|mobile|desktop)\b"
-    )
-    if v.has(cut, f.text_sentences):
-        return None
-    headline = next((s for s in f.results if any(n.notable for n in f.nums(s)) and s.kind != "table"), None)
-    if headline is None:
+    s, m = hit
+    if any(_IMPUTED.search(x.text) and _CHECKED.search(x.text) for x in f.text_sentences):
         return None
     return Hit(
-        title="Headline result not checked across segments",
+        title="No check that the imputed values do not drive the result",
         issue=(
-            f"The result \"{_short(_plain(headline.text), 16)}\" is reported only in aggregate; there is no segment cut or "
-            f"robustness check to show that it holds broadly rather than in one group."
+            f"Some values were imputed (\"{_short(_plain(s.text), 16)}\"), but no robustness check excludes those records or "
+            f"flags them, so the reader cannot tell whether the imputation moves the estimate."
         ),
-        evidence=v.quote(headline),
-        location=v.location(headline),
-        suggested_fix="Add the obvious cut (e.g. by platform or new vs returning) or one robustness check, or say why it was not needed.",
+        evidence=v.quote(s, m),
+        location=v.location(s),
+        suggested_fix="Add one robustness row that drops the imputed records (or adds an indicator for them) and report whether the estimate moves.",
         absence=True,
-        consider="Consider adding one segment cut or robustness check.",
+        consider="Consider adding a check without the imputed records.",
     )
 
 
@@ -544,7 +608,7 @@ def unsourced_claim(ctx: Context) -> Hit | None:
     v = ctx.view
     pattern = lx.rx(
         r"\b(industry (?:benchmarks?|data|research|studies|standards?|averages?)|research (?:shows|suggests|has shown|finds|says)|"
-        r"studies (?:show|suggest|have shown|find)|(?:it is|it's) (?:well[- ]known|widely known|common knowledge)|"
+        r"studies (?:show|suggest|have shown|find)|(?:it is|it's) (?:well[- ]known|well[- ]established|widely (?:known|accepted)|common knowledge)|"
         r"experts? (?:agree|say)|according to (?:industry|experts|research)|best practices? (?:says|suggests|show)|"
         r"benchmarks? (?:show|suggest))\b"
     )
@@ -594,10 +658,11 @@ def no_uncertainty(ctx: Context) -> Hit | None:
         return None
     s, m = head
     return Hit(
-        title="Headline numbers have no uncertainty or sample size",
+        title="Headline numbers reported without uncertainty",
         issue=(
             f"Effects such as \"{_short(_plain(s.text), 16)}\" are given as point estimates: there is no confidence interval, "
-            f"test or sample size anywhere in the document. Without them the reader cannot tell a real change from noise."
+            f"standard error or significance test anywhere in the document. Without them the reader cannot tell a real change "
+            f"from noise."
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
@@ -608,6 +673,10 @@ def no_uncertainty(ctx: Context) -> Hit | None:
     )
 
 
+_DESIGN_NUMBER = lx.rx(r"\b(holdout|hold-out|split|sample|randomi[sz]\w*|power|alpha|α|confidence level|per arm|traffic allocation)\b")
+_STATE_VERB = lx.rx(r"\b(is|was|were|are|stands? at|stood at|reached|averaged|came in|scored|hit|sits? at|at|of|had|has)\b")
+
+
 @rule("metric_without_baseline")
 def metric_without_baseline(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -615,9 +684,12 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
     level_only: list[tuple[Sentence, re.Match[str]]] = []
     numeric = 0
     for s in f.summary + [x for x in f.results if x not in f.summary]:
-        if s.kind in ("heading", "table"):
+        if s.kind in ("heading", "table") or lx.PROJECTION.search(s.text) or lx.RECOMMENDATION.search(s.text):
             continue
-        nums = [n for n in f.nums(s) if n.notable]
+        if _IMPERATIVE.match(_plain(s.text)) or _DESIGN_NUMBER.search(s.text) or not _STATE_VERB.search(s.text):
+            continue
+        sample = {m.start() for m in lx.SAMPLE_SIZE.finditer(s.text)}
+        nums = [n for n in f.nums(s) if n.notable and not any(abs(n.start - p) <= 2 for p in sample) and not re.match(r"\s*(?:%\s*)?of (?:the )?(?:sample|respondents)", s.text[n.end:])]
         if not nums or not lx.METRIC_NOUN.search(s.text):
             continue
         numeric += 1
@@ -627,10 +699,17 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
         level_only.append((s, m))
     if not level_only:
         return None
-    summary_hit = [t for t in level_only if t[0].role == SUMMARY]
-    if not summary_hit and (len(level_only) < 3 or len(level_only) / max(numeric, 1) < 0.6):
+    # headline numbers: the summary's, or (with no summary) the first results reported
+    if f.summary:
+        headline = [t for t in level_only if t[0].role == SUMMARY]
+    else:
+        first_results = [x for x in f.results if x.kind not in ("heading", "table") and any(n.notable for n in f.nums(x))][:3]
+        headline = [t for t in level_only if t[0] in first_results]
+        if len(headline) < 2:
+            headline = []
+    if not headline:
         return None
-    s, m = (summary_hit or level_only)[0]
+    s, m = headline[0]
     return Hit(
         title="Headline number has no baseline",
         issue=(
@@ -671,10 +750,34 @@ def statistical_vs_practical(ctx: Context) -> Hit | None:
     )
 
 
+_PROVISIONAL_DEF = lx.rx(
+    r"\b((?:need|needs|have|has) to (?:confirm|agree|check|align on|settle) (?:the )?(?:\w+ )?definition|definition (?:is |still )?"
+    r"(?:tbd|unclear|provisional|pending|not (?:yet )?(?:final|agreed|settled))|(?:agree|confirm|align on) (?:the )?\w+ definition|"
+    r"(?:dashboard|team) shows? (?:slightly )?different (?:numbers|figures|values)|see the [\w ]{0,30}(?:dashboard|wiki|doc|page) for the (?:current )?definition)\b"
+)
+
+
 @rule("metric_undefined")
 def metric_undefined(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
+    # 1) a definition the document itself says is unsettled or kept elsewhere
+    prov = v.first(_PROVISIONAL_DEF, f.text_sentences)
+    if prov is not None:
+        s, m = prov
+        name = re.match(r"\W*([A-Z][\w\- ]{0,30}?)\s*(?:=|:)", s.text)
+        metric = (name.group(1).strip() if name else "") or "the metric"
+        return Hit(
+            title=f"Definition of {metric} is not settled",
+            issue=(
+                f"The document says the definition is not final or lives elsewhere (\"{_plain(m.group(0))}\"). Readers "
+                f"cannot interpret {metric} and the numbers may not match what others report."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=f"Write the agreed definition of {metric} in the document (numerator, denominator, window, exclusions) and note any difference from the official dashboard.",
+        )
+    # 2) a custom metric name ("engagement score") used repeatedly and never defined
     counts: Counter[str] = Counter()
     first: dict[str, tuple[Sentence, re.Match[str]]] = {}
     for s in f.text_sentences:
@@ -683,13 +786,13 @@ def metric_undefined(ctx: Context) -> Hit | None:
         for m in lx.CUSTOM_METRIC.finditer(s.text):
             phrase = m.group(1).lower().strip()
             words = phrase.split()
-            # keep the metric name itself: the noun and at most two words before it
             if any(phrase.endswith(std) for std in lx.STANDARD_METRICS):
                 continue
-            if words[0] in ("the", "a", "an", "our", "this", "that", "its", "their", "of", "and", "or", "in", "on", "per", "with"):
-                phrase = " ".join(words[1:])
-                if len(phrase.split()) < 2:
-                    continue
+            phrase = " ".join(words[-2:])  # the metric name: the noun and the word that qualifies it
+            if words[-2] in ("the", "a", "an", "our", "this", "that", "its", "their", "of", "and", "or", "in", "on", "per", "with", "high", "low", "higher", "lower", "same", "new", "each", "every"):
+                continue
+            if any(phrase.endswith(std) for std in lx.STANDARD_METRICS):
+                continue
             counts[phrase] += 1
             first.setdefault(phrase, (s, m))
     text = v.content
@@ -700,10 +803,7 @@ def metric_undefined(ctx: Context) -> Hit | None:
         esc = re.escape(phrase)
         if re.search(rf"{esc}\s*(?:\(|:|=|—|–| - )", text, re.I):
             continue
-        if any(
-            re.search(esc, x.text, re.I) and lx.DEFINITION_CUE.search(x.text)
-            for x in f.text_sentences
-        ):
+        if any(re.search(esc, x.text, re.I) and lx.DEFINITION_CUE.search(x.text) for x in f.text_sentences):
             continue
         if any(re.search(esc, x.text, re.I) for x in f.text_sentences if x.role == DATA and x.kind == "bullet"):
             continue
@@ -732,8 +832,12 @@ def _tldr_weakness(ctx: Context) -> str | None:
         return "it is empty"
     has_number = bool(numbers(text))
     has_finding = bool(lx.FINDING_VERB.search(text))
+    if lx.DEFERRAL.search(text) and not has_number:
+        return "it defers the answer"
     if lx.TLDR_PURPOSE.search(text) and not has_number:
         return "it describes what the document covers instead of stating the answer"
+    if lx.QUESTION_SIGNAL.search(text) and not has_number:
+        return "it restates the question without answering it"
     if not has_number and not has_finding:
         return "it states no finding and no number"
     if ctx.workflow == "proactive" and not lx.IMPACT.search(text):
@@ -767,12 +871,37 @@ def tldr_missing(ctx: Context) -> Hit | None:
     )
 
 
+_ANSWER_SIGNAL = lx.rx(
+    r"\b(to answer the question|the answer (?:is|to)|short answer|in conclusion|to conclude|we conclude|(?:we|i) recommend|"
+    r"my recommendations?|our recommendations?|(?:the )?bottom line|in summary|to summari[sz]e|key (?:finding|takeaway)s?|"
+    r"overall,|so, to answer)\b"
+)
+
+
+def _late_answer(ctx: Context) -> Sentence | None:
+    """The first explicit answer or recommendation statement, if it sits in the back half."""
+    f = ctx.features
+    first = next(
+        (
+            s
+            for s in f.prose
+            if s.role != SUMMARY and s.kind != "heading" and (_ANSWER_SIGNAL.search(s.text) or (s.role in (CONCLUSION,) and not s.guessed))
+        ),
+        None,
+    )
+    if first is None or first.pos < 0.4:
+        return None
+    return first
+
+
 @rule("weak_tldr")
 def weak_tldr(ctx: Context) -> Hit | None:
     v = ctx.view
     reason = _tldr_weakness(ctx)
     if reason is None:
         return None
+    if _late_answer(ctx) is not None:
+        return None  # the answer exists further down: reported as a buried lede
     first = next((s for s in ctx.features.summary if s.kind != "heading"), None)
     return Hit(
         title="TL;DR does not state the answer",
@@ -790,35 +919,30 @@ def weak_tldr(ctx: Context) -> Hit | None:
 def buried_lede(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
-    if f.word_count_small or v.is_extraction and not v.tldr.found:
-        return None
     t = v.tldr
-    late_tldr = t.found and t.start_line is not None and not v.is_extraction and t.start_line / max(v.n_lines, 1) > 0.4
-    weak = _tldr_weakness(ctx) is not None
-    if not late_tldr and not (t.found and weak):
-        return None
-    answer = next(
-        (s for s in f.prose if s.role != SUMMARY and (lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION))),
-        None,
-    )
+    if f.word_count_small or not t.found:
+        return None  # no summary at all is tldr_missing
+    late_tldr = not v.is_extraction and t.start_line is not None and t.start_line / max(v.n_lines, 1) > 0.4
     if late_tldr:
-        first = next((s for s in f.summary if s.kind != "heading"), None)
-        target = first
+        target = next((s for s in f.summary if s.kind != "heading"), None)
+    elif _tldr_weakness(ctx) is not None:
+        target = _late_answer(ctx)
     else:
-        if answer is None or answer.pos < 0.5:
-            return None
-        target = answer
+        return None
     if target is None:
         return None
+    opening = next((s for s in f.summary if s.kind != "heading"), None)
     return Hit(
         title="Key finding is buried deep in the document",
         issue=(
-            f"The main message (\"{_short(_plain(target.text), 18)}\") first appears at {v.location(target)}, "
-            f"{round(target.pos * 100)}% of the way through. Readers who skim the top will miss it."
+            f"The answer (\"{_short(_plain(target.text), 18)}\") first appears at {v.location(target)}, about "
+            f"{round(target.pos * 100)}% of the way through"
+            + (f"; the opening only says \"{_short(_plain(opening.text), 14)}\"" if opening is not None and opening is not target else "")
+            + ". Readers who skim the top will miss it."
         ),
         evidence=v.quote(target),
         location=v.location(target),
-        suggested_fix="Move that statement to the first lines of the document as the TL;DR and keep the detail below it.",
+        suggested_fix="Move the answer and the recommendations to the first lines as a TL;DR (finding, size, action) and keep the detail below.",
     )
 
 
@@ -882,10 +1006,12 @@ def limitations_missing(ctx: Context) -> Hit | None:
     f = ctx.features
     if f.word_count_small:
         return None
+    if not f.conclusion_present:
+        return None  # nothing concluded, nothing to over-apply
     if v.is_extraction:
         if not v.part_absent("LIMITATIONS STATED"):
             return None
-        if v.has(lx.LIMITATION, f.text_sentences):
+        if f.limitation is not None:
             return None
     elif f.limitation is not None:
         return None
@@ -913,7 +1039,7 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
         known |= lx.DS_ACRONYMS
     undefined = [(tok, s, m) for tok, s, m, d in f.acronyms if not d and tok not in known and tok.rstrip("S") not in known]
     jargon_words: list[tuple[str, Sentence, re.Match[str]]] = []
-    if audience in ("exec", "mixed"):
+    if audience == "exec":
         seen = set()
         for s in f.prose:
             for m in lx.DS_JARGON.finditer(s.text):
@@ -926,7 +1052,7 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
                     continue
                 jargon_words.append((m.group(0), s, m))
     threshold = {"exec": 2, "mixed": 3, "tech": 4, "ds": 4}.get(audience, 3)
-    terms = undefined + (jargon_words if audience == "exec" else jargon_words[: max(0, len(jargon_words) - 2)])
+    terms = undefined + jargon_words
     if len(terms) < threshold:
         return None
     tok, s, m = terms[0]
@@ -954,7 +1080,7 @@ def wrong_detail_level(ctx: Context) -> Hit | None:
         method_words = sum(len(s.text.split()) for s in f.text_sentences if s.role in (METHOD, DATA))
         total = max(sum(len(s.text.split()) for s in f.text_sentences), 1)
         jargon = {m.group(0).lower() for s in f.prose for m in lx.DS_JARGON.finditer(s.text)}
-        heavy = (method_words / total >= 0.35 and total >= 400) or v.code_lines >= 10 or len(jargon) >= 6
+        heavy = (method_words / total >= 0.35 and total >= 400) or (v.code_lines >= 10 and total >= 100) or len(jargon) >= 6
         if not heavy:
             return None
         s = next((x for x in f.text_sentences if x.role in (METHOD, DATA) and x.kind != "heading"), None) or next(
@@ -1003,40 +1129,18 @@ def handoff_risk(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
     strong = v.first(lx.HANDOFF_STRONG, f.text_sentences)
-    internal = []
-    for s in f.text_sentences:
-        for m in lx.INTERNAL_NAME.finditer(s.text):
-            name = m.group(0).strip("`")
-            after = s.text[m.end() : m.end() + 3]
-            if after.lstrip().startswith("("):
-                continue
-            internal.append((name, s, m))
-    named = lx.rx(r"\b(?:the )?([A-Z][a-z]+) (?:sizing |forecast |scoring |attribution )?(?:model|dashboard|framework|workbook|tracker|report)\b", 0)
-    for s in f.text_sentences:
-        for m in named.finditer(s.text):
-            if m.group(1) in ("The", "This", "Our", "A", "An", "Each", "Any"):
-                continue
-            after = s.text[m.end() : m.end() + 30]
-            if re.match(r"\s*(?:\(|,\s*(?:which|a|an|our))", after):
-                continue
-            internal.append((m.group(0), s, m))
-    if strong is None and len({n for n, _, _ in internal}) < 2:
+    if strong is None:
         return None
-    if strong is not None:
-        s, m = strong
-        what = f"\"{_plain(m.group(0))}\""
-    else:
-        _, s, m = internal[0]
-        what = ", ".join(sorted({f"'{n}'" for n, _, _ in internal})[:4])
+    s, m = strong
     return Hit(
         title="Relies on context only the author's team has",
         issue=(
-            f"The document refers to {what} without explaining it. A reader who was not in the room, or joins later, "
-            f"cannot follow or verify that part."
+            f"The document refers to \"{_plain(m.group(0))}\" without saying what it was. A reader who was not in the room, "
+            f"or joins later, cannot follow or verify that part."
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Replace insider references with the fact itself or a link, and spell out internal names the first time (what the model or table is and who owns it).",
+        suggested_fix="Replace the insider reference with the fact itself or a link (what was decided, where the definition lives, who owns it).",
     )
 
 
@@ -1047,38 +1151,56 @@ def handoff_risk(ctx: Context) -> Hit | None:
 def data_dump(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
+    memo = ctx.memo.get("data_dump")
+    if memo is not None:
+        return memo or None
     table_rows = sum(1 for s in f.text_sentences if s.kind == "table")
-    tables = len(v.tables) if not v.is_extraction else sum(1 for s in f.text_sentences if s.kind == "table" and s.text.startswith("[table"))
-    prose_words = sum(len(s.text.split()) for s in f.prose)
+    if v.is_extraction:
+        tables = sum(1 for s in f.placeholders if s.text.startswith("[table"))
+        tables = max(tables, len(re.findall(r"\[table\]", v.content)))
+    else:
+        tables = len(v.tables)
+    prose_words = sum(len(s.text.split()) for s in f.prose if s.role not in ("meta",))
     numbers_total = sum(len(f.nums(s)) for s in f.text_sentences)
     interpret = len(f.interpretive)
-    heavy = tables >= 4 or table_rows >= 30 or numbers_total >= 60
-    if not heavy:
-        return None
+    heavy = tables >= 5 or table_rows >= 30 or numbers_total >= 80
     per_table = prose_words / max(tables, 1)
-    thin = interpret <= max(2, tables // 2) or (tables >= 4 and per_table < 45)
-    if not thin:
-        return None
-    first_table = next((s for s in f.text_sentences if s.kind == "table"), None)
-    return Hit(
-        title="Tables and numbers without interpretation",
-        issue=(
-            f"The document presents {tables} tables ({table_rows} rows, about {numbers_total} numbers) with only "
-            f"{interpret} sentence(s) that say what the numbers mean. The reader has to do the analysis themselves "
-            f"and may pick the wrong takeaway."
-        ),
-        evidence=v.quote(first_table) if first_table else "",
-        location=v.location(first_table),
-        suggested_fix="Keep the two or three tables that carry the argument, put one sentence above each stating its takeaway, and move the rest to an appendix.",
-        strength=2,
-    )
+    thin = interpret <= max(2, tables // 2) and per_table < 60
+    hit = None
+    if heavy and thin:
+        first_table = next((s for s in f.text_sentences if s.kind == "table"), None) or next(iter(f.placeholders), None)
+        intro = next(
+            (s for s in f.prose if re.search(r"\b(tables? (?:below|above)|below (?:are|is)|the following tables?|see (?:the )?tables?)\b", s.text, re.I)),
+            None,
+        )
+        target = intro or first_table
+        hit = Hit(
+            title="Tables and numbers without interpretation",
+            issue=(
+                f"The document presents {tables} tables ({table_rows} rows, about {numbers_total} numbers) with only "
+                f"{interpret} sentence(s) that say what the numbers mean. The reader has to do the analysis themselves "
+                f"and may pick the wrong takeaway."
+            ),
+            evidence=v.quote(target) if target else "",
+            location=v.location(target),
+            suggested_fix="Keep the two or three tables that carry the argument, put one sentence above each stating its takeaway, and move the rest to an appendix.",
+            strength=2,
+        )
+    ctx.memo["data_dump"] = hit or False
+    return hit
 
 
 @rule("placeholder_left")
 def placeholder_left(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    hits = [(s, m) for s in v.sentences if s.role not in ("meta",) for m in [lx.PLACEHOLDER.search(s.text)] if m]
+    hits = [
+        (s, m)
+        for s in v.sentences
+        if s.role not in ("meta", "structure") and s.kind != "placeholder"
+        for m in [lx.PLACEHOLDER.search(s.text)]
+        if m
+    ]
     if not hits:
         return None
     s, m = hits[0]
@@ -1095,12 +1217,79 @@ def placeholder_left(ctx: Context) -> Hit | None:
     )
 
 
+_REPRO = lx.rx(
+    r"\b(for anyone who wants to reproduce|to reproduce (?:the|these|this)|for reproducibility|reproduction details?|"
+    r"technical (?:note|details?)|implementation details?|for completeness|a note on how the data|how the data (?:were|was) (?:put together|built|assembled)|"
+    r"pipeline details?|for the curious)\b"
+)
+
+
+_SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+
+
+def _method_heavy_opening(ctx: Context) -> Hit | None:
+    """With no summary up front, pages of set-up detail come before the first result."""
+    f = ctx.features
+    v = ctx.view
+    if v.tldr.found and _tldr_weakness(ctx) is None:
+        return None
+    first = None
+    for s in f.prose:
+        if s.role in (SUMMARY, "title", "meta"):
+            continue
+        if lx.CI.search(s.text) or lx.POS_SIG.search(s.text) or (
+            s.role == RESULTS and not s.guessed and any(n.notable for n in f.nums(s)) and lx.CHANGE_WORD.search(s.text)
+        ):
+            first = s
+            break
+    if first is None or first.pos < 0.4:
+        return None
+    before = [s for s in f.prose if s.line < first.line and s.role not in (SUMMARY, "title", "meta")]
+    words = sum(len(s.text.split()) for s in before)
+    detail = [
+        s for s in before
+        if lx.METHOD_SIGNAL.search(s.text) or lx.DESIGN.search(s.text) or lx.DS_JARGON.search(s.text)
+        or _SNAKE.search(s.text) or lx.UNCERTAINTY.search(s.text)
+    ]
+    share = sum(len(s.text.split()) for s in detail) / max(words, 1)
+    if words < 500 or share < 0.45:
+        return None
+    target = next((s for s in detail if _SNAKE.search(s.text)), detail[0])
+    return Hit(
+        title="Set-up detail comes before the result",
+        issue=(
+            f"About {words:,} words of design, data and instrumentation detail come before the first result "
+            f"(\"{_short(_plain(first.text), 12)}\", {v.location(first)}). Most readers need the result first; the "
+            f"mechanics belong in an appendix or a short method section."
+        ),
+        evidence=v.quote(target, _SNAKE.search(target.text)),
+        location=v.location(target),
+        suggested_fix="Keep a five-line method summary (design, population, metric, test) before the results and move assignment, instrumentation and QA detail to an appendix.",
+    )
+
+
 @rule("appendix_in_body")
 def appendix_in_body(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
+    repro = next(((s, m) for s, m in v.find(_REPRO, f.prose) if s.role != APPENDIX), None)
+    if repro is not None:
+        s, m = repro
+        return Hit(
+            title="Reproduction detail sits in the main body",
+            issue=(
+                f"The passage starting \"{_short(_plain(s.text), 16)}\" is supporting detail for reproducing the numbers. "
+                f"It sits in the main flow and slows readers who only need the findings."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix="Move it to an appendix (or a linked notebook) and leave one sentence in the body saying where the detail lives.",
+        )
     if v.is_extraction:
         return None
+    opening = _method_heavy_opening(ctx)
+    if opening is not None:
+        return opening
     body_code = [(a, b) for a, b, role in v.code_blocks if role != APPENDIX]
     code_lines = sum(max(0, b - a - 1) for a, b in body_code)
     big_tables = [(start, rows, sec) for start, rows, sec, role in v.tables if role != APPENDIX and rows >= 16]
@@ -1127,18 +1316,60 @@ def appendix_in_body(ctx: Context) -> Hit | None:
     )
 
 
+_CRYPTIC_CELL = re.compile(r"^(?:[A-Za-zΔδαβσμρ]|[a-z]+_[a-z_]+|[A-Z]_\w+|Δ\w*|d)$")
+
+
 @rule("visual_unclear")
 def visual_unclear(ctx: Context) -> Hit | None:
     v = ctx.view
+    f = ctx.features
     for line, alt, nxt in v.images:
         if lx.UNCAPTIONED_ALT.match(alt.strip().lower()) and not re.match(r"^(?:\*|_|figure|fig\.|chart|source)", nxt, re.I):
             raw = v.content.split("\n")[line - 1].strip()
             return Hit(
                 title="Chart without caption or takeaway",
                 issue=f"The image at line {line} has no descriptive caption or stated takeaway, so the reader must guess what it shows and why it is there.",
-                evidence=raw[:200],
+                evidence=raw[:200] if len(raw.split()) <= 30 else "",
                 location=f"line {line}",
                 suggested_fix="Give each chart a title that states its takeaway, labelled axes with units, and one sentence below saying what to notice.",
+            )
+    for ph in f.placeholders:
+        m = re.match(r"\[table:\s*(.*?)\]", ph.text)
+        if m:
+            cells = [c.strip() for c in m.group(1).split("|")]
+            cryptic = [c for c in cells if c and _CRYPTIC_CELL.match(c)]
+            if len(cryptic) >= 2:
+                return Hit(
+                    title="Table uses codes instead of labels",
+                    issue=(
+                        f"A table in {v.location(ph)} labels its columns with codes ({', '.join(cryptic[:5])}), so readers "
+                        f"outside the team cannot read it unaided."
+                    ),
+                    evidence="",
+                    location=v.location(ph),
+                    suggested_fix="Use plain column names with units (e.g. 'Control (14-day trial)', 'Difference (pp)') and add one line above the table saying what it shows.",
+                )
+    seen_tables = set()
+    for s in f.text_sentences:
+        if s.kind != "table":
+            continue
+        key = (s.section, s.line)
+        prev_table = any((s.section, s.line - d) in seen_tables for d in (1, 2))
+        seen_tables.add(key)
+        if prev_table:
+            continue  # only header rows
+        cells = [c.strip().strip("*") for c in s.text.strip().strip("|").split("|")]
+        cryptic = [c for c in cells if c and _CRYPTIC_CELL.match(c)]
+        if len(cryptic) >= 2:
+            return Hit(
+                title="Table uses codes instead of labels",
+                issue=(
+                    f"The table at line {s.line} labels its columns with codes ({', '.join(cryptic[:5])}) and states no units or "
+                    f"takeaway, so readers outside the team cannot read it unaided."
+                ),
+                evidence=v.quote(s),
+                location=v.location(s),
+                suggested_fix="Use plain column names with units (e.g. 'Control (14-day trial)', 'Difference (pp)') and add one line above the table saying what it shows.",
             )
     return None
 
@@ -1179,7 +1410,10 @@ def no_recommendation(ctx: Context) -> Hit | None:
         return None
     if f.recommendations:
         return None
-    decision = lx.rx(r"\b(we (?:should|will|plan|propose|suggest)|let's|decision|decide|roll(?:ing)? ?out|launch|stop|keep|continue)\b")
+    decision = lx.rx(
+        r"\b(we (?:should|will|plan|propose|suggest)|let's|decision:|we decided|(?:should|must|need to) (?:\w+ )?"
+        r"(?:roll|launch|ship|stop|keep|continue|invest|expand|pause|switch))\b"
+    )
     if any(decision.search(s.text) for s in f.closing):
         return None
     last = f.closing[-1] if f.closing else None
@@ -1198,6 +1432,23 @@ def no_recommendation(ctx: Context) -> Hit | None:
     )
 
 
+_HEDGED_ACTION = lx.rx(
+    r"\b(pending (?:alignment|discussion|approval|review|sign-?off)|if there is appetite|at some point|when possible|as needed|"
+    r"tbd|to follow|an option|could be considered|open question|possible recommendations?)\b"
+)
+
+
+def _has_owner(s: Sentence) -> bool:
+    for m in lx.OWNER.finditer(s.text):
+        word = m.group(0).split()[0].strip("(@")
+        if lx.OWNER_STOP.match(word):
+            continue
+        if re.match(r"^[A-Z][a-z]+$", word) and re.search(rf"\b{word} will not\b|\b{word} won't\b", s.text):
+            continue
+        return True
+    return False
+
+
 @rule("recommendation_vague")
 def recommendation_vague(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -1205,39 +1456,45 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     recos = [s for s in f.recommendations if s.kind != "heading"]
     if not recos:
         return None
-    def owner_of(s: Sentence) -> bool:
-        for m in lx.OWNER.finditer(s.text):
-            word = m.group(0).split()[0].strip("(@")
-            if lx.OWNER_STOP.match(word):
-                continue
-            return True
-        return False
-
-    owners = [s for s in recos if owner_of(s)]
+    owners = [s for s in recos if _has_owner(s)]
     timed = [s for s in recos if lx.TIMING.search(s.text)]
+    # extraction input: an action table replaced by its column list still shows owners and dates
+    for ph in f.placeholders:
+        if ph.role in (RECOMMENDATION, CONCLUSION) and ph.text.startswith("[table"):
+            if re.search(r"\b(owner|who|responsible|dri)\b", ph.text, re.I):
+                owners.append(ph)
+            if re.search(r"\b(due|date|deadline|when|by)\b", ph.text, re.I):
+                timed.append(ph)
     vague = [(s, m) for s in recos for m in [lx.VAGUE_ACTION.search(s.text)] if m]
-    hedged = [(s, m) for s in recos for m in [re.search(r"\b(pending (?:alignment|discussion|approval|review)|if there is appetite|at some point|when possible|as needed|tbd|to follow)\b", s.text, re.I)] if m]
-    need_owner = ctx.workflow == "proactive"
+    hedged = [(s, m) for s in recos for m in [_HEDGED_ACTION.search(s.text + " " + s.section)] if m]
+    questions = [(s, None) for s in recos if s.text.rstrip("*_ )").endswith("?")]
     problem = None
-    if need_owner and not owners:
-        problem = "no owner"
-    elif not owners and not timed:
-        problem = "no owner and no date"
-    elif (len(vague) + len(hedged)) >= max(2, len(recos) * 0.6) and not owners:
-        problem = "vague actions with no owner"
+    if ctx.workflow == "proactive" and not owners:
+        problem = "names no owner"
+    elif len(questions) >= 2 and len(questions) >= len(recos) / 3:
+        problem = "is posed as an open question, with no owner or decision"
+    elif not owners and len(timed) < max(1, len(recos) / 2):
+        problem = "has no owner and, like most of the list, no date"
+    elif not owners and (vague or hedged) and len(vague) + len(hedged) >= len(recos) / 2:
+        problem = "has no owner and a vague or conditional action"
     if problem is None:
         return None
-    s, m = (hedged or vague or [(recos[0], None)])[0]
+    pick = (questions if problem.startswith("is posed") else []) or hedged or vague or [(recos[0], None)]
+    if ctx.workflow == "proactive" and problem == "names no owner":
+        problem = "names no owner (proactive work needs an owner for each recommendation)"
+    s, m = pick[0]
+    if m is not None and m.start() >= len(s.text):
+        m = None  # the hedge was in the section name
     return Hit(
         title="Recommendations have no owner or next step",
         issue=(
-            f"The recommendation \"{_short(_plain(s.text), 20)}\" has {problem}"
-            + (f" and is hedged (\"{_plain(m.group(0))}\")" if m is not None else "")
+            f"The recommendation \"{_short(_plain(s.text), 20)}\" {problem}"
+            + (f" (\"{_plain(m.group(0))}\")" if m is not None else "")
             + ". Without a named owner, a date and a concrete first step it is unlikely to happen."
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Turn each recommendation into an action with an owner and a date, e.g. 'Make 21-day trials the default for EN self-serve: Growth PM (J. Doe), decision at 12 Nov pricing council'.",
+        suggested_fix="Turn each recommendation into an action with an owner and a date, e.g. 'Make 21-day trials the default for EN self-serve: Growth PM (J. Doe), decision at the 12 Nov pricing council'.",
     )
 
 
@@ -1245,23 +1502,51 @@ def recommendation_vague(ctx: Context) -> Hit | None:
 def overreach_unbounded(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    bounded = v.has(lx.BOUNDARY, f.text_sentences)
-    if not bounded:
+    # (a) a result pushed beyond what was measured, where the document does state limits
+    #     (with no limits at all, limitations_missing owns the problem: routing table)
+    if f.limitation is not None and not v.has(lx.BOUNDARY, [s for s in f.text_sentences if s.role == LIMITATIONS]):
         for s in f.text_sentences:
             if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
                 continue
             m = lx.GENERALIZE.search(s.text)
-            if not m:
+            if not m or v.has(lx.BOUNDARY, [s]):
                 continue
             return Hit(
                 title="Result extended beyond what the data covers",
                 issue=(
                     f"\"{_short(_plain(s.text), 20)}\" extends the finding (\"{_plain(m.group(0))}\") beyond the population and "
-                    f"period that were measured, and nothing in the document says where the result stops applying."
+                    f"period that were measured, and the caveats never say where the result stops applying."
                 ),
                 evidence=v.quote(s, m),
                 location=v.location(s),
                 suggested_fix="Say explicitly what the data does and does not support, e.g. 'measured on US web sign-ups in May; other regions need their own test before rollout'.",
+            )
+    # (b) a rollout argued for while the primary result is null, and the caveats are silent on it
+    null_primary = _primary_nulls(ctx, [
+        s for s in f.body
+        if s.role not in (LIMITATIONS, APPENDIX, METHOD) and s.kind != "heading" and _evidence_kind(s.text) == "neg"
+    ])
+    if null_primary:
+        caveats = [s for s in f.text_sentences if s.role == LIMITATIONS]
+        silent = not any(re.search(r"signific|interval|\bCI\b|uncertain|noise|did not (?:improve|change)|not improve|no (?:detectable|significant)", c.text, re.I) for c in caveats)
+        pushes = [
+            (s, m) for s in f.text_sentences
+            if s.role in (RECOMMENDATION, CONCLUSION, SUMMARY) or s.pos > 0.85
+            for m in [lx.ROLLOUT.search(s.text)] if m and not _negated_before(s.text, m.start(), 30)
+            and not _CONDITIONAL.search(s.text[max(0, m.start() - 60) : m.start()])
+        ]
+        if silent and pushes:
+            s, m = pushes[-1]
+            return Hit(
+                title="Nothing bounds what the test can support",
+                issue=(
+                    f"The primary result is null (\"{_short(_plain(null_primary[0].text), 14)}\"), yet the caveats never say so "
+                    f"and the document argues for acting now (\"{_short(_plain(s.text), 16)}\"). Readers are not told what the "
+                    f"data cannot support, such as a loss within the interval."
+                ),
+                evidence=v.quote(s, m),
+                location=v.location(s),
+                suggested_fix="Add to the caveats what the test cannot support (e.g. 'a conversion loss of up to 0.5 pp is within the interval'), and tie any rollout to a guardrail or follow-up test.",
             )
     if ctx.workflow == "reactive" and f.uncertainty is None:
         head = _headline(ctx)
@@ -1280,19 +1565,61 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
     return None
 
 
+_STOP = frozenset(
+    "the a an and or of to in on for with by at from is are was were be been this that these those it its as than then "
+    "their our we they more less most who which what when how after before per over under into out up down not no".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z\-]{2,}", text.lower()) if w not in _STOP}
+
+
 @rule("so_what_missing")
 def so_what_missing(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    findings = [s for s in f.results if s.kind != "table" and any(n.notable for n in f.nums(s))]
-    if len(findings) < 3:
-        return None
     implication = lx.rx(
-        r"\b(this means|which means|means (?:that|we|about)|impl(?:ies|ication)|so (?:we|the business)|therefore|as a result|matters|"
+        r"\b(this means|which means|means (?:that|we|about)|impl(?:ies|ication)|so (?:we|the business)|therefore|as a result|matters?|"
         r"worth|in (?:plain|practical|business) terms|translat\w+ (?:to|into)|for the business|we recommend|should|"
-        r"decision|impact on|cost of|saves?|so what)\b"
+        r"decision|impact on|cost of|saves?|so what|supports? the|suggests?|consistent with|reassuring|rely on)\b"
     )
-    if v.has(implication, f.text_sentences):
+    # a key finding the document itself headlines, stated with numbers but without its consequence
+    for h in v.content_headings:
+        name = clean_heading(h.text)
+        if lx.GENERIC_HEADING.match(name) or lx.NON_CONTENT_HEADING.match(name) or len(name.split()) < 4:
+            continue
+        words = _content_words(name)
+        section = [s for s in f.prose if s.section == h.text and s.kind != "heading"]
+        paras: dict[int, list[Sentence]] = {}
+        for s in section:
+            paras.setdefault(s.line, []).append(s)
+        for line, sents in paras.items():
+            text = " ".join(x.text for x in sents)
+            if len([n for x in sents for n in f.nums(x) if n.notable]) < 2:
+                continue
+            if len(words & _content_words(text)) < 2:
+                continue
+            if implication.search(text) or lx.INTERPRET.search(text):
+                continue
+            if not lx.COMPARISON.search(text):
+                continue
+            s = sents[0]
+            return Hit(
+                title="Key finding reported without its implication",
+                issue=(
+                    f"The finding \"{_short(_plain(text), 18)}\" (headlined in '{h.text}') is stated with numbers but without "
+                    f"saying what it means for the decision, for example whether it changes who should get the feature."
+                ),
+                evidence=v.quote(s),
+                location=v.location(s),
+                suggested_fix="Add one sentence after the finding on its consequence, e.g. 'so the rollout should prioritise longer-tenure customers' or 'no change to the plan'.",
+            )
+    # a document whose results never say what they mean (unless the data-dump rule covers it)
+    findings = [s for s in f.results if s.kind != "table" and any(n.notable for n in f.nums(s))]
+    if v.is_extraction or len(findings) < 3 or v.has(implication, f.text_sentences):
+        return None
+    if data_dump(ctx) is not None:
         return None
     s = findings[0]
     return Hit(
@@ -1305,3 +1632,5 @@ def so_what_missing(ctx: Context) -> Hit | None:
         location=v.location(s),
         suggested_fix="After each key number add one sentence on its consequence, e.g. '...which is about 450 extra retained members a week, worth ~$1.9M a year'.",
     )
+
+

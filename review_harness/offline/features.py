@@ -24,6 +24,7 @@ from review_harness.offline.view import (
     TITLE,
     DocView,
     Sentence,
+    words_of,
 )
 
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -92,6 +93,15 @@ def numbers(text: str) -> list[Num]:
     return out
 
 
+def _tolerance(raw: str, value: float) -> float:
+    """Half a unit of the last digit written (in the number's own scale), at least 2%."""
+    m = re.search(r"\d(?:[\d,]*)(?:\.(\d+))?", raw)
+    decimals = len(m.group(1)) if m and m.group(1) else 0
+    digits = m.group(0).replace(",", "") if m else ""
+    scale = abs(value) / float(digits) if digits and float(digits) else 1.0
+    return max(0.5 * 10 ** (-decimals) * scale, abs(value) * 0.02, 0.051)
+
+
 def _close(a: float, b: float) -> bool:
     if a == b:
         return True
@@ -115,7 +125,12 @@ class Features:
     @cached_property
     def text_sentences(self) -> list[Sentence]:
         """Everything a reader reads as the document's content."""
-        return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind != "heading"]
+        return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind not in ("heading", "placeholder")]
+
+    @cached_property
+    def placeholders(self) -> list[Sentence]:
+        """Extraction input: the lines standing in for tables and code blocks."""
+        return [s for s in self.view.sentences if s.kind == "placeholder"]
 
     @cached_property
     def prose(self) -> list[Sentence]:
@@ -194,17 +209,17 @@ class Features:
                         vals.append(b / a if abs(a) > 1e-9 else 0)
         return sorted(vals)
 
-    def traceable(self, value: float) -> bool:
+    def traceable(self, value: float, raw: str = "") -> bool:
         import bisect
 
         vals = self.body_values
         if not vals:
             return False
-        targets = [value, abs(value)]
-        for t in targets:
-            lo = bisect.bisect_left(vals, t - max(0.051, abs(t) * 0.02))
-            hi = bisect.bisect_right(vals, t + max(0.051, abs(t) * 0.02))
-            if any(_close(t, vals[i]) for i in range(lo, hi)):
+        tol = _tolerance(raw, value) if raw else max(0.051, abs(value) * 0.02)
+        for t in (value, abs(value)):
+            lo = bisect.bisect_left(vals, t - tol)
+            hi = bisect.bisect_right(vals, t + tol)
+            if hi > lo:
                 return True
         return False
 
@@ -217,7 +232,7 @@ class Features:
     @cached_property
     def design(self) -> tuple[Sentence, re.Match[str]] | None:
         for s in self.text_sentences:
-            if s.role == LIMITATIONS:
+            if s.role in (LIMITATIONS, RECOMMENDATION) or lx.PLACEHOLDER.search(s.text):
                 continue
             for m in list(lx.DESIGN.finditer(s.text)) + list(lx.DID_SHORT.finditer(s.text)):
                 head = s.text[max(0, m.start() - 45) : m.start()]
@@ -236,25 +251,41 @@ class Features:
             r"(?:as|serve as) (?:a )?(?:comparison|control|benchmark)|same (?:weeks|period|months?|quarter) (?:of|in|last) (?:\d{4}|the previous year|last year)|"
             r"prior[- ]year comparison|unaffected (?:group|region|market|segment|categor\w+))\b"
         )
-        return next(((s, m) for s, m in self.view.find(pattern, self.text_sentences) if s.role != LIMITATIONS), None)
+        tentative = re.compile(r"\b(todo|tbd|thinking|could use|or use|maybe|plan to|will use|should use|would)\b", re.I)
+        return next(
+            (
+                (s, m)
+                for s, m in self.view.find(pattern, self.text_sentences)
+                if s.role not in (LIMITATIONS, RECOMMENDATION) and not tentative.search(s.text) and not s.text.rstrip().endswith("?")
+            ),
+            None,
+        )
 
     @cached_property
     def uncertainty(self) -> tuple[Sentence, re.Match[str]] | None:
         for s in self.text_sentences:
-            m = lx.UNCERTAINTY.search(s.text) or lx.SAMPLE_SIZE.search(s.text)
+            m = lx.UNCERTAINTY.search(s.text)
             if m:
                 return s, m
         return None
 
     @cached_property
-    def limitation(self) -> tuple[Sentence, re.Match[str]] | None:
-        for s in self.text_sentences:
-            m = lx.LIMITATION.search(s.text)
-            if m:
-                return s, m
-        lim = [s for s in self.text_sentences if s.role == LIMITATIONS]
+    def limitation(self) -> tuple[Sentence, re.Match[str] | None] | None:
+        """Where the document states its limits: a limitations/caveats section, or at least
+        two distinct limitation phrases in the text (a lone 'does not include' is a scope
+        note, not a limitations statement)."""
+        section = re.compile(r"\b(limitations?|caveats?|threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
+                             r"what the data cannot|known issues|open questions)\b", re.I)
+        lim = [s for s in self.text_sentences if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")]
         if lim:
-            return lim[0], None  # type: ignore[return-value]
+            body = next((s for s in lim if s.kind != "heading"), lim[0])
+            return body, None
+        hits: dict[str, tuple[Sentence, re.Match[str]]] = {}
+        for s in self.text_sentences:
+            for m in lx.LIMITATION.finditer(s.text):
+                hits.setdefault(m.group(0).lower(), (s, m))
+        if len(hits) >= 2:
+            return next(iter(hits.values()))
         return None
 
     @cached_property
@@ -275,6 +306,12 @@ class Features:
     @cached_property
     def reads_as_deck(self) -> list[Sentence]:
         marks = [s for s in self.view.sentences if lx.SLIDE_MARKER.search(s.text)]
+        if self.view.is_extraction:
+            marks += [
+                Sentence(h.text, h.line, h.text, OTHER, "heading", 0.0, (), False, h.line)
+                for h in self.view.headings
+                if lx.SLIDE_MARKER.search(h.text)
+            ]
         return marks
 
     @cached_property
@@ -284,48 +321,95 @@ class Features:
             return 0.0
         return sum(1 for s in items if s.kind == "bullet") / len(items)
 
+    def _stubbed(self, roles: tuple[str, ...], word: str) -> Sentence | None:
+        """A placeholder standing in for a part: 'TODO: add method', or a section that holds
+        nothing but placeholders."""
+        explicit = re.compile(rf"\b(?:TODO|TBD|FIXME)\b[^.]{{0,30}}\b{word}|\b{word}\w*\s*(?:\(|:|-|—)?\s*(?:TODO|TBD)\b", re.I)
+        for s in self.text_sentences:
+            if explicit.search(s.text):
+                return s
+        by_section: dict[str, list[Sentence]] = {}
+        for s in self.text_sentences:
+            if s.role in roles and s.kind != "heading" and not s.guessed:
+                by_section.setdefault(s.section, []).append(s)
+        stubbed = [p for p in by_section.values() if all(lx.PLACEHOLDER.search(s.text) or words_of(s.text) <= 2 for s in p)]
+        if stubbed and len(stubbed) == len(by_section):
+            return stubbed[0][0]
+        if stubbed and any(re.search(rf"\b{word}", sec, re.I) for sec in by_section if by_section[sec] in stubbed):
+            return next(p[0] for sec, p in by_section.items() if p in stubbed and re.search(rf"\b{word}", sec, re.I))
+        return None
+
+    @cached_property
+    def stubs(self) -> dict[str, Sentence]:
+        out = {}
+        for key, roles, word in (
+            ("method", (METHOD,), "method"),
+            ("results", (RESULTS,), "result"),
+            ("conclusion", (CONCLUSION,), "conclusion"),
+        ):
+            s = self._stubbed(roles, word)
+            if s is not None:
+                out[key] = s
+        return out
+
     @cached_property
     def method_present(self) -> bool:
         v = self.view
-        if v.is_extraction:
-            if not v.part_absent("METHODOLOGY EXCERPT"):
-                text = v.parts.get("METHODOLOGY EXCERPT", "")
-                if not re.search(r"\b(TODO|TBD)\b", text):
-                    return True
-        roles = {s.role for s in self.text_sentences if not lx.PLACEHOLDER.search(s.text)}
-        if METHOD in roles or DATA in roles:
-            real = [s for s in self.text_sentences if s.role in (METHOD, DATA) and not lx.PLACEHOLDER.search(s.text)]
-            if sum(len(s.text.split()) for s in real) >= 25:
-                return True
-        hits = {m.group(0).lower() for s in self.text_sentences if not lx.PLACEHOLDER.search(s.text) for m in lx.METHOD_SIGNAL.finditer(s.text)}
+        if "method" in self.stubs:
+            return False
+        if v.is_extraction and not v.part_absent("METHODOLOGY EXCERPT"):
+            return True
+        real = [s for s in self.text_sentences if s.role in (METHOD, DATA) and not s.guessed and not lx.PLACEHOLDER.search(s.text)]
+        if sum(words_of(s.text) for s in real if s.kind != "heading") >= 12:
+            return True
+        hits = {
+            m.group(0).lower()
+            for s in self.text_sentences
+            if not lx.PLACEHOLDER.search(s.text) and not s.text.rstrip().endswith("?")
+            for m in lx.METHOD_SIGNAL.finditer(s.text)
+        }
         return len(hits) >= 3
 
     @cached_property
     def results_present(self) -> bool:
         v = self.view
+        if "results" in self.stubs:
+            return False
         if v.is_extraction and not v.part_absent("RESULTS EXCERPT"):
             return True
         real = [s for s in self.body if s.role in (RESULTS, OTHER, BACKGROUND, DATA, METHOD) and not lx.PLACEHOLDER.search(s.text)]
         notable = sum(1 for s in real for n in self.nums(s) if n.notable)
         return notable >= 3 or any(s.role == RESULTS and s.kind == "table" for s in real)
 
+    def _states_answer(self, s: Sentence) -> bool:
+        t = s.text
+        if s.kind == "heading" or lx.PLACEHOLDER.search(t) or t.rstrip("*_ ").endswith("?"):
+            return False
+        if lx.DEFERRAL.search(t) or lx.TLDR_PURPOSE.search(t) or lx.QUESTION_SIGNAL.search(t):
+            return False
+        return bool(lx.FINDING_VERB.search(t) or lx.CONCLUSION_SIGNAL.search(t) or any(n.notable for n in self.nums(s)))
+
     @cached_property
     def conclusion_present(self) -> bool:
+        """Somewhere the document states its answer: a conclusion, a summary that answers, or
+        a concluding sentence in the text."""
         v = self.view
+        if "conclusion" in self.stubs and not any(self._states_answer(s) for s in self.summary):
+            return False
         if v.is_extraction and not v.part_absent("RECOMMENDATIONS / CONCLUSIONS"):
             return True
-        real = [s for s in self.text_sentences if s.role in (CONCLUSION, RECOMMENDATION) and s.kind != "heading"]
-        real = [s for s in real if not lx.PLACEHOLDER.search(s.text)]
-        if real:
+        if any(self._states_answer(s) for s in self.text_sentences if s.role in (CONCLUSION, SUMMARY, RECOMMENDATION)):
             return True
-        if v.tldr.found and v.tldr.method != "content_signal":
-            return True
-        return any(lx.CONCLUSION_SIGNAL.search(s.text) for s in self.prose if not lx.PLACEHOLDER.search(s.text))
+        return any(
+            lx.CONCLUSION_SIGNAL.search(s.text) and self._states_answer(s)
+            for s in self.prose
+            if s.role not in (METHOD, DATA, LIMITATIONS)
+        )
 
     @cached_property
     def acronyms(self) -> list[tuple[str, Sentence, re.Match[str], bool]]:
         """Each distinct acronym once: (acronym, first sentence, match, defined?)."""
-        pattern = re.compile(r"(?<![\w/-])([A-Z][A-Z0-9]{1,7}|[A-Z]\d{1,3}[A-Z]?)(?:s)?(?![\w/])")
+        pattern = re.compile(r"(?<![\w/-])([A-Z][A-Z0-9]{1,7}|[A-Z]\d{1,3}[A-Z]?)(?:s)?(?![\w/])(?!-\d)")
         seen: dict[str, tuple[Sentence, re.Match[str]]] = {}
         for s in self.text_sentences:
             if s.kind == "table" and s.role != RESULTS:

@@ -19,7 +19,7 @@ def rx(pattern: str, flags: int = I) -> re.Pattern[str]:
 
 # A number as written: optional sign/currency, digits with separators, optional unit.
 NUMBER = rx(
-    r"(?<![\w.])(?P<sign>[-−+])?(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+    r"(?<![\w.])(?P<sign>[-−+])?(?:(?P<cur>[$€£])\s?)?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
     r"(?P<unit>\s?(?:%|pp\b|p\.p\.|ppts?\b|bps?\b|x\b|×|[kK]\b|[mM]\b|MM\b|bn\b|B\b|million\b|billion\b|thousand\b))?",
     0,
 )
@@ -87,11 +87,13 @@ BIAS_ADDRESSED = rx(
     r"caveat\w*|limitation\w*)\b"
 )
 PROJECTION = rx(
-    r"\b(project(?:ed|ion|ions)|forecast\w*|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"
+    r"\b(project(?:ed|ion|ions)(?! (?:team|manager|plan|lead))|forecast(?:ed|s)? (?:to|that|of|at|is|shows?)|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"
     r"if (?:this|the trend|these trends?|the (?:lift|effect|uplift|increase)) (?:continues?|holds?|persists?)|"
     r"will (?:save|generate|add|bring|deliver|increase|grow|reduce|yield|produce) (?:us |an? |roughly |about |around )?(?:additional |extra )?[$€£\d]|"
     r"(?:expected|estimated|set|on track) to (?:generate|save|add|increase|grow|reduce|deliver|yield|bring)|"
-    r"over the next (?:year|\d+ (?:months|quarters|years))|per year|a year|annually|next (?:year|quarter))\b"
+    r"over the next (?:year|\d+ (?:months|quarters|years))|per year|a year|annually|next (?:year|quarter)|"
+    r"annual (?:\w+ )?(?:upside|impact|revenue|savings|value|benefit|gain)|upside|at (?:full|global|company-wide) (?:rollout|scale)|"
+    r"(?:should|would|could) (?:add|save|generate|bring|deliver|yield) (?:us )?(?:about |roughly |around |an? |another )?(?:additional |extra )?[$€£\d~])"
 )
 ASSUMPTION = rx(
     r"\b(assum\w+|premise|taken as given|held constant|holding .{0,20} constant|sensitivity|scenario\w*|"
@@ -112,7 +114,8 @@ METHOD_SIGNAL = rx(
     r"computed|calculated|pulled|queried|sampled|segmented|fit|fitted|built|trained|estimated|tracked|surveyed|"
     r"collected|defined|split)|sample size|sample of|population|cohorts?|treatment|control group|regression|"
     r"dataset|data (?:from|source\w*|covers|set)|query|survey(?:ed)?|randomi[sz]ed|experiment\w*|a/b|"
-    r"time window|observation window|period from|between \w+ \d{1,2} and|from \w+ \d{1,2} to)\b"
+    r"time window|observation window|period from|between \w+ \d{1,2} and|from \w+ \d{1,2} to|measured (?:on|as|by|with|at|from)|"
+    r"source:|sample\b|versus|broken down by|drawn from|we split|split into|pre-registered|power calculation)\b"
 )
 
 # ------------------------------------------------------------------ results / logic
@@ -131,9 +134,9 @@ _CI_NUM = r"[-−+]?\s?[$€£]?\d+(?:\.\d+)?"
 _CI_UNIT = r"(?:\s?(?:%|pp\b|p\.p\.|ppts?\b|points?\b|bps\b|x\b))?"
 CI = rx(
     r"(?:\bCI\b|confidence interval|credible interval|\binterval\b|\brange\b)[^0-9−\-+\n]{0,24}?"
-    rf"(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:to|,|–|—|and|\.\.|;|\s-\s)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}"
+    rf"(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:to|,\s|,(?=[-−+])|–|—|and|\.\.|;|\s-\s)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}(?![\d,]*\d)"
 )
-BRACKET_INTERVAL = rx(rf"[\[(]\s*(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:,|to|–|—)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}\s*[\])]")
+BRACKET_INTERVAL = rx(rf"[\[(]\s*(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:,\s*|\s*to\s*|–|—)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}\s*[\])]")
 POS_SIG = rx(
     r"\b(statistically significant|significant at|highly significant|significant (?:positive|increase|lift|improvement|uplift|gain|effect|reduction))\b"
 )
@@ -189,11 +192,11 @@ DEFERRAL = rx(
 UNCERTAINTY = rx(
     r"(\bCI\b|confidence interval|credible interval|\bintervals?\b|\bp\s*(?:-?\s*value)?\s*(?:=|<|>|≤|≥)|\bp-?values?\b|"
     r"standard errors?|\bs\.?e\.?\s*=|std\.? err|±|\+/-|margin of error|statistically (?:significant|insignificant)|"
-    r"significance|\bn\s*=\s*\d|\bN\s*=\s*\d|sample size|bootstrap\w*|t-test|chi[- ]squared?|z-test|"
+    r"significance|bootstrap\w*|t-test|chi[- ]squared?|z-test|"
     r"standard deviation|\bSD\b|error bars?|power analysis|\bMDE\b|minimum detectable|posterior|credible)"
 )
 SAMPLE_SIZE = rx(
-    r"\b\d{1,3}(?:,\d{3})+|\b\d{4,}(?:\.\d+)?\s?(?:k\b)?\s?(?:users|customers|sessions|visitors|accounts|respondents|"
+    r"\bn\s*=\s*\d|\b(?:\d{1,3}(?:,\d{3})+|\d{4,}(?:\.\d+)?\s?k?)\s?(?:\w+ )?(?:users|customers|sessions|visitors|accounts|respondents|"
     r"participants|observations|orders|members|households|stores|samples|transactions|people|subscribers|devices)"
 )
 COMPARISON = rx(
@@ -201,7 +204,7 @@ COMPARISON = rx(
     r"same (?:period|month|quarter|week)|year[- ]over[- ]year|month[- ]over[- ]month|week[- ]over[- ]week|yoy|mom|wow|qoq|"
     r"up|down|increas\w*|decreas\w*|rose|fell|grew|declin\w*|dropped|drop|lift\w*|uplift|change[ds]?|delta|target|goal|"
     r"industry average|average of|higher|lower|improv\w*|reduc\w*|gain\w*|from [^.;]{0,30}? to|growth|jump\w*|"
-    r"above|below|flat|unchanged|steady|same as|in line with|doubl\w*|tripl\w*|halv\w*)\b"
+    r"above|below|flat|unchanged|steady|same as|in line with|doubl\w*|tripl\w*|halv\w*|against|without it|with and without|→|->)\b"
 )
 METRIC_NOUN = rx(
     r"\b(rates?|conversion|revenue|churn|retention|nps|scores?|adoption|engagement|usage|sales|orders|ctr|click[- ]through|"
@@ -244,7 +247,8 @@ DEFINITION_CUE = rx(
 
 TLDR_PURPOSE = rx(
     r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post) "
-    r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|contains|will)|"
+    r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|"
+    r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through)|"
     r"in this (?:analysis|document|doc|report|memo|write-?up)|the (?:purpose|goal|aim|objective) of this|"
     r"we (?:look|looked|explore|explored|analy[sz]e|analy[sz]ed|investigate|investigated|examine|examined|review|reviewed|dig|dug) (?:at |into )?)"
 )
@@ -283,7 +287,9 @@ LIMITATION = rx(
     r"we did not (?:control|account|test|measure|adjust|include|look|observe|capture)|does not (?:capture|include|cover|tell us|prove|show)|"
     r"do not (?:capture|include|cover|know)|only (?:covers|includes|applies|looked at|measures?|reflects?|captures?)|"
     r"risks? (?:to|of|include)|key risks?|known issues?|weakness\w*|blind spots?|we can(?:not|'t) (?:say|tell|conclude|rule)|"
-    r"interpret\w* with care|with caution|be careful|not causal|correlational|short[- ]term only|novelty effect|seasonality)\b"
+    r"interpret\w* with care|with caution|be careful|not causal|correlational|short[- ]term only|novelty effect|seasonality|"
+    r"limits to what|(?:cannot|can't|does not|doesn't) tell us|says nothing about|may not (?:carry over|generali[sz]e|hold|apply)|"
+    r"(?:we )?(?:have|has) not (?:been )?tested|not (?:precise|large) enough|self[- ]selected|small sample|cannot rule out)\b"
 )
 BOUNDARY = rx(
     r"\b(cannot|can't|can not|does not (?:tell|show|support|prove|generali[sz]e|apply|mean)|do not (?:know|extrapolate|generali[sz]e|use|read)|"
@@ -303,7 +309,7 @@ GENERALIZE = rx(
 RECOMMENDATION = rx(
     r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that|we|to)|"
     r"action items?|decision|decide|we will|we'll|we plan|plan to|(?:the|our) ask|we ask|asking (?:for|that)|"
-    r"go/no-go|must|need to|needs to|let's|our proposal|call to action|owner:|action:)\b"
+    r"go/no-go|must|need to|needs to|let's|our proposal|owner:|action:)\b"
 )
 OWNER = re.compile(
     r"(\b[Oo]wner\b|\b[Oo]wned by\b|@\w+|\b(?:[A-Z][\w&]*\s){0,3}(?:[Tt]eam|[Ss]quad|[Gg]uild|[Dd]epartment|[Oo]rg)\b|"
@@ -319,7 +325,8 @@ TIMING = rx(
     r"eow|eom|eoq|\d{1,2}/\d{1,2}|\d{4}-\d{2}-\d{2}|the \d+(?:st|nd|rd|th))|within (?:\d+|one|two|three|four|six) (?:days|weeks|months|sprints)|"
     r"next (?:week|sprint|month|quarter)|this (?:week|sprint|month|quarter)|\bq[1-4](?: \d{4})?\b|deadline|timeline|due (?:date|by)|"
     r"\d{4}-\d{2}-\d{2}|(?:january|february|march|april|june|july|august|september|october|november|december) \d{1,2}|"
-    r"in (?:\d+|one|two|three|four|six) (?:weeks|days|months)|immediately|starting (?:on|in|next))\b"
+    r"in (?:\d+|one|two|three|four|six) (?:weeks|days|months)|immediately|starting (?:on|in|next)|"
+    r"(?:by|from|on|before|until|starting) \d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*)\b"
 )
 VAGUE_ACTION = rx(
     r"\b(consider\w*|look(?:ing)? into|explor(?:e|ing)|monitor\w*|keep(?:ing)? an eye|think(?:ing)? about|investigate further|"
@@ -331,7 +338,7 @@ INTERPRET = rx(
     r"\b(this (?:means|suggests|indicates|shows|implies|matters)|which (?:means|suggests|indicates|implies|is why)|suggest(?:s|ing)|"
     r"indicat(?:es|ing)|impl(?:ies|y|ication\w*)|because|so (?:we|the|that|this)|therefore|as a result|in other words|"
     r"explain\w*|key (?:takeaway|point|finding)|takeaway|matters|importantly|notably|we recommend|the upshot|"
-    r"translat\w+ (?:to|into)|worth|meaning (?:that|we)|for (?:the business|us|customers|users)|so what|impact on)\b"
+    r"translat\w+ (?:to|into)|worth|meaning (?:that|we)|for the business|so what|impact on)\b"
 )
 PLACEHOLDER = re.compile(
     r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\bXX+(?:\.X+)?\s?%|\bX+\.?X*%|\[(?:insert|add|link|chart|figure|graph|table|citation|source|"
@@ -340,7 +347,7 @@ PLACEHOLDER = re.compile(
 )
 SLIDE_MARKER = rx(r"^\W*(slide|page)\s*\d+\b|\[slide\s*\d+\]|\bspeaker notes?\b|\bnext slide\b|\bon this slide\b|\bthis slide\b", I | re.MULTILINE)
 HANDOFF_STRONG = rx(
-    r"\b(as (?:we )?discussed|as we talked about|per (?:our|the|my) (?:conversation|chat|discussion|meeting|sync|call|slack|thread)|"
+    r"\b(as (?:we )?discussed (?:in|at|during|with|on|yesterday|last)|as we talked about|per (?:our|the|my) (?:conversation|chat|discussion|meeting|sync|call|slack|thread)|"
     r"as mentioned (?:in|during|at) (?:the|our|yesterday's|last week's) (?:meeting|sync|call|standup|review)|"
     r"see (?:the|my|our) (?:dashboard|notebook|slack|thread|earlier doc|other doc|spreadsheet)(?! (?:at|linked|here|https?))|"
     r"(?:the|our) usual (?:\w+ )?(?:definition|filters?|query|approach|way|caveats|exclusions|adjustments?)|you know (?:the|which|what)|"

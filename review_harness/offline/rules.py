@@ -108,8 +108,9 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
     if draft and hit.absence:
         consider = hit.consider or "Consider adding this before the final version."
         issue = f"{consider} {issue}"
-        if not title.lower().startswith("consider"):
-            title = f"Consider: {title[0].lower()}{title[1:]}"
+        if hit.consider:
+            words = hit.consider.rstrip(".").split()
+            title = " ".join(words[:12])
     return ReviewerFinding(
         lens=lens_id,
         severity=severity,
@@ -131,7 +132,7 @@ def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positiv
         if f.question is not None:
             s, m = f.question
             out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
-        nums = [s for s in f.numeric_sentences if s.kind != "table" and s.kind != "heading"]
+        nums = [s for s in f.numeric_sentences if s.kind not in ("table", "heading") and not s.text.rstrip("*_ ").endswith("?")]
         if len(nums) >= 2:
             out.append(Positive(title="Results are quantified", detail=f"Claims come with numbers rather than adjectives, e.g. \"{v.quote(nums[0], None, 18)}\"."))
         data = [s for s in f.text_sentences if s.role in (DATA, METHOD) and s.kind != "heading" and not lx.PLACEHOLDER.search(s.text)]
@@ -150,6 +151,12 @@ def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positiv
         Positive(
             title="Shared for review before circulating",
             detail="Asking for a review before the document reaches its readers is the right habit; the fixes above are easier now than after it is shared.",
+        )
+    )
+    out.append(
+        Positive(
+            title="Early enough to change direction",
+            detail="At this stage the structure and the analysis plan can still change cheaply, so the review can shape the final version.",
         )
     )
     return out[: max(0, 3 - have)]
@@ -253,9 +260,8 @@ def review_with_rules(
             positives.extend(_fallback_positives(ctx, dimension, len(positives)))
         except Exception:
             pass
-    if len(positives) < 2:
-        positives.append(Positive(title="Shared for review before circulating", detail="Asking for a review before sharing is the right habit."))
-    positives = positives[:3]
+    seen_titles: set[str] = set()
+    positives = [p for p in positives if not (p.title in seen_titles or seen_titles.add(p.title))][:3]
 
     score = int(round(max(0.0, min(100.0, 100.0 - deductions))))
     return ReviewerReport(dimension=dimension, lens_ratings=ratings, findings=findings, positives=positives, score=score)

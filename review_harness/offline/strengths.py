@@ -6,7 +6,7 @@ import re
 
 from review_harness.offline import lexicon as lx
 from review_harness.offline.registry import Context, Strength, strength
-from review_harness.offline.view import LIMITATIONS, RECOMMENDATION, SUMMARY, clean_heading
+from review_harness.offline.view import LIMITATIONS, clean_heading
 
 
 def _q(ctx: Context, s, m=None, words: int = 20) -> str:
@@ -33,19 +33,23 @@ def sound_design(ctx: Context) -> Strength | None:
 @strength("uncertainty_reported")
 def uncertainty_reported(ctx: Context) -> Strength | None:
     f = ctx.features
-    for s in f.text_sentences:
-        m = lx.CI.search(s.text) or lx.PVALUE.search(s.text) or re.search(r"\bn\s*=\s*[\d,]+|±", s.text)
-        if m and s.kind != "table":
-            return Strength(
-                title="Uncertainty reported with the numbers",
-                detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
-                strength=2.5,
-            )
+    results_first = sorted(f.text_sentences, key=lambda s: (s.role not in ("results", "summary"), s.line))
+    for pattern in (lx.CI, re.compile(r"±|\bSE\s*=|standard error"), lx.PVALUE):
+        for s in results_first:
+            if s.kind == "table" or s.role in ("method", "data"):
+                continue
+            m = pattern.search(s.text)
+            if m:
+                return Strength(
+                    title="Uncertainty reported with the numbers",
+                    detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
+                    strength=2.5,
+                )
     if f.uncertainty is not None:
         s, m = f.uncertainty
         return Strength(
-            title="Sample size and uncertainty stated",
-            detail=f"The document states how much data stands behind the numbers: \"{_q(ctx, s, m)}\".",
+            title="Uncertainty is quantified",
+            detail=f"The document says how uncertain its estimates are: \"{_q(ctx, s, m)}\".",
             strength=2,
         )
     return None
@@ -54,7 +58,18 @@ def uncertainty_reported(ctx: Context) -> Strength | None:
 @strength("assumptions_explicit")
 def assumptions_explicit(ctx: Context) -> Strength | None:
     f = ctx.features
-    hit = ctx.view.first(lx.rx(r"\b(assum\w+|sensitivity (?:check|analysis)|robustness)\b"), f.text_sentences)
+    heading = next((h for h in ctx.view.content_headings if re.search(r"\bassumptions?\b", h.text, re.I)), None)
+    if heading is not None:
+        items = [s for s in f.text_sentences if s.section == heading.text and s.kind != "heading"]
+        if items:
+            return Strength(
+                title="Assumptions written down",
+                detail=f"The '{heading.text}' section lists what the analysis relies on, e.g. \"{_q(ctx, items[0], None, 16)}\".",
+                strength=2,
+            )
+    hit = ctx.view.first(lx.rx(r"\b(assum\w+)\b"), f.text_sentences) or ctx.view.first(
+        lx.rx(r"\b(sensitivity (?:check|analysis)|robustness)\b"), f.text_sentences
+    )
     if hit is None:
         return None
     s, m = hit
@@ -69,8 +84,8 @@ def assumptions_explicit(ctx: Context) -> Strength | None:
 def baselines_given(ctx: Context) -> Strength | None:
     f = ctx.features
     pattern = lx.rx(r"\bfrom [$€£]?\d[\d.,]*\s?%?\s?(?:\w+ )?to [$€£]?\d|\b(?:vs\.?|versus|compared (?:with|to)|against)\s+[$€£]?\d")
-    for s in f.text_sentences:
-        if s.kind in ("heading", "table"):
+    for s in sorted(f.text_sentences, key=lambda s: (s.role not in ("results", "summary"), s.line)):
+        if s.kind in ("heading", "table") or s.role in ("method", "data"):
             continue
         m = pattern.search(s.text)
         if m:
@@ -122,6 +137,8 @@ def actionable_recommendations(ctx: Context) -> Strength | None:
         if s.kind == "heading":
             continue
         m = lx.OWNER.search(s.text)
+        if s.kind == "table" and not re.search(r"\d", s.text):
+            continue  # a header row
         if m and not lx.OWNER_STOP.match(m.group(0).split()[0].strip("(@")) and (lx.TIMING.search(s.text) or s.kind == "table"):
             return Strength(
                 title="Recommendations have owners and dates",
@@ -134,12 +151,12 @@ def actionable_recommendations(ctx: Context) -> Strength | None:
 @strength("limitations_clear")
 def limitations_clear(ctx: Context) -> Strength | None:
     f = ctx.features
-    lim = [s for s in f.text_sentences if s.role == LIMITATIONS and s.kind != "heading"]
+    lim = [s for s in f.text_sentences if s.role == LIMITATIONS and s.kind != "heading" and len(s.text.split()) > 3]
     if len(lim) >= 2:
         section = lim[0].section or "Limitations"
         return Strength(
             title="Limitations stated plainly",
-            detail=f"The '{section}' section lists {len(lim)} scope limits and caveats, e.g. \"{_q(ctx, lim[0], None, 16)}\".",
+            detail=f"The '{section}' section sets out {len({s.line for s in lim})} scope limits and caveats, e.g. \"{_q(ctx, lim[0], None, 16)}\".",
             strength=2,
         )
     if f.limitation is not None and f.limitation[1] is not None:
@@ -155,12 +172,15 @@ def limitations_clear(ctx: Context) -> Strength | None:
 @strength("signpost_headings")
 def signpost_headings(ctx: Context) -> Strength | None:
     heads = [h for h in ctx.view.content_headings if clean_heading(h.text)]
+    strip = re.compile(r"^(?:slide|section|part|page|step)\s*\w{1,3}\s*[:.\-–—]\s*", re.I)
+    heads = [type(h)(strip.sub("", h.text), h.level, h.line, h.role) for h in heads]
     signs = [
         h
         for h in heads
         if not lx.GENERIC_HEADING.match(clean_heading(h.text))
         and not lx.NON_CONTENT_HEADING.match(clean_heading(h.text))
-        and (re.search(r"\d", h.text) or len(clean_heading(h.text).split()) >= 4)
+        and (re.search(r"\d", clean_heading(h.text)) or lx.FINDING_VERB.search(h.text) or lx.CHANGE_WORD.search(h.text))
+        and len(clean_heading(h.text).split()) >= 3
     ]
     if len(signs) < 2:
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
 from review_harness.models import Section, TldrDetection
@@ -35,14 +35,14 @@ CLOSING_ROLES = frozenset({SUMMARY, CONCLUSION, RECOMMENDATION})
 BODY_ROLES = frozenset({BACKGROUND, METHOD, DATA, RESULTS, OTHER, LIMITATIONS, APPENDIX})
 
 _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (SUMMARY, lx.rx(r"^(tl;? ?dr|executive summary|exec summary|summary|key (?:findings|results|take-?aways?)|take-?aways?|"
+    (SUMMARY, lx.rx(r"^(tl;? ?dr|executive summary|exec summary|(?:working |short |quick )?summary|key (?:findings|results|take-?aways?)|take-?aways?|"
                     r"bottom line|highlights|at a glance|in brief|in short|synopsis|abstract|headline)")),
     (APPENDIX, lx.rx(r"^(appendix|appendices|annex|supplementary|supporting (?:detail|material)|raw (?:data|output)|"
                      r"full (?:results|tables|output)|detailed tables|references?|glossary)")),
     (LIMITATIONS, lx.rx(r"\b(limitations?|caveats?|risks?|threats to validity|known issues|what we don'?t know|"
                         r"constraints|open questions|what this (?:does not|doesn'?t) (?:show|tell))\b")),
     (RECOMMENDATION, lx.rx(r"\b(recommendations?|recommended|next steps?|action items?|actions|decisions?|proposal|"
-                           r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|plan)\b")),
+                           r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|action plan)\b")),
     (CONCLUSION, lx.rx(r"\b(conclusions?|discussion|implications|interpretation|what (?:this|it) means|so what|wrap[- ]?up)\b")),
     (METHOD, lx.rx(r"\b(methods?|methodology|approach|(?:study |experiment(?:al)? |research )?design|analysis plan|how we|"
                    r"model(?:l?ing)?|techniques?|procedure|statistical|set-?up|identification|estimation|assumptions?|"
@@ -65,6 +65,7 @@ _SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
 _WORD = re.compile(r"\S+")
 _ALNUM = re.compile(r"[^\W_]")
+_BOLD_LABEL = re.compile(r"^(?:\*\*|__)\s*([^*_\n]{1,80}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$")
 _EMPH_EDGE = re.compile(r"^[*_`>\s]+|[*_`\s]+$")
 _EXTRACTION_MARKER = re.compile(
     r"^\[(?:Section: (?P<sec>.+?), lines? (?P<a>\d+)(?:-(?P<b>\d+))?|Content signals, lines? (?P<ca>\d+)(?:-(?P<cb>\d+))?)\]\s*$"
@@ -120,6 +121,9 @@ class Sentence:
     kind: str  # prose | bullet | table | heading | quote | claim
     pos: float  # relative position of ``line`` in the document, 0..1
     line_offsets: tuple[tuple[int, int], ...] = ()  # (offset in text, line) for wrapped paragraphs
+    guessed: bool = False  # role inferred from the wording, not from a heading
+    doc_line: int | None = None  # extraction input: the line in the original document, when known
+    excerpt: str = ""  # extraction input: which labelled part the sentence came from
 
     def line_at(self, offset: int) -> int:
         line = self.line
@@ -158,11 +162,12 @@ class DocView:
 
     @cached_property
     def word_count(self) -> int:
+        """Words a reader reads: the extraction's stated count, or the document's text outside code."""
         if self.is_extraction:
             m = re.search(r"^Word count:\s*([\d,]+)", self.content, re.M)
             if m:
                 return int(m.group(1).replace(",", ""))
-        return words_of(self.content)
+        return sum(words_of(s.text) for s in self.sentences)
 
     @cached_property
     def text(self) -> str:
@@ -239,18 +244,42 @@ class DocView:
             lo = max(0, hi - max_words)
             a, b = spans[lo][0], spans[hi - 1][1]
         out = text[a:b]
-        # drop markdown list / quote markers and dangling emphasis at the edges; still verbatim
+        # drop markdown list / quote markers at the edges; still verbatim
         out = re.sub(r"^(?:[-*+•>]|\d{1,3}[.)])\s+", "", out)
         out = out.strip().strip("|").strip()
+        if len(out.split()) < 5 and sentence.kind not in ("heading", "table"):
+            longer = self._extend_on_line(sentence, out, max_words)
+            if longer:
+                out = longer
         return out
+
+    def _extend_on_line(self, sentence: Sentence, quote: str, max_words: int) -> str:
+        """A too-short quote grown with the words that follow it on the same source line."""
+        lines = self.content.split("\n")
+        if not 1 <= sentence.line <= len(lines):
+            return ""
+        line = lines[sentence.line - 1]
+        start = line.find(quote)
+        if start < 0:
+            return ""
+        spans = [m.span() for m in _WORD.finditer(line, start)]
+        if len(spans) <= len(quote.split()):
+            return ""
+        end = spans[min(len(spans), max_words) - 1][1]
+        return line[start:end].strip()
 
     def location(self, sentence: Sentence | None) -> str:
         if sentence is None:
             return "whole document"
-        prefix = "Extraction, " if self.is_extraction else ""
+        if self.is_extraction:
+            if sentence.section and sentence.section != sentence.excerpt:
+                where = f"Section '{sentence.section}'"
+            else:
+                where = f"Extraction ({sentence.excerpt or 'excerpt'})"
+            return f"{where}, line {sentence.doc_line}" if sentence.doc_line else f"{where} (from the extraction)"
         if sentence.section:
-            return f"{prefix}Section '{sentence.section}', line {sentence.line}"
-        return f"{prefix}line {sentence.line}"
+            return f"Section '{sentence.section}', line {sentence.line}"
+        return f"line {sentence.line}"
 
 
 # ---------------------------------------------------------------------- building
@@ -290,17 +319,39 @@ def _paragraph_role_guess(text: str) -> str | None:
     return None
 
 
-def _safe_prepare(content: str):
+@dataclass
+class _Prepared:
+    sections: list[Section]
+    tldr: TldrDetection
+    structure_inferred: bool
+    partial_reasons: list[str]
+    title: str
+
+
+def _safe_prepare(content: str) -> _Prepared | None:
+    """The preparation steps the rules need (not the tier 2/3 renderings)."""
     if _prepare is None:
         return None
     try:
-        return _prepare.prepare_document(content, source="document.md", mode="full")
+        sections = _prepare.extract_sections(content)
+        tldr = _prepare.detect_tldr(content, sections)
+        inferred = _prepare.infer_structure_needed(content, sections)
+        partial = _prepare.detect_partial_input(content, sections)
     except Exception:
         return None
+    title = next((s.heading for s in sections if s.level == 1 and s.heading), "")
+    return _Prepared(sections, tldr, bool(inferred), list(partial.reasons) if partial.is_partial else [], title)
 
 
 def build_view(content: str) -> DocView:
+    """The view of ``content``; cached, because both reviewers of a panel see the same text.
+    Rules treat the view as read-only."""
     content = content if isinstance(content, str) else str(content or "")
+    return _build_view_cached(content)
+
+
+@lru_cache(maxsize=8)
+def _build_view_cached(content: str) -> DocView:
     content = content.replace("\r\n", "\n").replace("\r", "\n")
     if content.lstrip("\ufeff").lstrip().startswith(EXTRACTION_HEADER):
         try:
@@ -317,8 +368,8 @@ def _build_document_view(content: str) -> DocView:
     sections: list[Section] = list(prepared.sections) if prepared else []
     tldr = prepared.tldr if prepared else TldrDetection(found=False, method="absent")
     headed = [s for s in sections if s.level > 0]
-    structure_inferred = bool(prepared.structure_inferred) if prepared else True
-    partial = list(prepared.partial_input.reasons) if prepared and prepared.partial_input.is_partial else []
+    structure_inferred = prepared.structure_inferred if prepared else True
+    partial = prepared.partial_reasons if prepared else []
     title = prepared.title if prepared else ""
 
     # section role per heading, inherited by sub-sections when the heading says nothing
@@ -344,15 +395,6 @@ def _build_document_view(content: str) -> DocView:
         if s.end_line > s.start_line and _SETEXT.match(lines[min(s.start_line, n - 1)] or ""):
             heading_lines.add(s.start_line + 1)
         section_bounds.append((s.start_line, s.end_line, s.heading, role, s.level))
-
-    def section_of(line: int) -> tuple[str, str | None]:
-        found = ("", None)
-        for start, end, heading, role, _ in section_bounds:
-            if start <= line:
-                found = (heading, role)
-            else:
-                break
-        return found
 
     # precompute section lookups linearly
     sec_for_line: list[tuple[str, str | None]] = [("", None)] * (n + 2)
@@ -460,38 +502,60 @@ def _build_document_view(content: str) -> DocView:
         code_blocks.append((code_start, n, sec_for_line[code_start][1] or OTHER))
     code_lines = sum(max(0, e - s - 1) for s, e, _ in code_blocks)
 
-    # paragraphs under sections with no usable heading get a role from their own wording;
-    # a short label paragraph ("Limitations.") sets the role for the rest of its section.
+    # Roles. A section's heading gives its role; text under headings that say nothing gets a
+    # role from its own wording ("guessed"). Bold-only paragraphs ("**Method**") act as
+    # headings; short label paragraphs ("Limitations.", "Recommendations:") set the role of
+    # the rest of their section.
     sentences: list[Sentence] = []
-    pseudo_role: dict[str, str] = {}
-    for kind, parts in units:
+    label_role: dict[str, str] = {}
+    pseudo: tuple[str, str | None, int] | None = None  # (heading, role, line) of a bold label
+    last_heading = ""
+    pseudo_summary: tuple[int, int] | None = None
+    for idx_u, (kind, parts) in enumerate(units):
         first_line = parts[0][0]
         heading, role = sec_for_line[first_line]
+        if heading != last_heading:
+            pseudo = None
+            last_heading = heading
         text = " ".join(t for _, t in parts)
+        guessed = False
+        if kind == "prose" and len(parts) == 1 and _BOLD_LABEL.match(text) and words_of(text) <= 8:
+            label = _BOLD_LABEL.match(text).group(1)
+            prole = heading_role(label)
+            pseudo = (clean_heading(label), prole, first_line)
+            level = next((b[4] for b in section_bounds if b[2] == heading), 0) + 1
+            heading_infos.append(HeadingInfo(clean_heading(label), max(level, 2), first_line, prole))
+            kind = "heading"
+        if pseudo is not None:
+            heading = pseudo[0]
+            role = pseudo[1] or (role if role not in (None, TITLE) else None)
         if kind == "heading":
             role = role or OTHER
+            if role == SUMMARY and pseudo is not None and pseudo[2] == first_line and pseudo_summary is None:
+                pseudo_summary = (first_line, first_line)
         elif tldr_range and tldr_range[0] <= first_line <= tldr_range[1]:
             role = SUMMARY
-        elif role in (None, TITLE):
-            key = f"{heading}@{first_line if not heading else ''}"
-            guess = None
-            if kind == "prose" and words_of(text) <= 4:
-                label_role = heading_role(text)
-                if label_role:
-                    pseudo_role[heading] = label_role
-                    guess = label_role
-            if guess is None:
-                guess = pseudo_role.get(heading) if heading else None
-            if guess is None and kind == "prose" and _META_LINE.match(_EMPH_EDGE.sub("", text) or text):
-                guess = META
-            if guess is None and kind in ("prose", "bullet", "quote"):
-                guess = _paragraph_role_guess(text)
-            if guess is None and heading == "" and first_line < n * 0.15:
-                guess = BACKGROUND
-            role = guess or (RESULTS if kind == "table" else OTHER)
-            del key
+        else:
+            if kind == "prose" and words_of(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
+                lr = heading_role(text)
+                if lr:
+                    label_role[heading] = lr
+            if heading in label_role:
+                role = label_role[heading]
+            if role in (None, TITLE):
+                guessed = True
+                guess = None
+                if kind == "prose" and _META_LINE.match(_EMPH_EDGE.sub("", text) or text):
+                    guess = META
+                if guess is None and kind in ("prose", "bullet", "quote"):
+                    guess = _paragraph_role_guess(text)
+                if guess is None and heading == "" and first_line < n * 0.15:
+                    guess = BACKGROUND
+                role = guess or (RESULTS if kind == "table" else OTHER)
+        if pseudo_summary is not None and role == SUMMARY and kind != "heading":
+            pseudo_summary = (pseudo_summary[0], parts[-1][0])
         if kind in ("heading", "table"):
-            sentences.append(Sentence(text, first_line, heading, role, kind, first_line / n))
+            sentences.append(Sentence(text, first_line, heading, role, kind, first_line / n, (), guessed))
             continue
         offsets: list[tuple[int, int]] = []
         acc = 0
@@ -504,7 +568,16 @@ def _build_document_view(content: str) -> DocView:
                 if o <= off:
                     line = ln
             local = tuple((o - off, ln) for o, ln in offsets if off <= o < off + len(sent))
-            sentences.append(Sentence(sent, line, heading, role, kind, line / n, local))
+            sentences.append(Sentence(sent, line, heading, role, kind, line / n, local, guessed))
+
+    # a bold "**Summary**" label near the top is a TL;DR that heading-based detection misses
+    if not tldr.found and pseudo_summary is not None and pseudo_summary[0] <= max(n * 0.35, 5):
+        body = [s.text for s in sentences if s.role == SUMMARY and s.kind != "heading"]
+        if body:
+            tldr = TldrDetection(
+                found=True, method="named_section", text="\n".join(body),
+                start_line=pseudo_summary[0], end_line=pseudo_summary[1],
+            )
 
     return DocView(
         content=content,
@@ -523,6 +596,17 @@ def _build_document_view(content: str) -> DocView:
     )
 
 
+LABEL_NAMES = {
+    "TL;DR AS WRITTEN": "TL;DR",
+    "KEY CLAIMS": "Key claims",
+    "METHODOLOGY EXCERPT": "Methodology",
+    "DATA SOURCES & METRICS": "Data and metrics",
+    "RESULTS EXCERPT": "Results",
+    "RECOMMENDATIONS / CONCLUSIONS": "Recommendations / conclusions",
+    "LIMITATIONS STATED": "Limitations",
+}
+
+
 def _build_extraction_view(content: str) -> DocView:
     parts: dict[str, str] = {}
     if _prepare is not None:
@@ -537,38 +621,60 @@ def _build_extraction_view(content: str) -> DocView:
     headings: list[HeadingInfo] = []
     label: str | None = None
     section = ""
-    orig_line: int | None = None
-    orig_total = 0
-    m_wc = re.search(r"^Word count:.*", content, re.M)
+    section_role: str | None = None
+    label_role: str | None = None
+    marker: tuple[int, int, int] | None = None  # (extraction line of marker, first doc line, last doc line)
+    label_at: int | None = None
     structure_inferred = bool(re.search(r"^Structure:\s*inferred", content, re.M))
     para: list[tuple[int, str]] = []
+    tldr_loc = re.search(r"lines? (\d+)", parts.get("TL;DR LOCATION", ""))
+    tldr_doc_line = int(tldr_loc.group(1)) if tldr_loc else None
+
+    def doc_line(idx: int) -> int | None:
+        if label == "TL;DR AS WRITTEN":
+            if tldr_doc_line is None or label_at is None:
+                return tldr_doc_line
+            skip = 1 if "named section" in parts.get("TL;DR LOCATION", "") else 0
+            return tldr_doc_line + skip + max(0, idx - label_at - 1)
+        if marker is None:
+            return None
+        at, first, last = marker
+        return min(first + max(0, idx - at - 1), last)
+
+    def role_for(text: str) -> str:
+        base = EXTRACTION_ROLES.get(label or "", OTHER)
+        if label == "TL;DR AS WRITTEN":
+            return SUMMARY
+        if label == "LIMITATIONS STATED":
+            return LIMITATIONS
+        if label_role:
+            return label_role
+        if section_role:
+            return section_role
+        guess = _paragraph_role_guess(text)
+        if base == CONCLUSION and guess == RECOMMENDATION:
+            return RECOMMENDATION
+        return base if base != OTHER else (guess or OTHER)
+
+    def add(text: str, idx: int, kind: str) -> None:
+        role = role_for(text)
+        name = LABEL_NAMES.get(label or "", label or "")
+        where = section or name
+        sentences.append(Sentence(text, idx, where, role, kind, idx / n, (), section_role is None, doc_line(idx), name))
 
     def flush() -> None:
-        nonlocal para
+        nonlocal para, label_role
         if not para or label is None:
             para = []
             return
-        role = EXTRACTION_ROLES.get(label, OTHER)
         text = " ".join(t for _, t in para)
         first = para[0][0]
-        kind = "prose"
-        if text.startswith("|"):
-            kind = "table"
-        if label == "TL;DR AS WRITTEN":
-            role = SUMMARY
-        elif role in (OTHER, CONCLUSION):
-            guess = _paragraph_role_guess(text)
-            if role == CONCLUSION and guess == RECOMMENDATION:
-                role = RECOMMENDATION
-            elif role == OTHER:
-                role = heading_role(section) or guess or OTHER
-        where = section or label.title()
-        if kind == "table":
-            for ln, t in para:
-                sentences.append(Sentence(t, ln, where, role, "table", ln / n))
-        else:
-            for off, sent in _split_sentences(text):
-                sentences.append(Sentence(sent, first, where, role, kind, first / n))
+        if words_of(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
+            lr = heading_role(text)
+            if lr:
+                label_role = lr
+        for off, sent in _split_sentences(text):
+            add(sent, first, "prose")
         para = []
 
     for idx, raw in enumerate(lines, start=1):
@@ -576,7 +682,7 @@ def _build_extraction_view(content: str) -> DocView:
         if raw.rstrip() in labels:
             flush()
             label = labels[raw.rstrip()]
-            section = ""
+            section, section_role, label_role, marker, label_at = "", None, None, None, idx
             continue
         if label is None or label == "STRUCTURE":
             if label == "STRUCTURE":
@@ -596,10 +702,15 @@ def _build_extraction_view(content: str) -> DocView:
         if mk:
             flush()
             section = mk.group("sec") or ""
+            section_role = heading_role(section) if section else None
+            label_role = None
+            a = int(mk.group("a") or mk.group("ca"))
+            b = int(mk.group("b") or mk.group("cb") or a)
+            marker = (idx, a + 1 if mk.group("sec") else a, b)
             continue
         if _PLACEHOLDER_LINE.match(stripped):
             flush()
-            sentences.append(Sentence(stripped, idx, section or label.title(), EXTRACTION_ROLES.get(label, OTHER), "table", idx / n))
+            add(stripped, idx, "placeholder")
             continue
         if label == "KEY CLAIMS":
             cm = _CLAIM_LINE.match(raw)
@@ -607,24 +718,30 @@ def _build_extraction_view(content: str) -> DocView:
                 flush()
                 sec = cm.group("sec") or ""
                 text = cm.group("text")
-                role = heading_role(sec) or _paragraph_role_guess(text) or OTHER
+                is_title = bool(headings) and headings[0].level == 1 and sec == headings[0].text
+                own = None if is_title else heading_role(sec)
+                role = own or _paragraph_role_guess(text) or OTHER
                 if sec == "(preamble)":
                     sec = ""
-                sentences.append(Sentence(text, idx, sec or "Key claims", role, "claim", idx / n))
+                sentences.append(
+                    Sentence(text, idx, sec or "Key claims", role, "claim", idx / n, (), own is None, int(cm.group("line")), "Key claims")
+                )
                 continue
         bm = _BULLET.match(raw)
         if bm:
             flush()
             para = [(idx, raw[bm.end():].strip())]
-            flush()
+            text = para[0][1]
+            para = []
+            for off, sent in _split_sentences(text):
+                add(sent, idx, "bullet")
             continue
         if stripped.startswith("|"):
             flush()
-            sentences.append(Sentence(stripped, idx, section or label.title(), EXTRACTION_ROLES.get(label, OTHER), "table", idx / n))
+            add(stripped, idx, "table")
             continue
         para.append((idx, stripped))
     flush()
-    del m_wc, orig_line, orig_total
 
     tldr_text = parts.get("TL;DR AS WRITTEN", "").strip()
     found = bool(tldr_text) and tldr_text.upper() != ABSENT
