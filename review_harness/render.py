@@ -108,7 +108,7 @@ def _warnings(review: Review) -> list[str]:
 def _dashboard(review: Review) -> list[str]:
     lines = ["### Lens Dashboard", "", "| Dimension | Lens | Rating |", "|---|---|---|"]
     for row in review.dashboard:
-        rating = row.rating if isinstance(row.rating, str) else row.rating.value
+        rating = getattr(row.rating, "value", row.rating)  # an enum, or "Not reviewed"
         lines.append(f"| {row.dimension} | {row.lens_title} | {rating} |")
     return lines + [""]
 

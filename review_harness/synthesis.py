@@ -180,6 +180,13 @@ def synthesize(
         band = scoring.band_verdict(final, rubric)
         critical = sum(1 for f in findings if f.severity == Severity.CRITICAL)
         verdict, floor_note = scoring.apply_floor_rules(band, critical)
+        if status == "partial" and verdict == scoring.GOOD_TO_GO:
+            # a review that did not fully happen must never read as a clean pass
+            verdict = scoring.MINOR_FIX
+            floor_note = (
+                "Partial review: part of the document was not reviewed, so the verdict is capped "
+                "at Minor Fix until a complete review confirms it."
+            )
 
     dashboard = [
         DashboardRow(

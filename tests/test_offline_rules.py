@@ -287,6 +287,39 @@ APPENDIX_POS = doc("## Method", "We pulled the data with this query:", SQL, "## 
 APPENDIX_NEG = doc("## Method", "We pulled the data with the query in the appendix.", "## Results", "Churn fell 0.5 points.", "## Appendix", SQL)
 APPENDIX_REPRO = doc("## Data", "A note on how the data were put together, for anyone who wants to reproduce the numbers.")
 
+SETUP = (
+    "Assignment is a deterministic hash of workspace_id salted with the experiment key, and we randomized workspaces "
+    "into two arms; the event_log table and the billing_ledger table were joined on account_id, and we used a "
+    "regression with covariates to compute standard errors for each cohort."
+)
+SETUP_FIRST = doc(
+    "# Trial length test",
+    "## Section 1",
+    "\n\n".join([SETUP] * 12),
+    "## Section 2",
+    "Paid conversion rose 0.7 pp (95% CI 0.2 to 1.2) with the longer trial.",
+)
+SETUP_AFTER_TLDR = doc(
+    "# Trial length test",
+    "## TL;DR",
+    "The 21-day trial raised paid conversion by 0.7 pp (95% CI 0.2 to 1.2); we recommend making it the default.",
+    "## Method",
+    "\n\n".join([SETUP] * 12),
+    "## Results",
+    "Paid conversion rose 0.7 pp (95% CI 0.2 to 1.2) with the longer trial.",
+)
+
+CONTRA_ROLLOUT = doc(
+    "# Checkout test",
+    "## Summary",
+    "Shoppers finished checkout faster with the new flow.",
+    "## Primary metric: conversion",
+    "Conversion was 3.9% against 4.1% in control (p = 0.21), not statistically significant.",
+    "## Recommendation",
+    "Roll the new checkout out to 100% of traffic next week.",
+)
+CONTRA_HOLD = CONTRA_ROLLOUT.replace("Roll the new checkout out to 100% of traffic next week.", "Keep the current checkout and run a longer test.")
+
 VISUAL_POS = doc("## Results", "![](chart.png)", "Churn fell over the quarter.")
 VISUAL_NEG = doc("## Results", "![Weekly churn by cohort, 2024](chart.png)", "*Figure 1: churn fell in every cohort.*")
 VISUAL_TABLE = doc("## Results", "| metric | C | T | Δ | p_adj |\n|---|---|---|---|---|\n| T2P | 0.12 | 0.13 | +0.01 | 0.01 |")
@@ -367,6 +400,8 @@ CASES = [
     ("placeholder_left", PLACEHOLDER_POS, PLACEHOLDER_NEG, {}),
     ("appendix_in_body", APPENDIX_POS, APPENDIX_NEG, {}),
     ("appendix_in_body", APPENDIX_REPRO, APPENDIX_NEG, {}),
+    ("appendix_in_body", SETUP_FIRST, SETUP_AFTER_TLDR, {}),
+    ("conclusion_contradicts_results", CONTRA_ROLLOUT, CONTRA_HOLD, {}),
     ("visual_unclear", VISUAL_POS, VISUAL_NEG, {}),
     ("visual_unclear", VISUAL_TABLE, VISUAL_NEG, {}),
     ("polish", POLISH_POS, POLISH_NEG, {}),

@@ -192,6 +192,9 @@ def test_synthesis_partial_when_one_reviewer_missing():
     assert review.status == "partial"
     assert review.dimensions["communication"].reviewed is False
     assert review.final_score == 92.0  # analysis only: 100 - 8
+    assert review.band_verdict == "Good to Go"
+    assert review.verdict == "Minor Fix"  # a partial review is never a clean pass
+    assert "Partial review" in review.floor_rule
     assert any("Communication dimension not reviewed" in w for w in review.warnings)
     assert {row.rating for row in review.dashboard if row.dimension == "Communication"} == {"Not reviewed"}
 

@@ -1,0 +1,67 @@
+"""Report templates: full, quick, draft, partial and deferred."""
+
+from review_harness.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
+from review_harness.render import render_report
+from review_harness.rubric import default_rubric
+from review_harness.synthesis import synthesize
+
+RUBRIC = default_rubric()
+
+
+def _review(reports, mode="full", draft=False):
+    doc = DocumentInfo(title="Churn after the price change", source="c.md", word_count=1234,
+                       reading_minutes=5.4, token_estimate=1604, tier=1)
+    return synthesize(doc, reports, [], RUBRIC, requested_mode=mode, mode=mode, audience="exec",
+                      workflow="general", draft=draft)
+
+
+def _reports():
+    finding = ReviewerFinding(lens="structure", severity=Severity.CRITICAL, title="No summary up front",
+                              location="whole document", issue="The answer is at the end.",
+                              suggested_fix="Add a TL;DR.", issue_type="tldr_missing")
+    return {
+        "analysis": ReviewerReport(dimension="analysis", positives=[Positive(title="Clean design", detail="Randomized.")]),
+        "communication": ReviewerReport(dimension="communication", findings=[finding]),
+    }
+
+
+def test_full_report_sections_in_template_order():
+    text = render_report(_review(_reports()), RUBRIC)
+    order = ["# DS Analysis Review: Churn after the price change", "**Score: 92.5/100 -- Minor Fix**",
+             "floor rule applied", "**Mode:** Full | **Audience:** exec | **Workflow:** general (default)",
+             "**Processing:** Tier 1 (1,234 words, ~5.4 min read)", "### Lens Dashboard",
+             "| Communication | Structure & TL;DR | CRITICAL |", "## Top 3 Priority Fixes",
+             "### 1. No summary up front (CRITICAL)", "## What You Did Well", "1. **Clean design**",
+             "## Analysis Dimension (Score: 100/100)", "### Methodology & Assumptions -- SOUND",
+             "## Communication Dimension (Score: 85/100)"]
+    positions = [text.index(part) for part in order]
+    assert positions == sorted(positions)
+    assert "LensRating." not in text and "Severity." not in text
+
+
+def test_quick_report_has_status_table_only():
+    text = render_report(_review(_reports(), mode="quick"), RUBRIC)
+    assert "| Communication | Critical Issues |" in text and "| Analysis | Pass |" in text
+    assert "Lens Dashboard" not in text and "Dimension (Score" not in text
+    assert "-T mode=full" in text
+
+
+def test_draft_report_has_no_score():
+    text = render_report(_review(_reports(), draft=True), RUBRIC)
+    assert "**Score:" not in text and "/100" not in text
+    assert "Top 3 Things to Address Before Finalizing" in text
+    assert "(MAJOR)" in text and "(CRITICAL)" not in text
+
+
+def test_partial_report_has_capacity_notice():
+    reports = _reports()
+    reports["analysis"] = None
+    text = render_report(_review(reports), RUBRIC)
+    assert "> **[!] Capacity Notice:** Partial review: the Analysis dimension was not reviewed" in text
+    assert "| Analysis | Methodology & Assumptions | Not reviewed |" in text
+
+
+def test_deferred_report_explains_and_has_no_score():
+    text = render_report(_review({"analysis": None, "communication": None}), RUBRIC)
+    assert "could not be completed" in text
+    assert "**Score:" not in text and "Top 3" not in text
