@@ -16,6 +16,7 @@ from review_harness.gold import GoldError, load_gold
 from review_harness.matching import DETERMINISTIC_MATCHER, compare_with_gold, match_findings
 from review_harness.panel import review_from_store
 from review_harness.rubric import PROJECT_ROOT, default_rubric, load_rubric
+from scorers.epochs import finding_stability
 from scorers.metrics import nanmean
 
 GOLD_METRICS = (
@@ -26,6 +27,9 @@ GOLD_METRICS = (
     "verdict_band_accuracy",
     "score_in_window",
     "top3_relevance",
+    "stable_findings",
+    "flaky_findings",
+    "never_findings",
 )
 
 
@@ -68,6 +72,12 @@ def gold_comparison(rubric: str | None = None) -> Scorer:
             "score_in_window": _nan(comparison.score_in_window),
             "top3_relevance": _nan(comparison.top3_relevance),
         }
+        # one run: a caught finding is stable, a missed one never caught; review_epochs()
+        # recomputes these across epochs
+        stability = finding_stability([comparison.model_dump(mode="json")])
+        for status in ("stable", "flaky", "never"):
+            hits = sum(1 for v in stability.values() if v["status"] == status)
+            value[f"{status}_findings"] = hits / len(stability) if stability else float("nan")
         lines = [f"matcher: {comparison.matcher}"]
         lines += [f"matched {m.finding} -> {m.gold} ({m.similarity:.2f})" for m in comparison.matches]
         if comparison.missed_must_catch:

@@ -14,6 +14,7 @@ from inspect_ai.solver import TaskState
 from review_harness.panel import review_from_store
 from review_harness.render import render_report
 from review_harness.rubric import default_rubric, load_rubric
+from scorers.epochs import score_consistency
 from scorers.metrics import nanmean
 
 
@@ -25,6 +26,8 @@ from scorers.metrics import nanmean
         "deferred": [mean()],
         "findings": [mean()],
         "critical": [mean()],
+        "score_spread": [nanmean()],
+        "score_within_10": [nanmean()],
     }
 )
 def review_synthesis(rubric: str | None = None) -> Scorer:
@@ -40,6 +43,8 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
             "findings": float(len(review.findings)),
             "critical": float(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
         }
+        # one run is trivially consistent; review_epochs() recomputes these across epochs
+        value["score_spread"], value["score_within_10"] = score_consistency([value["score"]])
         return Score(
             value=value,
             answer=review.verdict or ("Draft feedback" if review.draft else review.status),

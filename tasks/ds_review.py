@@ -5,13 +5,13 @@
     inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-4-5
 """
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from review_harness.dataset import document_samples, fixture_samples
 from review_harness.prompts import PROMPT_VERSION
 from review_harness.rubric import default_rubric, load_rubric
-from scorers import review_synthesis
+from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
 
 
@@ -46,6 +46,9 @@ def ds_review(
     return Task(
         dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
         solver=review_pipeline(rubric, timeout=reviewer_timeout, max_tokens=max_tokens, cache=cache),
-        scorer=review_synthesis(rubric),
+        scorer=[review_synthesis(rubric)]
+        + ([gold_comparison(rubric)] if any(s.metadata.get("gold") for s in samples) else []),
+        # --epochs N keeps this reducer: it adds score spread and per-finding stability
+        epochs=Epochs(1, review_epochs()),
         metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version},
     )

@@ -145,18 +145,10 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
     v = ctx.view
     if v.has(lx.BIAS_ADDRESSED, f.text_sentences):
         return None
-    selection = lx.rx(
-        r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces) (?:who|that) "
-        r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
-        r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
-        r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
-        r"self[- ]selected|opt(?:ed)?[- ]in|volunteer\w*|early adopters|power users|beta (?:users|testers|group|cohort)|"
-        r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
-    )
     for s in f.text_sentences:
         if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
             continue
-        m = selection.search(s.text)
+        m = lx.SELECTION.search(s.text)
         if not m:
             continue
         compares = f.nums(s) or re.search(
@@ -166,7 +158,7 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
             continue
         claimed = ctx.memo.setdefault("claimed_lines", set())
         for x in f.text_sentences:
-            if x.line == s.line or (selection.search(x.text) and x.role not in (LIMITATIONS, APPENDIX)):
+            if x.line == s.line or (lx.SELECTION.search(x.text) and x.role not in (LIMITATIONS, APPENDIX)):
                 claimed.add(x.line)
         return Hit(
             title="Self-selected group compared without addressing bias",
@@ -422,16 +414,10 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
 def unsupported_conclusion(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    overclaim = lx.rx(
-        r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
-        r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"
-        r"(?:users|customers|everyone|people|shoppers|members|buyers|teams) (?:clearly )?(?:love|hate|prefer|want)s?\b|"
-        r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
-    )
     candidates = [s for s in f.text_sentences if s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and s.kind != "heading"]
     claimed = ctx.memo.get("claimed_lines", set())
     for s in candidates:
-        m = overclaim.search(s.text)
+        m = lx.OVERCLAIM.search(s.text)
         if not m or _negated_before(s.text, m.start(), 20) or s.line in claimed:
             continue
         if s.text.rstrip("*_ ").endswith("?"):
@@ -854,7 +840,16 @@ def tldr_missing(ctx: Context) -> Hit | None:
     if v.tldr.found or f.word_count_small:
         return None
     answer = next((s for s in f.prose if lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION)), None)
-    where = f" The answer only appears in {v.location(answer)}." if answer else ""
+    result = next(
+        (s for s in f.prose if s.role not in (METHOD, DATA) and (lx.CI.search(s.text) or lx.POS_SIG.search(s.text))),
+        None,
+    )
+    if result is not None and answer is not None and result.line < answer.line:
+        where = f" The first result only appears at {v.location(result)}, and the conclusion at {v.location(answer)}."
+    elif answer is not None:
+        where = f" The answer only appears in {v.location(answer)}."
+    else:
+        where = ""
     ask = "the direct answer to the question" if ctx.workflow == "reactive" else "the main finding, its impact and the recommendation"
     return Hit(
         title="No TL;DR up front",

@@ -72,14 +72,12 @@ BEFORE_AFTER = rx(
     r"month[- ]over[- ]month|year[- ]over[- ]year|week[- ]over[- ]week|quarter[- ]over[- ]quarter|MoM|YoY|WoW|QoQ)\b"
 )
 SELECTION = rx(
-    r"\b(opt(?:ed)?[- ]in|self[- ]selected|volunteer(?:ed|s)?|survey respondents|(?:the )?respondents|"
-    r"(?:users|customers|accounts|members|people|stores) (?:who|that) (?:chose|opted|signed up|enabled|adopted|used|engaged|"
-    r"clicked|responded|completed|answered|upgraded|joined|turned on|activated|tried)|early adopters|power users|"
-    r"beta (?:users|testers|group|cohort)|only (?:active|engaged|paying|premium|new|returning|loyal) (?:users|customers|accounts)|"
-    r"among (?:active|engaged|paying|premium|loyal) (?:users|customers|accounts)|"
-    r"(?:restricted|filtered|limited) to (?:users|customers|accounts|stores) (?:who|that|with)|"
-    r"excluded (?:churned|inactive|cancelled|canceled)|pilot (?:stores|customers|group|users|markets)|hand[- ]?picked|"
-    r"(?:selected|chose|picked) (?:the )?(?:stores|customers|users|accounts|markets|regions)|adopters|non-adopters)\b"
+    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces) (?:who|that) "
+    r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
+    r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
+    r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
+    r"self[- ]selected|opt(?:ed)?[- ]in|volunteer\w*|early adopters|power users|beta (?:users|testers|group|cohort)|"
+    r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
 )
 BIAS_ADDRESSED = rx(
     r"\b(selection bias|self[- ]selection|selection effect|bias(?:ed)?|representative|reweight\w*|re-weight\w*|weighted to|"
@@ -164,8 +162,9 @@ ROLLOUT = rx(
 NEGATION_NEAR = rx(r"\b(not|no|never|don't|do not|didn't|did not|isn't|wasn't|cannot|can't|against|instead of|rather than|hold off|without)\b")
 OVERCLAIM = rx(
     r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
-    r"guarantee[sd]?|certainly|clearly (?:shows?|demonstrates?|proves?)|unquestionabl[ey]|no doubt|it is obvious|obviously|"
-    r"(?:users|customers|everyone|people) (?:love|hate|prefer|want)s?)\b"
+    r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"
+    r"(?:users|customers|everyone|people|shoppers|members|buyers|teams) (?:clearly )?(?:love|hate|prefer|want)s?\b|"
+    r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
 )
 CONCLUSION_SIGNAL = rx(
     r"\b(in conclusion|to conclude|we conclude|we recommend|our recommendation|recommendation is|key (?:finding|takeaway|result)s?|"
@@ -353,10 +352,6 @@ HANDOFF_STRONG = rx(
     r"(?:the|our) usual (?:\w+ )?(?:definition|filters?|query|approach|way|caveats|exclusions|adjustments?)|you know (?:the|which|what)|"
     r"same as (?:last time|before|usual)|as (?:usual|always)|(?:last|this) week's (?:meeting|sync|discussion)|ping me|"
     r"ask \w+ (?:for|about) (?:details|the)|you'll remember|as you (?:know|recall)|the thing we|the issue from)\b"
-)
-INTERNAL_NAME = re.compile(
-    r"`?\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?:\.[a-z0-9_]+)*_v\d+\b`?|\b[a-z]+\.[a-z]+_[a-z_]+\b|\b[A-Z]{2,6}-\d{2,5}\b|"
-    r"\b(?:[Pp]roject|[Oo]peration|[Ii]nitiative) [A-Z][a-z]+\b"
 )
 TYPO = rx(
     r"\b(teh|recieve\w*|seperat\w*|occured|definately|acheiv\w*|untill|wich|thier|accross|significiant|statisitc\w*|"
