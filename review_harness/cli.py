@@ -8,9 +8,12 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog, read_eval_log
 
+from review_harness import gate
 from review_harness.models import Review
+from review_harness.rubric import PROJECT_ROOT
 
 SYNTHESIS_SCORER = "review_synthesis"
+DEFAULT_BASELINE = PROJECT_ROOT / "logs" / "baselines" / "ds_review.json"
 
 
 class LogError(ValueError):
@@ -57,18 +60,54 @@ def summary_table(log: EvalLog) -> str:
     return f"log status: {log.status}\n" + "\n".join(lines)
 
 
+def newest_log(path: str | Path) -> Path:
+    """A log file, or the newest .eval log in a folder."""
+    path = Path(path)
+    if path.is_dir():
+        logs = sorted(path.glob("*.eval"), key=lambda p: p.stat().st_mtime)
+        if not logs:
+            raise LogError(f"{path}: folder has no .eval logs")
+        return logs[-1]
+    return path
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    baseline_path = Path(args.baseline)
+    if args.write_baseline:
+        log_path = newest_log(args.write_baseline)
+        baseline = gate.write_baseline(read_log(log_path), str(log_path), baseline_path)
+        print(f"wrote {baseline_path} from {log_path.name}: {len(baseline.values)} metrics, "
+              f"{len(next(iter(baseline.values.values()), {}))} samples, {baseline.epochs} epoch(s)")
+        return 0
+    if not args.log:
+        raise gate.GateError("give the log to check, or --write-baseline LOG")
+    log_path = newest_log(args.log)
+    config = gate.load_config(Path(args.config) if args.config else baseline_path.parent / "gate.yaml")
+    result = gate.compare(read_log(log_path), gate.load_baseline(baseline_path), config)
+    print(f"gate: {log_path.name} against {baseline_path}")
+    print(gate.render_table(result))
+    return 0 if result.passed else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="review-harness", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     summary = sub.add_parser("summary", help="one line per reviewed sample of an eval log")
-    summary.add_argument("log", help="path to a .eval log file")
+    summary.add_argument("log", help="a .eval log file, or a folder (its newest log)")
+    gate_cmd = sub.add_parser("gate", help="fail when an eval log regressed against the baseline")
+    gate_cmd.add_argument("log", nargs="?", help="the new .eval log, or a folder (its newest log)")
+    gate_cmd.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="baseline JSON (default: %(default)s)")
+    gate_cmd.add_argument("--config", help="tolerances YAML (default: gate.yaml next to the baseline)")
+    gate_cmd.add_argument("--write-baseline", metavar="LOG", help="write the baseline from this log instead of checking")
     args = parser.parse_args(argv)
     try:
         if args.command == "summary":
-            log = read_log(args.log)
+            log = read_log(newest_log(args.log))
             print(summary_table(log))
             return 0 if log.status == "success" else 1
-    except LogError as ex:
+        if args.command == "gate":
+            return run_gate(args)
+    except (LogError, gate.GateError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2

@@ -1,0 +1,187 @@
+"""The regression gate: compare an eval log with a committed baseline, metric by metric.
+
+A baseline is a small JSON summary of a log (per-sample values of every gated metric), written
+deliberately with `review-harness gate --write-baseline LOG`. Tolerances live in a YAML file
+next to it. A metric fails when it moved the wrong way by more than its tolerance; with
+several epochs it must also be significant: the 95% confidence interval of the paired
+per-sample difference must exclude zero.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+from inspect_ai.log import EvalLog
+from pydantic import BaseModel, Field, ValidationError
+
+Z_95 = 1.96
+
+
+class GateError(ValueError):
+    """Bad gate input: missing or malformed baseline or config."""
+
+
+class MetricRule(BaseModel):
+    tolerance: float = Field(ge=0)
+    higher_is_better: bool = True
+
+
+class GateConfig(BaseModel):
+    metrics: dict[str, MetricRule]
+
+
+class Baseline(BaseModel):
+    created: str
+    log: str
+    task: str
+    model: str
+    epochs: int
+    values: dict[str, dict[str, float | None]] = Field(
+        description="metric -> sample id -> value (mean over epochs; None when not applicable)"
+    )
+
+
+class MetricResult(BaseModel):
+    metric: str
+    baseline: float | None
+    new: float | None
+    difference: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    tolerance: float
+    higher_is_better: bool
+    passed: bool
+    note: str = ""
+
+
+class GateResult(BaseModel):
+    passed: bool
+    problems: list[str] = Field(default_factory=list)
+    results: list[MetricResult] = Field(default_factory=list)
+
+
+def sample_values(log: EvalLog) -> dict[str, dict[str, float | None]]:
+    """metric ('key' of a dict-valued score) -> sample id -> epoch-reduced value."""
+    out: dict[str, dict[str, float | None]] = {}
+    for reduction in log.reductions or []:
+        for sample in reduction.samples:
+            if not isinstance(sample.value, dict):
+                continue
+            for key, value in sample.value.items():
+                number = float(value) if isinstance(value, (int, float)) else math.nan
+                out.setdefault(key, {})[str(sample.sample_id)] = None if math.isnan(number) else number
+    return out
+
+
+def write_baseline(log: EvalLog, log_path: str, path: Path) -> Baseline:
+    if log.status != "success":
+        raise GateError(f"{log_path}: log status is '{log.status}'; a baseline must come from a successful run")
+    baseline = Baseline(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        log=Path(log_path).name,
+        task=log.eval.task,
+        model=log.eval.model,
+        epochs=log.eval.config.epochs or 1,
+        values=sample_values(log),
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(baseline.model_dump(), indent=1, sort_keys=True) + "\n")
+    return baseline
+
+
+def load_baseline(path: Path) -> Baseline:
+    try:
+        return Baseline.model_validate_json(path.read_text())
+    except FileNotFoundError:
+        raise GateError(f"{path}: baseline not found (write one with --write-baseline LOG)") from None
+    except ValidationError as ex:
+        raise GateError(f"{path}: not a gate baseline ({ex.errors()[0]['msg']})") from None
+
+
+def load_config(path: Path) -> GateConfig:
+    try:
+        return GateConfig.model_validate(yaml.safe_load(path.read_text()))
+    except FileNotFoundError:
+        raise GateError(f"{path}: gate config not found") from None
+    except (yaml.YAMLError, ValidationError) as ex:
+        raise GateError(f"{path}: invalid gate config ({ex})") from None
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def compare(
+    log: EvalLog, baseline: Baseline, config: GateConfig
+) -> GateResult:
+    problems = []
+    if log.status != "success":
+        message = f": {log.error.message.splitlines()[0]}" if log.error else ""
+        problems.append(f"log status is '{log.status}'{message}")
+    new_values = sample_values(log)
+    epochs = log.eval.config.epochs or 1
+    results = []
+    for metric, rule in config.metrics.items():
+        base = baseline.values.get(metric)
+        new = new_values.get(metric)
+        if base is None or new is None:
+            where = "baseline" if base is None else "new log"
+            results.append(MetricResult(metric=metric, baseline=None, new=None, difference=None,
+                                        tolerance=rule.tolerance, higher_is_better=rule.higher_is_better,
+                                        passed=False, note=f"missing from the {where}"))
+            continue
+        shared = sorted(s for s in set(base) & set(new) if base[s] is not None and new[s] is not None)
+        missing = sorted(set(base) - set(new))
+        note = f"{len(missing)} baseline sample(s) missing" if missing else ""
+        b = _mean([base[s] for s in shared])
+        n = _mean([new[s] for s in shared])
+        if b is None or n is None:
+            results.append(MetricResult(metric=metric, baseline=b, new=n, difference=None,
+                                        tolerance=rule.tolerance, higher_is_better=rule.higher_is_better,
+                                        passed=True, note=note or "no sample has a value"))
+            continue
+        diffs = [new[s] - base[s] for s in shared]
+        difference = n - b
+        worse = -difference if rule.higher_is_better else difference
+        passed = worse <= rule.tolerance + 1e-12
+        low = high = None
+        if epochs > 1 and len(diffs) > 1:
+            half = Z_95 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+            low, high = difference - half, difference + half
+            if not passed and low <= 0 <= high:
+                passed = True
+                note = (note + "; " if note else "") + "within noise: the 95% CI includes 0"
+        if missing:
+            passed = False
+        results.append(MetricResult(metric=metric, baseline=b, new=n, difference=difference,
+                                    ci_low=low, ci_high=high, tolerance=rule.tolerance,
+                                    higher_is_better=rule.higher_is_better, passed=passed, note=note))
+    return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_table(result: GateResult) -> str:
+    rows = [("metric", "baseline", "new", "diff", "95% CI", "tolerance", "result", "note")]
+    for r in result.results:
+        ci = "-" if r.ci_low is None else f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+        direction = "max drop" if r.higher_is_better else "max rise"
+        rows.append((r.metric, _fmt(r.baseline), _fmt(r.new),
+                     "-" if r.difference is None else f"{r.difference:+.3f}", ci,
+                     f"{direction} {r.tolerance:g}", "ok" if r.passed else "REGRESSED", r.note))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines = [f"problem: {p}" for p in result.problems] + lines
+    failed = [r.metric for r in result.results if not r.passed]
+    verdict = "PASS" if result.passed else "FAIL: " + ", ".join(
+        (["log status"] if result.problems else []) + failed
+    )
+    return "\n".join(lines + ["", f"gate: {verdict}"])
