@@ -10,7 +10,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from review_harness import gate
 from review_harness.models import Review
-from review_harness.rubric import PROJECT_ROOT
+from review_harness.rubric import PROJECT_ROOT, RubricError
 
 SYNTHESIS_SCORER = "review_synthesis"
 DEFAULT_BASELINE = PROJECT_ROOT / "logs" / "baselines" / "ds_review.json"
@@ -89,6 +89,22 @@ def run_gate(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+def run_lint(args: argparse.Namespace) -> int:
+    from review_harness.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
+    from review_harness.prompts import render_system
+    from review_harness.rubric import default_rubric, load_rubric
+
+    rubric = load_rubric(args.rubric) if args.rubric else default_rubric()
+    problems, hashes = lint_prompts(rubric, update_hashes=args.update_hashes)
+    for dim_id, digest in hashes.items():
+        count = count_instructions(render_system(rubric.dimension(dim_id), rubric))
+        print(f"{dim_id}: prefix {digest}, {count}/{INSTRUCTION_LIMIT} instructions")
+    for problem in problems:
+        print(f"problem: {problem}")
+    print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))
+    return 0 if not problems else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="review-harness", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,15 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     gate_cmd.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="baseline JSON (default: %(default)s)")
     gate_cmd.add_argument("--config", help="tolerances YAML (default: gate.yaml next to the baseline)")
     gate_cmd.add_argument("--write-baseline", metavar="LOG", help="write the baseline from this log instead of checking")
+    lint_cmd = sub.add_parser("lint-prompts", help="check prompt templates against the rubric")
+    lint_cmd.add_argument("--rubric", help="rubric YAML (default: prompts/ds_rubric.yaml)")
+    lint_cmd.add_argument("--update-hashes", action="store_true",
+                          help="accept the current stable prefixes (after an intended prompt change)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "lint-prompts":
+            return run_lint(args)
         if args.command == "summary":
             log = read_log(newest_log(args.log))
             print(summary_table(log))
             return 0 if log.status == "success" else 1
         if args.command == "gate":
             return run_gate(args)
-    except (LogError, gate.GateError) as ex:
+    except (LogError, gate.GateError, RubricError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2

@@ -8,43 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 
-from review_harness.cli import reviews_in_log, summary_table
-from review_harness.models import Review
+from review_harness.cli import summary_table
 from review_harness.rubric import PROJECT_ROOT
 
-TASK = str(PROJECT_ROOT / "tasks" / "ds_review.py")
-FIXTURES = sorted((PROJECT_ROOT / "fixtures" / "ds").glob("*.md"))
-MODEL = "offline/ds-rules"
-
-
-def ds_review_task():
-    """The task function itself, imported from its file as inspect does."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("ds_review_task_file", TASK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ds_review
-
-
-def run(tmp_path: Path, model_args: dict | None = None, **task_args) -> EvalLog:
-    [log] = inspect_eval(
-        ds_review_task()(**task_args),
-        model=MODEL,
-        model_args=model_args or {},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-    )
-    return log
-
-
-def reviews(log: EvalLog) -> dict[str, Review]:
-    return {sample_id: review for sample_id, _, review in reviews_in_log(log)}
+from helpers import FIXTURES, MODEL, TASK, ds_review_task, reviews, run
 
 
 @pytest.fixture(scope="module")
