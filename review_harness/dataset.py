@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,8 @@ from inspect_ai.dataset import Sample
 from review_harness.gold import GoldError, load_gold
 from review_harness.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
 from review_harness.prepare import DocumentError, find_documents, load_document
-from review_harness.rubric import PROJECT_ROOT
+from review_harness.prompts import PromptError, check_templates
+from review_harness.rubric import PROJECT_ROOT, Rubric, RubricError, default_rubric, load_rubric
 
 FIXTURES_DIR = PROJECT_ROOT / "fixtures"
 GOLD_DIR = PROJECT_ROOT / "gold"
@@ -31,7 +34,7 @@ def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
     return text
 
 
-def _flag(name: str, value: Any) -> bool | None:
+def as_flag(name: str, value: Any) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -40,6 +43,36 @@ def _flag(name: str, value: Any) -> bool | None:
     if text in FALSE_WORDS:
         return False
     raise PrerequisiteError(f"-T {name}={value}: expected true or false")
+
+
+def task_rubric(path: str | None) -> tuple[str | None, Rubric]:
+    """The rubric a task runs with (path resolved like a document), checked up front: a bad
+    rubric or a prompt template it cannot fill is a one-line error, not a degraded review."""
+    if path is None:
+        resolved = None
+    else:
+        resolved = str(resolve_user_path(path))
+    try:
+        rubric = load_rubric(resolved) if resolved else default_rubric()
+        check_templates(rubric)
+    except (RubricError, PromptError) as ex:
+        raise PrerequisiteError(str(ex)) from None
+    return resolved, rubric
+
+
+def reject_unknown_params(unknown: dict[str, Any], known: Iterable[str]) -> None:
+    """Inspect only warns about a -T name the task does not take; a typo like -T moed=quick
+    would silently review in the default mode, so it is an error here."""
+    unknown = {k: v for k, v in unknown.items() if k != "model"}  # inspect always passes model
+    if not unknown:
+        return
+    names = [k for k in known if k != "unknown"]
+    name = sorted(unknown)[0]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" Did you mean -T {close[0]}?" if close else ""
+    raise PrerequisiteError(
+        f"-T {name}={unknown[name]}: unknown task parameter.{hint} Known: {', '.join(names)}"
+    )
 
 
 def resolve_options(
@@ -54,7 +87,7 @@ def resolve_options(
         mode=mode,
         audience=_choice("audience", merged.get("audience"), AUDIENCES) or "mixed",
         workflow=_choice("workflow", merged.get("workflow"), WORKFLOWS) or "general",
-        draft=_flag("draft", merged.get("draft")) or False,
+        draft=as_flag("draft", merged.get("draft")) or False,
     )
 
 

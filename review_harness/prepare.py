@@ -1784,3 +1784,29 @@ def find_documents(path: str | Path) -> list[Path]:
     if not found:
         raise DocumentError(f"{p} contains no markdown files")
     return found
+
+
+# --------------------------------------------------------------------------------------
+# Input sanity signals: reviewed anyway, but the user is told what may go wrong
+# --------------------------------------------------------------------------------------
+
+_HTML_TAG = re.compile(r"<(html|head|body|div|p|h[1-6]|table|span|ul|li|br)\b[^>]*>", re.IGNORECASE)
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "the of and to in is that for it was on with as are be by this we at from or an have not "
+    "which were but has our they their than more".split()
+)
+
+
+def looks_like_html(text: str) -> bool:
+    """An HTML export rather than markdown: many tags and no markdown headings."""
+    head = text[:20000]
+    return len(_HTML_TAG.findall(head)) >= 5 and not re.search(r"^#{1,6}\s", head, re.MULTILINE)
+
+
+def english_share(text: str, sample_words: int = 5000) -> float:
+    """Share of common English function words among the first words: ~0.3-0.5 for English
+    prose, near 0 for other languages."""
+    words = re.findall(r"[^\W\d_]+", text[: sample_words * 12].lower())[:sample_words]
+    if not words:
+        return 0.0
+    return sum(1 for w in words if w in _ENGLISH_FUNCTION_WORDS) / len(words)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
 from review_harness.models import PreparedDocument
 from review_harness.rubric import PROMPTS_DIR, Dimension, Rubric
@@ -19,6 +19,10 @@ from review_harness.rubric import PROMPTS_DIR, Dimension, Rubric
 PROMPT_VERSION = "v1"
 DOCUMENT_OPEN = "<document>"
 DOCUMENT_CLOSE = "</document>"
+
+
+class PromptError(ValueError):
+    """A prompt template is missing or cannot be filled."""
 
 
 @dataclass(frozen=True)
@@ -94,3 +98,25 @@ def render_reviewer_prompt(
         content=neutralize_delimiters(prepared.reviewer_content),
     )
     return ReviewerPrompt(system=system, request=request, version=version)
+
+
+def check_templates(rubric: Rubric, *, version: str = PROMPT_VERSION, prompts_dir: Path = PROMPTS_DIR) -> None:
+    """Render every reviewer's prompt once with placeholder content; raise PromptError naming
+    the template and the problem (e.g. an unbound variable)."""
+    probe = PreparedDocument(
+        title="probe", source="probe.md", text="# probe\n", word_count=1, reading_minutes=0.0,
+        token_estimate=1, tier=1, tldr={"found": False, "method": "absent"},
+        partial_input={"is_partial": False},
+    )
+    for dimension in rubric.dimensions.values():
+        for name in template_names(version):
+            if not (prompts_dir / name).is_file():
+                raise PromptError(f"prompt template {prompts_dir / name} not found")
+        try:
+            render_reviewer_prompt(dimension, rubric, probe, mode="full", audience="mixed",
+                                   workflow="general", draft=False, version=version, prompts_dir=prompts_dir)
+        except TemplateError as ex:
+            raise PromptError(
+                f"prompt templates {', '.join(template_names(version))} in {prompts_dir} cannot be filled "
+                f"for the {dimension.id} reviewer: {ex}"
+            ) from None

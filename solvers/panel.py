@@ -6,6 +6,8 @@ reviewers is rubric data.
 
 from __future__ import annotations
 
+import hashlib
+
 import anyio
 from inspect_ai.model import (
     CachePolicy,
@@ -34,16 +36,28 @@ from review_harness.panel import (
     save_reviewer_result,
 )
 from review_harness.parse import parse_reviewer_output
-from review_harness.prepare import prepare_document
+from review_harness.prepare import english_share, looks_like_html, prepare_document
 from review_harness.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.render import render_report
 from review_harness.rubric import Rubric, default_rubric, load_rubric
 
+# below this share of English function words the document is probably not English
+ENGLISH_SHARE_MIN = 0.08
 REVIEWER_SCHEMA = ResponseSchema(
     name="reviewer_report",
     json_schema=json_schema(ReviewerReport),
     description="Per-lens ratings, findings (CRITICAL first), positives, own score.",
 )
+
+
+def document_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def cache_policy(enabled: bool, per_epoch: bool = True, expiry: str | None = "1W") -> CachePolicy | bool:
+    """Inspect's response cache for reviewer calls. Per epoch by default, so repeated epochs
+    measure real run-to-run variation; share across epochs only when asked."""
+    return CachePolicy(expiry=expiry, per_epoch=per_epoch) if enabled else False
 
 
 def _rubric(path: str | None) -> Rubric:
@@ -77,6 +91,16 @@ def prepare_document_step(rubric: str | None = None) -> Solver:
                 + "; ".join(prepared.partial_input.reasons)
                 + "). Reviewed at full rigor, so missing parts count as findings; "
                 "rerun with -T draft=true for draft feedback without a score."
+            )
+        if looks_like_html(state.input_text):
+            warnings.append(
+                "The document looks like HTML, not markdown: headings, tables and the TL;DR may be "
+                "missed. Export it as markdown for a better review."
+            )
+        if prepared.word_count >= 50 and english_share(state.input_text) < ENGLISH_SHARE_MIN:
+            warnings.append(
+                "The document does not look like English; the rubric and the offline reviewer's "
+                "rules are written for English, so findings may be missing."
             )
         if prepared.structure_inferred:
             warnings.append("The document has no clear headings: its structure was inferred from content signals.")
@@ -123,6 +147,14 @@ async def call_reviewer(
     run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
     messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
     config = GenerateConfig(response_schema=REVIEWER_SCHEMA, max_tokens=max_tokens)
+    if isinstance(cache, CachePolicy):
+        # the prompt holds the document, so the key already depends on it; the scopes make
+        # the document and prompt version visible in the cache entry
+        cache = CachePolicy(
+            expiry=cache.expiry,
+            per_epoch=cache.per_epoch,
+            scopes={**cache.scopes, "document_sha": document_hash(state.input_text), "prompt": prompt.version},
+        )
     output: ModelOutput | None = None
     try:
         with anyio.fail_after(timeout):

@@ -5,14 +5,23 @@
     inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-4-5
 """
 
+import inspect
+from typing import Any
+
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from review_harness.dataset import document_samples, fixture_samples
+from review_harness.dataset import (
+    as_flag,
+    document_samples,
+    fixture_samples,
+    reject_unknown_params,
+    task_rubric,
+)
 from review_harness.prompts import PROMPT_VERSION
-from review_harness.rubric import default_rubric, load_rubric
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
+from solvers.panel import cache_policy
 
 
 @task
@@ -27,6 +36,8 @@ def ds_review(
     reviewer_timeout: float = 600,
     max_tokens: int | None = None,
     cache: bool = False,
+    cache_per_epoch: bool = True,
+    **unknown: Any,
 ) -> Task:
     """Args:
     document: a markdown file or a folder of them; default: the fixture set.
@@ -39,13 +50,21 @@ def ds_review(
     reviewer_timeout: seconds before a reviewer counts as failed.
     max_tokens: output cap per reviewer call.
     cache: reuse model responses for identical prompts (Inspect's response cache).
+    cache_per_epoch: with cache, keep epochs apart (default) so --epochs still measures
+        run-to-run variation; false shares one cached answer across epochs.
     """
+    reject_unknown_params(unknown, known=inspect.signature(ds_review).parameters)
+    rubric, the_rubric = task_rubric(rubric)
     overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
     samples = document_samples(document, overrides) if document else fixture_samples(fixtures, overrides)
-    the_rubric = load_rubric(rubric) if rubric else default_rubric()
     return Task(
         dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
-        solver=review_pipeline(rubric, timeout=reviewer_timeout, max_tokens=max_tokens, cache=cache),
+        solver=review_pipeline(
+            rubric,
+            timeout=reviewer_timeout,
+            max_tokens=max_tokens,
+            cache=cache_policy(as_flag("cache", cache), as_flag("cache_per_epoch", cache_per_epoch)),
+        ),
         scorer=[review_synthesis(rubric)]
         + ([gold_comparison(rubric)] if any(s.metadata.get("gold") for s in samples) else []),
         # --epochs N keeps this reducer: it adds score spread and per-finding stability

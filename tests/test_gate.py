@@ -73,10 +73,14 @@ def test_gate_fails_on_error_status(baseline_run, tmp_path):
 
 def test_with_epochs_noise_passes_and_consistent_drop_fails(baseline_run):
     log, _, baseline, _ = baseline_run
-    samples = sorted({s.sample_id for r in log.reductions for s in r.samples})
+    samples = sorted(s for s, v in baseline.values["recall"].items() if v is not None)
+    if len(samples) % 2:
+        samples = samples[:-1]  # pairs of +-0.4 cancel out exactly
 
-    def noisy(sample_id, value):  # alternating +-0.4, mean drop 0.044 > tolerance 0.02
-        return value - 0.4 if samples.index(sample_id) % 2 == 0 else value + 0.4 - 0.05
+    def noisy(sample_id, value):  # +-0.4 noise around a 0.05 drop: over tolerance, not significant
+        if sample_id not in samples:
+            return value
+        return value - 0.05 + (0.4 if samples.index(sample_id) % 2 else -0.4)
 
     noise = _with_values(log, "recall", noisy)
     noise.eval.config.epochs = 3
