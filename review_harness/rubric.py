@@ -104,8 +104,8 @@ class Rubric(BaseModel):
                     low, high = self.severities[rule.severity].range
                     if not low <= rule.points <= high:
                         raise ValueError(
-                            f"deduction {dim_id}.{lens.id}.{rule.id}: {rule.points} points is "
-                            f"outside the {rule.severity.value} range {low}-{high}"
+                            f"deduction {dim_id}.{lens.id}.{rule.id}: {rule.points:g} points is "
+                            f"outside the {rule.severity.value} range {low:g}-{high:g}"
                         )
         if set(self.scoring.weights) != set(self.dimensions):
             raise ValueError("scoring.weights must name exactly the rubric's dimensions")
@@ -131,11 +131,19 @@ def load_rubric(path: str | Path = DEFAULT_RUBRIC) -> Rubric:
     except FileNotFoundError:
         raise RubricError(f"rubric file not found: {path}") from None
     except yaml.YAMLError as ex:
-        raise RubricError(f"rubric file {path} is not valid YAML: {ex}") from None
+        mark = getattr(ex, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise RubricError(
+            f"rubric file {path} is not valid YAML: {getattr(ex, 'problem', None) or 'parse error'}{where}"
+        ) from None
     try:
         return Rubric.model_validate(data)
     except ValidationError as ex:
-        raise RubricError(f"rubric file {path} is invalid: {ex}") from None
+        first = ex.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        message = first["msg"].removeprefix("Value error, ")
+        more = f" (and {len(ex.errors()) - 1} more)" if len(ex.errors()) > 1 else ""
+        raise RubricError(f"rubric file {path} is invalid: {where}: {message}{more}") from None
 
 
 @lru_cache(maxsize=8)

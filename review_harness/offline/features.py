@@ -117,8 +117,9 @@ class Features:
 
     @cached_property
     def word_count_small(self) -> bool:
-        """Too little text for absence findings (no TL;DR, no limitations...) to mean anything."""
-        return self.view.word_count < 40
+        """Too little text for absence findings (no TL;DR, no limitations...) to mean anything.
+        Code and tables count here: a document that is only code still lacks a summary."""
+        return max(self.view.word_count, len(self.view.content.split())) < 40
 
     # ------------------------------------------------------------------ partitions
 
