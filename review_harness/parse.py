@@ -32,53 +32,72 @@ class ParseOutcome:
     report: ReviewerReport | None
     problems: list[str] = field(default_factory=list)
     repaired: bool = False
+    cut_off: bool = False  # the answer stops mid-JSON: truncated, not merely malformed
 
 
 def parse_reviewer_output(text: str, dimension: Dimension) -> ParseOutcome:
     if not text or not text.strip():
         return ParseOutcome("failed", None, ["the reviewer returned empty output"])
-    data, repaired, json_problem = _load_json(text)
+    data, repaired, json_problem, cut_off = _load_json(text)
     if isinstance(data, dict):
         report, problems = _report_from_dict(data, dimension)
         if repaired:
-            problems.insert(0, "output was cut off; parsed the complete part")
+            problems.insert(0, "output was cut off; kept the complete part" if cut_off
+                            else f"{json_problem}; kept the part before the error")
         usable = bool(report.findings or report.lens_ratings)
         if not usable:
-            return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"], repaired)
-        return ParseOutcome("salvaged" if problems else "ok", report, problems, repaired)
+            return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"],
+                                repaired, cut_off)
+        return ParseOutcome("salvaged" if problems else "ok", report, problems, repaired, cut_off)
     report = _parse_text_format(text, dimension)
     if report is not None:
         return ParseOutcome(
             "salvaged", report, [f"output was not JSON ({json_problem}); read the text format"]
         )
-    return ParseOutcome("failed", None, [f"output could not be parsed: {json_problem}"])
+    return ParseOutcome("failed", None, [f"output could not be parsed: {json_problem}"], cut_off=cut_off)
 
 
 # ----------------------------------------------------------------------------- JSON
 
 
-def _load_json(text: str) -> tuple[Any, bool, str]:
-    """(data or None, whether the tail was repaired, problem description)."""
+def _load_json(text: str) -> tuple[Any, bool, str, bool]:
+    """(data or None, whether it was repaired, problem description, whether it was cut off)."""
     start = text.find("{")
     if start < 0:
-        return None, False, "no JSON object in the output"
-    body = text[start:]
-    end = body.rfind("}")
-    if end >= 0:
-        try:
-            return json.loads(body[: end + 1]), False, ""
-        except json.JSONDecodeError as ex:
-            problem = f"invalid JSON ({ex.msg} at character {ex.pos})"
-            # keep what parses up to the first error
-            repaired = _repair_truncated_json(body[: ex.pos])
-            if repaired is not None:
-                return repaired, True, problem
-    else:
-        problem = "the JSON object is not closed"
-    repaired = _repair_truncated_json(body)
+        return None, False, "no JSON object in the output", False
+    body = text[start:].rstrip()
+    try:
+        return json.loads(body[: body.rfind("}") + 1]), False, "", False
+    except json.JSONDecodeError as ex:
+        problem = f"invalid JSON ({ex.msg} at character {ex.pos})"
+        error_pos = ex.pos
+    # an error at the very end of the answer means it stopped mid-JSON
+    cut_off = body.rfind("}") < 0 or _unbalanced(body) and error_pos >= body.rfind("}")
+    repaired = _repair_truncated_json(body if cut_off else body[:error_pos])
     if repaired is not None:
-        return repaired, True, problem
-    return None, False, problem
+        return repaired, True, problem, cut_off
+    return None, False, problem, cut_off
+
+
+def _unbalanced(body: str) -> bool:
+    """More brackets opened than closed (ignoring brackets inside strings)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return depth > 0 or in_string
 
 
 def _repair_truncated_json(body: str) -> Any:

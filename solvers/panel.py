@@ -179,8 +179,8 @@ async def call_reviewer(
     if outcome.status == "failed":
         run.reason = "; ".join(outcome.problems)
         return run, None, prompt.prefix_hash
+    run.truncated = run.truncated or outcome.cut_off
     if run.truncated or outcome.repaired:
-        run.truncated = run.truncated or outcome.repaired
         run.status = "salvaged"
     if outcome.problems:
         run.reason = "; ".join(outcome.problems[:5])

@@ -55,7 +55,7 @@ def test_truncated_json_keeps_complete_findings():
     cut = text.index('"Finding 3"') + 5  # cut inside the third finding
     outcome = parse_reviewer_output(text[:cut], ANALYSIS)
     assert outcome.status == "salvaged"
-    assert outcome.repaired
+    assert outcome.repaired and outcome.cut_off
     assert [f.title for f in outcome.report.findings] == ["Finding 1", "Finding 2"]
     assert outcome.report.positives == []  # lost to truncation, as the seed expects
 
@@ -66,6 +66,8 @@ def test_malformed_json_keeps_what_parses_before_the_error():
     broken = text[:cut] + " <<garbage>> " + text[cut:]
     outcome = parse_reviewer_output(broken, ANALYSIS)
     assert outcome.status == "salvaged"
+    assert outcome.repaired and not outcome.cut_off  # malformed, not truncated
+    assert "invalid JSON" in outcome.problems[0]
     assert [f.title for f in outcome.report.findings] == ["Finding 1"]
 
 
