@@ -92,10 +92,26 @@ def check_against_document(gold: GoldFile, document_text: str, rubric: Rubric) -
     return problems
 
 
+_loaded: dict[tuple, GoldFile] = {}
+
+
 def load_gold(path: str | Path, rubric: Rubric | None = None) -> GoldFile:
-    """Load and check one gold file against its fixture document."""
+    """Load and check one gold file against its fixture document (cached until either changes)."""
     path = Path(path)
     rubric = rubric or default_rubric()
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns, id(rubric))
+    except OSError:
+        key = None
+    if key in _loaded:
+        return _loaded[key]
+    gold = _load_gold(path, rubric)
+    if key is not None:
+        _loaded[key] = gold
+    return gold
+
+
+def _load_gold(path: Path, rubric: Rubric) -> GoldFile:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

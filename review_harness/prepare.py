@@ -838,7 +838,7 @@ def _last_nonblank(lines: list[str], start: int, end: int) -> int:
     return ln
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _analyze(raw_text: str) -> _Analysis:
     text = _normalize_text(raw_text)
     lines = text.split("\n")

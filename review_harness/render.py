@@ -169,6 +169,16 @@ def _draft_assessment(review: Review) -> list[str]:
     return lines + [""]
 
 
+def headline(review: Review) -> str:
+    """One line: score, verdict, status, findings, and why the verdict was capped."""
+    if review.status == "deferred":
+        return "Deferred: the review could not be completed (see warnings)."
+    score = "draft feedback, no score" if review.draft else f"Score {_score_text(review.final_score)}/100 -- {review.verdict}"
+    critical = sum(1 for f in review.findings if f.severity.value == "CRITICAL")
+    text = f"{score} ({review.status}); {len(review.findings)} findings, {critical} CRITICAL"
+    return text + (f". {review.floor_rule}" if review.floor_rule else "")
+
+
 def render_report(review: Review, rubric: Rubric) -> str:
     lines = _header(review)
     if review.status == "deferred":

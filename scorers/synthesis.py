@@ -12,7 +12,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from review_harness.panel import review_from_store
-from review_harness.render import render_report
+from review_harness.render import headline
 from review_harness.rubric import default_rubric, load_rubric
 from scorers.epochs import score_consistency
 from scorers.metrics import nanmean
@@ -48,7 +48,8 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
         return Score(
             value=value,
             answer=review.verdict or ("Draft feedback" if review.draft else review.status),
-            explanation=render_report(review, the_rubric),
+            # the full report is the sample output; keep the explanation to the headline
+            explanation=headline(review),
             metadata={"review": review.model_dump(mode="json")},
         )
 

@@ -32,11 +32,14 @@ def test_default_run_reviews_every_fixture(default_log):
         assert sample.error is None
         review = found[str(sample.id)]
         assert review.status == "complete"
-        assert review.final_score is not None and 0 <= review.final_score <= 100
-        assert review.verdict in ("Good to Go", "Minor Fix", "Major Rework")
+        if review.draft:  # a fixture reviewed as a draft: qualitative only
+            assert review.final_score is None and review.verdict is None
+        else:
+            assert review.final_score is not None and 0 <= review.final_score <= 100
+            assert review.verdict in ("Good to Go", "Minor Fix", "Major Rework")
         assert len(review.dashboard) == 8
         assert sample.output.completion.startswith("# DS Analysis Review: ")
-        assert "### Lens Dashboard" in sample.output.completion
+        assert ("### Lens Dashboard" in sample.output.completion) != review.draft
 
 
 def test_default_run_metrics_and_summary(default_log):
