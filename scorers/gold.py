@@ -3,6 +3,12 @@
 Runs on samples that carry a gold file (`metadata["gold"]`); other samples get NaN values
 and are left out of the means. It re-synthesizes the review from the store (a pure function),
 so it does not depend on scorer order and `inspect score` can re-run it without model calls.
+
+Matching predicted to gold findings (`matcher=`): "deterministic" always uses the
+deterministic matcher; "llm" asks the `grader` model role (prompts/matcher.v1.j2) and fails
+when no grader is bound; "auto" (default) uses the LLM when a grader is bound. When the LLM's
+answer is unusable the deterministic matcher takes over and the score says so. Each score
+records its matcher in `metadata["gold"]["matcher"]` ("llm:<model>" or "deterministic-v1").
 """
 
 from __future__ import annotations
@@ -11,12 +17,16 @@ from pathlib import Path
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import LimitExceededError
 
-from review_harness.gold import GoldError, load_gold
-from review_harness.matching import DETERMINISTIC_MATCHER, compare_with_gold, match_findings
+from review_harness.gold import GoldError, GoldFinding, load_gold
+from review_harness.judge import MATCHER_PROMPT_VERSION
+from review_harness.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
+from review_harness.models import Finding
 from review_harness.panel import review_from_store
 from review_harness.rubric import PROJECT_ROOT, default_rubric, load_rubric
 from scorers.epochs import finding_stability
+from scorers.judge import grader_bound, grader_model, llm_match_findings
 from scorers.metrics import nanmean
 
 GOLD_METRICS = (
@@ -31,6 +41,7 @@ GOLD_METRICS = (
     "flaky_findings",
     "never_findings",
 )
+MATCHERS = ("auto", "deterministic", "llm")
 
 
 def _nan(value: float | None) -> float:
@@ -45,8 +56,32 @@ def gold_path(state: TaskState) -> Path | None:
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
+async def match_with(
+    matcher: str, findings: list[Finding], gold: list[GoldFinding]
+) -> tuple[list[Match], str, list[str]]:
+    """(matches, matcher name, notes) for the chosen matcher."""
+    if matcher == "deterministic" or (matcher == "auto" and not grader_bound()):
+        return match_findings(findings, gold), DETERMINISTIC_MATCHER, []
+    model = grader_model("gold_comparison(matcher='llm')")
+    try:
+        matches, dropped = await llm_match_findings(model, findings, gold)
+    except LimitExceededError:
+        raise
+    except Exception as ex:  # an unusable matcher answer degrades to the deterministic matcher
+        note = f"LLM matcher {model} failed ({ex}): used {DETERMINISTIC_MATCHER}"
+        return match_findings(findings, gold), DETERMINISTIC_MATCHER, [note]
+    notes = [f"dropped from the LLM matching: {', '.join(dropped)}"] if dropped else []
+    return matches, f"llm:{model}", notes
+
+
 @scorer(metrics={key: [nanmean()] for key in GOLD_METRICS})
-def gold_comparison(rubric: str | None = None) -> Scorer:
+def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
+    """Compare the synthesized review with the sample's gold file.
+
+    matcher: auto | deterministic | llm (see the module docstring).
+    """
+    if matcher not in MATCHERS:
+        raise ValueError(f"gold_comparison: unknown matcher '{matcher}'; choose one of {', '.join(MATCHERS)}")
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -61,8 +96,8 @@ def gold_comparison(rubric: str | None = None) -> Scorer:
         except GoldError as ex:
             return Score(value={key: float("nan") for key in GOLD_METRICS}, explanation=str(ex))
         review = review_from_store(state.store, the_rubric)
-        matches = match_findings(review.findings, gold.expected_findings)
-        comparison = compare_with_gold(review, gold, matches, matcher=DETERMINISTIC_MATCHER)
+        matches, matcher_name, notes = await match_with(matcher, review.findings, gold.expected_findings)
+        comparison = compare_with_gold(review, gold, matches, matcher=matcher_name)
         value = {
             "precision": _nan(comparison.precision),
             "recall": _nan(comparison.recall),
@@ -78,7 +113,7 @@ def gold_comparison(rubric: str | None = None) -> Scorer:
         for status in ("stable", "flaky", "never"):
             hits = sum(1 for v in stability.values() if v["status"] == status)
             value[f"{status}_findings"] = hits / len(stability) if stability else float("nan")
-        lines = [f"matcher: {comparison.matcher}"]
+        lines = [f"matcher: {comparison.matcher}", *notes]
         lines += [f"matched {m.finding} -> {m.gold} ({m.similarity:.2f})" for m in comparison.matches]
         if comparison.missed_must_catch:
             lines.append("missed must-catch: " + ", ".join(comparison.missed_must_catch))
@@ -88,7 +123,12 @@ def gold_comparison(rubric: str | None = None) -> Scorer:
             value=value,
             answer=review.verdict or review.status,
             explanation="\n".join(lines),
-            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(path)},
+            metadata={
+                "gold": comparison.model_dump(mode="json"),
+                "gold_file": str(path),
+                **({"matcher_prompt": MATCHER_PROMPT_VERSION} if matcher_name != DETERMINISTIC_MATCHER else {}),
+                **({"matcher_notes": notes} if notes else {}),
+            },
         )
 
     return score

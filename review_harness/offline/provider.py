@@ -141,7 +141,10 @@ class OfflineReviewerAPI(ModelAPI):
 
         request = parse_review_request(prompt)
         if request is None:
-            completion = NOT_A_REVIEW
+            from review_harness.offline.judge import answer_offline
+
+            # judge and matcher prompts (they start with their own marker), else not ours
+            completion = answer_offline(prompt) or NOT_A_REVIEW
         else:
             report = review_with_rules(**request)
             completion = report.model_dump_json(indent=1)

@@ -1,0 +1,241 @@
+"""LLM-as-judge of review quality (seed 000 s15.3), and the model calls of the LLM matcher.
+
+The judge is bound only through the `grader` model role; an unbound role is an error, never
+a silent fallback to the model under evaluation. Re-judge an existing log:
+
+    inspect score LOG --scorer scorers/judge.py@review_judge --model-role grader=offline/judge \\
+        --action append --output-file judged.eval
+
+or from Python: `inspect_ai.score(log, [review_judge()], model_roles={"grader": "offline/judge"},
+action="append")`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ModelRole,
+    ResponseSchema,
+    get_model,
+    model_roles,
+)
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import LimitExceededError, json_schema
+from pydantic import BaseModel
+
+from review_harness.gold import GoldError, GoldFinding, load_gold
+from review_harness.judge import (
+    JUDGE_DIMENSIONS,
+    JUDGE_KEYS,
+    JUDGE_PROMPT_VERSION,
+    OVERALL,
+    JudgeAnswer,
+    JudgeAnswerError,
+    JudgedReview,
+    JudgePrompt,
+    MatcherAnswer,
+    judged_review,
+    pairwise_ordering,
+    parse_judge_answer,
+    parse_matcher_answer,
+    render_judge_prompt,
+    render_matcher_prompt,
+    validate_matches,
+)
+from review_harness.matching import Match
+from review_harness.models import Finding
+from review_harness.panel import review_from_store
+from review_harness.rubric import default_rubric, load_rubric
+from scorers.metrics import nanmean
+
+GRADER = ModelRole("grader", required=True)
+JUDGE_SCHEMA = ResponseSchema(
+    name="review_judgement",
+    json_schema=json_schema(JudgeAnswer),
+    description="A 0-10 score and a short reason for each of the five judge dimensions.",
+)
+MATCHER_SCHEMA = ResponseSchema(
+    name="finding_matches",
+    json_schema=json_schema(MatcherAnswer),
+    description="One-to-one pairs of review finding id and gold finding id.",
+)
+
+
+def grader_bound() -> bool:
+    """Whether the current eval or score run binds a model to the grader role."""
+    return GRADER.name in model_roles()
+
+
+def grader_model(needed_by: str) -> Model:
+    if not grader_bound():
+        raise PrerequisiteError(
+            f"{needed_by} needs a grader model: add --model-role {GRADER.name}=<model> "
+            f"(e.g. {GRADER.name}=offline/judge), or pass model_roles={{'{GRADER.name}': ...}} "
+            "to inspect_ai.eval() or inspect_ai.score()."
+        )
+    return get_model(role=GRADER.name, required=GRADER.required)
+
+
+class JudgeResult(BaseModel):
+    """One judge call: its scores (0-1, NaN when unusable) and why."""
+
+    model: str
+    scores: dict[str, float]
+    reasons: dict[str, str] = {}
+    error: str | None = None
+    raw: str = ""
+
+    def explanation(self) -> str:
+        if self.error:
+            return f"judge answer unusable ({self.model}): {self.error}"
+        lines = [f"overall {self.scores[OVERALL]:.2f} (judge {self.model}, {JUDGE_PROMPT_VERSION})"]
+        lines += [f"{d}: {self.scores[d] * 10:g}/10 - {self.reasons.get(d, '')}" for d in JUDGE_DIMENSIONS]
+        return "\n".join(lines)
+
+
+async def _ask(model: Model, prompt: JudgePrompt, schema: ResponseSchema, max_tokens: int | None) -> str:
+    messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
+    output = await model.generate(messages, config=GenerateConfig(response_schema=schema, max_tokens=max_tokens))
+    if output.error:
+        raise JudgeAnswerError(f"the model returned an error: {output.error}")
+    return output.completion
+
+
+async def run_judge(
+    model: Model,
+    document: str,
+    review: JudgedReview,
+    gold: list[GoldFinding],
+    max_tokens: int | None = None,
+) -> JudgeResult:
+    """Ask the judge; a failed call or an unusable answer gives NaN scores and the reason."""
+    prompt = render_judge_prompt(document, review, gold)
+    raw = ""
+    try:
+        raw = await _ask(model, prompt, JUDGE_SCHEMA, max_tokens)
+        answer = parse_judge_answer(raw)
+    except LimitExceededError:
+        raise
+    except Exception as ex:  # a misbehaving judge costs this score, never the sample
+        reason = str(ex) if isinstance(ex, JudgeAnswerError) else f"{type(ex).__name__}: {ex}"
+        return JudgeResult(
+            model=str(model), scores={k: math.nan for k in JUDGE_KEYS}, error=reason, raw=raw[:2000]
+        )
+    return JudgeResult(model=str(model), scores=answer.scores(), reasons=answer.reasons())
+
+
+async def llm_match_findings(
+    model: Model, findings: list[Finding], gold: list[GoldFinding], max_tokens: int | None = None
+) -> tuple[list[Match], list[str]]:
+    """One-to-one matches decided by the model, validated; raises JudgeAnswerError (or the
+    model's exception) when the answer is unusable. Returns (matches, dropped pairs)."""
+    if not findings or not gold:
+        return [], []
+    raw = await _ask(model, render_matcher_prompt(findings, gold), MATCHER_SCHEMA, max_tokens)
+    return validate_matches(parse_matcher_answer(raw), findings, gold)
+
+
+def _nan_score(explanation: str) -> Score:
+    return Score(value={k: math.nan for k in JUDGE_KEYS}, explanation=explanation)
+
+
+@scorer(metrics={key: [nanmean()] for key in JUDGE_KEYS})
+def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Scorer:
+    """Rate the synthesized review against the sample's gold file with the `grader` model.
+
+    Value: the five dimensions and the 30/20/20/15/15 weighted `overall`, each 0-1 (NaN when
+    the judge's answer is unusable or the sample has no gold file). With one run, `consistency`
+    is the review's internal consistency; across epochs, `review_epochs()` measures spread.
+    Metadata: the judge's reasons, its model and the judge prompt version.
+    """
+    from scorers.gold import gold_path  # scorers.gold imports this module for the matcher
+
+    the_rubric = load_rubric(rubric) if rubric else default_rubric()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        model = grader_model("review_judge")
+        path = gold_path(state)
+        if path is None:
+            return _nan_score("no gold file for this sample: the judge rates reviews against gold findings")
+        try:
+            gold = load_gold(path, the_rubric)
+        except GoldError as ex:
+            return _nan_score(str(ex))
+        review = review_from_store(state.store, the_rubric)
+        result = await run_judge(
+            model, state.input_text, judged_review(review, the_rubric), gold.expected_findings, max_tokens
+        )
+        return Score(
+            value=result.scores,
+            answer=None if result.error else f"{result.scores[OVERALL]:.2f}",
+            explanation=result.explanation(),
+            metadata={
+                "judge_model": result.model,
+                "judge_prompt": JUDGE_PROMPT_VERSION,
+                "reasons": result.reasons,
+                "judge_error": result.error,
+                **({"judge_raw": result.raw} if result.error else {}),
+            },
+        )
+
+    return score
+
+
+# ----------------------------------------------------------------------------- meta-eval
+
+META_STORE_KEY = "judge_meta"
+META_KEYS = (
+    "ordering_accuracy",
+    "gaming_resistance",
+    "judge_failures",
+    "faithful_overall",
+    "invented_overall",
+    "gamed_overall",
+)
+
+
+@scorer(metrics={key: [nanmean()] for key in META_KEYS})
+def judge_ordering() -> Scorer:
+    """Meta-eval of the judge (tasks/judge_meta.py): for one fixture's reviews of known
+    quality, judged by the solver, did the judge order them as expected?
+
+    `ordering_accuracy`: share of variant pairs with different expected ranks that the judge
+    scored in that order (strictly); `gaming_resistance`: 1 when the gamed review scored no
+    higher than the faithful one. An unusable judge answer counts as a wrong order.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        stored = state.store.get(META_STORE_KEY)
+        if not stored:
+            raise RuntimeError("no judge results in the sample store: run the judge_meta solver first")
+        ranks: dict[str, int] = stored["expected_rank"]
+        results = {kind: JudgeResult.model_validate(r) for kind, r in stored["results"].items()}
+        overall = {kind: r.scores[OVERALL] for kind, r in results.items()}
+        correct, pairs = pairwise_ordering(overall, ranks)
+        value = {
+            "ordering_accuracy": correct / pairs if pairs else math.nan,
+            # NaN compares False: a judge that gave no usable answer resisted nothing
+            "gaming_resistance": float(overall["gamed"] <= overall["faithful"]),
+            "judge_failures": sum(r.error is not None for r in results.values()) / len(results),
+            **{f"{kind}_overall": overall[kind] for kind in ("faithful", "invented", "gamed")},
+        }
+        lines = [f"{correct} of {pairs} pairs in the expected order"]
+        lines += [
+            f"{kind} (expected rank {ranks[kind]}): " + results[kind].explanation().replace("\n", "\n    ")
+            for kind in sorted(results, key=lambda k: ranks[k])
+        ]
+        return Score(
+            value=value,
+            answer=f"{correct}/{pairs}",
+            explanation="\n".join(lines),
+            metadata={"judge_model": next(iter(results.values())).model, "judge_prompt": JUDGE_PROMPT_VERSION},
+        )
+
+    return score
