@@ -11,7 +11,8 @@ from typing import Any
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
-from review_harness.gold import GoldError, load_gold
+from review_harness.gold import GoldError, fixture_path_for, load_gold
+from review_harness.judge import load_meta_fixture
 from review_harness.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
 from review_harness.prepare import DocumentError, find_documents, load_document
 from review_harness.prompts import PromptError, check_templates
@@ -155,4 +156,26 @@ def document_samples(document: str, overrides: dict[str, Any]) -> list[Sample]:
     for path, text in loaded:
         n = seen[path.stem] = seen.get(path.stem, 0) + 1
         samples.append(_sample(path, text, options, None, path.stem if n == 1 else f"{path.stem}-{n}"))
+    return samples
+
+
+def judge_meta_samples(folder: Path) -> list[Sample]:
+    """One sample per meta fixture: the document it reviews is the input."""
+    samples = []
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            fixture = load_meta_fixture(path)
+            gold_path = GOLD_DIR / fixture.gold
+            document = fixture_path_for(gold_path, load_gold(gold_path))
+        except (ValueError, GoldError) as ex:
+            raise PrerequisiteError(str(ex)) from None
+        samples.append(
+            Sample(
+                id=path.stem,
+                input=document.read_text(encoding="utf-8"),
+                metadata={"meta_file": str(path), "gold": str(gold_path), "source": str(document)},
+            )
+        )
+    if not samples:
+        raise PrerequisiteError(f"no judge meta fixtures (*.yaml) in {folder}")
     return samples

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -79,11 +80,11 @@ def _load_json(text: str) -> tuple[Any, bool, str, bool]:
     return None, False, problem, cut_off
 
 
-def _unbalanced(body: str) -> bool:
-    """More brackets opened than closed (ignoring brackets inside strings)."""
-    depth = 0
+def _structure(body: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of the JSON punctuation outside string literals; a final
+    (len, '"') marks a string left open."""
     in_string = escaped = False
-    for ch in body:
+    for i, ch in enumerate(body):
         if in_string:
             if escaped:
                 escaped = False
@@ -93,32 +94,30 @@ def _unbalanced(body: str) -> bool:
                 in_string = False
         elif ch == '"':
             in_string = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return depth > 0 or in_string
+        elif ch in "{[]},":
+            yield i, ch
+    if in_string:
+        yield len(body), '"'
+
+
+def _unbalanced(body: str) -> bool:
+    """More brackets opened than closed, or a string left open."""
+    depth = 0
+    for _, ch in _structure(body):
+        if ch == '"':
+            return True
+        depth += 1 if ch in "{[" else (-1 if ch in "}]" else 0)
+    return depth > 0
 
 
 def _repair_truncated_json(body: str) -> Any:
     """Close a JSON document that was cut off: drop the incomplete last item, then close
-    any open string, array and object. Returns None when that does not parse."""
+    any open array and object. Returns None when that does not parse."""
     stack: list[str] = []
-    in_string = escaped = False
     last_safe = -1  # index just after the last complete value inside a container
     safe_stack: list[str] = []
-    for i, ch in enumerate(body):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch in "{[":
+    for i, ch in _structure(body):
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack:

@@ -32,8 +32,9 @@ from review_harness.prompts import DOCUMENT_CLOSE, DOCUMENT_OPEN
 
 FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
 NOT_A_REVIEW = (
-    "The offline reviewer answers review-panel prompts only (a REVIEW REQUEST with a "
-    "<document> block). Use a real model for other prompts."
+    "The offline model answers the project's own prompts only: reviewer prompts (a REVIEW "
+    "REQUEST with a <document> block) and judge or matcher prompts. Use a real model for "
+    "anything else."
 )
 
 
