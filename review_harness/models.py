@@ -202,6 +202,9 @@ class Review(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     reviewer_runs: list[ReviewerRun] = Field(default_factory=list)
     prompt_version: str = ""
+    prompt_prefix_hashes: dict[str, str] = Field(
+        default_factory=dict, description="Hash of each reviewer's stable prompt prefix."
+    )
     rubric_version: str = ""
 
     def finding(self, finding_id: str) -> Finding:

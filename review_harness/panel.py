@@ -28,12 +28,8 @@ class StoreLike(Protocol):
     def set(self, key: str, value: Any) -> None: ...
 
 
-def _report_key(dimension: str) -> str:
-    return f"reviewer_report:{dimension}"
-
-
-def _run_key(dimension: str) -> str:
-    return f"reviewer_run:{dimension}"
+def _reviewer_key(dimension: str) -> str:
+    return f"reviewer:{dimension}"
 
 
 def save_record(store: StoreLike, record: PanelRecord) -> None:
@@ -53,10 +49,24 @@ def load_prepared(store: StoreLike, text: str) -> PreparedDocument:
 
 
 def save_reviewer_result(
-    store: StoreLike, dimension: str, run: ReviewerRun, report: ReviewerReport | None
+    store: StoreLike, dimension: str, run: ReviewerRun, report: ReviewerReport | None, prefix_hash: str = ""
 ) -> None:
-    store.set(_run_key(dimension), run.model_dump(mode="json"))
-    store.set(_report_key(dimension), report.model_dump(mode="json") if report else None)
+    # one write per reviewer: every store write is an event in the transcript
+    store.set(
+        _reviewer_key(dimension),
+        {
+            "run": run.model_dump(mode="json"),
+            "report": report.model_dump(mode="json") if report else None,
+            "prompt_prefix_hash": prefix_hash,
+        },
+    )
+
+
+def mark_retried(store: StoreLike, dimension: str, attempts: int) -> None:
+    entry = store.get(_reviewer_key(dimension))
+    if entry is not None:
+        entry["run"]["attempts"] = attempts
+        store.set(_reviewer_key(dimension), entry)
 
 
 def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
@@ -65,11 +75,13 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
         raise RuntimeError("no review panel record in the sample store: run prepare_document() first")
     record = PanelRecord.model_validate(data)
     for dimension in rubric.dimensions:
-        run = store.get(_run_key(dimension))
-        if run is not None:
-            record.runs.append(ReviewerRun.model_validate(run))
-        report = store.get(_report_key(dimension))
+        entry = store.get(_reviewer_key(dimension)) or {}
+        if entry.get("run") is not None:
+            record.runs.append(ReviewerRun.model_validate(entry["run"]))
+        report = entry.get("report")
         record.reports[dimension] = ReviewerReport.model_validate(report) if report else None
+        if entry.get("prompt_prefix_hash"):
+            record.prompt_prefix_hashes[dimension] = entry["prompt_prefix_hash"]
     return record
 
 
@@ -88,4 +100,5 @@ def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
         degradation_level=record.degradation_level,
         warnings=record.warnings,
         prompt_version=record.prompt_version,
+        prompt_prefix_hashes=record.prompt_prefix_hashes,
     )

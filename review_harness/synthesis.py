@@ -135,6 +135,7 @@ def synthesize(
     degradation_level: int = 0,
     warnings: list[str] | None = None,
     prompt_version: str = "",
+    prompt_prefix_hashes: dict[str, str] | None = None,
 ) -> Review:
     warnings = list(warnings or [])
     dimensions: dict[str, DimensionResult] = {}
@@ -224,6 +225,7 @@ def synthesize(
         warnings=warnings,
         reviewer_runs=runs,
         prompt_version=prompt_version,
+        prompt_prefix_hashes=prompt_prefix_hashes or {},
         rubric_version=rubric.version,
     )
 

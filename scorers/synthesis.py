@@ -24,8 +24,6 @@ from scorers.metrics import nanmean
         "complete": [mean()],
         "partial": [mean()],
         "deferred": [mean()],
-        "findings": [mean()],
-        "critical": [mean()],
         "score_spread": [nanmean()],
         "score_within_10": [nanmean()],
     }
@@ -40,8 +38,6 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
             "complete": float(review.status == "complete"),
             "partial": float(review.status == "partial"),
             "deferred": float(review.status == "deferred"),
-            "findings": float(len(review.findings)),
-            "critical": float(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
         }
         # one run is trivially consistent; review_epochs() recomputes these across epochs
         value["score_spread"], value["score_within_10"] = score_consistency([value["score"]])

@@ -30,6 +30,7 @@ from review_harness.models import (
 from review_harness.panel import (
     load_prepared,
     load_record,
+    mark_retried,
     review_from_store,
     save_prepared,
     save_record,
@@ -204,8 +205,7 @@ def reviewer(
             run, report, prefix_hash = await call_reviewer(
                 dimension, state, the_rubric, timeout=timeout, max_tokens=max_tokens, cache=cache
             )
-        save_reviewer_result(state.store, dimension, run, report)
-        state.store.set(f"prompt_prefix_hash:{dimension}", prefix_hash)
+        save_reviewer_result(state.store, dimension, run, report, prefix_hash)
         return state
 
     return solve
@@ -240,11 +240,7 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
             save_record(state.store, record)
             await run_all(state, generate)
             for dimension in the_rubric.dimensions:
-                key = f"reviewer_run:{dimension}"
-                run = state.store.get(key)
-                if run is not None:
-                    run["attempts"] = 2
-                    state.store.set(key, run)
+                mark_retried(state.store, dimension, attempts=2)
         return state
 
     return solve
