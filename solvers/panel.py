@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 import anyio
+from inspect_ai._util._async import unwrap_exception_group  # as collect() does
 from inspect_ai.model import (
     CachePolicy,
     ChatMessageSystem,
@@ -19,7 +20,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import LimitExceededError, collect, json_schema, span
+from inspect_ai.util import LimitExceededError, json_schema, span
 
 from review_harness.models import (
     PanelRecord,
@@ -218,7 +219,11 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
     the_rubric = _rubric(rubric)
 
     async def run_all(state: TaskState, generate: Generate) -> None:
-        await collect(*(r(state, generate) for r in reviewers))
+        # a plain task group: each reviewer opens its own named span, so collect()'s extra
+        # per-task spans would only add transcript events
+        async with unwrap_exception_group(), anyio.create_task_group() as group:
+            for r in reviewers:
+                group.start_soon(r, state, generate)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         await run_all(state, generate)
