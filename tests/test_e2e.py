@@ -12,6 +12,8 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 
+from inspect_ai import eval as inspect_eval
+
 from review_harness.cli import summary_table
 from review_harness.rubric import PROJECT_ROOT
 
@@ -172,3 +174,65 @@ def test_reviewers_run_concurrently(tmp_path):
     first, second = sorted(events, key=lambda e: e.timestamp)
     # the second call started before the first one finished
     assert second.timestamp < first.completed
+
+
+@pytest.mark.parametrize("option, values, document, differs_by", [
+    # an executive reader makes unexplained terms a finding a data-science reader would not get
+    ("audience", ("ds", "exec"), "strong-analysis.md", "jargon_unexplained"),
+    # a reactive answer needs intervals the stakeholder can act on
+    ("workflow", ("general", "reactive"), "causal-without-method.md", "overreach_unbounded"),
+])
+def test_audience_and_workflow_change_the_review(tmp_path, option, values, document, differs_by):
+    found = {}
+    for value in values:
+        log = run(tmp_path / value, document=str(PROJECT_ROOT / "fixtures/ds" / document), **{option: value})
+        found[value] = {f.issue_type for f in reviews(log)[Path(document).stem].findings}
+    assert differs_by not in found[values[0]]
+    assert differs_by in found[values[1]]
+
+
+# the seed's synthetic set (s15.2) and the strong analysis: the offline reviewer's development set
+SEED_SET = ["no-tldr-analysis", "causal-without-method", "good-analysis-bad-comms", "contradicts-data",
+            "data-dump", "wrong-audience", "partial-input-bullets", "unstructured-text", "strong-analysis"]
+
+
+@pytest.mark.parametrize("fixture", SEED_SET)
+def test_offline_reviewer_catches_each_designed_deficiency(default_log, fixture):
+    sample = next(s for s in default_log.samples if s.id == fixture)
+    gold = sample.scores["gold_comparison"].metadata["gold"]
+    assert gold["missed_must_catch"] == []
+    assert gold["severity_agreement"] in (None, 1.0)
+    if fixture == "strong-analysis":
+        assert reviews(default_log)[fixture].verdict == "Good to Go"
+
+
+def test_epochs_report_spread_and_finding_stability(tmp_path):
+    [log] = inspect_eval(
+        ds_review_task()(document=str(PROJECT_ROOT / "fixtures/ds/no-tldr-analysis.md")),
+        model=MODEL, epochs=3, log_dir=str(tmp_path), display="none",
+    )
+    assert log.status == "success" and len(log.samples) == 3
+    names = {s.name for s in log.results.scores}
+    assert {"score_spread", "score_within_10"} <= names
+    reduced = next(r for r in log.reductions if r.scorer == "review_synthesis").samples[0]
+    assert reduced.value["score_spread"] == 0.0  # the offline reviewer is deterministic
+    assert reduced.metadata["epoch_scores"] == [reduced.value["score"]] * 3
+
+
+def test_epochs_with_gold_report_per_finding_stability(tmp_path, monkeypatch):
+    [log] = inspect_eval(ds_review_task()(), model=MODEL, epochs=2, limit=2, log_dir=str(tmp_path), display="none")
+    reduced = next(r for r in log.reductions if r.scorer == "gold_comparison").samples[0]
+    stability = reduced.metadata["finding_stability"]
+    assert stability and all(v["epochs"] == 2 and v["status"] in ("stable", "flaky", "never") for v in stability.values())
+    assert reduced.value["stable_findings"] + reduced.value["flaky_findings"] + reduced.value["never_findings"] == pytest.approx(1.0)
+
+
+def test_response_cache_serves_the_second_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    document = str(PROJECT_ROOT / "fixtures/ds/strong-analysis.md")
+    first = run(tmp_path / "a", document=document, cache=True)
+    second = run(tmp_path / "b", document=document, cache=True)
+    caches = [[e.cache for e in log.samples[0].events if isinstance(e, ModelEvent)] for log in (first, second)]
+    assert caches[0] == ["write", "write"]
+    assert caches[1] == ["read", "read"]
+    assert reviews(first)["strong-analysis"].final_score == reviews(second)["strong-analysis"].final_score
