@@ -23,7 +23,7 @@ from review_harness.gold import GoldFinding
 from review_harness.matching import Match, similarity
 from review_harness.models import Finding, LensRating, Review, ReviewerReport
 from review_harness.prepare import prepare_document
-from review_harness.prompts import _environment
+from review_harness.prompts import template_environment
 from review_harness.render import render_report
 from review_harness.rubric import PROMPTS_DIR, Rubric
 from review_harness.synthesis import synthesize
@@ -228,7 +228,7 @@ def _json(items: Sequence[BaseModel] | BaseModel, exclude: set[str] | None = Non
 
 def _render(template_name: str, version: str, prompts_dir: Path, **context: object) -> JudgePrompt:
     """The template's `system` block is the stable prefix; its `request` block the payload."""
-    template = _environment(str(prompts_dir)).get_template(template_name)
+    template = template_environment(str(prompts_dir)).get_template(template_name)
     ctx = template.new_context(dict(context))
     system = "".join(template.blocks["system"](ctx)).strip() + "\n"
     request = "".join(template.blocks["request"](ctx)).strip() + "\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from review_harness.models import AUDIENCES, MODES, WORKFLOWS, PreparedDocument
+from review_harness.models import AUDIENCES, MODES, WORKFLOWS
 from review_harness.prepare import prepare_document
 from review_harness.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.rubric import PROMPTS_DIR, Rubric
@@ -43,10 +43,6 @@ def count_instructions(prompt: str) -> int:
     return count
 
 
-def _prepared(tier_mode: str) -> PreparedDocument:
-    return prepare_document(_SAMPLE_DOC, source="lint.md", mode=tier_mode)
-
-
 def lint_prompts(
     rubric: Rubric,
     prompts_dir: Path = PROMPTS_DIR,
@@ -56,12 +52,13 @@ def lint_prompts(
     """(problems, prefix hashes per dimension). No problems means the prompts pass."""
     problems: list[str] = []
     hashes: dict[str, str] = {}
+    prepared = {mode: prepare_document(_SAMPLE_DOC, source="lint.md", mode=mode) for mode in MODES}
     for dim_id, dimension in rubric.dimensions.items():
         system = None
         for mode, audience, workflow, draft in itertools.product(MODES, AUDIENCES, WORKFLOWS, (False, True)):
             try:
                 prompt = render_reviewer_prompt(
-                    dimension, rubric, _prepared(mode), mode=mode, audience=audience,
+                    dimension, rubric, prepared[mode], mode=mode, audience=audience,
                     workflow=workflow, draft=draft, version=version, prompts_dir=prompts_dir,
                 )
             except (TemplateError, OSError) as ex:

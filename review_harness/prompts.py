@@ -38,7 +38,7 @@ class ReviewerPrompt:
 
 
 @lru_cache(maxsize=4)
-def _environment(prompts_dir: str) -> Environment:
+def template_environment(prompts_dir: str) -> Environment:
     return Environment(
         loader=FileSystemLoader(prompts_dir),
         undefined=StrictUndefined,
@@ -54,7 +54,7 @@ def template_names(version: str = PROMPT_VERSION) -> tuple[str, str]:
 def render_system(
     dimension: Dimension, rubric: Rubric, *, version: str = PROMPT_VERSION, prompts_dir: Path = PROMPTS_DIR
 ) -> str:
-    template = _environment(str(prompts_dir)).get_template(template_names(version)[0])
+    template = template_environment(str(prompts_dir)).get_template(template_names(version)[0])
     return template.render(
         dimension=dimension,
         severities=rubric.severities,
@@ -83,7 +83,7 @@ def render_reviewer_prompt(
     prompts_dir: Path = PROMPTS_DIR,
 ) -> ReviewerPrompt:
     system = render_system(dimension, rubric, version=version, prompts_dir=prompts_dir)
-    template = _environment(str(prompts_dir)).get_template(template_names(version)[1])
+    template = template_environment(str(prompts_dir)).get_template(template_names(version)[1])
     request = template.render(
         dimension=dimension,
         mode=mode,

@@ -132,9 +132,8 @@ def dimension_status(findings: Iterable[ReviewerFinding]) -> str:
 
 def priority_order(findings: list[Finding]) -> list[Finding]:
     """Severity first, then impact (deduction points), then reviewer order."""
-    return sorted(
-        findings, key=lambda f: (f.severity.rank, -f.deduction, findings.index(f))
-    )
+    ranked = sorted(enumerate(findings), key=lambda pair: (pair[1].severity.rank, -pair[1].deduction, pair[0]))
+    return [finding for _, finding in ranked]
 
 
 def select_top_fixes(findings: list[Finding], count: int = 3) -> list[str]:
