@@ -6,7 +6,7 @@
 
 Runs in about a minute on 2 cores. Figures (medians; nothing is asserted, targets are shown):
 
-1. Harness overhead: `eval()` of the real task (tasks/ds_review.py, fixtures/ds, offline/ds-rules,
+1. Harness overhead: `eval()` of the real task (tasks/ds_review.py, fixtures/ds, offline/rules,
    latency 0) against a bare Inspect task over the same samples and model. Primary baseline
    ("same model calls"): a one-step solver that sends each sample's two reviewer prompts
    (rendered before timing) concurrently with the same response schema, plus a constant scorer,
@@ -46,17 +46,17 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.scorer import Score, mean, scorer
 from inspect_ai.solver import generate, solver
 
-from review_harness.dataset import document_samples, fixture_samples
-from review_harness.models import ReviewOptions
+from review_harness.ds.dataset import document_samples, fixture_samples
+from review_harness.ds.models import ReviewOptions
 from review_harness.offline.provider import estimate_tokens
-from review_harness.prepare import count_words, prepare_document
-from review_harness.prompts import render_reviewer_prompt, render_system
-from review_harness.rubric import default_rubric
-from solvers.panel import REVIEWER_SCHEMA
+from review_harness.ds.prepare import count_words, prepare_document
+from review_harness.ds.prompts import render_reviewer_prompt, render_system
+from review_harness.ds.rubric import default_rubric
+from solvers.ds_panel import REVIEWER_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "ds"
-MODEL = "offline/ds-rules"
+MODEL = "offline/rules"
 RUBRIC = default_rubric()
 SEGMENTS = ["new customers", "tenured customers", "US", "Canada", "web", "app", "Q3", "Q4"]
 # seed 000 s14.1: (scenario, total input tokens, total output tokens); includes an LLM lead agent

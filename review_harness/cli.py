@@ -8,12 +8,13 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog, read_eval_log
 
-from review_harness import gate
-from review_harness.models import Review
-from review_harness.rubric import PROJECT_ROOT, RubricError
+from review_harness.core import gate
+from review_harness.ds.models import Review
+from review_harness.core.paths import BASELINES_DIR
+from review_harness.ds.rubric import RubricError
 
 SYNTHESIS_SCORER = "review_synthesis"
-DEFAULT_BASELINE = PROJECT_ROOT / "logs" / "baselines" / "ds_review.json"
+DEFAULT_BASELINE = BASELINES_DIR / "ds_review.json"
 
 
 class LogError(ValueError):
@@ -90,9 +91,9 @@ def run_gate(args: argparse.Namespace) -> int:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from review_harness.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
-    from review_harness.prompts import render_system
-    from review_harness.rubric import default_rubric, load_rubric
+    from review_harness.ds.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
+    from review_harness.ds.prompts import render_system
+    from review_harness.ds.rubric import default_rubric, load_rubric
 
     rubric = load_rubric(args.rubric) if args.rubric else default_rubric()
     problems, hashes = lint_prompts(rubric, update_hashes=args.update_hashes)
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     gate_cmd.add_argument("--config", help="tolerances YAML (default: gate.yaml next to the baseline)")
     gate_cmd.add_argument("--write-baseline", metavar="LOG", help="write the baseline from this log instead of checking")
     lint_cmd = sub.add_parser("lint-prompts", help="check prompt templates against the rubric")
-    lint_cmd.add_argument("--rubric", help="rubric YAML (default: prompts/ds_rubric.yaml)")
+    lint_cmd.add_argument("--rubric", help="rubric YAML (default: prompts/ds/rubric.yaml)")
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-from solvers.panel import (
+from solvers.ds_panel import (
     prepare_document_step,
     render_review,
     review_panel,

@@ -11,17 +11,12 @@ from typing import Any
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from review_harness.dataset import (
-    as_flag,
-    document_samples,
-    fixture_samples,
-    reject_unknown_params,
-    task_rubric,
-)
-from review_harness.prompts import PROMPT_VERSION
+from review_harness.core.params import as_flag, reject_unknown_params
+from review_harness.ds.dataset import document_samples, fixture_samples, task_rubric
+from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
-from solvers.panel import cache_policy
+from review_harness.core.panel import cache_policy
 
 
 @task
@@ -46,7 +41,7 @@ def ds_review(
     workflow: general | proactive | reactive (default general).
     draft: true for qualitative draft feedback with no numeric score.
     fixtures: fixture set under fixtures/ used when no document is given.
-    rubric: path to a rubric YAML (default prompts/ds_rubric.yaml).
+    rubric: path to a rubric YAML (default prompts/ds/rubric.yaml).
     reviewer_timeout: seconds before a reviewer counts as failed.
     max_tokens: output cap per reviewer call.
     cache: reuse model responses for identical prompts (Inspect's response cache).

@@ -13,17 +13,17 @@ has the model judge all three and `judge_ordering()` reports `ordering_accuracy`
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from review_harness.dataset import FIXTURES_DIR, judge_meta_samples
-from review_harness.judge import JUDGE_PROMPT_VERSION
-from scorers.judge import judge_ordering
-from solvers.judge_meta import judge_variants
+from review_harness.ds.dataset import FIXTURES_DIR, judge_meta_samples
+from review_harness.ds.judge import JUDGE_PROMPT_VERSION
+from scorers.ds_judge import judge_ordering
+from solvers.ds_judge_meta import judge_variants
 
 
 @task
 def judge_meta(fixtures: str = "judge_meta", rubric: str | None = None, max_tokens: int | None = None) -> Task:
     """Args:
     fixtures: folder under fixtures/ with the meta fixtures (YAML).
-    rubric: path to a rubric YAML (default prompts/ds_rubric.yaml), used to synthesize the variants.
+    rubric: path to a rubric YAML (default prompts/ds/rubric.yaml), used to synthesize the variants.
     max_tokens: output cap per judge call.
     """
     return Task(

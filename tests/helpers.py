@@ -9,12 +9,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
 from review_harness.cli import reviews_in_log
-from review_harness.models import Review
-from review_harness.rubric import PROJECT_ROOT
+from review_harness.ds.models import Review
+from review_harness.core.paths import PROJECT_ROOT
 
 TASK = str(PROJECT_ROOT / "tasks" / "ds_review.py")
 FIXTURES = sorted((PROJECT_ROOT / "fixtures" / "ds").glob("*.md"))
-MODEL = "offline/ds-rules"
+MODEL = "offline/rules"
 
 
 def ds_review_task():

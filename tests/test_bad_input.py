@@ -14,12 +14,13 @@ from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 
 from helpers import ds_review_task, reviews, run
-from review_harness import dataset
-from review_harness.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
+from review_harness.ds import dataset
+from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
 from review_harness.offline.provider import OfflineReviewerAPI
-from review_harness.prompts import PromptError, check_templates
-from review_harness.rubric import PROJECT_ROOT, PROMPTS_DIR, default_rubric
-from review_harness.synthesis import synthesize
+from review_harness.ds.prompts import PromptError, check_templates
+from review_harness.core.paths import PROJECT_ROOT
+from review_harness.ds.rubric import PROMPTS_DIR, default_rubric
+from review_harness.ds.synthesis import synthesize
 
 FIXTURES = PROJECT_ROOT / "fixtures" / "ds"
 STRONG = (FIXTURES / "strong-analysis.md").read_text()
@@ -115,7 +116,7 @@ def test_malformed_rubric(tmp_path, content, expected):
 
 
 def test_rubric_deduction_outside_its_severity_range(tmp_path):
-    data = yaml.safe_load((PROMPTS_DIR / "ds_rubric.yaml").read_text())
+    data = yaml.safe_load((PROMPTS_DIR / "rubric.yaml").read_text())
     data["dimensions"]["analysis"]["lenses"][0]["deductions"][0]["points"] = 40
     path = write(tmp_path, "rubric.yaml", yaml.safe_dump(data))
     message = error_for(rubric=str(path))
@@ -172,7 +173,7 @@ def test_bad_gold_file_stops_the_fixture_run(tmp_path, monkeypatch, edit, expect
 )
 def test_bad_offline_model_args(args, expected):
     with pytest.raises(ValueError) as info:
-        OfflineReviewerAPI("ds-rules", **args)
+        OfflineReviewerAPI("rules", **args)
     assert expected in str(info.value)
 
 

@@ -15,7 +15,7 @@ from inspect_ai.log._transcript import ModelEvent
 from inspect_ai import eval as inspect_eval
 
 from review_harness.cli import summary_table
-from review_harness.rubric import PROJECT_ROOT
+from review_harness.core.paths import PROJECT_ROOT
 
 from helpers import FIXTURES, MODEL, TASK, ds_review_task, reviews, run
 

@@ -8,9 +8,9 @@ import shutil
 import pytest
 from inspect_ai.log import write_eval_log
 
-from review_harness import gate
+from review_harness.core import gate
 from review_harness.cli import DEFAULT_BASELINE, main as cli_main
-from review_harness.offline.registry import DETECTORS
+from review_harness.ds.offline.registry import DETECTORS
 from helpers import run
 
 CONFIG = gate.load_config(DEFAULT_BASELINE.parent / "gate.yaml")

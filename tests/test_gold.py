@@ -12,10 +12,10 @@ from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from helpers import FIXTURES, reviews, run
-from review_harness.gold import GoldError, load_gold
-from review_harness.matching import compare_with_gold, match_findings
-from review_harness.models import DocumentInfo, Finding, Review, Severity
-from review_harness.rubric import PROJECT_ROOT
+from review_harness.ds.gold import GoldError, load_gold
+from review_harness.ds.matching import compare_with_gold, match_findings
+from review_harness.ds.models import DocumentInfo, Finding, Review, Severity
+from review_harness.core.paths import PROJECT_ROOT
 from scorers import gold_comparison, review_synthesis
 
 GOLD_FILES = sorted((PROJECT_ROOT / "gold" / "ds").glob("*.yaml"))
@@ -132,12 +132,12 @@ def test_eval_reports_gold_metrics(fixture_log):
 
 
 def test_rescoring_an_old_log_makes_no_model_calls(fixture_log, tmp_path):
-    before = fixture_log.stats.model_usage["offline/ds-rules"].input_tokens
+    before = fixture_log.stats.model_usage["offline/rules"].input_tokens
     stripped = fixture_log.model_copy(deep=True)
     for sample in stripped.samples:
         sample.scores = {"review_synthesis": sample.scores["review_synthesis"]}
     rescored = inspect_score(stripped, scorers=[gold_comparison(), review_synthesis()], action="overwrite")
-    assert rescored.stats.model_usage["offline/ds-rules"].input_tokens == before
+    assert rescored.stats.model_usage["offline/rules"].input_tokens == before
     for sample in rescored.samples:
         assert "gold_comparison" in sample.scores
     assert reviews(rescored).keys() == reviews(fixture_log).keys()
@@ -148,7 +148,7 @@ def test_inspect_score_cli_rescores_with_the_gold_scorer(fixture_log, tmp_path):
     write_eval_log(fixture_log, str(path))
     out = tmp_path / "new.eval"
     result = subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "score", str(path), "--scorer", "scorers/gold.py@gold_comparison",
+        [sys.executable, "-m", "inspect_ai", "score", str(path), "--scorer", "scorers/ds_gold.py@gold_comparison",
          "--action", "overwrite", "--output-file", str(out)],
         capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=180,
     )

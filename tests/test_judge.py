@@ -17,8 +17,8 @@ from inspect_ai.model import get_model
 from jinja2 import UndefinedError
 
 from helpers import MODEL, ds_review_task, reviews
-from review_harness.gold import GoldFinding, fixture_path_for, load_gold
-from review_harness.judge import (
+from review_harness.ds.gold import GoldFinding, fixture_path_for, load_gold
+from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
     JUDGE_KEYS,
     JUDGE_WEIGHTS,
@@ -36,13 +36,14 @@ from review_harness.judge import (
     validate_matches,
     variant_review,
 )
-from review_harness.matching import match_findings
-from review_harness.models import Finding, Severity
-from review_harness.offline.judge import answer_offline, evidence_in_document, fix_concreteness
-from review_harness.offline.provider import parse_review_request
-from review_harness.prepare import prepare_document
-from review_harness.prompts import render_reviewer_prompt
-from review_harness.rubric import PROJECT_ROOT, PROMPTS_DIR, default_rubric
+from review_harness.ds.matching import match_findings
+from review_harness.ds.models import Finding, Severity
+from review_harness.ds.offline.judge import answer_offline, evidence_in_document, fix_concreteness
+from review_harness.ds.offline.responder import parse_review_request
+from review_harness.ds.prepare import prepare_document
+from review_harness.ds.prompts import render_reviewer_prompt
+from review_harness.core.paths import PROJECT_ROOT
+from review_harness.ds.rubric import PROMPTS_DIR, default_rubric
 from scorers import gold_comparison, review_judge, review_synthesis
 
 JUDGE = "offline/judge"

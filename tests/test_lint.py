@@ -5,9 +5,9 @@ import shutil
 import pytest
 
 from review_harness.cli import main as cli_main
-from review_harness.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
-from review_harness.prompts import render_system
-from review_harness.rubric import PROMPTS_DIR, default_rubric
+from review_harness.ds.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
+from review_harness.ds.prompts import render_system
+from review_harness.ds.rubric import PROMPTS_DIR, default_rubric
 
 RUBRIC = default_rubric()
 SYSTEM = "reviewer_system.v1.j2"

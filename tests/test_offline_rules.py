@@ -1,4 +1,4 @@
-"""Unit tests of the offline reviewer's rule engine (review_harness/offline/rules.py).
+"""Unit tests of the offline reviewer's rule engine (review_harness/ds/offline/rules.py).
 
 Each detector gets a small document on which it must fire and a near-identical one on which
 it must stay silent; the engine tests cover caps, ordering, lens ratings, positives, draft
@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from review_harness.models import LensRating, Severity
-from review_harness.offline.registry import DETECTORS, STRENGTHS, Context
-from review_harness.offline.rules import CREDIT_LENS, review_with_rules, rule_table
-from review_harness.offline.view import build_view
-from review_harness.prepare import prepare_document
-from review_harness.rubric import default_rubric
+from review_harness.ds.models import LensRating, Severity
+from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context
+from review_harness.ds.offline.rules import CREDIT_LENS, review_with_rules, rule_table
+from review_harness.ds.offline.view import build_view
+from review_harness.ds.prepare import prepare_document
+from review_harness.ds.rubric import default_rubric
 
 RUBRIC = default_rubric()
 

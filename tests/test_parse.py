@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from review_harness.models import LensRating, Severity
-from review_harness.parse import parse_reviewer_output
-from review_harness.rubric import default_rubric
+from review_harness.ds.models import LensRating, Severity
+from review_harness.ds.parse import parse_reviewer_output
+from review_harness.ds.rubric import default_rubric
 
 ANALYSIS = default_rubric().dimension("analysis")
 

@@ -1,4 +1,4 @@
-"""Tests for review_harness.prepare: deterministic document preparation."""
+"""Tests for review_harness.ds.prepare: deterministic document preparation."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from review_harness.models import Section
-from review_harness.prepare import (
+from review_harness.ds.models import Section
+from review_harness.ds.prepare import (
     ABSENT,
     EXCERPT_MARKER_RE,
     EXTRACTION_HEADER,

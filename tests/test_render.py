@@ -1,9 +1,9 @@
 """Report templates: full, quick, draft, partial and deferred."""
 
-from review_harness.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
-from review_harness.render import render_report
-from review_harness.rubric import default_rubric
-from review_harness.synthesis import synthesize
+from review_harness.ds.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
+from review_harness.ds.render import render_report
+from review_harness.ds.rubric import default_rubric
+from review_harness.ds.synthesis import synthesize
 
 RUBRIC = default_rubric()
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from review_harness import scoring
-from review_harness.models import (
+from review_harness.ds import scoring
+from review_harness.ds.models import (
     DocumentInfo,
     LensRating,
     Positive,
@@ -11,8 +11,8 @@ from review_harness.models import (
     ReviewerReport,
     Severity,
 )
-from review_harness.rubric import default_rubric
-from review_harness.synthesis import synthesize
+from review_harness.ds.rubric import default_rubric
+from review_harness.ds.synthesis import synthesize
 
 RUBRIC = default_rubric()
 BANDS = RUBRIC.scoring.diminishing_returns

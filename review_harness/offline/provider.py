@@ -1,8 +1,8 @@
-"""The offline reviewer: an Inspect model provider (``--model offline/ds-rules``).
+"""The offline reviewer: one Inspect model provider (``--model offline/rules``) for every kind.
 
-It reads the same reviewer prompts a real model gets, answers in the same response schema
-from the deterministic rule engine in ``review_harness.offline.rules``, and reports token
-usage. Model args make it slow or faulty for tests and benchmarks:
+It reads the same prompts a real model gets and routes each to the rule engine of the kind
+that wrote it (DS analyses, design reviews), which answers in the same response schema; it
+reports token usage. Model args make it slow or faulty for tests and benchmarks:
 
     -M latency=1.5        seconds to wait before each answer
     -M fault_rate=0.3     share of calls that misbehave
@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import re
 from typing import Any
 
+import anyio
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -28,13 +28,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from review_harness.prompts import DOCUMENT_CLOSE, DOCUMENT_OPEN
-
 FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
 NOT_A_REVIEW = (
-    "The offline model answers the project's own prompts only: reviewer prompts (a REVIEW "
-    "REQUEST with a <document> block) and judge or matcher prompts. Use a real model for "
-    "anything else."
+    "The offline model answers the project's own prompts only: reviewer, synthesizer, judge "
+    "and matcher prompts of the review kinds. Use a real model for anything else."
 )
 
 
@@ -47,33 +44,16 @@ def estimate_tokens(text: str) -> int:
     return round(len(text.split()) * 1.3)
 
 
-def parse_review_request(text: str) -> dict[str, Any] | None:
-    """Read the request header and the document block the reviewer template writes."""
-    if "REVIEW REQUEST" not in text or DOCUMENT_OPEN not in text:
-        return None
+def answer_prompt(prompt: str) -> str | None:
+    """Ask each kind's responder in turn; None when no kind recognises the prompt."""
+    from review_harness.design.offline import answer as design_answer
+    from review_harness.ds.offline.responder import answer as ds_answer
 
-    def field(name: str, default: str) -> str:
-        match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
-        return match.group(1).strip() if match else default
-
-    # the block opens on a line of its own; the system prompt mentions the tags in prose
-    opening = f"\n{DOCUMENT_OPEN}\n"
-    start = text.rfind(opening)
-    if start < 0:
-        return None
-    start += len(opening)
-    end = text.rfind(f"\n{DOCUMENT_CLOSE}")
-    content = text[start : end if end >= start else len(text)]
-    tier = field("Processing Tier", "1")
-    return {
-        "dimension": field("Reviewer", "analysis"),
-        "mode": field("Mode", "full"),
-        "audience": field("Audience", "mixed"),
-        "workflow": field("Workflow Context", "general"),
-        "tier": int(tier) if tier.isdigit() else 1,
-        "draft": field("Draft feedback", "no").lower() == "yes",
-        "content": content,
-    }
+    for responder in (design_answer, ds_answer):
+        completion = responder(prompt)
+        if completion is not None:
+            return completion
+    return None
 
 
 class OfflineReviewerAPI(ModelAPI):
@@ -129,8 +109,6 @@ class OfflineReviewerAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        from review_harness.offline.rules import review_with_rules
-
         prompt = "\n\n".join(message.text for message in input)
         if self.latency > 0:
             await asyncio.sleep(self.latency)
@@ -140,15 +118,9 @@ class OfflineReviewerAPI(ModelAPI):
         if fault == "timeout":
             raise TimeoutError("offline reviewer: injected fault (request timed out)")
 
-        request = parse_review_request(prompt)
-        if request is None:
-            from review_harness.offline.judge import answer_offline
-
-            # judge and matcher prompts (they start with their own marker), else not ours
-            completion = answer_offline(prompt) or NOT_A_REVIEW
-        else:
-            report = review_with_rules(**request)
-            completion = report.model_dump_json(indent=1)
+        # the rule engines are CPU-bound: keep them off the event loop so other samples'
+        # calls (and their latency) proceed meanwhile
+        completion = await anyio.to_thread.run_sync(answer_prompt, prompt) or NOT_A_REVIEW
 
         stop_reason = "stop"
         if fault == "empty":

@@ -5,7 +5,7 @@ structured extraction. Both are turned into the same thing here: a list of ``Sen
 units, each with its verbatim text, its line in ``content``, the section it sits in, the
 *role* of that section (summary, method, results, ...) and its kind (prose, bullet, table
 row, heading). Rules never parse markdown themselves; headings, the TL;DR and the
-structure verdict come from :mod:`review_harness.prepare`.
+structure verdict come from :mod:`review_harness.ds.prepare`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
-from review_harness.models import Section, TldrDetection
-from review_harness.offline import lexicon as lx
+from review_harness.ds.models import Section, TldrDetection
+from review_harness.ds.offline import lexicon as lx
 
 try:  # preparation is another module's job; the view must still work if it fails
-    from review_harness import prepare as _prepare
+    from review_harness.ds import prepare as _prepare
 except Exception:  # pragma: no cover - only when prepare.py is broken
     _prepare = None  # type: ignore[assignment]
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Union
 
 if TYPE_CHECKING:  # pragma: no cover
-    from review_harness.offline.view import DocView
+    from review_harness.ds.offline.view import DocView
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Context:
 
     @cached_property
     def features(self):
-        from review_harness.offline.features import Features
+        from review_harness.ds.offline.features import Features
 
         return Features(self.view)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from review_harness.offline import lexicon as lx
-from review_harness.offline.registry import Context, Strength, strength
-from review_harness.offline.view import LIMITATIONS, clean_heading
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.registry import Context, Strength, strength
+from review_harness.ds.offline.view import LIMITATIONS, clean_heading
 
 
 def _q(ctx: Context, s, m=None, words: int = 20) -> str:

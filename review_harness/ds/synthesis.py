@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from rapidfuzz import fuzz
 
-from review_harness.models import (
+from review_harness.ds.models import (
     DashboardRow,
     DimensionResult,
     DocumentInfo,
@@ -21,8 +21,8 @@ from review_harness.models import (
     Severity,
     SynthesizedPositive,
 )
-from review_harness.rubric import Dimension, Rubric
-from review_harness import scoring
+from review_harness.ds.rubric import Dimension, Rubric
+from review_harness.ds import scoring
 
 DEFER_MESSAGE = (
     "This review could not be completed: no reviewer returned a usable report. "

@@ -2,48 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
-import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
-from review_harness.gold import GoldError, fixture_path_for, load_gold
-from review_harness.judge import load_meta_fixture
-from review_harness.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
-from review_harness.prepare import DocumentError, find_documents, load_document
-from review_harness.prompts import PromptError, check_templates
-from review_harness.rubric import PROJECT_ROOT, Rubric, RubricError, default_rubric, load_rubric
-
-FIXTURES_DIR = PROJECT_ROOT / "fixtures"
-GOLD_DIR = PROJECT_ROOT / "gold"
-TRUE_WORDS = ("true", "yes", "1", "on")
-FALSE_WORDS = ("false", "no", "0", "off")
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
-    if value is None:
-        return None
-    text = str(value).strip().lower()
-    if text not in allowed:
-        raise PrerequisiteError(
-            f"-T {name}={value}: unknown {name}; choose one of: {', '.join(allowed)}"
-        )
-    return text
-
-
-def as_flag(name: str, value: Any) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in TRUE_WORDS:
-        return True
-    if text in FALSE_WORDS:
-        return False
-    raise PrerequisiteError(f"-T {name}={value}: expected true or false")
+from review_harness.ds.gold import GoldError, fixture_path_for, load_gold
+from review_harness.ds.judge import load_meta_fixture
+from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
+from review_harness.ds.prepare import DocumentError, find_documents, load_document
+from review_harness.ds.prompts import PromptError, check_templates
+from review_harness.core.params import as_flag, choice, resolve_user_path
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric
 
 
 def task_rubric(path: str | None) -> tuple[str | None, Rubric]:
@@ -61,33 +33,18 @@ def task_rubric(path: str | None) -> tuple[str | None, Rubric]:
     return resolved, rubric
 
 
-def reject_unknown_params(unknown: dict[str, Any], known: Iterable[str]) -> None:
-    """Inspect only warns about a -T name the task does not take; a typo like -T moed=quick
-    would silently review in the default mode, so it is an error here."""
-    unknown = {k: v for k, v in unknown.items() if k != "model"}  # inspect always passes model
-    if not unknown:
-        return
-    names = [k for k in known if k != "unknown"]
-    name = sorted(unknown)[0]
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean -T {close[0]}?" if close else ""
-    raise PrerequisiteError(
-        f"-T {name}={unknown[name]}: unknown task parameter.{hint} Known: {', '.join(names)}"
-    )
-
-
 def resolve_options(
     overrides: dict[str, Any], fixture_options: dict[str, Any] | None = None
 ) -> ReviewOptions:
     """Explicit task parameters win, then the fixture's own options, then the defaults
     (full mode; quick mode always reviews a mixed audience unless one is named)."""
     merged = {**(fixture_options or {}), **{k: v for k, v in overrides.items() if v is not None}}
-    mode = _choice("mode", merged.get("mode"), MODES) or "full"
+    mode = choice("mode", merged.get("mode"), MODES) or "full"
     return ReviewOptions(
         requested_mode=mode,
         mode=mode,
-        audience=_choice("audience", merged.get("audience"), AUDIENCES) or "mixed",
-        workflow=_choice("workflow", merged.get("workflow"), WORKFLOWS) or "general",
+        audience=choice("audience", merged.get("audience"), AUDIENCES) or "mixed",
+        workflow=choice("workflow", merged.get("workflow"), WORKFLOWS) or "general",
         draft=as_flag("draft", merged.get("draft")) or False,
     )
 
@@ -126,21 +83,6 @@ def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixture_set}' has no markdown documents in {folder}")
     return samples
-
-
-def resolve_user_path(path: str) -> Path:
-    """A relative path means relative to where the user ran the command. `inspect eval`
-    changes into the task file's folder before calling the task, so look in the shell's
-    working directory ($PWD) first, then the current one, then the project root."""
-    given = Path(path).expanduser()
-    if given.is_absolute():
-        return given
-    bases = [Path(os.environ["PWD"])] if os.environ.get("PWD") else []
-    bases += [Path.cwd(), PROJECT_ROOT]
-    for base in bases:
-        if (base / given).exists():
-            return base / given
-    return given  # does not exist anywhere: the error names it as the user wrote it
 
 
 def document_samples(document: str, overrides: dict[str, Any]) -> list[Sample]:

@@ -1,6 +1,6 @@
 """LLM-as-judge of review quality (seed 000 s15.3) and the LLM finding matcher: prompts,
 answer parsing and the scoring math. Pure functions over pydantic models; the scorers in
-``scorers/judge.py`` and ``scorers/gold.py`` make the model calls.
+``scorers/ds_judge.py`` and ``scorers/ds_gold.py`` make the model calls.
 
 The judge rates five dimensions 0-10, weighted 30/20/20/15/15 into ``overall``. Consistency
 proper needs several runs of the same document (``--epochs N``, where ``review_epochs()``
@@ -19,14 +19,14 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from review_harness.gold import GoldFinding
-from review_harness.matching import Match, similarity
-from review_harness.models import Finding, LensRating, Review, ReviewerReport
-from review_harness.prepare import prepare_document
-from review_harness.prompts import template_environment
-from review_harness.render import render_report
-from review_harness.rubric import PROMPTS_DIR, Rubric
-from review_harness.synthesis import synthesize
+from review_harness.ds.gold import GoldFinding
+from review_harness.ds.matching import Match, similarity
+from review_harness.ds.models import Finding, LensRating, Review, ReviewerReport
+from review_harness.ds.prepare import prepare_document
+from review_harness.ds.prompts import template_environment
+from review_harness.ds.render import render_report
+from review_harness.ds.rubric import PROMPTS_DIR, Rubric
+from review_harness.ds.synthesis import synthesize
 
 JUDGE_PROMPT_VERSION = "judge.v1"
 MATCHER_PROMPT_VERSION = "matcher.v1"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from review_harness.models import (
+from review_harness.ds.models import (
     AUDIENCES,
     MODES,
     WORKFLOWS,
@@ -26,12 +26,12 @@ from review_harness.models import (
     ReviewerReport,
     Severity,
 )
-from review_harness.offline import checks as _checks  # noqa: F401  (registers detectors)
-from review_harness.offline import strengths as _strengths  # noqa: F401  (registers strengths)
-from review_harness.offline import lexicon as lx
-from review_harness.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
-from review_harness.offline.view import DATA, METHOD, build_view
-from review_harness.rubric import Rubric, default_rubric
+from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
+from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
+from review_harness.ds.offline.view import DATA, METHOD, build_view
+from review_harness.ds.rubric import Rubric, default_rubric
 
 __all__ = ["review_with_rules", "rule_table", "CREDIT_LENS", "CREDIT_CONFLICTS"]
 

@@ -6,10 +6,10 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
-from review_harness.gold import load_gold
-from review_harness.judge import OVERALL, load_meta_fixture, variant_review
-from review_harness.rubric import default_rubric, load_rubric
-from scorers.judge import META_STORE_KEY, run_judge
+from review_harness.ds.gold import load_gold
+from review_harness.ds.judge import OVERALL, load_meta_fixture, variant_review
+from review_harness.ds.rubric import default_rubric, load_rubric
+from scorers.ds_judge import META_STORE_KEY, run_judge
 
 
 @solver

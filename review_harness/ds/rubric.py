@@ -11,11 +11,11 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from review_harness.models import Severity
+from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
+from review_harness.ds.models import Severity
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
-DEFAULT_RUBRIC = PROMPTS_DIR / "ds_rubric.yaml"
+PROMPTS_DIR = ALL_PROMPTS / "ds"
+DEFAULT_RUBRIC = PROMPTS_DIR / "rubric.yaml"
 
 
 class RubricError(ValueError):

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from review_harness.gold import GoldFile, GoldFinding, normalize_space
-from review_harness.models import Finding, Review
+from review_harness.core.matching import one_to_one, quote_overlap, ratio
+
+from review_harness.ds.gold import GoldFile, GoldFinding
+from review_harness.ds.models import Finding, Review
 
 SEVERITIES = ("CRITICAL", "MAJOR", "MINOR")
 MATCH_THRESHOLD = 0.45
@@ -51,12 +53,6 @@ def _finding_text(f: Finding) -> str:
     return f"{f.title}. {f.issue} {f.evidence}"
 
 
-def _evidence_overlap(pred: str, gold: str) -> float:
-    if not pred or not gold:
-        return 0.0
-    return fuzz.partial_ratio(normalize_space(pred).lower(), normalize_space(gold).lower()) / 100
-
-
 def similarity(pred: Finding, gold: GoldFinding) -> float:
     """0..1; 0 when the dimensions differ."""
     if pred.dimension != gold.dimension:
@@ -67,7 +63,7 @@ def similarity(pred: Finding, gold: GoldFinding) -> float:
     keywords = (
         sum(1 for k in gold.keywords if k.lower() in text) / len(gold.keywords) if gold.keywords else 0.0
     )
-    evidence = _evidence_overlap(pred.evidence, gold.evidence)
+    evidence = quote_overlap(pred.evidence, gold.evidence)
     if not gold.evidence and not pred.evidence:
         evidence = 0.5  # both describe an absence
     return round(0.35 * lens + 0.25 * wording + 0.2 * keywords + 0.2 * evidence, 4)
@@ -76,37 +72,15 @@ def similarity(pred: Finding, gold: GoldFinding) -> float:
 def match_findings(
     predicted: Sequence[Finding], gold: Sequence[GoldFinding], threshold: float = MATCH_THRESHOLD
 ) -> list[Match]:
-    pairs = sorted(
-        (
-            (similarity(p, g), i, j)
-            for i, p in enumerate(predicted)
-            for j, g in enumerate(gold)
-        ),
-        key=lambda t: (-t[0], t[1], t[2]),
-    )
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    matches = []
-    for score, i, j in pairs:
-        if score < threshold:
-            break
-        if i in used_p or j in used_g:
-            continue
-        used_p.add(i)
-        used_g.add(j)
-        matches.append(
-            Match(
-                finding=predicted[i].id,
-                gold=gold[j].id,
-                similarity=score,
-                severity_agrees=predicted[i].severity.value == gold[j].severity.value,
-            )
+    return [
+        Match(
+            finding=predicted[i].id,
+            gold=gold[j].id,
+            similarity=score,
+            severity_agrees=predicted[i].severity.value == gold[j].severity.value,
         )
-    return matches
-
-
-def _ratio(numerator: int, denominator: int) -> float | None:
-    return numerator / denominator if denominator else None
+        for i, j, score in one_to_one(predicted, gold, similarity, threshold)
+    ]
 
 
 def compare_with_gold(
@@ -135,13 +109,13 @@ def compare_with_gold(
         missed_must_catch=[g for g in must if g not in matched_gold],
         severity_matrix=matrix,
         # no findings at all means no false positives
-        precision=_ratio(len(matches), len(review.findings)) if review.findings else 1.0,
-        recall=_ratio(len(matches), len(gold.expected_findings)),
-        must_catch_recall=_ratio(len([g for g in must if g in matched_gold]), len(must)),
-        severity_agreement=_ratio(sum(m.severity_agrees for m in matches), len(matches)),
+        precision=ratio(len(matches), len(review.findings)) if review.findings else 1.0,
+        recall=ratio(len(matches), len(gold.expected_findings)),
+        must_catch_recall=ratio(len([g for g in must if g in matched_gold]), len(must)),
+        severity_agreement=ratio(sum(m.severity_agrees for m in matches), len(matches)),
         verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict else None,
         score_in_window=(
             float(gold.score_window[0] <= review.final_score <= gold.score_window[1]) if scored else None
         ),
-        top3_relevance=_ratio(top_hits, len(top)) if important_gold else None,
+        top3_relevance=ratio(top_hits, len(top)) if important_gold else None,
     )

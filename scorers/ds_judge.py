@@ -3,7 +3,7 @@
 The judge is bound only through the `grader` model role; an unbound role is an error, never
 a silent fallback to the model under evaluation. Re-judge an existing log:
 
-    inspect score LOG --scorer scorers/judge.py@review_judge --model-role grader=offline/judge \\
+    inspect score LOG --scorer scorers/ds_judge.py@review_judge --model-role grader=offline/judge \\
         --action append --output-file judged.eval
 
 or from Python: `inspect_ai.score(log, [review_judge()], model_roles={"grader": "offline/judge"},
@@ -30,8 +30,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError, json_schema
 from pydantic import BaseModel
 
-from review_harness.gold import GoldError, GoldFinding, load_gold
-from review_harness.judge import (
+from review_harness.ds.gold import GoldError, GoldFinding, load_gold
+from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
     JUDGE_KEYS,
     JUDGE_PROMPT_VERSION,
@@ -49,10 +49,10 @@ from review_harness.judge import (
     render_matcher_prompt,
     validate_matches,
 )
-from review_harness.matching import Match
-from review_harness.models import Finding
-from review_harness.panel import review_from_store
-from review_harness.rubric import default_rubric, load_rubric
+from review_harness.ds.matching import Match
+from review_harness.ds.models import Finding
+from review_harness.ds.panel import review_from_store
+from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.metrics import nanmean
 
 GRADER = ModelRole("grader", required=True)
@@ -155,7 +155,7 @@ def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Sc
     is the review's internal consistency; across epochs, `review_epochs()` measures spread.
     Metadata: the judge's reasons, its model and the judge prompt version.
     """
-    from scorers.gold import gold_path  # scorers.gold imports this module for the matcher
+    from scorers.ds_gold import gold_path  # scorers.gold imports this module for the matcher
 
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 

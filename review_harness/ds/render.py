@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from review_harness.models import Finding, Review
-from review_harness.rubric import Rubric
+from review_harness.ds.models import Finding, Review
+from review_harness.ds.rubric import Rubric
 
 RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detailed findings."
 

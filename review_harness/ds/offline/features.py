@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from review_harness.offline import lexicon as lx
-from review_harness.offline.view import (
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.view import (
     APPENDIX,
     BACKGROUND,
     CLOSING_ROLES,

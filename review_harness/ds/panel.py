@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from review_harness.models import (
+from review_harness.ds.models import (
     PANEL_STORE_KEY,
     PanelRecord,
     PreparedDocument,
@@ -17,8 +17,8 @@ from review_harness.models import (
     ReviewerReport,
     ReviewerRun,
 )
-from review_harness.rubric import Rubric
-from review_harness.synthesis import synthesize
+from review_harness.ds.rubric import Rubric
+from review_harness.ds.synthesis import synthesize
 
 PREPARED_KEY = "prepared_document"
 

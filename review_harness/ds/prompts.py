@@ -6,45 +6,23 @@ carries the per-document payload with the document last (seed 000 s2.2).
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
+from jinja2 import TemplateError
 
-from review_harness.models import PreparedDocument
-from review_harness.rubric import PROMPTS_DIR, Dimension, Rubric
+from review_harness.core.prompts import (  # noqa: F401 (the DS review's names for them)
+    DOCUMENT_CLOSE,
+    DOCUMENT_OPEN,
+    PromptError,
+    ReviewerPrompt,
+    neutralize_delimiters,
+    template_environment,
+)
+
+from review_harness.ds.models import PreparedDocument
+from review_harness.ds.rubric import PROMPTS_DIR, Dimension, Rubric
 
 PROMPT_VERSION = "v1"
-DOCUMENT_OPEN = "<document>"
-DOCUMENT_CLOSE = "</document>"
-
-
-class PromptError(ValueError):
-    """A prompt template is missing or cannot be filled."""
-
-
-@dataclass(frozen=True)
-class ReviewerPrompt:
-    system: str
-    request: str
-    version: str
-
-    @property
-    def prefix_hash(self) -> str:
-        """Hash of the stable prefix: when it changes, provider prompt caches go cold."""
-        return hashlib.sha256(self.system.encode()).hexdigest()[:16]
-
-
-@lru_cache(maxsize=4)
-def template_environment(prompts_dir: str) -> Environment:
-    return Environment(
-        loader=FileSystemLoader(prompts_dir),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
 
 
 def template_names(version: str = PROMPT_VERSION) -> tuple[str, str]:
@@ -63,11 +41,6 @@ def render_system(
         workflows=rubric.workflows,
         caps=rubric.scoring.finding_caps,
     )
-
-
-def neutralize_delimiters(content: str) -> str:
-    """The document must not be able to close its own data block."""
-    return content.replace(DOCUMENT_CLOSE, "</ document>").replace(DOCUMENT_OPEN, "< document>")
 
 
 def render_reviewer_prompt(

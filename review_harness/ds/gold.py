@@ -14,8 +14,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from review_harness.models import Severity
-from review_harness.rubric import Rubric, default_rubric
+from review_harness.ds.models import Severity
+from review_harness.ds.rubric import Rubric, default_rubric
 
 VerdictBand = Literal["Good to Go", "Minor Fix", "Major Rework"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.panel import review_from_store
-from review_harness.render import headline
-from review_harness.rubric import default_rubric, load_rubric
+from review_harness.ds.panel import review_from_store
+from review_harness.ds.render import headline
+from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import score_consistency
 from scorers.metrics import nanmean
 

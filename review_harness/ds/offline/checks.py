@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from review_harness.offline import lexicon as lx
-from review_harness.offline.features import numbers
-from review_harness.offline.registry import Context, Hit, rule
-from review_harness.offline.view import (
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.features import numbers
+from review_harness.ds.offline.registry import Context, Hit, rule
+from review_harness.ds.offline.view import (
     APPENDIX,
     CLOSING_ROLES,
     CONCLUSION,

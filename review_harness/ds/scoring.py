@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from review_harness.models import Finding, LensRating, Positive, ReviewerFinding, Severity
-from review_harness.rubric import Dimension, Rubric
+from review_harness.ds.models import Finding, LensRating, Positive, ReviewerFinding, Severity
+from review_harness.ds.rubric import Dimension, Rubric
 
 GOOD_TO_GO = "Good to Go"
 MINOR_FIX = "Minor Fix"

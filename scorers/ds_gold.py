@@ -5,7 +5,7 @@ and are left out of the means. It re-synthesizes the review from the store (a pu
 so it does not depend on scorer order and `inspect score` can re-run it without model calls.
 
 Matching predicted to gold findings (`matcher=`): "deterministic" always uses the
-deterministic matcher; "llm" asks the `grader` model role (prompts/matcher.v1.j2) and fails
+deterministic matcher; "llm" asks the `grader` model role (prompts/ds/matcher.v1.j2) and fails
 when no grader is bound; "auto" (default) uses the LLM when a grader is bound. When the LLM's
 answer is unusable the deterministic matcher takes over and the score says so. Each score
 records its matcher in `metadata["gold"]["matcher"]` ("llm:<model>" or "deterministic-v1").
@@ -19,14 +19,15 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
 
-from review_harness.gold import GoldError, GoldFinding, load_gold
-from review_harness.judge import MATCHER_PROMPT_VERSION
-from review_harness.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
-from review_harness.models import Finding
-from review_harness.panel import review_from_store
-from review_harness.rubric import PROJECT_ROOT, default_rubric, load_rubric
+from review_harness.ds.gold import GoldError, GoldFinding, load_gold
+from review_harness.ds.judge import MATCHER_PROMPT_VERSION
+from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
+from review_harness.ds.models import Finding
+from review_harness.ds.panel import review_from_store
+from review_harness.core.paths import PROJECT_ROOT
+from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import finding_stability
-from scorers.judge import grader_bound, grader_model, llm_match_findings
+from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
 from scorers.metrics import nanmean
 
 GOLD_METRICS = (

@@ -1,11 +1,11 @@
 """The offline judge: deterministic answers to the judge and matcher prompts
-(``prompts/judge.v1.j2``, ``prompts/matcher.v1.j2``), so the LLM-as-judge scorer, the LLM
+(``prompts/ds/judge.v1.j2``, ``prompts/ds/matcher.v1.j2``), so the LLM-as-judge scorer, the LLM
 matcher path and the judge meta-eval run with no API key (``--model-role grader=offline/judge``).
 
 It reads only the structured blocks of the prompt (gold findings, review findings and
 ratings, the document) and rates what it can compute honestly:
 
-* finding accuracy: F1 of the deterministic matcher (review_harness.matching) against the
+* finding accuracy: F1 of the deterministic matcher (review_harness.ds.matching) against the
   gold; a finding whose evidence quote is not in the document counts as invented (never a
   true positive); an unmatched but grounded finding gets half credit, since it may be a real
   issue the gold does not list;
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from review_harness.gold import GoldFinding, normalize_space
-from review_harness.judge import (
+from review_harness.ds.gold import GoldFinding, normalize_space
+from review_harness.ds.judge import (
     JUDGE_TASK,
     MATCHER_TASK,
     SCALE,
@@ -47,8 +47,8 @@ from review_harness.judge import (
     judge_task_of,
     read_block,
 )
-from review_harness.matching import Match, match_findings
-from review_harness.models import Finding, LensRating, Severity
+from review_harness.ds.matching import Match, match_findings
+from review_harness.ds.models import Finding, LensRating, Severity
 
 SEVERITY_WEIGHT = {Severity.CRITICAL: 3.0, Severity.MAJOR: 2.0, Severity.MINOR: 1.0}
 QUOTE_MATCH = 92  # partial_ratio for a quote with small differences (punctuation, markup)

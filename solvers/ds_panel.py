@@ -6,29 +6,25 @@ reviewers is rubric data.
 
 from __future__ import annotations
 
-import hashlib
-
-import anyio
-from inspect_ai._util._async import unwrap_exception_group  # as collect() does
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessageSystem,
-    ChatMessageUser,
-    GenerateConfig,
-    ModelOutput,
-    ResponseSchema,
-    get_model,
-)
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, ResponseSchema
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import LimitExceededError, json_schema, span
+from inspect_ai.util import json_schema, span
 
-from review_harness.models import (
+from review_harness.core.panel import (
+    cache_policy,
+    generate_structured,
+    run_concurrently,
+    scoped_cache,
+    text_hash,
+)
+
+from review_harness.ds.models import (
     PanelRecord,
     ReviewerReport,
     ReviewerRun,
     ReviewOptions,
 )
-from review_harness.panel import (
+from review_harness.ds.panel import (
     load_prepared,
     load_record,
     mark_retried,
@@ -37,11 +33,11 @@ from review_harness.panel import (
     save_record,
     save_reviewer_result,
 )
-from review_harness.parse import parse_reviewer_output
-from review_harness.prepare import english_share, looks_like_html, prepare_document
-from review_harness.prompts import PROMPT_VERSION, render_reviewer_prompt
-from review_harness.render import render_report
-from review_harness.rubric import Rubric, default_rubric, load_rubric
+from review_harness.ds.parse import parse_reviewer_output
+from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
+from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
+from review_harness.ds.render import render_report
+from review_harness.ds.rubric import Rubric, default_rubric, load_rubric
 
 # below this share of English function words the document is probably not English
 ENGLISH_SHARE_MIN = 0.08
@@ -50,16 +46,6 @@ REVIEWER_SCHEMA = ResponseSchema(
     json_schema=json_schema(ReviewerReport),
     description="Per-lens ratings, findings (CRITICAL first), positives, own score.",
 )
-
-
-def document_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def cache_policy(enabled: bool, per_epoch: bool = True, expiry: str | None = "1W") -> CachePolicy | bool:
-    """Inspect's response cache for reviewer calls. Per epoch by default, so repeated epochs
-    measure real run-to-run variation; share across epochs only when asked."""
-    return CachePolicy(expiry=expiry, per_epoch=per_epoch) if enabled else False
 
 
 def _rubric(path: str | None) -> Rubric:
@@ -148,35 +134,13 @@ async def call_reviewer(
     )
     run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
     messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
-    config = GenerateConfig(response_schema=REVIEWER_SCHEMA, max_tokens=max_tokens)
-    if isinstance(cache, CachePolicy):
-        # the prompt holds the document, so the key already depends on it; the scopes make
-        # the document and prompt version visible in the cache entry
-        cache = CachePolicy(
-            expiry=cache.expiry,
-            per_epoch=cache.per_epoch,
-            scopes={**cache.scopes, "document_sha": document_hash(state.input_text), "prompt": prompt.version},
-        )
-    output: ModelOutput | None = None
-    try:
-        with anyio.fail_after(timeout):
-            output = await get_model().generate(messages, config=config, cache=cache)
-    except LimitExceededError:
-        raise
-    except TimeoutError as ex:
-        run.reason = f"timed out ({ex or f'no answer within {timeout:g}s'})"
-    except Exception as ex:  # a misbehaving model degrades the review, never the sample
-        run.reason = f"model call failed: {type(ex).__name__}: {ex}"
-    if output is None:
+    cache = scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=prompt.version)
+    call = await generate_structured(messages, REVIEWER_SCHEMA, timeout=timeout, max_tokens=max_tokens, cache=cache)
+    run.input_tokens, run.output_tokens, run.truncated = call.input_tokens, call.output_tokens, call.truncated
+    if call.completion is None:
+        run.reason = call.reason
         return run, None, prompt.prefix_hash
-    if output.usage:
-        run.input_tokens = output.usage.input_tokens
-        run.output_tokens = output.usage.output_tokens
-    if output.error:
-        run.reason = f"model returned an error: {output.error}"
-        return run, None, prompt.prefix_hash
-    run.truncated = output.stop_reason == "max_tokens"
-    outcome = parse_reviewer_output(output.completion, dimension)
+    outcome = parse_reviewer_output(call.completion, dimension)
     run.status = outcome.status
     if outcome.status == "failed":
         run.reason = "; ".join(outcome.problems)
@@ -218,15 +182,8 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
     switch to quick mode and run the panel once more (degradation level 1)."""
     the_rubric = _rubric(rubric)
 
-    async def run_all(state: TaskState, generate: Generate) -> None:
-        # a plain task group: each reviewer opens its own named span, so collect()'s extra
-        # per-task spans would only add transcript events
-        async with unwrap_exception_group(), anyio.create_task_group() as group:
-            for r in reviewers:
-                group.start_soon(r, state, generate)
-
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        await run_all(state, generate)
+        await run_concurrently(reviewers, state, generate)
         record = load_record(state.store, the_rubric)
         truncated = [r for r in record.runs if r.truncated]
         if truncated and record.options.mode == "full":
@@ -243,7 +200,7 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
             record.document = prepared.info()
             save_prepared(state.store, prepared)
             save_record(state.store, record)
-            await run_all(state, generate)
+            await run_concurrently(reviewers, state, generate)
             for dimension in the_rubric.dimensions:
                 mark_retried(state.store, dimension, attempts=2)
         return state

@@ -12,35 +12,18 @@
 from __future__ import annotations
 
 import itertools
-import json
-import re
 from pathlib import Path
 
 from jinja2 import TemplateError
 
-from review_harness.models import AUDIENCES, MODES, WORKFLOWS
-from review_harness.prepare import prepare_document
-from review_harness.prompts import PROMPT_VERSION, render_reviewer_prompt
-from review_harness.rubric import PROMPTS_DIR, Rubric
+from review_harness.core.lint import INSTRUCTION_LIMIT, check_prefix_hashes, count_instructions
 
-INSTRUCTION_LIMIT = 150
-HASHES_FILE = "prefix_hashes.json"
+from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS
+from review_harness.ds.prepare import prepare_document
+from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
+from review_harness.ds.rubric import PROMPTS_DIR, Rubric
+
 _SAMPLE_DOC = "# Sample\n\n## TL;DR\n\nConversion rose 2% (95% CI 1 to 3).\n\n## Method\n\nA/B test.\n"
-
-
-def count_instructions(prompt: str) -> int:
-    """Bullets and numbered lines count one each; other prose lines count their sentences.
-    Headings, blank lines and the JSON answer skeleton do not count."""
-    count = 0
-    for line in prompt.splitlines():
-        text = line.strip()
-        if not text or text.startswith("#") or text[0] in '{"':
-            continue
-        if re.match(r"^([-*]|\d+\.)\s", text):
-            count += 1
-        else:
-            count += max(1, len(re.findall(r"[.!?](\s|$)", text)))
-    return count
 
 
 def lint_prompts(
@@ -81,17 +64,5 @@ def lint_prompts(
         if instructions > INSTRUCTION_LIMIT:
             problems.append(f"{dim_id}: {instructions} instructions, over the limit of {INSTRUCTION_LIMIT}")
 
-    recorded_path = prompts_dir / HASHES_FILE
-    recorded = json.loads(recorded_path.read_text()) if recorded_path.exists() else {}
-    if update_hashes:
-        recorded[version] = hashes
-        recorded_path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
-    else:
-        for dim_id, digest in hashes.items():
-            before = recorded.get(version, {}).get(dim_id)
-            if before != digest:
-                problems.append(
-                    f"{dim_id}: stable prefix changed ({before} -> {digest}): provider prompt caches "
-                    "go cold; if intended, run `review-harness lint-prompts --update-hashes`"
-                )
+    problems += check_prefix_hashes(hashes, prompts_dir, version, update=update_hashes)
     return problems, hashes

@@ -1,0 +1,115 @@
+"""The panel runner every kind shares: members run concurrently, each makes one structured
+model call, and what happened is recorded per member (never per rubric letter).
+
+A member is one reviewer of a panel (a DS dimension, a design persona, one model of a code
+review pair). Its solver writes its own store key, so concurrent members never overwrite
+each other, and the synthesis scorer reads them back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+from inspect_ai._util._async import unwrap_exception_group  # the one private helper: as collect() does
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState
+from inspect_ai.util import LimitExceededError
+
+
+class StoreLike(Protocol):
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def set(self, key: str, value: Any) -> None: ...
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def cache_policy(enabled: bool, per_epoch: bool = True, expiry: str | None = "1W") -> CachePolicy | bool:
+    """Inspect's response cache for reviewer calls. Per epoch by default, so repeated epochs
+    measure real run-to-run variation; share across epochs only when asked."""
+    return CachePolicy(expiry=expiry, per_epoch=per_epoch) if enabled else False
+
+
+def scoped_cache(cache: bool | CachePolicy, **scopes: str) -> bool | CachePolicy:
+    """The prompt already keys the cache; the scopes make the input and prompt version
+    visible in the cache entry."""
+    if not isinstance(cache, CachePolicy):
+        return cache
+    return CachePolicy(expiry=cache.expiry, per_epoch=cache.per_epoch, scopes={**cache.scopes, **scopes})
+
+
+@dataclass
+class CallResult:
+    """One structured model call: the output, or why there is none."""
+
+    output: ModelOutput | None = None
+    reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    truncated: bool = False
+    seconds: float = 0.0
+
+    @property
+    def completion(self) -> str | None:
+        return self.output.completion if self.output is not None and self.reason is None else None
+
+
+async def generate_structured(
+    messages: list[ChatMessage],
+    schema: ResponseSchema,
+    *,
+    timeout: float,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+    model: Model | None = None,
+) -> CallResult:
+    """Call the model with a response schema under a timeout. A failing or misbehaving model
+    becomes a reason (the member degrades), never an exception (the sample fails) -- except
+    a sample limit, which must stop the sample."""
+    model = model or get_model()
+    result = CallResult()
+    started = time.monotonic()
+    try:
+        with anyio.fail_after(timeout):
+            result.output = await model.generate(
+                messages, config=GenerateConfig(response_schema=schema, max_tokens=max_tokens), cache=cache
+            )
+    except LimitExceededError:
+        raise
+    except TimeoutError as ex:
+        result.reason = f"timed out ({ex or f'no answer within {timeout:g}s'})"
+    except Exception as ex:  # a misbehaving model degrades the review, never the sample
+        result.reason = f"model call failed: {type(ex).__name__}: {ex}"
+    result.seconds = round(time.monotonic() - started, 3)
+    output = result.output
+    if output is None:
+        return result
+    if output.usage:
+        result.input_tokens = output.usage.input_tokens
+        result.output_tokens = output.usage.output_tokens
+    if output.error:
+        result.reason = f"model returned an error: {output.error}"
+        return result
+    result.truncated = output.stop_reason == "max_tokens"
+    return result
+
+
+async def run_concurrently(members: list[Solver], state: TaskState, generate: Generate) -> None:
+    """Run member solvers at once on one sample. A plain task group: each member opens its own
+    named span, so collect()'s extra per-task spans would only add transcript events."""
+    async with unwrap_exception_group(), anyio.create_task_group() as group:
+        for member in members:
+            group.start_soon(member, state, generate)

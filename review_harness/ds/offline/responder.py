@@ -1,0 +1,44 @@
+"""How the offline provider answers the DS review's prompts: reviewer requests with the rule
+engine, judge and matcher prompts with the offline judge. Anything else is not ours (None)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from review_harness.core.prompts import DOCUMENT_CLOSE, DOCUMENT_OPEN, data_block
+
+
+def parse_review_request(text: str) -> dict[str, Any] | None:
+    """Read the request header and the document block the reviewer template writes."""
+    if "REVIEW REQUEST" not in text or DOCUMENT_OPEN not in text:
+        return None
+
+    def field(name: str, default: str) -> str:
+        match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
+        return match.group(1).strip() if match else default
+
+    content = data_block(text, DOCUMENT_OPEN, DOCUMENT_CLOSE)
+    if content is None:
+        return None
+    tier = field("Processing Tier", "1")
+    return {
+        "dimension": field("Reviewer", "analysis"),
+        "mode": field("Mode", "full"),
+        "audience": field("Audience", "mixed"),
+        "workflow": field("Workflow Context", "general"),
+        "tier": int(tier) if tier.isdigit() else 1,
+        "draft": field("Draft feedback", "no").lower() == "yes",
+        "content": content,
+    }
+
+
+def answer(prompt: str) -> str | None:
+    from review_harness.ds.offline.judge import answer_offline
+    from review_harness.ds.offline.rules import review_with_rules
+
+    request = parse_review_request(prompt)
+    if request is not None:
+        return review_with_rules(**request).model_dump_json(indent=1)
+    # judge and matcher prompts start with their own marker
+    return answer_offline(prompt)
