@@ -9,6 +9,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, read_eval_log
 
 from review_harness.core import gate
+from review_harness.design.cli import add_design_commands, run_design
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
 from review_harness.ds.rubric import RubricError
@@ -42,7 +43,30 @@ def reviews_in_log(log: EvalLog) -> list[tuple[str, int, Review]]:
     return out
 
 
+def design_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
+    from review_harness.design.cli import SYNTHESIS_SCORER as DESIGN_SCORER
+    from review_harness.design.models import DesignReview
+
+    rows = [("sample", "epoch", "status", "verdict", "findings", "critical", "reviewers")]
+    for sample in log.samples or []:
+        score = (sample.scores or {}).get(DESIGN_SCORER)
+        if score is None or not score.metadata or "review" not in score.metadata:
+            continue
+        review = DesignReview.model_validate(score.metadata["review"])
+        rows.append((
+            str(sample.id), str(sample.epoch), review.status,
+            review.verdict + (f" ({review.escalation_target})" if review.escalation_target else "") if review.verdict else "-",
+            str(len(review.findings)), str(review.counts.get("Critical", 0)),
+            f"{len(review.reviewers_completed)}/{len(review.personas)}",
+        ))
+    return rows
+
+
 def summary_table(log: EvalLog) -> str:
+    if any(SYNTHESIS_SCORER not in (s.scores or {}) for s in log.samples or []):
+        design_rows = design_summary_rows(log)
+        if len(design_rows) > 1:
+            return f"log status: {log.status}\n" + _table(design_rows)
     rows = [("sample", "epoch", "status", "score", "verdict", "findings", "critical", "warnings")]
     for sample_id, epoch, review in reviews_in_log(log):
         rows.append((
@@ -55,10 +79,14 @@ def summary_table(log: EvalLog) -> str:
             str(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
             str(len(review.warnings)),
         ))
+    return f"log status: {log.status}\n" + _table(rows)
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    return f"log status: {log.status}\n" + "\n".join(lines)
+    return "\n".join(lines)
 
 
 def newest_log(path: str | Path) -> Path:
@@ -72,26 +100,41 @@ def newest_log(path: str | Path) -> Path:
     return path
 
 
+def gate_config_for(baseline: Path) -> Path:
+    """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml."""
+    own = baseline.with_name(f"{baseline.stem}.gate.yaml")
+    return own if own.exists() else baseline.parent / "gate.yaml"
+
+
 def run_gate(args: argparse.Namespace) -> int:
-    baseline_path = Path(args.baseline)
+    baseline_path = Path(args.baseline or DEFAULT_BASELINE)
     if args.write_baseline:
         log_path = newest_log(args.write_baseline)
-        baseline = gate.write_baseline(read_log(log_path), str(log_path), baseline_path)
+        log = read_log(log_path)
+        if args.baseline is None:
+            baseline_path = BASELINES_DIR / f"{log.eval.task}.json"
+        baseline = gate.write_baseline(log, str(log_path), baseline_path)
         print(f"wrote {baseline_path} from {log_path.name}: {len(baseline.values)} metrics, "
               f"{len(next(iter(baseline.values.values()), {}))} samples, {baseline.epochs} epoch(s)")
         return 0
     if not args.log:
         raise gate.GateError("give the log to check, or --write-baseline LOG")
     log_path = newest_log(args.log)
-    config = gate.load_config(Path(args.config) if args.config else baseline_path.parent / "gate.yaml")
-    result = gate.compare(read_log(log_path), gate.load_baseline(baseline_path), config)
+    log = read_log(log_path)
+    if args.baseline is None:
+        baseline_path = BASELINES_DIR / f"{log.eval.task}.json"
+    config = gate.load_config(Path(args.config) if args.config else gate_config_for(baseline_path))
+    result = gate.compare(log, gate.load_baseline(baseline_path), config)
     print(f"gate: {log_path.name} against {baseline_path}")
     print(gate.render_table(result))
     return 0 if result.passed else 1
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from review_harness.ds.lint import INSTRUCTION_LIMIT, count_instructions, lint_prompts
+    from review_harness.core.lint import INSTRUCTION_LIMIT
+    from review_harness.design.lint import lint_design_prompts
+    from review_harness.design.personas import default_personas
+    from review_harness.ds.lint import count_instructions, lint_prompts
     from review_harness.ds.prompts import render_system
     from review_harness.ds.rubric import default_rubric, load_rubric
 
@@ -99,7 +142,11 @@ def run_lint(args: argparse.Namespace) -> int:
     problems, hashes = lint_prompts(rubric, update_hashes=args.update_hashes)
     for dim_id, digest in hashes.items():
         count = count_instructions(render_system(rubric.dimension(dim_id), rubric))
-        print(f"{dim_id}: prefix {digest}, {count}/{INSTRUCTION_LIMIT} instructions")
+        print(f"ds {dim_id}: prefix {digest}, {count}/{INSTRUCTION_LIMIT} instructions")
+    design_problems, design_hashes, counts = lint_design_prompts(default_personas(), update_hashes=args.update_hashes)
+    for key, digest in design_hashes.items():
+        print(f"design {key}: prefix {digest}, {counts[key]}/{INSTRUCTION_LIMIT} instructions")
+    problems += design_problems
     for problem in problems:
         print(f"problem: {problem}")
     print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))
@@ -113,13 +160,14 @@ def main(argv: list[str] | None = None) -> int:
     summary.add_argument("log", help="a .eval log file, or a folder (its newest log)")
     gate_cmd = sub.add_parser("gate", help="fail when an eval log regressed against the baseline")
     gate_cmd.add_argument("log", nargs="?", help="the new .eval log, or a folder (its newest log)")
-    gate_cmd.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="baseline JSON (default: %(default)s)")
+    gate_cmd.add_argument("--baseline", help="baseline JSON (default: logs/baselines/<task>.json)")
     gate_cmd.add_argument("--config", help="tolerances YAML (default: gate.yaml next to the baseline)")
     gate_cmd.add_argument("--write-baseline", metavar="LOG", help="write the baseline from this log instead of checking")
     lint_cmd = sub.add_parser("lint-prompts", help="check prompt templates against the rubric")
     lint_cmd.add_argument("--rubric", help="rubric YAML (default: prompts/ds/rubric.yaml)")
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
+    add_design_commands(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "lint-prompts":
@@ -130,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if log.status == "success" else 1
         if args.command == "gate":
             return run_gate(args)
+        if args.command == "design":
+            if args.design_command == "export":
+                args.log = str(newest_log(args.log))
+            return run_design(args)
     except (LogError, gate.GateError, RubricError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2

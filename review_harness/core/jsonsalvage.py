@@ -8,8 +8,10 @@ closing any open arrays and objects. Shared by every structured reviewer and jud
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from pydantic import ValidationError
 
 
 def load_json_lenient(text: str) -> tuple[Any, bool, str, bool]:
@@ -86,3 +88,32 @@ def _repair_truncated_json(body: str) -> Any:
         return json.loads(candidate)
     except json.JSONDecodeError:
         return None
+
+
+def validate_items(
+    data: dict,
+    key: str,
+    model: type,
+    label: str,
+    normalize: Callable[[Any, str], tuple[dict | None, str | None]] | None = None,
+) -> tuple[list, list[str]]:
+    """Validate `data[key]` item by item: one bad item is dropped with a problem that names it,
+    and costs none of the others. `normalize(item, label)` may fix or reject an item first."""
+    out: list = []
+    problems: list[str] = []
+    raw = data.get(key, [])
+    if not isinstance(raw, list):
+        return out, [f"{key}: expected a list"]
+    for n, item in enumerate(raw, 1):
+        item_label = f"{label} {n}"
+        if normalize is not None:
+            item, problem = normalize(item, item_label)
+            if problem:
+                problems.append(problem)
+                continue
+        try:
+            out.append(model.model_validate(item))
+        except ValidationError as ex:
+            err = ex.errors()[0]
+            problems.append(f"{item_label}: {'.'.join(map(str, err['loc']))}: {err['msg']}")
+    return out, problems

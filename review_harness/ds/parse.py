@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from review_harness.core.jsonsalvage import load_json_lenient
+from review_harness.core.jsonsalvage import load_json_lenient, validate_items
 
 from review_harness.ds.models import (
     LensAssessment,
@@ -92,22 +92,11 @@ def _report_from_dict(data: dict, dimension: Dimension) -> tuple[ReviewerReport,
     problems: list[str] = []
 
     def collect(key: str, model: type, label: str) -> list:
-        out = []
-        raw = data.get(key, [])
-        if not isinstance(raw, list):
-            problems.append(f"{key}: expected a list")
-            return out
-        for n, item in enumerate(raw, 1):
-            norm, problem = _normalize_item(item, dimension, f"{label} {n}")
-            if problem:
-                problems.append(problem)
-                continue
-            try:
-                out.append(model.model_validate(norm))
-            except ValidationError as ex:
-                err = ex.errors()[0]
-                problems.append(f"{label} {n}: {'.'.join(map(str, err['loc']))}: {err['msg']}")
-        return out
+        items, item_problems = validate_items(
+            data, key, model, label, lambda item, where: _normalize_item(item, dimension, where)
+        )
+        problems.extend(item_problems)
+        return items
 
     ratings = collect("lens_ratings", LensAssessment, "lens rating")
     findings = collect("findings", ReviewerFinding, "finding")

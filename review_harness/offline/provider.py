@@ -85,6 +85,7 @@ class OfflineReviewerAPI(ModelAPI):
         if unknown:
             raise ValueError(f"offline reviewer: unknown fault kind(s) {unknown}; known: {FAULT_KINDS}")
         self.fault_kinds = tuple(kinds)
+        self._calls: dict[str, int] = {}  # per prompt: a retry of the same prompt draws anew
 
     def should_retry(self, ex: BaseException) -> bool:
         # injected faults are the point of the exercise: surface them at once
@@ -96,7 +97,10 @@ class OfflineReviewerAPI(ModelAPI):
     def _draw_fault(self, prompt: str) -> str | None:
         if self.fault_rate <= 0:
             return None
-        digest = hashlib.sha256(f"{self.fault_seed}\n{prompt}".encode()).hexdigest()
+        key = hashlib.sha256(prompt.encode()).hexdigest()
+        n = self._calls[key] = self._calls.get(key, 0) + 1
+        salt = f"{self.fault_seed}" if n == 1 else f"{self.fault_seed}#{n}"
+        digest = hashlib.sha256(f"{salt}\n{prompt}".encode()).hexdigest()
         rng = random.Random(digest)
         if rng.random() >= self.fault_rate:
             return None

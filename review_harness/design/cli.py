@@ -1,0 +1,193 @@
+"""`review-harness design ...`: export a design review from an eval log to its folder, and process
+its findings (accept / reject with a note).
+
+    review-harness design export LOG [--output-dir DIR]
+    review-harness design process TOPIC_DIR [--mode critical-first|all] [--decisions FILE] [--commit]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from review_harness.core.yamlio import first_error
+from review_harness.design.artifacts import ArtifactError, write_artifacts
+from review_harness.design.models import DesignReview
+from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
+from review_harness.design.triage import MODES, StopTriage, TriageError, commit_topic, load_decisions, process
+
+SYNTHESIS_SCORER = "design_synthesis"
+DEFAULT_OUTPUT_DIR = Path("docs") / "reviews"
+
+
+class DesignCliError(ValueError):
+    """Bad input to a design command; printed as one line."""
+
+
+def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register `design export` and `design process` on the main CLI's subparsers."""
+    design = subparsers.add_parser("design", help="design review folders: export from a log, process findings")
+    sub = design.add_subparsers(dest="design_command", required=True)
+    export = sub.add_parser("export", help="write each design review of an eval log to <output-dir>/<topic>/")
+    export.add_argument("log", help="an Inspect .eval log of the design review task")
+    export.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR), help="parent of the topic folders (default: %(default)s)")
+    proc = sub.add_parser("process", help="accept or reject (with a note) the findings of a review folder")
+    proc.add_argument("topic_dir", help="the review folder, e.g. docs/reviews/<topic>")
+    proc.add_argument("--mode", choices=MODES, default="critical-first",
+                      help="critical-first: Critical findings only; all: every finding (default: %(default)s)")
+    proc.add_argument("--decisions", metavar="FILE",
+                      help="YAML/JSON mapping finding id -> {decision: accept|reject, note: ...} (no prompts)")
+    proc.add_argument("--commit", action="store_true",
+                      help="commit the topic folder afterwards (only inside a git repository)")
+    return design
+
+
+# ---------------------------------------------------------------------------- export
+
+
+def design_reviews_in_log(path: str | Path) -> list[tuple[str, int, DesignReview]]:
+    """(sample id, epoch, review) for each sample scored by the design synthesis scorer."""
+    from inspect_ai.log import read_eval_log
+
+    path = Path(path)
+    if not path.is_file():
+        raise DesignCliError(f"{path}: no such log file")
+    try:
+        log = read_eval_log(str(path))
+    except Exception as ex:  # inspect raises several types for unreadable files
+        raise DesignCliError(f"{path}: not a readable Inspect eval log ({type(ex).__name__})") from None
+    out = []
+    for sample in log.samples or []:
+        score = (sample.scores or {}).get(SYNTHESIS_SCORER)
+        if score is None or not score.metadata or "review" not in score.metadata:
+            continue
+        raw: Any = score.metadata["review"]
+        try:
+            if isinstance(raw, str):
+                raw = json.loads(raw)
+            review = DesignReview.model_validate(raw)
+        except (ValueError, ValidationError) as ex:
+            if isinstance(ex, ValidationError):
+                where, msg, more = first_error(ex)
+                detail = f"{where}: {msg}" + (f" (and {more} more)" if more else "")
+            else:
+                detail = str(ex)
+            raise DesignCliError(f"{path}: sample {sample.id} has an invalid design review ({detail})") from None
+        out.append((str(sample.id), sample.epoch, review))
+    if not out:
+        raise DesignCliError(f"{path}: no design reviews in this log (no '{SYNTHESIS_SCORER}' scores with a review)")
+    return out
+
+
+def run_export(args: argparse.Namespace) -> int:
+    written: dict[tuple[str, int], str] = {}
+    for sample_id, epoch, review in design_reviews_in_log(args.log):
+        key = (review.topic, review.iteration)
+        if key in written:
+            print(f"skipped sample {sample_id} epoch {epoch}: topic {review.topic} iteration {review.iteration} "
+                  f"was already written from {written[key]}", file=sys.stderr)
+            continue
+        folder = write_artifacts(review, Path(args.output_dir))
+        written[key] = f"sample {sample_id} epoch {epoch}"
+        verdict = review.verdict or f"no verdict, {review.status}"
+        print(f"wrote {folder} (iteration {review.iteration}: {verdict}, {len(review.findings)} findings)")
+    return 0
+
+
+# ---------------------------------------------------------------------------- process
+
+
+def terminal_ask(out=None, read=input):
+    """An ``ask`` for triage.process that shows each finding and reads the decision."""
+    counter = {"n": 0}
+
+    def ask(finding: dict):
+        nonlocal out
+        out = out or sys.stdout
+        counter["n"] += 1
+        print("", file=out)
+        print(f"[{counter['n']}] {finding['id']} ({finding['severity']}) {finding.get('title', '')}", file=out)
+        print(f"    Section: {finding.get('section', '')}", file=out)
+        print(f"    {consensus_text(finding)}", file=out)
+        if severities_disagree(finding):
+            print(f"    {severity_range_text(finding)}", file=out)
+        phase = finding.get("primary_phase", "")
+        if finding.get("contributing_phase"):
+            phase += f" (contributing: {finding['contributing_phase']})"
+        print(f"    Phase: {phase}", file=out)
+        print(f"    Issue: {finding.get('issue', '')}", file=out)
+        print(f"    Suggestion: {finding.get('suggestion', '')}", file=out)
+        while True:
+            try:
+                answer = read("accept / reject / skip / quit [a/r/s/q]: ").strip().lower()
+            except (EOFError, KeyboardInterrupt):
+                raise StopTriage from None
+            if answer in ("a", "accept"):
+                return "accept", None
+            if answer in ("s", "skip", ""):
+                return None
+            if answer in ("q", "quit"):
+                raise StopTriage
+            if answer in ("r", "reject"):
+                while True:
+                    try:
+                        note = read("why reject it (becomes a calibration rule): ").strip()
+                    except (EOFError, KeyboardInterrupt):
+                        raise StopTriage from None
+                    if note:
+                        return "reject", note
+                    print("a rejection needs a note", file=out)
+
+    return ask
+
+
+def run_process(args: argparse.Namespace) -> int:
+    folder = Path(args.topic_dir)
+    if not folder.is_dir():
+        raise DesignCliError(f"{folder}: no such review folder")
+    decisions = load_decisions(args.decisions) if args.decisions else None
+    ask = None
+    if decisions is None:
+        if not sys.stdin.isatty():
+            raise DesignCliError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
+        ask = terminal_ask()
+    result = process(folder, args.mode, decisions, ask, commit=False)
+    decided = len(result.decided)
+    print(f"{folder}: iteration {result.iteration}, mode {result.mode}: {len(result.walked)} of {result.total} "
+          f"finding(s) in scope; accepted {len(result.accepted)}, rejected {len(result.rejected)}, "
+          f"pending {len(result.pending)}")
+    for message in result.messages:
+        print(message)
+    if result.rules_changed:
+        print(f"calibration rules updated: {result.calibration_version}")
+    if decided:
+        print(f"dispositions written to summary.md and findings-v{result.iteration}.jsonl")
+    if args.commit:
+        try:
+            message = commit_topic(folder)
+        except TriageError as ex:  # the dispositions are saved; only the commit did not happen
+            print(f"review-harness: {ex}", file=sys.stderr)
+            return 1
+        print(f"committed: {message}" if message else "nothing to commit in the review folder")
+    return 0
+
+
+def run_design(args: argparse.Namespace) -> int:
+    try:
+        if args.design_command == "export":
+            return run_export(args)
+        if args.design_command == "process":
+            return run_process(args)
+    except (DesignCliError, ArtifactError, TriageError) as ex:
+        print(f"review-harness: {ex}", file=sys.stderr)
+        return 2
+    except OSError as ex:
+        print(f"review-harness: {ex.filename or ''}: {ex.strerror or ex}".replace(": : ", ": "), file=sys.stderr)
+        return 2
+    print(f"review-harness: unknown design command {args.design_command!r}", file=sys.stderr)
+    return 2

@@ -1,0 +1,213 @@
+"""Models of the design review (parallax review of a design against its requirements).
+
+Three families:
+
+* what one persona returns (``PersonaReport``): also the response schema sent to the model;
+* what the synthesizer model returns (``SynthesisAnswer``): grouping, phases, contradictions,
+  patterns; everything else in the review is computed in code;
+* the synthesized review (``DesignReview``): the log contract, stored as JSON in
+  ``Score.metadata["review"]`` and read by export, triage and the gate.
+
+Every key of the response schemas is required (nullable where optional), so a strict
+structured-output mode holds the model to exactly what the parser accepts.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Stage = Literal["requirements", "design", "plan"]
+STAGES: tuple[str, ...] = ("requirements", "design", "plan")
+Phase = Literal["survey", "calibrate", "design", "plan"]
+PHASES: tuple[str, ...] = ("survey", "calibrate", "design", "plan")
+Verdict = Literal["proceed", "revise", "escalate"]
+ReviewStatus = Literal["complete", "partial", "failed"]
+
+
+class Severity(str, Enum):
+    CRITICAL = "Critical"
+    IMPORTANT = "Important"
+    MINOR = "Minor"
+
+    @property
+    def rank(self) -> int:
+        """Lower is more severe: sorts Critical first."""
+        return {"Critical": 0, "Important": 1, "Minor": 2}[self.value]
+
+
+SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
+
+
+# ---------------------------------------------------------------------------- persona output
+
+
+class PersonaFinding(BaseModel):
+    """One finding in the per-reviewer format."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(description="Short title, under 12 words.")
+    severity: Severity
+    phase: Phase = Field(description="Primary phase: the pipeline phase whose fix is most actionable.")
+    contributing_phase: Phase | None = Field(description="Upstream phase that caused it, or null.")
+    section: str = Field(description="Which part of the artifact (heading), e.g. 'Design > Retry policy'.")
+    issue: str = Field(description="What is wrong, stated directly.")
+    why_it_matters: str = Field(description="Impact if unaddressed, with the blast radius quantified.")
+    suggestion: str = Field(description="How to fix it or what to reconsider.")
+    evidence: str | None = Field(
+        description="Verbatim quote from the design or requirements that shows the issue; null for an absence."
+    )
+
+
+class PersonaReport(BaseModel):
+    """What one persona returns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str
+    findings: list[PersonaFinding]
+    checked_and_fine: list[str] = Field(
+        description="Sections or claims this persona checked and found sound (used to spot contradictions)."
+    )
+    blind_spot_check: str = Field(description="What this persona may have missed given its focus. Never empty.")
+
+
+# ---------------------------------------------------------------------------- synthesizer output
+
+
+class FindingGroup(BaseModel):
+    """Reviewer findings that describe one issue, with its phase classification."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    members: list[str] = Field(description="Reviewer finding ids, e.g. 'assumption-hunter-001'.")
+    title: str
+    primary_phase: Phase
+    contributing_phase: Phase | None
+    phase_rationale: str = Field(description="Why this phase (and contributing phase).")
+
+
+class ContradictionPosition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str
+    finding: str | None = Field(description="The reviewer finding id holding this position, or null.")
+    position: str
+
+
+class Contradiction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str
+    positions: list[ContradictionPosition]
+    tension: str = Field(description="The underlying tension, stated neutrally.")
+    tie_breakers: list[str] = Field(description="Criteria the user can use to decide. No winner is picked.")
+
+
+class Pattern(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Short slug, e.g. 'p1-unhandled-failure-modes'.")
+    theme: str
+    members: list[str] = Field(description="Reviewer finding ids in this pattern.")
+
+
+class SynthesisAnswer(BaseModel):
+    """What the synthesizer model returns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    groups: list[FindingGroup]
+    contradictions: list[Contradiction]
+    patterns: list[Pattern] = Field(description="At most 15 actionable themes.")
+
+
+# ---------------------------------------------------------------------------- the review (log contract)
+
+
+class SeverityVote(BaseModel):
+    persona: str
+    severity: Severity
+
+
+class DesignFinding(BaseModel):
+    """A synthesized finding: one issue, every reviewer that flagged it."""
+
+    id: str = Field(description="v{iteration}-{persona}-{seq} of its first reviewer finding.")
+    title: str
+    section: str
+    issue: str
+    why_it_matters: str
+    suggestion: str
+    evidence: str | None = None
+    evidence_verified: bool | None = Field(
+        default=None, description="Whether the evidence quote occurs in the documents (None: no quote)."
+    )
+    severity: Severity = Field(description="Highest severity in the range: it drives the verdict.")
+    severity_range: list[SeverityVote]
+    reviewers: list[str]
+    primary_phase: Phase
+    contributing_phase: Phase | None = None
+    phase_rationale: str = ""
+    member_ids: list[str] = Field(description="Ids of the reviewer findings grouped here.")
+    disposition: Literal["accepted", "rejected"] | None = None
+    disposition_note: str | None = None
+
+
+class SystemicIssue(BaseModel):
+    phase: Phase
+    count: int
+    of: int = Field(description="Findings that have a contributing phase.")
+    share: float
+
+
+class PersonaRun(BaseModel):
+    """What happened when one persona (or the synthesizer) was called."""
+
+    member: str
+    status: Literal["ok", "salvaged", "failed"]
+    reason: str | None = None
+    attempts: int = 1
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+
+class DesignReview(BaseModel):
+    """The whole synthesized design review: the log contract (``Score.metadata['review']``)."""
+
+    schema_version: Literal[1] = 1
+    kind: Literal["design"] = "design"
+    topic: str
+    stage: Stage
+    iteration: int = 1
+    design_path: str
+    requirements_path: str
+    date: str
+    status: ReviewStatus
+    verdict: Verdict | None = None
+    escalation_target: Literal["survey", "calibrate"] | None = None
+    verdict_reasoning: str = ""
+    personas: list[str] = Field(description="The personas dispatched.")
+    reviewers_completed: list[str] = Field(default_factory=list)
+    completion_note: str = ""
+    findings: list[DesignFinding] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    patterns: list[Pattern] = Field(default_factory=list)
+    systemic: list[SystemicIssue] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict, description="Findings by severity, plus Contradictions.")
+    phase_counts: dict[str, int] = Field(default_factory=dict)
+    blind_spots: dict[str, str] = Field(default_factory=dict)
+    persona_reports: dict[str, PersonaReport] = Field(
+        default_factory=dict, description="Each completed persona's own report, as it answered (after validation)."
+    )
+    synthesis: Literal["model", "deterministic"] = "model"
+    hedge_rate: float = Field(0.0, description="Hedge words per 100 words of reviewer output.")
+    warnings: list[str] = Field(default_factory=list)
+    reviewer_runs: list[PersonaRun] = Field(default_factory=list)
+    prompt_version: str = ""
+    calibration_version: str = ""
+    prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

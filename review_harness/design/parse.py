@@ -1,0 +1,113 @@
+"""Read what a persona or the synthesizer answered, keeping whatever is usable.
+
+A schema-valid answer is never discarded whole: each finding is validated on its own and one
+that cannot be used is dropped with a problem naming it. An answer with no JSON object at all
+is malformed (the persona is asked once more); a missing blind spot check is reported, not
+fatal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from review_harness.core.jsonsalvage import load_json_lenient, validate_items
+from review_harness.design.models import (
+    PHASES,
+    SEVERITIES,
+    Contradiction,
+    FindingGroup,
+    Pattern,
+    PersonaFinding,
+    PersonaReport,
+    SynthesisAnswer,
+)
+
+MISSING_BLIND_SPOT = "(no blind spot check given)"
+
+
+@dataclass
+class ParseOutcome:
+    status: Literal["ok", "salvaged", "failed"]
+    report: Any = None
+    problems: list[str] = field(default_factory=list)
+    malformed: bool = False  # nothing usable: worth one more try
+    cut_off: bool = False
+
+
+def _choose(value: Any, allowed: tuple[str, ...]) -> Any:
+    """Accept a known value in any case ('critical', 'CALIBRATE'); leave others to fail validation."""
+    if isinstance(value, str):
+        for option in allowed:
+            if value.strip().lower() == option.lower():
+                return option
+    return value
+
+
+def _normalize_finding(item: Any, label: str) -> tuple[dict | None, str | None]:
+    if not isinstance(item, dict):
+        return None, f"{label}: not an object"
+    item = dict(item)
+    item["severity"] = _choose(item.get("severity"), SEVERITIES)
+    for key in ("phase", "contributing_phase"):
+        item[key] = _choose(item.get(key), PHASES)
+    if item.get("contributing_phase") in ("", "none", "null"):
+        item["contributing_phase"] = None
+    item.setdefault("contributing_phase", None)
+    item.setdefault("evidence", None)
+    return item, None
+
+
+def _load(text: str) -> tuple[dict | None, list[str], bool]:
+    if not text or not text.strip():
+        return None, ["the model returned empty output"], False
+    data, repaired, problem, cut_off = load_json_lenient(text)
+    if not isinstance(data, dict):
+        return None, [f"output could not be parsed: {problem or 'not a JSON object'}"], cut_off
+    notes = []
+    if repaired:
+        notes.append("output was cut off; kept the complete part" if cut_off else f"{problem}; kept the part before the error")
+    return data, notes, cut_off
+
+
+def parse_persona_output(text: str, persona: str) -> ParseOutcome:
+    data, problems, cut_off = _load(text)
+    if data is None:
+        return ParseOutcome("failed", None, problems, malformed=True, cut_off=cut_off)
+    findings, finding_problems = validate_items(data, "findings", PersonaFinding, "finding", _normalize_finding)
+    problems += finding_problems
+    if "findings" not in data:
+        return ParseOutcome("failed", None, problems + ["the answer has no findings list"], malformed=True)
+    fine = [str(x) for x in data.get("checked_and_fine") or [] if str(x).strip()]
+    blind_spot = str(data.get("blind_spot_check") or "").strip()
+    if not blind_spot:
+        problems.append("the blind spot check is missing or empty")
+        blind_spot = MISSING_BLIND_SPOT
+    named = data.get("persona")
+    if named and named != persona:
+        problems.append(f"the answer names persona '{named}', expected '{persona}'")
+    report = PersonaReport(persona=persona, findings=findings, checked_and_fine=fine, blind_spot_check=blind_spot)
+    return ParseOutcome("salvaged" if problems else "ok", report, problems, cut_off=cut_off)
+
+
+def _normalize_group(item: Any, label: str) -> tuple[dict | None, str | None]:
+    if not isinstance(item, dict):
+        return None, f"{label}: not an object"
+    item = dict(item)
+    for key in ("primary_phase", "contributing_phase"):
+        item[key] = _choose(item.get(key), PHASES)
+    item.setdefault("contributing_phase", None)
+    item.setdefault("phase_rationale", "")
+    return item, None
+
+
+def parse_synthesis_output(text: str) -> ParseOutcome:
+    data, problems, cut_off = _load(text)
+    if data is None:
+        return ParseOutcome("failed", None, problems, malformed=True, cut_off=cut_off)
+    groups, group_problems = validate_items(data, "groups", FindingGroup, "group", _normalize_group)
+    contradictions, c_problems = validate_items(data, "contradictions", Contradiction, "contradiction")
+    patterns, p_problems = validate_items(data, "patterns", Pattern, "pattern")
+    problems += group_problems + c_problems + p_problems
+    answer = SynthesisAnswer(groups=groups, contradictions=contradictions, patterns=patterns)
+    return ParseOutcome("salvaged" if problems else "ok", answer, problems, cut_off=cut_off)

@@ -1,0 +1,440 @@
+"""Markdown of a design review: one file per persona, and ``summary.md``.
+
+Both follow the formats of the design-review spec (per-reviewer output format, summary format).
+The summary is also the sample's answer shown in ``inspect view``, so it is written for a reader:
+what the verdict is, why, and each finding with who flagged it and how severe they judged it.
+
+Functions that show a finding accept either a ``DesignFinding`` or its flat JSONL record (a dict
+written by ``artifacts.finding_record``), so triage can re-render parts of the summary from disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from review_harness.core.paths import PROMPTS_DIR
+from review_harness.design.models import (
+    PHASES,
+    SEVERITIES,
+    DesignFinding,
+    DesignReview,
+    PersonaReport,
+    Severity,
+)
+
+PERSONAS_FILE = PROMPTS_DIR / "design" / "personas.yaml"
+# Above this many findings, findings are not walked one by one; they are processed from the files.
+INTERACTIVE_LIMIT = 50
+DISPOSITIONS_HEADING = "## Finding Dispositions"
+PHASE_LABELS = {
+    "survey": "Survey gaps",
+    "calibrate": "Calibrate gaps",
+    "design": "Design flaws",
+    "plan": "Plan concerns",
+}
+
+FindingLike = DesignFinding | Mapping[str, Any]
+
+
+# ---------------------------------------------------------------------------- persona names
+
+
+@lru_cache(maxsize=1)
+def persona_names() -> dict[str, str]:
+    """Persona id -> display name, from prompts/design/personas.yaml (empty when unreadable)."""
+    try:
+        from review_harness.design.personas import load_personas  # the main loader, when present
+    except ImportError:
+        load_personas = None
+    if load_personas is not None:
+        try:
+            names = _names_from(load_personas())
+            if names:
+                return names
+        except Exception:  # fall back to reading the file directly
+            pass
+    try:
+        from review_harness.core.yamlio import read_yaml
+
+        data = read_yaml(PERSONAS_FILE) or {}
+    except Exception:
+        return {}
+    return {pid: str(p.get("name") or pid) for pid, p in (data.get("personas") or {}).items() if isinstance(p, Mapping)}
+
+
+def _names_from(loaded: Any) -> dict[str, str]:
+    """Display names out of whatever the personas loader returns (a model or a mapping)."""
+    personas = getattr(loaded, "personas", None)
+    if personas is None and isinstance(loaded, Mapping):
+        personas = loaded.get("personas", loaded)
+    out: dict[str, str] = {}
+    for pid, persona in (personas or {}).items():
+        name = persona.get("name") if isinstance(persona, Mapping) else getattr(persona, "name", None)
+        if name:
+            out[str(pid)] = str(name)
+    return out
+
+
+def persona_name(persona_id: str, names: Mapping[str, str] | None = None) -> str:
+    names = persona_names() if names is None else names
+    return names.get(persona_id) or persona_id.replace("-", " ").replace("_", " ").title()
+
+
+def join_names(names: Sequence[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# ---------------------------------------------------------------------------- finding accessors
+
+
+def _get(finding: FindingLike, key: str, default: Any = None) -> Any:
+    if isinstance(finding, Mapping):
+        return finding.get(key, default)
+    return getattr(finding, key, default)
+
+
+def _severity(value: Any) -> str:
+    return value.value if isinstance(value, Severity) else str(value)
+
+
+def _rank(severity: str) -> int:
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+def severity_votes(finding: FindingLike) -> list[tuple[str, str]]:
+    """(persona id, severity) per reviewer: the most severe vote of each, in order of appearance."""
+    best: dict[str, str] = {}
+    for vote in _get(finding, "severity_range") or []:
+        persona = _get(vote, "persona")
+        severity = _severity(_get(vote, "severity"))
+        if persona not in best or _rank(severity) < _rank(best[persona]):
+            best[persona] = severity
+    if not best:
+        severity = _severity(_get(finding, "severity"))
+        best = {persona: severity for persona in _get(finding, "reviewers") or []}
+    return list(best.items())
+
+
+def severities_disagree(finding: FindingLike) -> bool:
+    return len({severity for _, severity in severity_votes(finding)}) > 1
+
+
+def severity_range_text(finding: FindingLike, names: Mapping[str, str] | None = None) -> str:
+    """'Flagged Critical by Assumption Hunter, Important by Feasibility Skeptic'; when every
+    reviewer agrees, 'Flagged Important by Assumption Hunter and Edge Case Prober'."""
+    votes = severity_votes(finding)
+    if not votes:
+        return f"Flagged {_severity(_get(finding, 'severity'))}"
+    groups: dict[str, list[str]] = {}
+    for persona, severity in votes:
+        groups.setdefault(severity, []).append(persona_name(persona, names))
+    parts = [f"{severity} by {join_names(groups[severity])}" for severity in sorted(groups, key=_rank)]
+    return "Flagged " + ", ".join(parts)
+
+
+def consensus_text(finding: FindingLike, of: int | None = None, names: Mapping[str, str] | None = None) -> str:
+    """'Flagged by Assumption Hunter, Feasibility Skeptic (2/6 reviewers)'."""
+    reviewers = [persona_name(p, names) for p in _get(finding, "reviewers") or []]
+    text = "Flagged by " + (", ".join(reviewers) if reviewers else "no reviewer recorded")
+    if of:
+        text += f" ({len(reviewers)}/{of} reviewers)"
+    return text
+
+
+def phase_text(finding: FindingLike) -> str:
+    primary = _get(finding, "primary_phase") or _get(finding, "phase")
+    text = f"{primary} (primary)"
+    contributing = _get(finding, "contributing_phase")
+    if contributing:
+        text += f", {contributing} (contributing)"
+    rationale = (_get(finding, "phase_rationale") or "").strip()
+    if rationale:
+        text += f" — {rationale}"
+    return text
+
+
+def _field(label: str, value: str | None) -> str:
+    return f"- **{label}:** {_one_line(value)}"
+
+
+def _one_line(value: str | None) -> str:
+    """Keep a model-written value inside its bullet: no blank lines, no headings that break the file."""
+    text = (value or "").strip()
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "  \n  ".join(line.strip().lstrip("#").strip() if line.lstrip().startswith("#") else line for line in lines)
+
+
+def _evidence_text(finding: FindingLike) -> str | None:
+    evidence = (_get(finding, "evidence") or "").strip()
+    if not evidence:
+        return None
+    quote = " ".join(evidence.split())
+    verified = _get(finding, "evidence_verified")
+    if verified is False:
+        return f"“{quote}” (not found verbatim in the documents)"
+    return f"“{quote}”"
+
+
+# ---------------------------------------------------------------------------- per persona
+
+
+def render_persona_markdown(
+    persona_name: str,
+    report: PersonaReport | None,
+    failure_reason: str | None = None,
+    *,
+    iteration: int | None = None,
+) -> str:
+    """One reviewer's file. With ``iteration``, each finding also carries its id
+    (``v{iteration}-{persona}-{n:03d}``) so it can be found in the summary and the JSONL."""
+    lines = [f"# {persona_name} Review", ""]
+    if report is None:
+        reason = (failure_reason or "no report was recorded").strip().rstrip(".")
+        lines += [
+            f"**Status:** did not complete — {reason}.",
+            "",
+            "This reviewer returned no findings in this iteration, so the summary does not include its view. "
+            "Re-run the review to get it.",
+            "",
+        ]
+        return "\n".join(lines)
+    lines += ["## Findings", ""]
+    if not report.findings:
+        lines += ["No findings.", ""]
+    for n, finding in enumerate(report.findings, start=1):
+        phase = finding.phase + (f" (contributing: {finding.contributing_phase})" if finding.contributing_phase else "")
+        lines += [
+            f"### Finding {n}: {_one_line(finding.title)}",
+            _field("Severity", finding.severity.value),
+            _field("Phase", phase),
+            _field("Section", finding.section),
+            _field("Issue", finding.issue),
+            _field("Why it matters", finding.why_it_matters),
+            _field("Suggestion", finding.suggestion),
+        ]
+        evidence = _evidence_text({"evidence": finding.evidence})
+        if evidence:
+            lines.append(_field("Evidence", evidence))
+        if iteration is not None:
+            lines.append(_field("ID", f"v{iteration}-{report.persona}-{n:03d}"))
+        lines.append("")
+    if report.checked_and_fine:
+        lines += ["## Checked and Sound", ""]
+        lines += [f"- {_one_line(item)}" for item in report.checked_and_fine]
+        lines.append("")
+    lines += ["## Blind Spot Check", "", (report.blind_spot_check or "").strip() or "(none given)", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- summary
+
+
+def completion_text(review: DesignReview, names: Mapping[str, str] | None = None) -> str:
+    """'5/6 reviewers completed, Feasibility Skeptic timed out' (or the review's own note)."""
+    if review.completion_note.strip():
+        return review.completion_note.strip()
+    completed = [p for p in review.personas if p in review.reviewers_completed]
+    text = f"{len(completed)}/{len(review.personas)} reviewers completed"
+    failed = [p for p in review.personas if p not in review.reviewers_completed]
+    if failed:
+        text += ", " + ", ".join(f"{persona_name(p, names)} {failure_reason(review, p)}" for p in failed)
+    return text
+
+
+def failure_reason(review: DesignReview, persona: str) -> str:
+    runs = [r for r in review.reviewer_runs if r.member == persona]
+    for run in reversed(runs):
+        if run.status == "failed":
+            return (run.reason or "failed").strip().rstrip(".")
+    return "returned no report"
+
+
+def count_by_severity(findings: Iterable[FindingLike]) -> dict[str, int]:
+    counts = {severity: 0 for severity in SEVERITIES}
+    for finding in findings:
+        severity = _severity(_get(finding, "severity"))
+        counts[severity] = counts.get(severity, 0) + 1
+    return counts
+
+
+def render_dispositions(findings: Sequence[FindingLike], names: Mapping[str, str] | None = None) -> str:
+    """The '## Finding Dispositions' section: each finding's outcome, or pending."""
+    lines = [DISPOSITIONS_HEADING, ""]
+    if not findings:
+        return "\n".join(lines + ["No findings to process.", ""])
+    ordered = sorted(findings, key=lambda f: _rank(_severity(_get(f, "severity"))))
+    tally = {"accepted": 0, "rejected": 0, None: 0}
+    for finding in ordered:
+        tally[_get(finding, "disposition")] = tally.get(_get(finding, "disposition"), 0) + 1
+    lines.append(f"Accepted: {tally['accepted']} · Rejected: {tally['rejected']} · Pending: {tally[None]}")
+    if len(findings) > INTERACTIVE_LIMIT:
+        lines += [
+            "",
+            f"{len(findings)} findings, more than {INTERACTIVE_LIMIT}: they are not walked one at a time. "
+            "Record decisions in a decisions file and apply it with "
+            "`review-harness design process <folder> --decisions FILE`.",
+        ]
+    lines.append("")
+    for finding in ordered:
+        head = f"- **{_get(finding, 'id')}** ({_severity(_get(finding, 'severity'))}) {_one_line(_get(finding, 'title'))}"
+        disposition = _get(finding, "disposition")
+        if disposition:
+            note = _one_line(_get(finding, "disposition_note"))
+            head += f" — {disposition}" + (f": {note}" if note else "")
+        else:
+            head += " — pending"
+        lines.append(head)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _render_finding(finding: DesignFinding, of: int, names: Mapping[str, str]) -> list[str]:
+    lines = [
+        f"### {finding.id}: {_one_line(finding.title)}",
+        _field("Section", finding.section),
+        _field("Consensus", consensus_text(finding, of, names)),
+    ]
+    if severities_disagree(finding):
+        lines.append(_field("Severity range", severity_range_text(finding, names)))
+    lines += [
+        _field("Phase", phase_text(finding)),
+        _field("Issue", finding.issue),
+        _field("Why it matters", finding.why_it_matters),
+        _field("Suggestion", finding.suggestion),
+    ]
+    evidence = _evidence_text(finding)
+    if evidence:
+        lines.append(_field("Evidence", evidence))
+    others = [m for m in finding.member_ids if m != finding.id]
+    if others:
+        lines.append(_field("Also reported as", ", ".join(others)))
+    lines.append("")
+    return lines
+
+
+def _header(review: DesignReview, names: Mapping[str, str]) -> list[str]:
+    lines = [
+        f"# Review Summary: {review.topic}",
+        "",
+        f"**Date:** {review.date}",
+        f"**Design:** {review.design_path}",
+        f"**Requirements:** {review.requirements_path}",
+        f"**Stage:** {review.stage}",
+        f"**Verdict:** {review.verdict or 'none'}",
+    ]
+    if review.verdict == "escalate" and review.escalation_target:
+        lines.append(f"**Revisit:** {review.escalation_target}")
+    lines.append(f"**Iteration:** {review.iteration}")
+    if review.status != "complete" or set(review.personas) - set(review.reviewers_completed):
+        if review.status == "failed" and not review.completion_note.strip():  # the reviewers are listed below
+            done = sum(1 for p in review.personas if p in review.reviewers_completed)
+            lines.append(f"**Status:** failed — {done}/{len(review.personas)} reviewers completed")
+        else:
+            lines.append(f"**Status:** {review.status} — {completion_text(review, names)}")
+    lines.append("")
+    return lines
+
+
+def render_summary(review: DesignReview, names: Mapping[str, str] | None = None) -> str:
+    names = persona_names() if names is None else names
+    lines = _header(review, names)
+    if review.status == "failed" or review.verdict is None:
+        reason = review.verdict_reasoning.strip() or (review.warnings[-1] if review.warnings else "")
+        lines += [
+            "The review did not reach a verdict" + (f": {reason.rstrip('.')}." if reason else "."),
+            "",
+            "## Reviewers",
+            "",
+        ]
+        for persona in review.personas:
+            outcome = "completed" if persona in review.reviewers_completed else failure_reason(review, persona)
+            lines.append(f"- {persona_name(persona, names)}: {outcome}")
+        lines.append("")
+        if review.warnings:
+            lines += ["## Warnings", ""] + [f"- {_one_line(w)}" for w in review.warnings] + [""]
+        return "\n".join(lines)
+
+    counts = count_by_severity(review.findings)
+    lines += ["## Finding Counts"]
+    lines += [f"- {severity}: {counts[severity]}" for severity in SEVERITIES]
+    lines += [f"- Contradictions: {len(review.contradictions)}", ""]
+
+    lines += ["## Verdict Reasoning", "", review.verdict_reasoning.strip() or "(no reasoning recorded)", ""]
+
+    of = len(review.reviewers_completed) or len(review.personas)
+    for severity in SEVERITIES:
+        lines += [f"## {severity} Findings", ""]
+        group = [f for f in review.findings if f.severity.value == severity]
+        if not group:
+            lines += ["None.", ""]
+        for finding in group:
+            lines += _render_finding(finding, of, names)
+
+    lines += ["## Contradictions", ""]
+    if not review.contradictions:
+        lines += ["None.", ""]
+    for n, contradiction in enumerate(review.contradictions, start=1):
+        lines.append(f"### Contradiction {n}: {_one_line(contradiction.topic)}")
+        for position in contradiction.positions:
+            ref = f" ({position.finding})" if position.finding else ""
+            lines.append(f"- **{persona_name(position.persona, names)}**{ref}: {_one_line(position.position)}")
+        lines.append(_field("Tension", contradiction.tension))
+        if contradiction.tie_breakers:
+            lines.append("- **Tie-breakers:**")
+            lines += [f"  - {_one_line(t)}" for t in contradiction.tie_breakers]
+        lines.append("")
+
+    lines += ["## Findings by Phase"]
+    primary = {phase: 0 for phase in PHASES}
+    contributing = {phase: 0 for phase in PHASES}
+    for finding in review.findings:
+        primary[finding.primary_phase] += 1
+        if finding.contributing_phase:
+            contributing[finding.contributing_phase] += 1
+    lines += [f"- {PHASE_LABELS[phase]}: {primary[phase]}" for phase in PHASES]
+    upstream = [f"{phase} {n}" for phase, n in contributing.items() if n]
+    if upstream:
+        lines.append(f"- Contributing phases: {', '.join(upstream)}")
+    lines.append("")
+
+    if review.systemic:
+        lines += ["## Systemic Issues", ""]
+        for issue in review.systemic:
+            lines.append(
+                f"- **{issue.phase}**: contributing phase of {issue.count} of the {issue.of} findings that "
+                f"name one ({issue.share:.0%}); the cause is upstream of the design."
+            )
+        lines.append("")
+
+    if review.patterns:
+        lines += ["## Patterns", ""]
+        for pattern in review.patterns:
+            lines.append(f"- **{pattern.id}**: {_one_line(pattern.theme)} ({len(pattern.members)} reviewer finding{'s' if len(pattern.members) != 1 else ''})")
+        lines.append("")
+
+    if review.warnings:
+        lines += ["## Warnings", ""] + [f"- {_one_line(w)}" for w in review.warnings] + [""]
+
+    lines.append(render_dispositions(review.findings, names))
+    return "\n".join(lines)
+
+
+def replace_dispositions(summary: str, section: str) -> str:
+    """``summary`` with its '## Finding Dispositions' section replaced by ``section`` (appended when absent)."""
+    lines = summary.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == DISPOSITIONS_HEADING), None)
+    if start is None:
+        return summary.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    before = "\n".join(lines[:start]).rstrip("\n")
+    after = "\n".join(lines[end:]).strip("\n")
+    out = before + "\n\n" + section.rstrip("\n") + "\n"
+    if after:
+        out += "\n" + after + "\n"
+    return out

@@ -1,0 +1,254 @@
+"""The code half of the design synthesis: everything except grouping, phases, contradictions
+and patterns (which come from the synthesizer model, or from the deterministic grouping when
+its answer breaks the rules).
+
+Computed here: the traceability check of the synthesizer's answer (every reviewer finding
+used exactly once, no unknown ids), severity ranges with the highest counting, finding ids
+`v{N}-{persona}-{seq}`, counts by severity and phase, systemic issues, the partial/failed
+status, the hedge rate and the verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from review_harness.design.grouping import finding_id, group_findings
+from review_harness.design.models import (
+    PHASES,
+    SEVERITIES,
+    DesignFinding,
+    DesignReview,
+    PersonaFinding,
+    PersonaReport,
+    PersonaRun,
+    Severity,
+    SeverityVote,
+    SynthesisAnswer,
+    SystemicIssue,
+)
+from review_harness.design.personas import PersonaConfig
+
+
+@dataclass
+class ReviewContext:
+    """What the synthesis needs besides the reports: the request and the documents."""
+
+    topic: str
+    stage: str
+    personas: list[str]
+    design_path: str
+    requirements_path: str
+    date: str
+    iteration: int = 1
+    design_text: str = ""
+    requirements_text: str = ""
+    warnings: list[str] = field(default_factory=list)
+    prompt_version: str = ""
+    calibration_version: str = ""
+    prompt_prefix_hashes: dict[str, str] = field(default_factory=dict)
+
+
+def check_answer(answer: SynthesisAnswer, reports: dict[str, PersonaReport], max_patterns: int) -> list[str]:
+    """Why the synthesizer's answer cannot be used (empty: it can). It must account for every
+    reviewer finding exactly once and invent none."""
+    known = {finding_id(p, n) for p, r in reports.items() for n in range(1, len(r.findings) + 1)}
+    used = Counter(member for group in answer.groups for member in group.members)
+    problems = []
+    unknown = sorted(set(used) - known)
+    if unknown:
+        problems.append(f"it names findings that no reviewer reported: {', '.join(unknown[:5])}")
+    twice = sorted(m for m, n in used.items() if n > 1 and m in known)
+    if twice:
+        problems.append(f"it uses findings more than once: {', '.join(twice[:5])}")
+    dropped = sorted(known - set(used))
+    if dropped:
+        problems.append(f"it drops findings: {', '.join(dropped[:5])}")
+    if any(not group.members for group in answer.groups):
+        problems.append("it has an empty group")
+    if len(answer.patterns) > max_patterns:
+        problems.append(f"it has {len(answer.patterns)} patterns, over the cap of {max_patterns}")
+    return problems
+
+
+def _severity_of(votes: list[SeverityVote]) -> Severity:
+    return min((v.severity for v in votes), key=lambda s: s.rank)
+
+
+def _verified(quote: str | None, documents: list[str]) -> bool | None:
+    if not quote:
+        return None
+    needle = " ".join(quote.split()).lower().strip(" .\"'")
+    return any(needle in " ".join(doc.split()).lower() for doc in documents)
+
+
+def _hedge_rate(reports: dict[str, PersonaReport], hedge_words: list[str]) -> float:
+    """Hedge words per 100 words of the reviewers' prose (issue, why it matters, suggestion)."""
+    text = " ".join(
+        f"{f.title} {f.issue} {f.why_it_matters} {f.suggestion}" for r in reports.values() for f in r.findings
+    )
+    words = re.findall(r"[A-Za-z']+", text.lower())
+    if not words:
+        return 0.0
+    hedges = set(hedge_words)
+    return round(100 * sum(1 for w in words if w in hedges) / len(words), 3)
+
+
+def completion_note(dispatched: list[str], runs: list[PersonaRun], config: PersonaConfig) -> str:
+    failed = [r for r in runs if r.status == "failed" and r.member in dispatched]
+    done = len(dispatched) - len(failed)
+    note = f"{done}/{len(dispatched)} reviewers completed"
+    if failed:
+        parts = []
+        for run in failed:
+            name = config.personas[run.member].name
+            reason = run.reason or "failed"
+            parts.append(f"{name} timed out" if reason.startswith("timed out") else f"{name} failed ({reason})")
+        note += ", " + ", ".join(parts)
+    return note
+
+
+def _systemic(findings: list[DesignFinding], threshold: float) -> list[SystemicIssue]:
+    with_cause = [f.contributing_phase for f in findings if f.contributing_phase]
+    out = []
+    for phase, count in sorted(Counter(with_cause).items(), key=lambda kv: PHASES.index(kv[0])):
+        share = count / len(with_cause)
+        if share > threshold:
+            out.append(SystemicIssue(phase=phase, count=count, of=len(with_cause), share=round(share, 4)))
+    return out
+
+
+def decide_verdict(findings: list[DesignFinding], config: PersonaConfig) -> tuple[str, str | None, str]:
+    """(verdict, escalation target, reasoning). An upstream gap at any severity escalates;
+    else a Critical finding (highest of its range) revises; else proceed."""
+    rule = config.verdicts
+    for phase in rule.escalate_phases:
+        gaps = [f for f in findings if f.primary_phase == phase]
+        if gaps:
+            label = config.phases[phase].label.lower()
+            ids = ", ".join(f.id for f in gaps[:5])
+            return "escalate", phase, (
+                f"{len(gaps)} {label}(s) ({ids}): the design cannot be fixed without fixing the upstream "
+                f"phase first. {config.phases[phase].action}, then review again. The verdict changes once "
+                f"no finding is classified as a {label}."
+            )
+    critical = [f for f in findings if f.severity == rule.revise_severity]
+    if critical:
+        ids = ", ".join(f.id for f in critical[:5])
+        return "revise", None, (
+            f"{len(critical)} finding(s) rated {rule.revise_severity.value} by at least one reviewer ({ids}). "
+            "Fix the design and review again; the verdict becomes proceed when no Critical finding remains."
+        )
+    counts = Counter(f.severity.value for f in findings)
+    noted = ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s]) or "no findings"
+    return "proceed", None, f"No Critical finding and no upstream gap ({noted}): proceed, and address the noted improvements."
+
+
+def synthesize_design(
+    context: ReviewContext,
+    reports: dict[str, PersonaReport],
+    runs: list[PersonaRun],
+    answer: SynthesisAnswer | None,
+    config: PersonaConfig,
+    answer_problems: list[str] | None = None,
+) -> DesignReview:
+    warnings = list(context.warnings)
+    dispatched = context.personas
+    completed = [p for p in dispatched if p in reports]
+    needed = config.failure.min_successes(len(dispatched))
+    note = completion_note(dispatched, runs, config)
+    review = DesignReview(
+        topic=context.topic,
+        stage=context.stage,
+        iteration=context.iteration,
+        design_path=context.design_path,
+        requirements_path=context.requirements_path,
+        date=context.date,
+        status="complete" if len(completed) == len(dispatched) else "partial",
+        personas=dispatched,
+        reviewers_completed=completed,
+        completion_note=note,
+        reviewer_runs=runs,
+        prompt_version=context.prompt_version,
+        calibration_version=context.calibration_version,
+        prompt_prefix_hashes=context.prompt_prefix_hashes,
+        blind_spots={p: reports[p].blind_spot_check for p in completed},
+        persona_reports={p: reports[p] for p in completed},
+        hedge_rate=_hedge_rate({p: reports[p] for p in completed}, config.hedge_words),
+    )
+    if len(completed) < needed:
+        review.status = "failed"
+        review.verdict_reasoning = (
+            f"No verdict: {note}; at least {needed} of {len(dispatched)} must complete. "
+            "Re-run the review: only the failed reviewers are called again when the response cache is on."
+        )
+        review.warnings = warnings
+        return review
+    used = {p: reports[p] for p in completed}
+    synthesis = "model"
+    if answer is not None:
+        problems = check_answer(answer, used, config.synthesis.max_patterns)
+    else:
+        problems = answer_problems or ["no synthesizer answer"]
+    if problems:
+        warnings.append(
+            "The synthesizer's answer was not used (" + "; ".join(problems) + "): findings were grouped "
+            "deterministically instead."
+        )
+        answer = group_findings(used)
+        synthesis = "deterministic"
+    assert answer is not None
+    items: dict[str, tuple[str, int, PersonaFinding]] = {
+        finding_id(p, n): (p, n, f) for p, r in used.items() for n, f in enumerate(r.findings, 1)
+    }
+    documents = [context.design_text, context.requirements_text]
+    findings = []
+    for group in answer.groups:
+        members = sorted(
+            (items[m] for m in group.members),
+            key=lambda t: (t[2].severity.rank, dispatched.index(t[0]), t[1]),
+        )
+        votes = [SeverityVote(persona=p, severity=f.severity) for p, _, f in members]
+        persona, seq, lead = members[0]
+        evidence = lead.evidence or next((f.evidence for _, _, f in members if f.evidence), None)
+        findings.append(
+            DesignFinding(
+                id=f"v{context.iteration}-{persona}-{seq:03d}",
+                title=lead.title,
+                section=lead.section,
+                issue=lead.issue,
+                why_it_matters=lead.why_it_matters,
+                suggestion=lead.suggestion,
+                evidence=evidence,
+                evidence_verified=_verified(evidence, documents),
+                severity=_severity_of(votes),
+                severity_range=votes,
+                reviewers=list(dict.fromkeys(p for p, _, _ in members)),
+                primary_phase=group.primary_phase,
+                contributing_phase=group.contributing_phase if group.contributing_phase != group.primary_phase else None,
+                phase_rationale=group.phase_rationale,
+                member_ids=[f"v{context.iteration}-{p}-{n:03d}" for p, n, _ in members],
+            )
+        )
+    findings.sort(key=lambda f: (f.severity.rank, PHASES.index(f.primary_phase), f.id))
+    unverified = [f.id for f in findings if f.evidence_verified is False]
+    if unverified:
+        warnings.append(f"Evidence quotes not found verbatim in the documents: {', '.join(unverified)}.")
+    prefix = f"v{context.iteration}-"
+    review.findings = findings
+    review.contradictions = answer.contradictions
+    review.patterns = [
+        p.model_copy(update={"members": [prefix + m for m in p.members if m in items]})
+        for p in answer.patterns[: config.synthesis.max_patterns]
+    ]
+    review.systemic = _systemic(findings, config.synthesis.systemic_share)
+    review.counts = {s: sum(1 for f in findings if f.severity.value == s) for s in SEVERITIES}
+    review.counts["Contradictions"] = len(answer.contradictions)
+    review.phase_counts = {ph: sum(1 for f in findings if f.primary_phase == ph) for ph in PHASES}
+    review.synthesis = synthesis
+    review.verdict, review.escalation_target, review.verdict_reasoning = decide_verdict(findings, config)
+    if review.status == "partial":
+        review.verdict_reasoning += f" Partial review: {note}."
+    review.warnings = warnings
+    return review

@@ -1,0 +1,262 @@
+"""Solvers of the design review: dispatch the stage's personas concurrently, ask the
+synthesizer to group their findings, then render the summary (and write the artifact folder).
+
+One persona mechanism (`persona_reviewer(persona_id)`) serves all nine personas; what differs
+is persona data. Each persona gets one retry with exponential backoff when its call fails or
+its answer is unusable; the review goes on when enough personas succeed.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import anyio
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, ResponseSchema, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import json_schema, span
+
+from review_harness.core.panel import StoreLike, generate_structured, run_concurrently, scoped_cache, text_hash
+from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
+from review_harness.design.models import DesignReview, PersonaReport, PersonaRun, SynthesisAnswer
+from review_harness.design.parse import parse_persona_output, parse_synthesis_output
+from review_harness.design.personas import PersonaConfig, default_personas
+from review_harness.design.prompts import PROMPT_VERSION, render_persona_prompt, render_synthesizer_prompt
+from review_harness.design.render import render_summary
+from review_harness.design.synthesis import ReviewContext, synthesize_design
+from review_harness.design.triage import calibration_block
+
+PERSONA_SCHEMA = ResponseSchema(
+    name="persona_report",
+    json_schema=json_schema(PersonaReport),
+    description="Findings with severity, phase, section, issue, impact, suggestion, evidence; a blind spot check.",
+)
+SYNTHESIS_SCHEMA = ResponseSchema(
+    name="design_synthesis",
+    json_schema=json_schema(SynthesisAnswer),
+    description="Groups of duplicate findings with phases, contradictions, patterns.",
+)
+REQUEST_KEY = "design:request"
+SYNTHESIS_KEY = "design:synthesis"
+
+
+def _persona_key(persona: str) -> str:
+    return f"design:persona:{persona}"
+
+
+def load_context(store: StoreLike) -> ReviewContext:
+    data = store.get(REQUEST_KEY)
+    if data is None:
+        raise RuntimeError("no design review request in the sample store: run prepare_design_review() first")
+    return ReviewContext(**data)
+
+
+def review_from_store(store: StoreLike, config: PersonaConfig) -> DesignReview:
+    """Synthesize from what the solvers stored: no model calls, so `inspect score` can redo it."""
+    context = load_context(store)
+    reports: dict[str, PersonaReport] = {}
+    runs: list[PersonaRun] = []
+    for persona in context.personas:
+        entry = store.get(_persona_key(persona)) or {}
+        if entry.get("run"):
+            runs.append(PersonaRun.model_validate(entry["run"]))
+        else:
+            runs.append(PersonaRun(member=persona, status="failed", reason="never ran"))
+        if entry.get("report"):
+            reports[persona] = PersonaReport.model_validate(entry["report"])
+        if entry.get("prefix_hash"):
+            context.prompt_prefix_hashes[persona] = entry["prefix_hash"]
+    synthesis = store.get(SYNTHESIS_KEY) or {}
+    if synthesis.get("run"):
+        runs.append(PersonaRun.model_validate(synthesis["run"]))
+    answer = SynthesisAnswer.model_validate(synthesis["answer"]) if synthesis.get("answer") else None
+    context.warnings += synthesis.get("warnings", [])
+    return synthesize_design(context, reports, runs, answer, config, synthesis.get("problems"))
+
+
+@solver
+def prepare_design_review(output_dir: str | None = None) -> Solver:
+    """Record the request: documents, stage, personas, topic, iteration and calibration rules."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        meta = state.metadata
+        folder = topic_dir(output_dir, meta["topic"]) if output_dir else None
+        calibration, calibration_version = calibration_block(folder)
+        context = ReviewContext(
+            topic=meta["topic"],
+            stage=meta["stage"],
+            personas=list(meta["personas"]),
+            design_path=meta["design"],
+            requirements_path=meta["requirements"],
+            date=datetime.date.today().isoformat(),
+            iteration=next_iteration(folder) if folder else int(meta.get("iteration", 1)),
+            design_text=state.input_text,
+            requirements_text=meta["requirements_text"],
+            prompt_version=PROMPT_VERSION,
+            calibration_version=calibration_version,
+        )
+        data = context.__dict__ | {"calibration": calibration}
+        state.store.set(REQUEST_KEY, {k: v for k, v in data.items() if k not in ("design_text", "calibration")})
+        state.store.set("design:calibration", calibration)
+        return state
+
+    return solve
+
+
+async def _call_with_retry(
+    messages: list, schema: ResponseSchema, parse, *, timeout: float, retries: int, backoff: float,
+    cache: bool | CachePolicy, max_tokens: int | None, model=None,
+):
+    """(parsed outcome or None, call record fields). Failed calls and malformed answers get
+    `retries` more tries after an exponential backoff; retries bypass the cache."""
+    attempts, reason, tokens_in, tokens_out, seconds = 0, None, 0, 0, 0.0
+    for attempt in range(retries + 1):
+        if attempt:
+            await anyio.sleep(backoff * 2 ** (attempt - 1))
+        attempts += 1
+        call = await generate_structured(
+            messages, schema, timeout=timeout, max_tokens=max_tokens,
+            cache=cache if attempt == 0 else False, model=model,
+        )
+        tokens_in += call.input_tokens
+        tokens_out += call.output_tokens
+        seconds += call.seconds
+        if call.completion is None:
+            reason = call.reason
+            continue
+        outcome = parse(call.completion)
+        if outcome.malformed:
+            reason = "malformed answer: " + "; ".join(outcome.problems)
+            continue
+        return outcome, attempts, reason, tokens_in, tokens_out, seconds
+    return None, attempts, reason, tokens_in, tokens_out, seconds
+
+
+@solver
+def persona_reviewer(
+    persona: str,
+    timeout: float | None = None,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> Solver:
+    """One persona of the panel (e.g. 'edge-case-prober')."""
+    config = default_personas()
+    config.persona(persona)  # fail at task creation on an unknown persona
+    failure = config.failure
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        context = load_context(state.store)
+        prompt = render_persona_prompt(
+            persona, config, stage=context.stage, design=state.input_text,
+            requirements=context.requirements_text, topic=context.topic,
+            calibration=state.store.get("design:calibration", ""),
+            calibration_version=context.calibration_version,
+        )
+        messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
+        scoped = scoped_cache(cache, design_sha=text_hash(state.input_text), prompt=prompt.version)
+        async with span(config.personas[persona].name, type="reviewer"):
+            outcome, attempts, reason, t_in, t_out, seconds = await _call_with_retry(
+                messages, PERSONA_SCHEMA, lambda text: parse_persona_output(text, persona),
+                timeout=timeout or failure.timeout_seconds, retries=failure.retries,
+                backoff=failure.backoff_seconds, cache=scoped, max_tokens=max_tokens,
+            )
+        run = PersonaRun(member=persona, status="failed", reason=reason, attempts=attempts,
+                         input_tokens=t_in, output_tokens=t_out, seconds=round(seconds, 3))
+        if outcome is not None:
+            run.status = outcome.status
+            run.reason = "; ".join(outcome.problems[:5]) or None
+        state.store.set(_persona_key(persona), {
+            "run": run.model_dump(mode="json"),
+            "report": outcome.report.model_dump(mode="json") if outcome is not None else None,
+            "prefix_hash": prompt.prefix_hash,
+        })
+        return state
+
+    return solve
+
+
+@solver
+def design_panel(members: dict[str, Solver]) -> Solver:
+    """Run the personas this sample dispatches (its stage's, or the override set) at once."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        dispatched = load_context(state.store).personas
+        await run_concurrently([members[p] for p in dispatched], state, generate)
+        return state
+
+    return solve
+
+
+@solver
+def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False) -> Solver:
+    """Ask the `synthesizer` model role (the evaluated model when unbound) to group the
+    findings; its answer is checked and, if unusable, replaced in code (see synthesis.py)."""
+    config = default_personas()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        context = load_context(state.store)
+        reports = {}
+        for persona in context.personas:
+            entry = state.store.get(_persona_key(persona)) or {}
+            if entry.get("report"):
+                reports[persona] = PersonaReport.model_validate(entry["report"])
+        if len(reports) < config.failure.min_successes(len(context.personas)):
+            return state  # no verdict: nothing to synthesize
+        if not any(r.findings for r in reports.values()):
+            state.store.set(SYNTHESIS_KEY, {"answer": SynthesisAnswer(groups=[], contradictions=[], patterns=[]).model_dump()})
+            return state
+        prompt = render_synthesizer_prompt(reports, config, topic=context.topic, stage=context.stage)
+        messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
+        model = get_model(role="synthesizer")
+        async with span("Synthesizer", type="synthesizer"):
+            outcome, attempts, reason, t_in, t_out, seconds = await _call_with_retry(
+                messages, SYNTHESIS_SCHEMA, parse_synthesis_output,
+                timeout=config.failure.timeout_seconds, retries=config.failure.retries,
+                backoff=config.failure.backoff_seconds, cache=cache, max_tokens=max_tokens, model=model,
+            )
+        run = PersonaRun(member="synthesizer", status="failed" if outcome is None else outcome.status,
+                         reason=reason if outcome is None else ("; ".join(outcome.problems[:5]) or None),
+                         attempts=attempts, input_tokens=t_in, output_tokens=t_out, seconds=round(seconds, 3))
+        state.store.set(SYNTHESIS_KEY, {
+            "run": run.model_dump(mode="json"),
+            "answer": outcome.report.model_dump(mode="json") if outcome is not None else None,
+            "problems": [f"the synthesizer failed: {reason}"] if outcome is None else [],
+        })
+        return state
+
+    return solve
+
+
+@solver
+def render_design_review(output_dir: str | None = None) -> Solver:
+    """Synthesize, make summary.md the sample's answer, and write the artifact folder if asked."""
+    config = default_personas()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        review = review_from_store(state.store, config)
+        state.output.completion = render_summary(review)
+        if output_dir:
+            folder = write_artifacts(review, Path(output_dir))
+            state.metadata["artifacts"] = str(folder)
+        return state
+
+    return solve
+
+
+def design_pipeline(
+    *,
+    output_dir: str | None = None,
+    timeout: float | None = None,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> list[Solver]:
+    """prepare -> personas (concurrently) -> synthesizer -> summary (+ artifacts)."""
+    members = {
+        p: persona_reviewer(p, timeout=timeout, max_tokens=max_tokens, cache=cache) for p in default_personas().personas
+    }
+    return [
+        prepare_design_review(output_dir=output_dir),
+        design_panel(members),
+        synthesizer(max_tokens=max_tokens, cache=cache),
+        render_design_review(output_dir=output_dir),
+    ]
