@@ -40,7 +40,7 @@ def design_gold() -> Scorer:
             gold = load_design_gold(Path(path))
         except DesignGoldError as ex:
             return Score(value=empty, explanation=str(ex))
-        review = review_from_store(state.store, config)
+        review = review_from_store(state.store, config, state.input_text)
         comparison = compare_design(review, gold)
         value = {key: _nan(getattr(comparison, key, None)) for key in DESIGN_GOLD_METRICS[:8]}
         value["hedge_rate"] = review.hedge_rate if review.status != "failed" else float("nan")

@@ -23,7 +23,7 @@ def design_synthesis() -> Scorer:
     config = default_personas()
 
     async def score(state: TaskState, target: Target) -> Score:
-        review = review_from_store(state.store, config)
+        review = review_from_store(state.store, config, state.input_text)
         value = {key: float(review.status == key) for key in ("complete", "partial", "failed")}
         value |= {key: float(review.verdict == key) for key in VERDICT_KEYS}
         value["findings"] = float(len(review.findings)) if review.status != "failed" else float("nan")

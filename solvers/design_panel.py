@@ -51,9 +51,11 @@ def load_context(store: StoreLike) -> ReviewContext:
     return ReviewContext(**data)
 
 
-def review_from_store(store: StoreLike, config: PersonaConfig) -> DesignReview:
-    """Synthesize from what the solvers stored: no model calls, so `inspect score` can redo it."""
+def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str) -> DesignReview:
+    """Synthesize from what the solvers stored (the design is the sample input, not stored
+    twice): no model calls, so `inspect score` can redo it."""
     context = load_context(store)
+    context.design_text = design_text
     reports: dict[str, PersonaReport] = {}
     runs: list[PersonaRun] = []
     for persona in context.personas:
@@ -233,7 +235,7 @@ def render_design_review(output_dir: str | None = None) -> Solver:
     config = default_personas()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        review = review_from_store(state.store, config)
+        review = review_from_store(state.store, config, state.input_text)
         state.output.completion = render_summary(review)
         if output_dir:
             folder = write_artifacts(review, Path(output_dir))
