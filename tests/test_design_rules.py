@@ -509,3 +509,176 @@ def test_synthesis_of_a_real_panel_is_complete_and_bounded():
     for g in syn.groups:
         assert g.primary_phase in ("survey", "calibrate", "design", "plan") and g.phase_rationale
     assert group_findings(reports).model_dump() == syn.model_dump()
+
+
+# ------------------------------------------------------------------------------ requirement violations in the design
+
+REQS_PRIVACY = """# Contact data — requirements
+
+## Requirements
+
+- **R1** When a customer asks for erasure, delete all of their contact data within 30 days.
+- **R2** Every submitted form is stored and never lost.
+- **R3 Secret rotation.** Each API key is signed with HMAC. Customers can rotate a key; during rotation both keys stay valid for 48 hours.
+- **R4** The old search index is switched off only after one week of shadow queries shows matching results.
+- **R5** Peak load is 2,000 submissions/s.
+"""
+
+DESIGN_PRIVACY = """# Contact service design
+
+## Overview
+
+A form service stores submissions in Postgres and indexes them for search.
+
+## Erasure (R1)
+
+On an erasure request we add the customer id to a suppression table, and the search view filters out suppressed ids so the contacts no longer appear.
+
+## Intake
+
+Forms from unverified domains are discarded before they are stored.
+
+## Keys
+
+Each API key is a secret signed with HMAC-SHA256, stored encrypted and shown to the customer once.
+
+## Search migration
+
+In week 2 we switch search to the new cluster and turn off the old search index.
+
+## Capacity
+
+Each worker handles 50 submissions/s, so 4 workers give 200 submissions/s.
+"""
+
+
+def test_design_violations_of_explicit_requirements():
+    r = review_as_persona("requirement-auditor", "design", DESIGN_PRIVACY, REQS_PRIVACY)
+    by_title = {f.title: f for f in r.findings}
+    hidden = by_title["Design hides data that R1 requires deleted"]
+    assert hidden.severity == Severity.CRITICAL and "suppress" in hidden.evidence
+    discard = by_title["Design discards data that R2 requires kept"]
+    assert discard.evidence == "Forms from unverified domains are discarded before they are stored."
+    pre = by_title["Action taken without the precondition R4 sets"]
+    assert "turn off the old search index" in pre.evidence and "shadow" in pre.issue
+    partial = by_title["R3 is only partly addressed"]
+    assert partial.evidence.startswith("Customers can rotate a key")
+    # a violated requirement is not also reported as untraced
+    assert not any(t.startswith(("R1 is not", "R2 is not", "R4 is not")) for t in by_title)
+    fs = review_as_persona("feasibility-skeptic", "design", DESIGN_PRIVACY, REQS_PRIVACY)
+    cap = next(f for f in fs.findings if f.title == "Stated capacity is below the required peak")
+    assert "200 submissions/s" in cap.issue and "2,000 submissions/s" in cap.issue
+
+
+def test_timeout_longer_than_required_is_a_violation():
+    reqs = "# Calls\n\n## Requirements\n\n- **NFR-1** Outbound calls must use a timeout of 5 s.\n- **NFR-2** Calls must be logged.\n"
+    design = "# Caller\n\n## Calls\n\nThe client uses a 30-second timeout for every outbound call, and each call is logged.\n"
+    r = review_as_persona("requirement-auditor", "design", design, reqs)
+    f = next(f for f in r.findings if f.title == "Design contradicts NFR-1")
+    assert f.severity == Severity.CRITICAL and "30-second" in f.evidence
+
+
+def test_assumption_patterns_exclusive_and_self_resolving():
+    design = """# Archive
+
+## Data
+
+Personal data lives only in the `profile` table.
+
+## Backups
+
+Since snapshots expire on their own, the cleanup job does not need to handle them.
+"""
+    r = review_as_persona("assumption-hunter", "design", design, REQS_PRIVACY)
+    titles = {f.title for f in r.findings}
+    assert {"Claim that data lives only in one place is unchecked", "A case is declared to take care of itself"} <= titles
+
+
+def test_retry_state_in_memory():
+    design = """# Sender
+
+## Retries
+
+On failure the worker sleeps for the backoff interval in-process and tries again, holding the message meanwhile.
+Each message carries a request id for deduplication.
+"""
+    r = review_as_persona("edge-case-prober", "design", design, REQS)
+    f = next(f for f in r.findings if f.title == "Retry state lives only in the worker's memory")
+    assert f.evidence.startswith("On failure the worker sleeps")
+
+
+# ------------------------------------------------------------------------------ framing and scope
+
+
+def test_objective_that_is_a_non_goal_is_critical():
+    reqs = """# Erasure — requirements
+
+## Requirements
+
+- **R1** Delete a customer's data within 30 days of their request.
+
+## Non-goals
+
+- Reducing storage cost.
+"""
+    design = """# Retention job
+
+## Problem
+
+The primary goal of this job is to cut storage spend by a third; erasure follows from it.
+
+## Approach
+
+A nightly job deletes rows older than two years.
+"""
+    r = review_as_persona("first-principles", "design", design, reqs)
+    f = next(f for f in r.findings if f.title == "Design's objective is one of the requirements' non-goals")
+    assert f.severity == Severity.CRITICAL and f.phase == "design"
+    assert f.evidence.startswith("The primary goal of this job")
+    ra = review_as_persona("requirement-auditor", "design", design, reqs)
+    assert any(f.title == "Design contradicts R1" and "two years" in f.evidence for f in ra.findings)
+
+
+def test_requirements_stage_anecdotes_priorities_and_research():
+    brief = """# Brief: a new deploy tool
+
+## The problem
+
+Engineers told us in chat that deploys are slow and confusing.
+
+## What we want to build
+
+A single command-line tool that deploys any service.
+
+## Timeline
+
+We plan to demo it at the quarterly review.
+"""
+    moscow = """# Deploy tool — requirements
+
+## Must have
+
+1. Deploy any service with one command.
+2. Roll back with one command.
+3. Show progress while deploying.
+4. Work on macOS and Linux.
+5. Post a message to the team channel after each deploy.
+6. Print the URL of the deployed service.
+
+## Should have
+
+1. Tab completion.
+
+## Won't have
+
+_To be decided._
+"""
+    reports = {p: review_as_persona(p, "requirements", brief, moscow) for p in PERSONAS["stages"]["requirements"]}
+    fp = reports["first-principles"].findings
+    anecdote = next(f for f in fp if f.title == "Problem rests on anecdotes, not data")
+    assert anecdote.phase == "survey" and "told us" in anecdote.evidence
+    ps = {f.title: f for f in reports["product-strategist"].findings}
+    assert "6 of 7" in ps["Scope is not prioritised"].issue
+    assert ps["Scope is not prioritised"].evidence == "_To be decided._"
+    assert ps["No measurable success criterion"].evidence == "We plan to demo it at the quarterly review."
+    assert any(f.title == "No look at existing tools before deciding to build" for f in reports["prior-art-scout"].findings)

@@ -14,10 +14,11 @@ structured-output mode holds the model to exactly what the parser accepts.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from review_harness.core.models import RankedEnum
 
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
@@ -27,15 +28,12 @@ Verdict = Literal["proceed", "revise", "escalate"]
 ReviewStatus = Literal["complete", "partial", "failed"]
 
 
-class Severity(str, Enum):
+class Severity(RankedEnum):
+    """Rank 0 is the most severe: sorting by rank puts Critical first."""
+
     CRITICAL = "Critical"
     IMPORTANT = "Important"
     MINOR = "Minor"
-
-    @property
-    def rank(self) -> int:
-        """Lower is more severe: sorts Critical first."""
-        return {"Critical": 0, "Important": 1, "Minor": 2}[self.value]
 
 
 SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError, model_validator
 
+from review_harness.core.models import lookup
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
 from review_harness.design.models import PHASES, STAGES, Severity
@@ -86,12 +87,7 @@ class PersonaConfig(BaseModel):
         return self
 
     def persona(self, persona_id: str) -> Persona:
-        try:
-            return self.personas[persona_id]
-        except KeyError:
-            raise PersonaError(
-                f"unknown persona '{persona_id}'; known: {', '.join(self.personas)}"
-            ) from None
+        return lookup(self.personas, persona_id, "persona", PersonaError)
 
     def active(self, stage: str, override: list[str] | None = None) -> list[str]:
         """The personas a stage dispatches (the activation matrix), or the override set."""

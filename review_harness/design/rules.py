@@ -287,9 +287,6 @@ class Doc:
     def body_units(self) -> list[Sentence]:
         return [u for u in self.units if u.kind != "heading"]
 
-    def block_units(self, unit: Sentence) -> list[Sentence]:
-        return [u for u in self.units if u.block == unit.block]
-
     def neighbours(self, unit: Sentence, radius: int = 1) -> list[Sentence]:
         """``unit`` and the units next to it inside the same section."""
         units = self.units
@@ -606,9 +603,12 @@ def extract_requirements(doc: Doc) -> ReqSet:
             seen_blocks[u.block] = r
     for r in reqs:  # an id'd item with no modal and no stated priority: a description, ranked as should
         if r.priority == "describe":
-            full = r.text
-            r.priority = "must" if (MODAL_MUST.search(full) or re.search(r"\b(never|always|every|all|each|no|only)\b", full, I)) else (
-                "should" if MODAL_SHOULD.search(full) else "should")
+            body = re.sub(r"^\W*(?:" + _ID_DEF + r")?\W*", "", _strip_id(r.text))
+            figure = re.match(r"(?:about|approximately|approx\.?|around|roughly|~|peak|up to|at most|at least)?\s*~?\d", body, I)
+            if MODAL_MUST.search(r.text) or not figure:
+                r.priority = "must"
+            else:  # a figure stated as context ('About 25,000 endpoints'), not an obligation
+                r.priority = "should"
     for r in reqs + nongoals + success:
         label_only = len(words(re.sub(r"^\W*", "", r.quote))) <= 4 and r.extra
         if label_only:
@@ -720,10 +720,6 @@ def time_quantities(text: str) -> list[Qty]:
     return out
 
 
-def fmt_dur(q: Qty) -> str:
-    return q.raw.strip()
-
-
 # =============================================================================== findings
 
 @dataclass
@@ -768,13 +764,6 @@ class Ctx:
         return self.design if not self.design.empty else self.requirements
 
     @cached_property
-    def reference(self) -> Doc:
-        """The document the artifact is reviewed against."""
-        if self.stage == "requirements":
-            return self.design if (self.requirements.empty or self.design.text == self.requirements.text) else _doc("design", "")
-        return self.requirements
-
-    @cached_property
     def framing_docs(self) -> list[Doc]:
         """Documents that state the problem: at the requirements stage, a companion brief too."""
         docs = [self.artifact]
@@ -801,11 +790,10 @@ class Ctx:
         self.findings.append(d)
 
     def ok(self, text: str) -> None:
+        if HEDGES.search(text):  # a quoted heading such as 'Could have' would read as a hedge
+            return
         if text not in self.fine:
             self.fine.append(text)
-
-    def design_related_to(self, terms: set[str], min_overlap: int = 1) -> bool:
-        return len(terms & self.artifact.terms) >= min_overlap
 
     def req_for_terms(self, terms: set[str], min_overlap: int = 2) -> Req | None:
         best, score = None, 0
@@ -819,9 +807,9 @@ class Ctx:
 # =============================================================================== shared patterns
 
 SUPPORT = rx(
-    r"\b(measured|observed|benchmark\w*|load[- ]test\w*|profil\w+|according to|based on|data from|from (?:the |our )?(?:logs|metrics|dashboards?|traces)|"
+    r"\b(measured|observed|benchmark\w*|load[- ]test\w*|profil(?:ed|ing)|according to|based on|data from|from (?:the |our )?(?:logs|metrics|dashboards?|traces)|"
     r"historical\w*|in the last|over the last|last (?:\d+ )?(?:weeks?|months?|quarters?|years?)|in (?:january|february|march|april|may|june|july|august|"
-    r"september|october|november|december|q[1-4])|sla|slo|documented|contract\w*|see (?:appendix|\[)|https?://|\[\d+\]|appendix|"
+    r"september|october|november|december|q[1-4])|sla|slo|documented|contract(?:s|ual)?|see (?:appendix|\[)|https?://|\[\d+\]|appendix|"
     r"we (?:saw|found|measured|observed|tested|verified)|survey\w*|study|studies|experiment showed|report(?:s|ed)? (?:show|that))\b"
 )
 EXTERNAL_CALL = rx(
@@ -833,7 +821,7 @@ REMOTE_CALL = rx(
     r"fetch(?:es|ed|ing)?|downloads?|polls?|polling)\b"
 )
 ASYNC_INFRA = rx(r"\b(queues?|enqueu\w*|kafka|sqs|rabbitmq|kinesis|pub/?sub|message broker|topics?|consumers?|event bus|event streams?|data streams?)\b")
-CACHE = rx(r"\b(cach\w*|cdn|cloudfront|fastly|akamai|memoi[sz]\w*|redis|memcached)\b")
+CACHE = rx(r"\b(cach\w*|cdn|cloudfront|fastly|akamai|memoi[sz]\w*|memcached)\b(?!\.\w)")
 BATCH = rx(r"\b(nightly|batch (?:job|process\w*|run)s?|cron(?: job)?s?|scheduled jobs?|daily jobs?|backfill\w*)\b")
 HANDLING = rx(
     r"\b(fails?|failed|failures?|errors?|retr(?:y|ies|ied|ying)|time ?outs?|timed out|fallback|falls? back|circuit[- ]breakers?|dead[- ]letter|dlq|"
@@ -848,7 +836,7 @@ READ_ONLY = rx(r"\b(fetch\w*|read\w*|get|gets|download\w*|poll\w*|load\w*|look(?
 IDEMPOTENT = rx(r"\b(idempoten\w*|dedup\w*|de-?duplicat\w*|exactly[- ]once|duplicat\w*|unique (?:key|constraint|index|id)|upsert\w*|same key|(?:request|event|message|delivery)[ _-]ids?|"
                 r"keyed by|overwrit\w*|replaces? itself|conditional (?:write|put))\b")
 RETRY_BOUND = rx(r"\b(max(?:imum)?|up to|at most|cap(?:ped|s)?|limit\w*|\d+ (?:times|attempts|retries)|back-?off|jitter|gives? up|exhaust\w*|dead[- ]letter|dlq|attempt \d+)\b")
-RETRY_IN_MEMORY = rx(r"\b(time\.sleep|thread\.sleep|sleeps?(?: for)?|in[- ]process|in[- ]memory|holding the message|holds? the message)\b")
+RETRY_IN_MEMORY = rx(r"\b(time\.sleep|thread\.sleep|sleeps?(?: for)?|in[- ]process|holding the message|holds? the message)\b")
 RETRY_FOREVER = rx(r"\bretr(?:y|ies|ied)\b[^.;]{0,30}\b(indefinitely|forever|until (?:it )?succeeds?|until success|without limit)\b")
 QUEUE_SAFETY = rx(r"\b(dead[- ]letter|dlq|poison|back-?pressure|consumer lag|queue depth|lag\b|max(?:imum)? (?:queue )?(?:depth|size)|redriv\w*|parking lot|outbox)\b"
                   r"|\bqueues?\b[^.]{0,50}\b(alert\w*|monitor\w*|age|oldest)\b|\b(alert\w*|monitor\w*)\b[^.]{0,50}\bqueues?\b")
@@ -960,7 +948,7 @@ DEPENDENCY = rx(
     r"\bthe (?:[\w-]+ ){0,3}(?:team|squad|vendor|partner|org) (?:will|owns?|provides?|maintains?|is responsible|handles?|supplies)\b|\b(?:provided|owned|maintained|operated|supplied) by\b"
     r"|\b(?:depends|depending|relies|rely|relying) on\b|\b(?:reuse|leverage) the existing\b|\b(?:through|via|in|by|from) the existing [\w-]+ (?:service|api|console|pipeline|platform|cluster|system|tool)\b"
 )
-COMMITMENT = rx(r"\b(agreed|confirmed|signed[- ]off|sla|slo|contract\w*|committed|ticket|jira|documented|eta|in writing|already (?:supports?|provides?|exposes?|does)|verified|tested|above \d)\b")
+COMMITMENT = rx(r"\b(agreed|confirmed|signed[- ]off|sla|slo|contract(?:s|ual)?|committed|ticket|jira|documented|eta|in writing|already (?:supports?|provides?|exposes?|does)|verified|tested|above \d)\b")
 NUMBER_CONCLUSION = rx(r"\b(which gives|gives (?:us )?headroom|headroom|well (?:above|below|within|under)|so (?:one|a single|we)|therefore|is sufficient|is enough|plenty)\b")
 PROBLEM_SENTENCE = rx(r"\b(the problem|problem statement|we need to|goal (?:is|of)|goals?:|objective|in order to|so that|aims? to|purpose|motivation|today,? |currently|pain)\b")
 
@@ -987,14 +975,6 @@ def supported(doc: Doc, u: Sentence, reqs: Doc) -> bool:
     return False
 
 
-def first_match(doc: Doc, pattern: re.Pattern[str], skip_ctx: bool = True, kinds=("para", "bullet", "table", "quote")) -> tuple[Sentence, re.Match[str]] | None:
-    for u, m in doc.find(pattern, kinds=kinds):
-        if skip_ctx and skip_context(doc, u):
-            continue
-        return u, m
-    return None
-
-
 def all_matches(doc: Doc, pattern: re.Pattern[str], skip_ctx: bool = True, kinds=("para", "bullet", "table", "quote")) -> list[tuple[Sentence, re.Match[str]]]:
     return [(u, m) for u, m in doc.find(pattern, kinds=kinds) if not (skip_ctx and skip_context(doc, u))]
 
@@ -1002,13 +982,6 @@ def all_matches(doc: Doc, pattern: re.Pattern[str], skip_ctx: bool = True, kinds
 def design_has(doc: Doc, pattern: re.Pattern[str]) -> bool:
     """Whether the design body (headings included) mentions ``pattern``."""
     return any(pattern.search(u.plain) for u in doc.units_with_code)
-
-
-def req_labels(reqs: Sequence[Req], n: int = 4) -> str:
-    labels = [r.rid or f"'{short(r.text, 40)}'" for r in reqs[:n]]
-    more = len(reqs) - n
-    s = ", ".join(labels)
-    return s + (f" and {more} more" if more > 0 else "")
 
 
 def dup_sensitive_req(ctx: Ctx) -> Req | None:
@@ -1101,7 +1074,7 @@ def _topics(text: str, q: Qty) -> set[str]:
     if q.seconds >= 86400:
         if _RETAIN.search(before) and q.bound in ("lower", "exact", "period"):
             out.add("retain")
-        if (_DELETE.search(before) and q.bound in ("upper", "exact")) or (re.search(r"older than\s*$", before, I) and _DELETE.search(after)):
+        if (_DELETE.search(before) and q.bound in ("upper", "exact")) or (re.search(r"older than\s*$", before, I) and (_DELETE.search(after) or _DELETE.search(before))):
             out.add("delete")
     if q.seconds < 3600 and q.bound in ("upper",) and (_LATENCY.search(before) or _LATENCY.search(after)):
         out.add("latency")
@@ -1121,6 +1094,14 @@ def _topics(text: str, q: Qty) -> set[str]:
 def _subject_terms(text: str) -> set[str]:
     drop = {"retent", "delet", "stor", "archiv", "preserv", "held", "hold", "within", "after", "log", "record", "kept"}
     return {t for t in term_set(text) if t not in drop}
+
+
+DATA_NOUN = rx(r"\b(data|rows?|records?|events?|objects?|files?|messages?|logs?|entries|documents?|accounts?|tables?)\b")
+
+
+def _design_scope(a: str, b: str) -> bool:
+    """Scope check for a requirement against the design of the same system: shared subject or both about stored data."""
+    return _scope_overlap(a, b) or bool(DATA_NOUN.search(a) and DATA_NOUN.search(b))
 
 
 def _scope_overlap(a: str, b: str) -> bool:
@@ -1207,12 +1188,12 @@ def find_conflicts(ctx: Ctx) -> list[Conflict]:
             for ub, qb, tb in d_items:
                 if "propagate" in ta and "delivery" in tb and qb.seconds > qa.seconds:
                     push(Conflict(ra, ua, qa, ub, qb, None, "freshness"))
-                elif "retain" in ta and "delete" in tb and qa.seconds > qb.seconds and _scope_overlap(ua.plain, ub.plain):
+                elif "retain" in ta and "delete" in tb and qa.seconds > qb.seconds and _design_scope(ua.plain, ub.plain):
                     push(Conflict(ra, ua, qa, ub, qb, None, "retention"))
-                elif "delete" in ta and "retain" in tb and qb.seconds > qa.seconds and _scope_overlap(ua.plain, ub.plain):
+                elif "delete" in ta and "retain" in tb and qb.seconds > qa.seconds and _design_scope(ua.plain, ub.plain):
                     push(Conflict(ra, ua, qa, ub, qb, None, "retention"))
                 elif ("delete" in ta and "delete" in tb and qa.bound == "upper" and qb.bound in ("upper", "exact")
-                      and qb.seconds > qa.seconds and _scope_overlap(ua.plain, ub.plain)):
+                      and qb.seconds > qa.seconds and _design_scope(ua.plain, ub.plain)):
                     push(Conflict(ra, ua, qa, ub, qb, None, "deletion"))
                 elif "timeout" in ta and "timeout" in tb and qb.seconds > qa.seconds * 1.001:
                     push(Conflict(ra, ua, qa, ub, qb, None, "timeout"))
@@ -1294,6 +1275,11 @@ def ra_conflicts(ctx: Ctx) -> None:
         ctx.ok(f"Checked {len(ctx.reqset.reqs)} requirements for conflicting limits (retention, propagation, latency, all-versus-none) and found none")
 
 
+def unit_terms(u: Sentence) -> set[str]:
+    """Terms of a unit; a table row also carries its table's header words."""
+    return term_set(u.plain + (" " + " ".join(u.header) if u.kind == "table" and u.header else ""))
+
+
 def committed_units(doc: Doc) -> list[Sentence]:
     """Units that describe what will be built: not alternatives, later work or deferrals."""
     return [u for u in doc.units_with_code if not skip_context(doc, u) and not DEFERRAL.search(u.plain)]
@@ -1305,7 +1291,7 @@ def _coverage(ctx: Ctx, r: Req) -> tuple[float, bool, float]:
     if not dist:
         return 1.0, True, 1.0
     units = committed_units(doc)
-    terms_by_unit = [(u.line, term_set(u.plain)) for u in units]
+    terms_by_unit = [(u.line, unit_terms(u)) for u in units]
     all_terms = set().union(set(), *(t for _, t in terms_by_unit))
     cov = len(dist & all_terms) / len(dist)
     nums = set().union(set(), *(numbers_in(u.plain) for u in units))
@@ -1383,6 +1369,7 @@ def ra_traceability(ctx: Ctx) -> None:
         if id(r) in conflicted:
             continue
         untraced.append((r, "deferred" if _deferral_for(ctx, r) else "missing"))
+        ctx.conflicted.add(id(r))
     total = sum(1 for r in rs.reqs if r.priority != "wont")
     missing = [r for r, how in untraced if how == "missing"]
     order = {"must": 0, "should": 1, "could": 2}
@@ -1531,6 +1518,7 @@ def ra_preconditions(ctx: Ctx) -> None:
             m = PRECONDITION.search(text)
             before, after = text[:m.start()], re.split(r"(?<!\d)[.;](?!\d)", text[m.end():])[0]
             clause_before = re.split(r"[.;:]", before)[-1].strip()
+            clause_before = _ID_PREFIX.sub("", clause_before, count=1).strip() if _ID_PREFIX.match(clause_before) else clause_before
             tail = [w for w in words(clause_before) if w.lower() not in STOPWORDS and w.lower() not in ("is", "are", "be")]
             if not tail:
                 continue
@@ -1558,7 +1546,8 @@ def ra_preconditions(ctx: Ctx) -> None:
                 break
 
 
-DISCARD = rx(r"\b(discard\w*|dropp?(?:ed|s)?|thrown away|throw(?:s)? away|silently (?:ignored|skipped)|lost|not (?:be )?written|skipp?ed)\b")
+DISCARD = rx(r"\b(discard(?:s|ed|ing)?|dropped|drops (?:the|new|all|any|it|them|events?|messages?|records?)|thrown away|throws? away|silently (?:ignored|skipped)|"
+             r"(?:is|are|get|gets) lost|not (?:be )?written|skipped)\b")
 KEEP_GUARANTEE = rx(r"\b(at[- ]least[- ]once|never (?:be )?lost|(?:is|are|be) not lost|no \w+ (?:may|must|shall|can) be lost|may be lost|retain\w*|kept|guarantee\w*|durab\w*|every \w+ is (?:delivered|recorded|stored|kept))\b")
 
 
@@ -1573,6 +1562,10 @@ def ra_discarded_data(ctx: Ctx) -> None:
     for u in committed_units(doc):
         m = DISCARD.search(u.plain)
         if not m or u.kind == "heading" or negated_before(u.plain, m.start(), 40):
+            continue
+        if re.search(r"\b(otherwise|unless|if not|in case)\b", u.plain[max(0, m.start() - 60): m.end() + 30], I):
+            continue
+        if re.search(r"\b(catch\w*|detect\w*|alert\w*|monitor\w*|measur\w*)\b", u.plain, I):
             continue
         sec = doc.section_of(u.line)
         t = term_set(u.plain) | (term_set(sec.heading) if sec else set())
@@ -1597,13 +1590,13 @@ def ra_partial(ctx: Ctx) -> None:
         return
     doc = ctx.artifact
     units = committed_units(doc)
-    design_terms = set().union(set(), *(term_set(u.plain) for u in units))
-    design_nums = set().union(set(), *(numbers_in(u.plain) for u in units))
+    design_terms = set().union(set(), *(unit_terms(u) for u in units))
+    referenced = ids_referenced(doc.text)
+    design_durs = {round(q.seconds) for u in units for q in time_quantities(u.plain) if not _PERIOD_RX.fullmatch(q.raw)}
     common = {t for t, n in ctx.reqset.df.items() if n >= 3}
-    done = {f.key.split(":", 1)[1] for f in ctx.findings if ":" in f.key}
     n = 0
     for r in ctx.reqset.reqs:
-        if r.priority == "wont" or not r.extra or id(r) in ctx.conflicted or any(f.key.endswith(f":{r.line}") for f in ctx.findings):
+        if r.priority == "wont" or not r.extra or id(r) in ctx.conflicted:
             continue
         parts = [r.unit] + r.extra
         for s in parts:
@@ -1612,8 +1605,12 @@ def ra_partial(ctx: Ctx) -> None:
             if len(t) < 2:
                 continue
             cov = len(t & design_terms) / len(t)
-            nums = numbers_in(s.plain)
-            if cov < 0.34 or (cov <= 0.5 and nums and not nums & design_nums):
+            nums = {round(q.seconds) for q in time_quantities(s.plain) if not _PERIOD_RX.fullmatch(q.raw)}
+            have = design_durs
+            cited = bool(r.rid and (_canon_id(r.rid) in referenced or re.search(rf"(?<![\w-]){re.escape(r.rid)}(?![\w-])", doc.text)))
+            if cited and cov >= 0.2:
+                continue
+            if cov < 0.34 or (cov <= 0.5 and nums and not nums & have):
                 n += 1
                 ctx.add(Draft(
                     title=f"{r.rid or 'A requirement'} is only partly addressed",
@@ -1771,8 +1768,7 @@ def ec_retries(ctx: Ctx) -> None:
         iu = next((u for u in doc.units if IDEMPOTENT.search(u.plain)), None)
         if iu is not None:
             ctx.ok(f"Retried writes are paired with idempotency in '{doc.path_of(iu.line)}'")
-    volatile = [(u, m) for u, _ in retries for m in [RETRY_IN_MEMORY.search(" ".join(v.plain for v in doc.neighbours(u, 1)))] if m]
-    volatile = [(u, m) for u, m in volatile if not negated_before(" ".join(v.plain for v in doc.neighbours(u, 1)), m.start(), 30)]
+    volatile = [(u, m) for u, _ in retries for m in [RETRY_IN_MEMORY.search(u.plain)] if m and not negated_before(u.plain, m.start(), 30)]
     persisted = rx(r"\b(persist\w*|durabl\w*|stored? in (?:the )?(?:database|db|postgres|table)|next_attempt\w*|delay(?:ed)? queue|scheduled message)\b")
     volatile = [(u, m) for u, m in volatile if not any(persisted.search(v.plain) for v in doc.units_under([doc.section_of(u.line)]) if doc.section_of(u.line))]
     if volatile:
@@ -1816,10 +1812,14 @@ def ec_queues_caches(ctx: Ctx) -> None:
             evidence=quote_of(u, m.group(0)), weight=1, key="queue"))
     caches = all_matches(doc, CACHE)
     cache_secs = {doc.section_of(u.line) for u, _ in caches}
-    cache_safe = any(CACHE_SAFETY.search(u.plain) and (CACHE.search(u.plain) or doc.section_of(u.line) in cache_secs) for u in doc.units)
+    cache_safe = any((CACHE_SAFETY.search(u.plain) or (CACHE.search(u.plain) and re.search(r"\bfor (?:up to )?\d+\s?(?:ms|s|seconds?|minutes?|hours?|days?)\b", u.plain, I)))
+                     and (CACHE.search(u.plain) or doc.section_of(u.line) in cache_secs) for u in doc.units)
     if caches and not cache_safe:
-        reading = [(u, m) for u, m in caches if re.search(r"\b(poll\w*|read\w*|fetch\w*|serv\w*|through|get\w*|lookup\w*|hit\w*)\b", u.plain, I)]
-        u, m = (reading or caches)[0]
+        reading = [(u, m) for u, m in caches if re.search(r"\b(poll\w*|read\w*|fetch\w*|serv\w*|through|get\w*|lookup\w*|hit\w*|cached)\b", u.plain, I)
+                   and not re.search(r"\b(decommission\w*|remov\w*|delet\w*|retir\w*)\b", u.plain, I)]
+        if not reading:
+            return
+        u, m = reading[0]
         freshness_req = next((r for r in ctx.reqset.reqs for uu, q in _quantities_by_unit([r.unit] + r.extra) if "propagate" in _topics(uu.plain, q)), None)
         ctx.add(Draft(
             title="Cached data has no staleness bound", severity="Important" if freshness_req else "Minor", phase="design", section=doc.path_of(u.line),
@@ -2113,6 +2113,61 @@ def fs_bulk_operations(ctx: Ctx) -> None:
         return
 
 
+RATE = re.compile(
+    r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(?P<mult>[kKmM]\b)?(?:\s?[a-zA-Z][a-zA-Z-]*){0,2}?\s?"
+    r"(?:(?P<per>/\s?s(?:ec)?|per second|a second|/\s?min|per minute|a minute|/\s?h(?:r|our)?|per hour|an hour)\b|(?P<rps>rps|qps|tps)\b)",
+    re.I,
+)
+CAPACITY_WORDS = rx(r"\b(gives?|deliver\w*|handles?|process\w*|throughput|capacity|sustains?|max(?:imum)?|can do|supports?|serves?)\b")
+
+
+def rates(text: str) -> list[tuple[float, re.Match[str]]]:
+    """Rates written in ``text`` ('3,000 events/s', '130 requests per second'), per second."""
+    out = []
+    for m in RATE.finditer(text):
+        val = float(m.group("num").replace(",", ""))
+        if m.group("mult"):
+            val *= 1000 if m.group("mult") in "kK" else 1_000_000
+        per = (m.group("per") or "s").lower().replace(" ", "")
+        div = 60.0 if ("min" in per or "minute" in per) else 3600.0 if ("h" in per and "sec" not in per) else 1.0
+        out.append((val / div, m))
+    return out
+
+
+def fs_capacity_vs_peak(ctx: Ctx) -> None:
+    """The design's own throughput figure is below the peak rate the requirements state."""
+    doc = ctx.artifact
+    peak = None
+    for r in ctx.reqset.reqs:
+        for u in [r.unit] + r.extra:
+            if not LOAD_REQ.search(u.plain) and not re.search(r"\b(at least|support|handle|absorb|sustain)\b", u.plain, I):
+                continue
+            for val, m in rates(u.plain):
+                if peak is None or val > peak[0]:
+                    peak = (val, m, r, u)
+    if peak is None:
+        return
+    need, pm, r, _ = peak
+    for u in committed_units(doc):
+        if u.kind == "heading" or not CAPACITY_WORDS.search(u.plain):
+            continue
+        found = rates(u.plain)
+        if not found:
+            continue
+        have, hm = max(found, key=lambda t: t[0])
+        if have >= need * 0.9:
+            return
+        ctx.add(Draft(
+            title="Stated capacity is below the required peak", severity="Critical" if r.priority == "must" else "Important",
+            phase="design", section=doc.path_of(u.line),
+            issue=(f"The design's own figure is '{hm.group(0).strip()}', while {r.label} asks for '{pm.group(0).strip()}'; "
+                   "as specified, the system falls behind at peak and the backlog grows for as long as the peak lasts."),
+            why=f"Work queues up at exactly the moment {r.label} is about, so every latency and freshness target downstream of it fails too.",
+            suggestion=f"Size the system from the peak in {r.label}, show the arithmetic (per-worker rate, worker count, headroom), and test it at that load.",
+            evidence=quote_of(u, hm.group(0)), weight=6, key=f"rate:{u.line}"))
+        return
+
+
 def fs_single_instance(ctx: Ctx) -> None:
     _single_instance(ctx, "capacity")
 
@@ -2331,7 +2386,7 @@ def pa_requirements_research(ctx: Ctx) -> None:
     ctx.add(Draft(
         title="No look at existing tools before deciding to build", severity="Minor", phase="survey", section=d.path_of(u.line),
         issue="The documents decide to build a new tool and never mention an existing product, open-source project or internal system that does the job.",
-        why="The requirements get written around one solution; if an existing tool covers most of them, the build spends a quarter on what could be adopted.",
+        why="The requirements get written around one solution; if an existing tool covers most of them, the build spends its effort on what the team can adopt instead.",
         suggestion="Survey the existing tools for this job, note what each covers against the requirements, and record why building wins.",
         evidence=None, weight=1, key="req-research"))
 
@@ -2484,7 +2539,6 @@ def plan_tasks(doc: Doc) -> list[tuple[str, Sentence, int, int]]:
 
 
 IDENT = re.compile(r"`([^`]{3,60})`|\b([A-Z][a-z]+(?:[A-Z][a-z0-9]+)+)\b|\b([a-z]+(?:_[a-z0-9]+)+)\b")
-BUILD_VERB = rx(r"\b(creat\w*|build\w*|implement\w*|add\w*|set(?:s|ting)? up|defin\w*|introduc\w*|scaffold\w*|provision\w*)\b")
 BUILD_RIGHT_BEFORE = rx(r"\b(creat\w*|build\w*|implement\w*|add\w*|set(?:s|ting)? up|defin\w*|introduc\w*|scaffold\w*|provision\w*)\s+"
                         r"(?:(?:a|an|the|new|our)\s+)?(?:[\w-]+\s+)?[`\"']?$")
 
@@ -2616,7 +2670,7 @@ PERSONA_CHECKS: dict[str, tuple[Check, ...]] = {
                             ra_traceability, ra_partial, ra_anti_goals, ra_gold_plating, ra_duplicate_ids),
     "edge-case-prober": (ec_timeout_outcome, ec_failure_handling, ec_retries, ec_unknown_default, ec_single_point, ec_queues_caches, ec_inputs),
     "assumption-hunter": (ah_timeout_outcome, ah_certainty, ah_dependencies, ah_unsourced_numbers),
-    "feasibility-skeptic": (fs_costs, fs_single_instance, fs_vague_claims, fs_bulk_operations, fs_plan_estimates),
+    "feasibility-skeptic": (fs_capacity_vs_peak, fs_costs, fs_single_instance, fs_vague_claims, fs_bulk_operations, fs_plan_estimates),
     "first-principles": (fp_problem_statement, fp_anecdotal_problem, fp_objective_is_a_non_goal, fp_success_criteria, fp_goal_drift),
     "prior-art-scout": (pa_rebuilds_existing, pa_build_own, pa_no_alternatives, pa_requirements_research),
     "product-strategist": (ps_success_metric, ps_user, ps_vague_requirements, ps_prioritisation, ps_scope),
@@ -2636,26 +2690,27 @@ STAGE_EXTRA: dict[tuple[str, str], tuple[Check, ...]] = {
 BLIND_SPOTS: dict[str, str] = {
     "requirement-auditor": (
         "Traces requirements by id and by shared key terms, so a section that uses the right words without meeting the requirement counts as covered, "
-        "and a requirement met in different vocabulary counts as missing. Detects conflicts only for time limits (retention, propagation, recovery point, "
-        "latency against synchronous cross-region writes) and all-versus-none wording; conflicts of meaning outside those patterns pass unseen."),
+        "and a requirement met in different vocabulary counts as missing. Finds conflicts only where they show in numbers or fixed wording: retention "
+        "against deletion, propagation and polling intervals, timeouts, latency against synchronous cross-region writes, all-versus-none, hiding instead "
+        "of deleting, discarding what must be kept, skipped preconditions; a conflict of meaning outside those patterns passes unseen."),
     "edge-case-prober": (
-        "Flags failure modes from the words the design uses (calls, queues, caches, retries, timeouts); cannot follow the data flow, so a failure path "
-        "described in other words, or a dependency never named, goes unchecked. Does not know the real failure behaviour of named products."),
+        "Flags failure modes from the words the design uses (calls, queues, caches, retries, timeouts, defaults); cannot follow the data flow, so a failure "
+        "path described in other words, or a dependency never named, goes unchecked. Does not know the real failure behaviour of named products."),
     "assumption-hunter": (
-        "Finds assumptions only where the wording signals certainty (will always, never fails, will stay, because most); silent assumptions built into "
-        "the architecture, and claims that are wrong but cite a source, pass. Cannot judge whether a cited source is correct."),
+        "Finds assumptions only where the wording signals certainty (will always, never fails, will stay, only in, because most); silent assumptions "
+        "built into the architecture, and claims that are wrong but cite a source, pass. Cannot judge whether a cited source is correct."),
     "feasibility-skeptic": (
-        "Counts components and looks for numbers and estimates; cannot judge whether an estimate is realistic, whether the team has the skills, or "
-        "whether a named technology fits the workload."),
+        "Counts components, compares stated throughput with stated peaks, and looks for estimates; cannot judge whether an estimate is realistic, whether "
+        "the team has the skills, or whether a named technology fits the workload, and does no capacity arithmetic the documents do not spell out."),
     "first-principles": (
-        "Compares the design's stated goals and the requirements' success criteria by shared terms; cannot judge whether the requirements frame the "
-        "right problem in the first place, or propose a different approach from scratch."),
+        "Compares the design's stated goals with the requirements' non-goals and success criteria by shared terms, and checks that the problem is stated "
+        "and measured; cannot judge whether the requirements frame the right problem, or propose a different approach from scratch."),
     "prior-art-scout": (
         "Spots build-your-own wording and checks for an alternatives discussion; has no catalogue of existing products, so it cannot name the library "
         "or service that already solves the problem, or tell whether the alternatives listed are the relevant ones."),
     "product-strategist": (
-        "Checks that success metrics, a named user and scope limits exist and that requirements avoid untestable adjectives; cannot judge market fit, "
-        "whether the metric is the right one, or whether anyone wants the product."),
+        "Checks that success metrics, a named user, priorities and scope limits exist and that requirements avoid untestable adjectives; cannot judge "
+        "market fit, whether the metric is the right one, or whether anyone wants the product."),
     "systems-architect": (
         "Checks that rollout, rollback, monitoring, contracts and failure handling are mentioned; cannot verify that the data flow is consistent, that "
         "the capacity numbers add up, or that the operational plan works."),

@@ -9,33 +9,28 @@ Two families live here:
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from review_harness.core.models import RankedEnum
 
-class Severity(str, Enum):
+
+class Severity(RankedEnum):
+    """Rank 0 is the most severe: sorting by rank puts CRITICAL first."""
+
     CRITICAL = "CRITICAL"
     MAJOR = "MAJOR"
     MINOR = "MINOR"
 
-    @property
-    def rank(self) -> int:
-        """Lower is more severe: sorts CRITICAL first."""
-        return {"CRITICAL": 0, "MAJOR": 1, "MINOR": 2}[self.value]
 
+class LensRating(RankedEnum):
+    """Rank grows as the rating gets worse."""
 
-class LensRating(str, Enum):
     SOUND = "SOUND"
     MINOR_ISSUES = "MINOR ISSUES"
     MAJOR_ISSUES = "MAJOR ISSUES"
     CRITICAL = "CRITICAL"
-
-    @property
-    def rank(self) -> int:
-        """Higher is worse."""
-        return ["SOUND", "MINOR ISSUES", "MAJOR ISSUES", "CRITICAL"].index(self.value)
 
     @classmethod
     def for_severity(cls, severity: Severity | None) -> "LensRating":

@@ -1,0 +1,26 @@
+"""Small building blocks every kind's models use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import TypeVar
+
+V = TypeVar("V")
+
+
+class RankedEnum(str, Enum):
+    """A string enum ordered by declaration: `rank` 0 is the first member (e.g. the most
+    severe severity), so sorting by rank puts it first."""
+
+    @property
+    def rank(self) -> int:
+        return list(type(self)).index(self)
+
+
+def lookup(mapping: Mapping[str, V], key: str, what: str, error: type[Exception]) -> V:
+    """mapping[key], or `error` naming the unknown key and the known ones."""
+    try:
+        return mapping[key]
+    except KeyError:
+        raise error(f"unknown {what} '{key}'; known: {', '.join(mapping)}") from None
