@@ -12,7 +12,7 @@ import datetime
 from pathlib import Path
 
 import anyio
-from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, ResponseSchema, get_model
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ResponseSchema, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import json_schema, span
 
@@ -236,7 +236,10 @@ def render_design_review(output_dir: str | None = None) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         review = review_from_store(state.store, config, state.input_text)
-        state.output.completion = render_summary(review)
+        summary = render_summary(review)
+        # the summary is the sample's answer: the final assistant message and the output
+        state.messages.append(ChatMessageAssistant(content=summary, source="generate"))
+        state.output.completion = summary
         if output_dir:
             folder = write_artifacts(review, Path(output_dir))
             state.metadata["artifacts"] = str(folder)
