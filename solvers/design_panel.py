@@ -110,15 +110,18 @@ async def _call_with_retry(
     cache: bool | CachePolicy, max_tokens: int | None, model=None,
 ):
     """(parsed outcome or None, call record fields). Failed calls and malformed answers get
-    `retries` more tries after an exponential backoff; retries bypass the cache."""
+    `retries` more tries after an exponential backoff. Failed calls are never cached, so a retry
+    still goes through the cache (a later re-run reuses its answer); only a retry after a
+    malformed answer, which the cache holds, bypasses it."""
     attempts, reason, tokens_in, tokens_out, seconds = 0, None, 0, 0, 0.0
+    bypass_cache = False
     for attempt in range(retries + 1):
         if attempt:
             await anyio.sleep(backoff * 2 ** (attempt - 1))
         attempts += 1
         call = await generate_structured(
             messages, schema, timeout=timeout, max_tokens=max_tokens,
-            cache=cache if attempt == 0 else False, model=model,
+            cache=False if bypass_cache else cache, model=model,
         )
         tokens_in += call.input_tokens
         tokens_out += call.output_tokens
@@ -129,6 +132,7 @@ async def _call_with_retry(
         outcome = parse(call.completion)
         if outcome.malformed:
             reason = "malformed answer: " + "; ".join(outcome.problems)
+            bypass_cache = True
             continue
         return outcome, attempts, reason, tokens_in, tokens_out, seconds
     return None, attempts, reason, tokens_in, tokens_out, seconds

@@ -629,3 +629,19 @@ def test_personas_run_in_parallel(tmp_path):
     assert any(r.member == "synthesizer" for r in review.reviewer_runs)
     # personas (at once) then the synthesizer: about two latencies; one after another would be 7+
     assert 1.9 <= sample.total_time < 3.5, sample.total_time
+
+
+def test_rerun_with_cache_calls_only_the_failed_personas(tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    args = case_args("billing-export", topic="rerun", cache="true")
+    first = run(tmp_path / "a", model_args={"fault_rate": 0.4, "fault_seed": 2, "faults": "exception"}, **args)
+    first_review = reviews_of(first)["rerun"]
+    failed = [r.member for r in first_review.reviewer_runs if r.status == "failed" and r.member in first_review.personas]
+    assert failed  # the seed makes at least one persona fail twice
+    second = run(tmp_path / "b", **args)
+    review = reviews_of(second)["rerun"]
+    assert review.status == "complete"
+    [sample] = second.samples
+    called = [e for e in sample.events if e.event == "model" and e.cache != "read"]
+    # only the personas that failed, and the synthesizer (its input grew), reach the model
+    assert len(called) == len(failed) + 1

@@ -1,0 +1,129 @@
+"""Offline benchmarks of the design review (no API key, no network), beside its budgets.
+
+    . .venv/bin/activate
+    python benchmarks/design.py            # about 30 s on 2 cores
+
+1. Harness overhead: eval() of tasks/design_review.py over the gold set (offline/rules,
+   latency 0) against a bare Inspect task making the same model calls: each sample's persona
+   prompts sent concurrently, then its synthesizer prompt (all rendered before timing). Median
+   of 3 runs after a warm-up. Budget: <= 1.2x.
+2. Round trips on the critical path: one review at latency=1 s per call. Budget: <= 2.
+3. Throughput: the 14 gold reviews at once at latency=1 s (rule engines run in threads).
+4. Input tokens per review (words x 1.3, as the offline provider reports them) against
+   6 x (design + requirements) + 8K, and the share of each persona prompt that is the stable,
+   cacheable system prefix. Budget: >= 50%.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.scorer import Score, mean, scorer
+from inspect_ai.solver import solver
+
+from review_harness.design.personas import default_personas
+from review_harness.design.prompts import render_persona_prompt, render_synthesizer_prompt
+from review_harness.design.rules import review_as_persona
+from review_harness.offline.provider import estimate_tokens
+from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = "offline/rules"
+CONFIG = default_personas()
+
+
+def load_task():
+    spec = importlib.util.spec_from_file_location("bench_design_review", ROOT / "tasks" / "design_review.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.design_review
+
+
+design_review = load_task()
+
+
+def run(task: Task, log_dir: str, latency: float = 0.0):
+    start = time.perf_counter()
+    log = eval(task, model=MODEL, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
+    if log.status != "success":
+        raise RuntimeError(f"eval failed: {log.status} {log.error}")
+    return time.perf_counter() - start, log
+
+
+@scorer(metrics=[mean()])
+def constant():
+    async def score(state, target):
+        return Score(value=1.0)
+    return score
+
+
+@solver
+def same_model_calls():
+    async def solve(state, generate_fn):
+        model = get_model()
+        await asyncio.gather(*(
+            model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
+                           config=GenerateConfig(response_schema=PERSONA_SCHEMA))
+            for s, r in state.metadata["personas"]))
+        s, r = state.metadata["synthesizer"]
+        state.output = await model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
+                                            config=GenerateConfig(response_schema=SYNTHESIS_SCHEMA))
+        return state
+    return solve
+
+
+def prompts_for(sample: Sample) -> dict:
+    meta = sample.metadata
+    persona_prompts, reports = [], {}
+    for persona in meta["personas"]:
+        p = render_persona_prompt(persona, CONFIG, stage=meta["stage"], design=sample.input,
+                                  requirements=meta["requirements_text"], topic=meta["topic"])
+        persona_prompts.append((p.system, p.request))
+        reports[persona] = review_as_persona(persona, meta["stage"], sample.input, meta["requirements_text"])
+    synth = render_synthesizer_prompt(reports, CONFIG, topic=meta["topic"], stage=meta["stage"])
+    return {"personas": persona_prompts, "synthesizer": (synth.system, synth.request)}
+
+
+def main() -> None:
+    task = design_review()
+    samples = list(task.dataset)
+    bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata=prompts_for(s)) for s in samples]),
+                solver=same_model_calls(), scorer=constant())
+    with tempfile.TemporaryDirectory() as tmp:
+        run(design_review(), tmp)
+        run(bare, tmp)
+        harness = statistics.median(run(design_review(), tmp)[0] for _ in range(3))
+        baseline = statistics.median(run(bare, tmp)[0] for _ in range(3))
+        one = design_review(design="fixtures/design/billing-export/design.md",
+                            requirements="fixtures/design/billing-export/requirements.md")
+        _, log = run(one, tmp, latency=1.0)
+        one_review = log.samples[0].total_time
+        wall, _ = run(design_review(), tmp, latency=1.0)
+        _, log = run(design_review(), tmp)
+        print("design review: offline benchmarks (budgets from DESIGN 7b)")
+        print(f"  harness overhead      {harness:.2f} s vs bare Inspect {baseline:.2f} s = {harness / baseline:.2f}x   (budget <= 1.2x)")
+        print(f"  round trips           one review at 1 s/call: {one_review:.2f} s = {one_review:.1f} calls on the critical path   (budget <= 2)")
+        print(f"  throughput            {len(samples)} reviews at once at 1 s/call: {wall:.2f} s")
+        print("  tokens per review     case                          input    budget   prefix share")
+        shares = []
+        for sample in log.samples:
+            review = sample.scores["design_synthesis"].metadata["review"]
+            used = sum(r["input_tokens"] for r in review["reviewer_runs"])
+            budget = 6 * (estimate_tokens(sample.input) + estimate_tokens(sample.metadata["requirements_text"])) + 8_000
+            prompts = prompts_for(Sample(id=sample.id, input=sample.input, metadata=sample.metadata))["personas"]
+            share = statistics.mean(estimate_tokens(s) / (estimate_tokens(s) + estimate_tokens(r)) for s, r in prompts)
+            shares.append(share)
+            print(f"                        {str(sample.id):28s} {used:7,d}  {budget:7,d}   {share:.0%}")
+        print(f"  cacheable prefix      mean {statistics.mean(shares):.0%} of each persona prompt   (budget >= 50%)")
+
+
+if __name__ == "__main__":
+    main()
