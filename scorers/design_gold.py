@@ -14,7 +14,7 @@ from review_harness.design.matching import compare_design
 from review_harness.design.personas import default_personas
 from scorers.epochs import finding_stability
 from scorers.metrics import nanmean
-from solvers.design_panel import review_from_store
+from review_harness.design.panel import review_from_store
 
 DESIGN_GOLD_METRICS = (
     "precision", "recall", "must_catch_recall", "phase_accuracy", "severity_agreement",

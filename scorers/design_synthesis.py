@@ -9,7 +9,7 @@ from inspect_ai.solver import TaskState
 
 from review_harness.design.personas import default_personas
 from scorers.metrics import nanmean
-from solvers.design_panel import review_from_store
+from review_harness.design.panel import review_from_store
 
 VERDICT_KEYS = ("proceed", "revise", "escalate")
 

@@ -13,18 +13,16 @@ records its matcher in `metadata["gold"]["matcher"]` ("llm:<model>" or "determin
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError
 
-from review_harness.ds.gold import GoldError, GoldFinding, load_gold
+from review_harness.ds.gold import GoldError, GoldFinding, gold_path, load_gold
 from review_harness.ds.judge import MATCHER_PROMPT_VERSION
 from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
 from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
-from review_harness.core.paths import PROJECT_ROOT
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import finding_stability
 from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
@@ -47,14 +45,6 @@ MATCHERS = ("auto", "deterministic", "llm")
 
 def _nan(value: float | None) -> float:
     return float("nan") if value is None else float(value)
-
-
-def gold_path(state: TaskState) -> Path | None:
-    path = state.metadata.get("gold")
-    if not path:
-        return None
-    path = Path(path)
-    return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 async def match_with(
@@ -86,7 +76,7 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
-        path = gold_path(state)
+        path = gold_path(state.metadata)
         if path is None:
             return Score(
                 value={key: float("nan") for key in GOLD_METRICS},

@@ -30,7 +30,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import LimitExceededError, json_schema
 from pydantic import BaseModel
 
-from review_harness.ds.gold import GoldError, GoldFinding, load_gold
+from review_harness.ds.gold import GoldError, GoldFinding, gold_path, load_gold
 from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
     JUDGE_KEYS,
@@ -155,13 +155,12 @@ def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Sc
     is the review's internal consistency; across epochs, `review_epochs()` measures spread.
     Metadata: the judge's reasons, its model and the judge prompt version.
     """
-    from scorers.ds_gold import gold_path  # scorers.gold imports this module for the matcher
 
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
         model = grader_model("review_judge")
-        path = gold_path(state)
+        path = gold_path(state.metadata)
         if path is None:
             return _nan_score("no gold file for this sample: the judge rates reviews against gold findings")
         try:

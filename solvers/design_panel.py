@@ -16,14 +16,15 @@ from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import json_schema, span
 
-from review_harness.core.panel import StoreLike, generate_structured, run_concurrently, scoped_cache, text_hash
+from review_harness.core.panel import generate_structured, run_concurrently, scoped_cache, text_hash
 from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
-from review_harness.design.models import DesignReview, PersonaReport, PersonaRun, SynthesisAnswer
+from review_harness.design.models import PersonaReport, PersonaRun, SynthesisAnswer
+from review_harness.design.panel import REQUEST_KEY, SYNTHESIS_KEY, load_context, persona_key, review_from_store
 from review_harness.design.parse import parse_persona_output, parse_synthesis_output
 from review_harness.design.personas import PersonaConfig, default_personas
 from review_harness.design.prompts import PROMPT_VERSION, render_persona_prompt, render_synthesizer_prompt
 from review_harness.design.render import render_summary
-from review_harness.design.synthesis import ReviewContext, synthesize_design
+from review_harness.design.synthesis import ReviewContext
 from review_harness.design.triage import calibration_block
 
 PERSONA_SCHEMA = ResponseSchema(
@@ -36,46 +37,6 @@ SYNTHESIS_SCHEMA = ResponseSchema(
     json_schema=json_schema(SynthesisAnswer),
     description="Groups of duplicate findings with phases, contradictions, patterns.",
 )
-REQUEST_KEY = "design:request"
-SYNTHESIS_KEY = "design:synthesis"
-
-
-def _persona_key(persona: str) -> str:
-    return f"design:persona:{persona}"
-
-
-def load_context(store: StoreLike) -> ReviewContext:
-    data = store.get(REQUEST_KEY)
-    if data is None:
-        raise RuntimeError("no design review request in the sample store: run prepare_design_review() first")
-    return ReviewContext(**data)
-
-
-def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str) -> DesignReview:
-    """Synthesize from what the solvers stored (the design is the sample input, not stored
-    twice): no model calls, so `inspect score` can redo it."""
-    context = load_context(store)
-    context.design_text = design_text
-    reports: dict[str, PersonaReport] = {}
-    runs: list[PersonaRun] = []
-    for persona in context.personas:
-        entry = store.get(_persona_key(persona)) or {}
-        if entry.get("run"):
-            runs.append(PersonaRun.model_validate(entry["run"]))
-        else:
-            runs.append(PersonaRun(member=persona, status="failed", reason="never ran"))
-        if entry.get("report"):
-            reports[persona] = PersonaReport.model_validate(entry["report"])
-        if entry.get("prefix_hash"):
-            context.prompt_prefix_hashes[persona] = entry["prefix_hash"]
-    synthesis = store.get(SYNTHESIS_KEY) or {}
-    if synthesis.get("run"):
-        runs.append(PersonaRun.model_validate(synthesis["run"]))
-    answer = SynthesisAnswer.model_validate(synthesis["answer"]) if synthesis.get("answer") else None
-    context.warnings += synthesis.get("warnings", [])
-    return synthesize_design(context, reports, runs, answer, config, synthesis.get("problems"))
-
-
 @solver
 def prepare_design_review(output_dir: str | None = None) -> Solver:
     """Record the request: documents, stage, personas, topic, iteration and calibration rules."""
@@ -171,7 +132,7 @@ def persona_reviewer(
         if outcome is not None:
             run.status = outcome.status
             run.reason = "; ".join(outcome.problems[:5]) or None
-        state.store.set(_persona_key(persona), {
+        state.store.set(persona_key(persona), {
             "run": run.model_dump(mode="json"),
             "report": outcome.report.model_dump(mode="json") if outcome is not None else None,
             "prefix_hash": prompt.prefix_hash,
@@ -203,7 +164,7 @@ def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False
         context = load_context(state.store)
         reports = {}
         for persona in context.personas:
-            entry = state.store.get(_persona_key(persona)) or {}
+            entry = state.store.get(persona_key(persona)) or {}
             if entry.get("report"):
                 reports[persona] = PersonaReport.model_validate(entry["report"])
         if len(reports) < config.failure.min_successes(len(context.personas)):

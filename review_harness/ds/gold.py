@@ -14,6 +14,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from review_harness.core.paths import PROJECT_ROOT
 from review_harness.ds.models import Severity
 from review_harness.ds.rubric import Rubric, default_rubric
 
@@ -137,3 +138,12 @@ def fixture_path_for(gold_path: Path, gold: GoldFile) -> Path:
     """gold/<set>/x.yaml describes fixtures/<set>/<gold.fixture>."""
     gold_set = gold_path.parent.name
     return gold_path.parent.parent.parent / "fixtures" / gold_set / gold.fixture
+
+
+def gold_path(metadata: dict) -> Path | None:
+    """The sample's gold file (metadata["gold"]); relative paths are relative to the project."""
+    path = metadata.get("gold")
+    if not path:
+        return None
+    path = Path(path)
+    return path if path.is_absolute() else PROJECT_ROOT / path
