@@ -17,16 +17,13 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import statistics
 import tempfile
 import time
-from pathlib import Path
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
-from inspect_ai.scorer import Score, mean, scorer
 from inspect_ai.solver import solver
 
 from review_harness.design.personas import default_personas
@@ -35,19 +32,13 @@ from review_harness.design.rules import review_as_persona
 from review_harness.offline.provider import estimate_tokens
 from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+
 MODEL = "offline/rules"
 CONFIG = default_personas()
 
 
-def load_task():
-    spec = importlib.util.spec_from_file_location("bench_design_review", ROOT / "tasks" / "design_review.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.design_review
-
-
-design_review = load_task()
+design_review = load_task("design_review")
 
 
 def run(task: Task, log_dir: str, latency: float = 0.0):
@@ -56,13 +47,6 @@ def run(task: Task, log_dir: str, latency: float = 0.0):
     if log.status != "success":
         raise RuntimeError(f"eval failed: {log.status} {log.error}")
     return time.perf_counter() - start, log
-
-
-@scorer(metrics=[mean()])
-def constant():
-    async def score(state, target):
-        return Score(value=1.0)
-    return score
 
 
 @solver
@@ -96,7 +80,7 @@ def main() -> None:
     task = design_review()
     samples = list(task.dataset)
     bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata=prompts_for(s)) for s in samples]),
-                solver=same_model_calls(), scorer=constant())
+                solver=same_model_calls(), scorer=constant_scorer())
     with tempfile.TemporaryDirectory() as tmp:
         run(design_review(), tmp)
         run(bare, tmp)

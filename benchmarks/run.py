@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import math
 import os
@@ -43,7 +42,6 @@ import inspect_ai
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
-from inspect_ai.scorer import Score, mean, scorer
 from inspect_ai.solver import generate, solver
 
 from review_harness.ds.dataset import document_samples, fixture_samples
@@ -53,6 +51,8 @@ from review_harness.ds.prepare import count_words, prepare_document
 from review_harness.ds.prompts import render_reviewer_prompt, render_system
 from review_harness.ds.rubric import default_rubric
 from solvers.ds_panel import REVIEWER_SCHEMA
+
+from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "ds"
@@ -65,15 +65,7 @@ SEED = {"full_1k": ("Short doc (1K words), Full mode", 70_000, 12_000),
         "quick": ("Quick mode (any length, Tier 3)", 85_000, 8_000)}
 
 
-def load_ds_review():
-    """The real task function, loaded from tasks/ds_review.py as `inspect eval` does."""
-    spec = importlib.util.spec_from_file_location("bench_ds_review", ROOT / "tasks" / "ds_review.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ds_review
-
-
-ds_review = load_ds_review()
+ds_review = load_task("ds_review")
 
 
 def run_eval(task: Task, log_dir: str, latency: float = 0.0, **kwargs):
@@ -129,13 +121,6 @@ def make_document(target_words: int, variant: str = "") -> str:
 
 
 # ---------------------------------------------------------------------------------- 1. overhead
-
-@scorer(metrics=[mean()])
-def constant_scorer():
-    async def score(state, target):
-        return Score(value=1.0)
-    return score
-
 
 @solver
 def same_model_calls():

@@ -21,7 +21,7 @@ from review_harness.design.artifacts import next_iteration, topic_dir, write_art
 from review_harness.design.models import PersonaReport, PersonaRun, SynthesisAnswer
 from review_harness.design.panel import REQUEST_KEY, SYNTHESIS_KEY, load_context, persona_key, review_from_store
 from review_harness.design.parse import parse_persona_output, parse_synthesis_output
-from review_harness.design.personas import PersonaConfig, default_personas
+from review_harness.design.personas import default_personas
 from review_harness.design.prompts import PROMPT_VERSION, render_persona_prompt, render_synthesizer_prompt
 from review_harness.design.render import render_summary
 from review_harness.design.synthesis import ReviewContext

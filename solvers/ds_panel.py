@@ -11,7 +11,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import json_schema, span
 
 from review_harness.core.panel import (
-    cache_policy,
     generate_structured,
     run_concurrently,
     scoped_cache,

@@ -10,9 +10,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from review_harness.core.prompts import (  # noqa: F401 (the DS review's names for them)
-    DOCUMENT_CLOSE,
-    DOCUMENT_OPEN,
+from review_harness.core.prompts import (  # noqa: F401 (PromptError is the DS review's name for it too)
     PromptError,
     ReviewerPrompt,
     neutralize_delimiters,
