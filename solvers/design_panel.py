@@ -19,7 +19,7 @@ from inspect_ai.util import json_schema, span
 from review_harness.core.panel import generate_structured, run_concurrently, scoped_cache, text_hash
 from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
 from review_harness.design.models import PersonaReport, PersonaRun, SynthesisAnswer
-from review_harness.design.panel import REQUEST_KEY, SYNTHESIS_KEY, load_context, persona_key, review_from_store
+from review_harness.design.panel import CALIBRATION_KEY, REQUEST_KEY, SYNTHESIS_KEY, load_context, load_reports, persona_key, review_from_store
 from review_harness.design.parse import parse_persona_output, parse_synthesis_output
 from review_harness.design.personas import default_personas
 from review_harness.design.prompts import PROMPT_VERSION, render_persona_prompt, render_synthesizer_prompt
@@ -58,9 +58,9 @@ def prepare_design_review(output_dir: str | None = None) -> Solver:
             prompt_version=PROMPT_VERSION,
             calibration_version=calibration_version,
         )
-        data = context.__dict__ | {"calibration": calibration}
-        state.store.set(REQUEST_KEY, {k: v for k, v in data.items() if k not in ("design_text", "calibration")})
-        state.store.set("design:calibration", calibration)
+        # the design is the sample input: do not copy it into the log twice
+        state.store.set(REQUEST_KEY, {k: v for k, v in vars(context).items() if k != "design_text"})
+        state.store.set(CALIBRATION_KEY, calibration)
         return state
 
     return solve
@@ -116,7 +116,7 @@ def persona_reviewer(
         prompt = render_persona_prompt(
             persona, config, stage=context.stage, design=state.input_text,
             requirements=context.requirements_text, topic=context.topic,
-            calibration=state.store.get("design:calibration", ""),
+            calibration=state.store.get(CALIBRATION_KEY, ""),
             calibration_version=context.calibration_version,
         )
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
@@ -162,11 +162,7 @@ def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         context = load_context(state.store)
-        reports = {}
-        for persona in context.personas:
-            entry = state.store.get(persona_key(persona)) or {}
-            if entry.get("report"):
-                reports[persona] = PersonaReport.model_validate(entry["report"])
+        reports = load_reports(state.store, context.personas)
         if len(reports) < config.failure.min_successes(len(context.personas)):
             return state  # no verdict: nothing to synthesize
         if not any(r.findings for r in reports.values()):

@@ -13,6 +13,7 @@ from review_harness.design.synthesis import ReviewContext, synthesize_design
 
 REQUEST_KEY = "design:request"
 SYNTHESIS_KEY = "design:synthesis"
+CALIBRATION_KEY = "design:calibration"
 
 
 def persona_key(persona: str) -> str:
@@ -26,12 +27,18 @@ def load_context(store: StoreLike) -> ReviewContext:
     return ReviewContext(**data)
 
 
+def load_reports(store: StoreLike, personas: list[str]) -> dict[str, PersonaReport]:
+    """The reports of the personas that completed."""
+    entries = {p: store.get(persona_key(p)) or {} for p in personas}
+    return {p: PersonaReport.model_validate(e["report"]) for p, e in entries.items() if e.get("report")}
+
+
 def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str) -> DesignReview:
     """Synthesize from what the solvers stored (the design is the sample input, not stored
     twice): no model calls, so `inspect score` can redo it."""
     context = load_context(store)
     context.design_text = design_text
-    reports: dict[str, PersonaReport] = {}
+    reports = load_reports(store, context.personas)
     runs: list[PersonaRun] = []
     for persona in context.personas:
         entry = store.get(persona_key(persona)) or {}
@@ -39,8 +46,6 @@ def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str)
             runs.append(PersonaRun.model_validate(entry["run"]))
         else:
             runs.append(PersonaRun(member=persona, status="failed", reason="never ran"))
-        if entry.get("report"):
-            reports[persona] = PersonaReport.model_validate(entry["report"])
         if entry.get("prefix_hash"):
             context.prompt_prefix_hashes[persona] = entry["prefix_hash"]
     synthesis = store.get(SYNTHESIS_KEY) or {}
