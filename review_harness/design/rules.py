@@ -162,6 +162,18 @@ def words(text: str) -> list[str]:
     return _WORD.findall(plain(text))
 
 
+def surface_words(text: str, stems: set[str]) -> list[str]:
+    """The words of `text` whose stems are in `stems`, as written (a reader sees 'guarantee',
+    not the stem 'guarant'), in order of appearance."""
+    out: dict[str, str] = {}
+    for w in words(text):
+        for part in [w] + (w.split("-") if "-" in w else []):
+            key = stem(part.lower())
+            if key in stems and key not in out:
+                out[key] = part.lower()
+    return list(out.values())
+
+
 def term_set(text: str, generic: bool = True) -> set[str]:
     """Stemmed content words of ``text`` (hyphenated words also give their parts)."""
     out: set[str] = set()
@@ -1393,7 +1405,7 @@ def ra_traceability(ctx: Ctx) -> None:
             severity=sev, phase=ctx.work_phase if ctx.stage == "plan" else "design",
             section=rs_path(ctx, r),
             issue=(f"{where.capitalize()} never references {r.label} and covers few of its key terms "
-                   f"({', '.join(sorted(ctx.reqset.distinctive(r) - doc.terms)[:5]) or 'none matched'} are absent)."),
+                   f"({', '.join(surface_words(r.text, ctx.reqset.distinctive(r) - doc.terms)[:5]) or 'none matched'} are absent)."),
             why=(f"{len(missing)} of {total} requirements have no trace in {where}; "
                  f"{r.label} is {'a must requirement, so the design fails acceptance without it' if r.priority == 'must' else 'left to chance in implementation'}."),
             suggestion=f"Add the part of {where} that satisfies {r.label}, and cite {r.rid or 'the requirement'} in that section so the trace is explicit.",
@@ -1616,7 +1628,7 @@ def ra_partial(ctx: Ctx) -> None:
                     title=f"{r.rid or 'A requirement'} is only partly addressed",
                     severity="Important", phase="design", section=rs_path(ctx, r),
                     issue=(f"The design covers part of {r.label}, but nothing in it answers '{short(s.plain, 90)}' "
-                           f"({', '.join(sorted(t - design_terms)[:4])} never appear in the design)."),
+                           f"({', '.join(surface_words(s.plain, t - design_terms)[:4])}: not in the design)."),
                     why=f"The missing part of {r.label} ships unbuilt while the requirement looks covered at a glance.",
                     suggestion=f"Add the design for that part of {r.label} and cite {r.rid or 'the requirement'} where it is handled.",
                     evidence=quote_of(s), weight=3, key=f"partial:{r.line}"))
