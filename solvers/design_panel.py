@@ -67,36 +67,42 @@ def prepare_design_review(output_dir: str | None = None) -> Solver:
 
 
 async def _call_with_retry(
-    messages: list, schema: ResponseSchema, parse, *, timeout: float, retries: int, backoff: float,
-    cache: bool | CachePolicy, max_tokens: int | None, model=None,
+    member: str, messages: list, schema: ResponseSchema, parse, *, timeout: float, retries: int,
+    backoff: float, cache: bool | CachePolicy, max_tokens: int | None, model=None,
 ):
-    """(parsed outcome or None, call record fields). Failed calls and malformed answers get
+    """(parsed outcome or None, the member's run record). Failed calls and malformed answers get
     `retries` more tries after an exponential backoff. Failed calls are never cached, so a retry
     still goes through the cache (a later re-run reuses its answer); only a retry after a
     malformed answer, which the cache holds, bypasses it."""
-    attempts, reason, tokens_in, tokens_out, seconds = 0, None, 0, 0, 0.0
+    run = PersonaRun(member=member, status="failed", attempts=0)
+    seconds = 0.0
     bypass_cache = False
+    outcome = None
     for attempt in range(retries + 1):
         if attempt:
             await anyio.sleep(backoff * 2 ** (attempt - 1))
-        attempts += 1
+        run.attempts += 1
         call = await generate_structured(
             messages, schema, timeout=timeout, max_tokens=max_tokens,
             cache=False if bypass_cache else cache, model=model,
         )
-        tokens_in += call.input_tokens
-        tokens_out += call.output_tokens
+        run.input_tokens += call.input_tokens
+        run.output_tokens += call.output_tokens
         seconds += call.seconds
         if call.completion is None:
-            reason = call.reason
+            run.reason = call.reason
             continue
-        outcome = parse(call.completion)
-        if outcome.malformed:
-            reason = "malformed answer: " + "; ".join(outcome.problems)
+        parsed = parse(call.completion)
+        if parsed.malformed:
+            run.reason = "malformed answer: " + "; ".join(parsed.problems)
             bypass_cache = True
             continue
-        return outcome, attempts, reason, tokens_in, tokens_out, seconds
-    return None, attempts, reason, tokens_in, tokens_out, seconds
+        outcome = parsed
+        run.status = parsed.status
+        run.reason = "; ".join(parsed.problems[:5]) or None
+        break
+    run.seconds = round(seconds, 3)
+    return outcome, run
 
 
 @solver
@@ -122,16 +128,11 @@ def persona_reviewer(
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
         scoped = scoped_cache(cache, design_sha=text_hash(state.input_text), prompt=prompt.version)
         async with span(config.personas[persona].name, type="reviewer"):
-            outcome, attempts, reason, t_in, t_out, seconds = await _call_with_retry(
-                messages, PERSONA_SCHEMA, lambda text: parse_persona_output(text, persona),
+            outcome, run = await _call_with_retry(
+                persona, messages, PERSONA_SCHEMA, lambda text: parse_persona_output(text, persona),
                 timeout=timeout or failure.timeout_seconds, retries=failure.retries,
                 backoff=failure.backoff_seconds, cache=scoped, max_tokens=max_tokens,
             )
-        run = PersonaRun(member=persona, status="failed", reason=reason, attempts=attempts,
-                         input_tokens=t_in, output_tokens=t_out, seconds=round(seconds, 3))
-        if outcome is not None:
-            run.status = outcome.status
-            run.reason = "; ".join(outcome.problems[:5]) or None
         state.store.set(persona_key(persona), {
             "run": run.model_dump(mode="json"),
             "report": outcome.report.model_dump(mode="json") if outcome is not None else None,
@@ -172,18 +173,15 @@ def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
         model = get_model(role="synthesizer")
         async with span("Synthesizer", type="synthesizer"):
-            outcome, attempts, reason, t_in, t_out, seconds = await _call_with_retry(
-                messages, SYNTHESIS_SCHEMA, parse_synthesis_output,
+            outcome, run = await _call_with_retry(
+                "synthesizer", messages, SYNTHESIS_SCHEMA, parse_synthesis_output,
                 timeout=config.failure.timeout_seconds, retries=config.failure.retries,
                 backoff=config.failure.backoff_seconds, cache=cache, max_tokens=max_tokens, model=model,
             )
-        run = PersonaRun(member="synthesizer", status="failed" if outcome is None else outcome.status,
-                         reason=reason if outcome is None else ("; ".join(outcome.problems[:5]) or None),
-                         attempts=attempts, input_tokens=t_in, output_tokens=t_out, seconds=round(seconds, 3))
         state.store.set(SYNTHESIS_KEY, {
             "run": run.model_dump(mode="json"),
             "answer": outcome.report.model_dump(mode="json") if outcome is not None else None,
-            "problems": [f"the synthesizer failed: {reason}"] if outcome is None else [],
+            "problems": [f"the synthesizer failed: {run.reason}"] if outcome is None else [],
         })
         return state
 

@@ -52,5 +52,4 @@ def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str)
     if synthesis.get("run"):
         runs.append(PersonaRun.model_validate(synthesis["run"]))
     answer = SynthesisAnswer.model_validate(synthesis["answer"]) if synthesis.get("answer") else None
-    context.warnings += synthesis.get("warnings", [])
     return synthesize_design(context, reports, runs, answer, config, synthesis.get("problems"))
