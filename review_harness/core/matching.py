@@ -45,8 +45,13 @@ def ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator else None
 
 
+def normalize_space(text: str) -> str:
+    """Whitespace runs collapsed to one space: quotes are compared as text, not layout."""
+    return " ".join(text.split())
+
+
 def quote_overlap(pred: str | None, gold: str | None) -> float:
     """0..1: how much of the shorter quote occurs in the longer one (whitespace and case folded)."""
     if not pred or not gold:
         return 0.0
-    return fuzz.partial_ratio(" ".join(pred.split()).lower(), " ".join(gold.split()).lower()) / 100
+    return fuzz.partial_ratio(normalize_space(pred).lower(), normalize_space(gold).lower()) / 100

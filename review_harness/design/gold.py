@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from review_harness.core.matching import normalize_space
 from review_harness.core.paths import FIXTURES_DIR
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
 from review_harness.design.models import SEVERITIES, Phase, Severity, Stage, Verdict
@@ -104,8 +105,8 @@ def load_design_gold(path: str | Path) -> DesignGold:
         document = folder / f"{name}.md"
         if not document.is_file():
             raise DesignGoldError(f"{path}: its fixture {document} does not exist")
-        texts[name] = " ".join(document.read_text(encoding="utf-8").split())
+        texts[name] = normalize_space(document.read_text(encoding="utf-8"))
     for f in gold.expected_findings:
-        if f.evidence and " ".join(f.evidence.split()) not in texts[f.source]:
+        if f.evidence and normalize_space(f.evidence) not in texts[f.source]:
             raise DesignGoldError(f"{path}: finding {f.id}: evidence quote not found in {f.source}.md: {f.evidence[:80]!r}")
     return gold

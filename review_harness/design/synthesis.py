@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from review_harness.core.matching import normalize_space
 from review_harness.design.grouping import finding_id, group_findings
 from review_harness.design.models import (
     PHASES,
@@ -79,8 +80,8 @@ def _severity_of(votes: list[SeverityVote]) -> Severity:
 def _verified(quote: str | None, documents: list[str]) -> bool | None:
     if not quote:
         return None
-    needle = " ".join(quote.split()).lower().strip(" .\"'")
-    return any(needle in " ".join(doc.split()).lower() for doc in documents)
+    needle = normalize_space(quote).lower().strip(" .\"'")
+    return any(needle in normalize_space(doc).lower() for doc in documents)
 
 
 def _hedge_rate(reports: dict[str, PersonaReport], hedge_words: list[str]) -> float:

@@ -7,13 +7,13 @@ drift from the fixture it describes.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from review_harness.core.matching import normalize_space
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.ds.models import Severity
 from review_harness.ds.rubric import Rubric, default_rubric
@@ -67,10 +67,6 @@ class GoldFile(BaseModel):
         if len(ids) != len(set(ids)):
             raise ValueError("expected_findings ids must be unique")
         return self
-
-
-def normalize_space(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def check_against_document(gold: GoldFile, document_text: str, rubric: Rubric) -> list[str]:

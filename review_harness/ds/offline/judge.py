@@ -34,7 +34,8 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from review_harness.ds.gold import GoldFinding, normalize_space
+from review_harness.core.matching import normalize_space
+from review_harness.ds.gold import GoldFinding
 from review_harness.ds.judge import (
     JUDGE_TASK,
     MATCHER_TASK,
