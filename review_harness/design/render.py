@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from review_harness.core.paths import PROMPTS_DIR
+from review_harness.design.personas import default_personas
 from review_harness.design.models import (
     PHASES,
     SEVERITIES,
@@ -24,9 +24,8 @@ from review_harness.design.models import (
     Severity,
 )
 
-PERSONAS_FILE = PROMPTS_DIR / "design" / "personas.yaml"
 # Above this many findings, findings are not walked one by one; they are processed from the files.
-INTERACTIVE_LIMIT = 50
+INTERACTIVE_LIMIT = default_personas().synthesis.interactive_limit
 DISPOSITIONS_HEADING = "## Finding Dispositions"
 PHASE_LABELS = {
     "survey": "Survey gaps",
@@ -43,38 +42,8 @@ FindingLike = DesignFinding | Mapping[str, Any]
 
 @lru_cache(maxsize=1)
 def persona_names() -> dict[str, str]:
-    """Persona id -> display name, from prompts/design/personas.yaml (empty when unreadable)."""
-    try:
-        from review_harness.design.personas import load_personas  # the main loader, when present
-    except ImportError:
-        load_personas = None
-    if load_personas is not None:
-        try:
-            names = _names_from(load_personas())
-            if names:
-                return names
-        except Exception:  # fall back to reading the file directly
-            pass
-    try:
-        from review_harness.core.yamlio import read_yaml
-
-        data = read_yaml(PERSONAS_FILE) or {}
-    except Exception:
-        return {}
-    return {pid: str(p.get("name") or pid) for pid, p in (data.get("personas") or {}).items() if isinstance(p, Mapping)}
-
-
-def _names_from(loaded: Any) -> dict[str, str]:
-    """Display names out of whatever the personas loader returns (a model or a mapping)."""
-    personas = getattr(loaded, "personas", None)
-    if personas is None and isinstance(loaded, Mapping):
-        personas = loaded.get("personas", loaded)
-    out: dict[str, str] = {}
-    for pid, persona in (personas or {}).items():
-        name = persona.get("name") if isinstance(persona, Mapping) else getattr(persona, "name", None)
-        if name:
-            out[str(pid)] = str(name)
-    return out
+    """Persona id -> display name, from prompts/design/personas.yaml."""
+    return {pid: persona.name for pid, persona in default_personas().personas.items()}
 
 
 def persona_name(persona_id: str, names: Mapping[str, str] | None = None) -> str:
