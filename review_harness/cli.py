@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog
 
 from review_harness.core import gate
+from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.design.cli import add_design_commands, run_design
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
@@ -16,20 +17,6 @@ from review_harness.ds.rubric import RubricError
 
 SYNTHESIS_SCORER = "review_synthesis"
 DEFAULT_BASELINE = BASELINES_DIR / "ds_review.json"
-
-
-class LogError(ValueError):
-    """A log that cannot be read or does not follow the log contract."""
-
-
-def read_log(path: str | Path) -> EvalLog:
-    path = Path(path)
-    if not path.exists():
-        raise LogError(f"{path}: no such log file")
-    try:
-        return read_eval_log(str(path))
-    except Exception as ex:  # inspect raises several types for unreadable files
-        raise LogError(f"{path}: not a readable Inspect eval log ({type(ex).__name__}: {ex})") from None
 
 
 def reviews_in_log(log: EvalLog) -> list[tuple[str, int, Review]]:
@@ -87,17 +74,6 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
-
-
-def newest_log(path: str | Path) -> Path:
-    """A log file, or the newest .eval log in a folder."""
-    path = Path(path)
-    if path.is_dir():
-        logs = sorted(path.glob("*.eval"), key=lambda p: p.stat().st_mtime)
-        if not logs:
-            raise LogError(f"{path}: folder has no .eval logs")
-        return logs[-1]
-    return path
 
 
 def gate_config_for(baseline: Path) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from review_harness.core.logs import LogError, read_log
 from review_harness.core.yamlio import first_error
 from review_harness.design.artifacts import ArtifactError, write_artifacts
 from review_harness.design.models import DesignReview
@@ -52,15 +53,7 @@ def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 def design_reviews_in_log(path: str | Path) -> list[tuple[str, int, DesignReview]]:
     """(sample id, epoch, review) for each sample scored by the design synthesis scorer."""
-    from inspect_ai.log import read_eval_log
-
-    path = Path(path)
-    if not path.is_file():
-        raise DesignCliError(f"{path}: no such log file")
-    try:
-        log = read_eval_log(str(path))
-    except Exception as ex:  # inspect raises several types for unreadable files
-        raise DesignCliError(f"{path}: not a readable Inspect eval log ({type(ex).__name__})") from None
+    log = read_log(path)
     out = []
     for sample in log.samples or []:
         score = (sample.scores or {}).get(SYNTHESIS_SCORER)
@@ -183,7 +176,7 @@ def run_design(args: argparse.Namespace) -> int:
             return run_export(args)
         if args.design_command == "process":
             return run_process(args)
-    except (DesignCliError, ArtifactError, TriageError) as ex:
+    except (DesignCliError, ArtifactError, TriageError, LogError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     except OSError as ex:
