@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import random
 from typing import Any
 
@@ -44,13 +45,17 @@ def estimate_tokens(text: str) -> int:
     return round(len(text.split()) * 1.3)
 
 
+# each kind's offline responder: ``answer(prompt) -> str | None``, None for another kind's prompt
+RESPONDERS = (
+    "review_harness.design.offline",
+    "review_harness.ds.offline.responder",
+)
+
+
 def answer_prompt(prompt: str) -> str | None:
     """Ask each kind's responder in turn; None when no kind recognises the prompt."""
-    from review_harness.design.offline import answer as design_answer
-    from review_harness.ds.offline.responder import answer as ds_answer
-
-    for responder in (design_answer, ds_answer):
-        completion = responder(prompt)
+    for module in RESPONDERS:
+        completion = importlib.import_module(module).answer(prompt)
         if completion is not None:
             return completion
     return None

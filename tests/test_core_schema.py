@@ -1,0 +1,68 @@
+"""The core response-schema builder: strict, closed, bound-free, enums by path."""
+
+import pytest
+from pydantic import BaseModel, Field
+
+from review_harness.core.schema import response_schema, schema_dict, schema_problems
+
+
+class Item(BaseModel):
+    lens: str
+    note: str | None = None
+    weight: float = Field(default=1.0, ge=0, le=1)
+
+
+class Answer(BaseModel):
+    title: str = Field(min_length=3, max_length=80)
+    items: list[Item] = []
+    main: Item | None = None
+
+
+def test_schema_is_strict_closed_and_bound_free():
+    schema = response_schema("answer", Answer)
+    assert schema.strict is True
+    sent = schema_dict(schema)
+    assert schema_problems(sent) == []
+    assert sent["required"] == ["title", "items", "main"]
+    assert sent["additionalProperties"] is False
+    item = sent["properties"]["items"]["items"]
+    assert item["required"] == ["lens", "note", "weight"]
+    assert "minimum" not in item["properties"]["weight"]
+    assert "minLength" not in sent["properties"]["title"]
+
+
+def test_enums_narrow_fields_by_path_and_keep_null_allowed():
+    schema = response_schema(
+        "answer", Answer, enums={"items[].lens": ["a", "b"], "main.lens": ["c"], "main.note": ["x"]}
+    )
+    sent = schema_dict(schema)
+    assert sent["properties"]["items"]["items"]["properties"]["lens"]["enum"] == ["a", "b"]
+    main = [o for o in sent["properties"]["main"]["anyOf"] if o.get("type") != "null"][0]
+    assert main["properties"]["lens"]["enum"] == ["c"]
+    note = main["properties"]["note"]["anyOf"]
+    assert {"type": "null"} in note and any(o.get("enum") == ["x"] for o in note)
+
+
+def test_bad_enum_path_names_the_field():
+    with pytest.raises(KeyError, match="no field 'nope'"):
+        response_schema("answer", Answer, enums={"items[].nope": ["a"]})
+    with pytest.raises(KeyError, match="not an array"):
+        response_schema("answer", Answer, enums={"title[].x": ["a"]})
+
+
+def test_problems_name_what_providers_refuse():
+    raw = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 0},
+            "xs": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+            "o": {"type": "object", "properties": {"k": {"type": "string"}}},
+        },
+        "required": ["n"],
+    }
+    problems = schema_problems(raw)
+    assert "$.n: keyword 'minimum' is refused by a provider" in problems
+    assert "$.xs: minItems above 1 is refused by Anthropic" in problems
+    assert "$.o: object is open (additionalProperties must be false)" in problems
+    assert "$: keys missing from required: ['o', 'xs']" in problems
+    assert "$: object is open (additionalProperties must be false)" in problems
