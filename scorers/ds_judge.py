@@ -27,7 +27,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import LimitExceededError, json_schema
+from inspect_ai.util import LimitExceededError
 from pydantic import BaseModel
 
 from review_harness.ds.gold import GoldError, GoldFinding, gold_path, load_gold
@@ -53,17 +53,16 @@ from review_harness.ds.matching import Match
 from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
+from review_harness.core.schema import response_schema
 from scorers.metrics import nanmean
 
 GRADER = ModelRole("grader", required=True)
-JUDGE_SCHEMA = ResponseSchema(
-    name="review_judgement",
-    json_schema=json_schema(JudgeAnswer),
+JUDGE_SCHEMA = response_schema(
+    "review_judgement", JudgeAnswer,
     description="A 0-10 score and a short reason for each of the five judge dimensions.",
 )
-MATCHER_SCHEMA = ResponseSchema(
-    name="finding_matches",
-    json_schema=json_schema(MatcherAnswer),
+MATCHER_SCHEMA = response_schema(
+    "finding_matches", MatcherAnswer,
     description="One-to-one pairs of review finding id and gold finding id.",
 )
 

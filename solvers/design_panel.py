@@ -14,8 +14,9 @@ from pathlib import Path
 import anyio
 from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ResponseSchema, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import json_schema, span
+from inspect_ai.util import span
 
+from review_harness.core.schema import response_schema
 from review_harness.core.panel import generate_structured, run_concurrently, scoped_cache, text_hash
 from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
 from review_harness.design.models import PersonaReport, PersonaRun, SynthesisAnswer
@@ -27,14 +28,12 @@ from review_harness.design.render import render_summary
 from review_harness.design.synthesis import ReviewContext
 from review_harness.design.triage import calibration_block
 
-PERSONA_SCHEMA = ResponseSchema(
-    name="persona_report",
-    json_schema=json_schema(PersonaReport),
+PERSONA_SCHEMA = response_schema(
+    "persona_report", PersonaReport,
     description="Findings with severity, phase, section, issue, impact, suggestion, evidence; a blind spot check.",
 )
-SYNTHESIS_SCHEMA = ResponseSchema(
-    name="design_synthesis",
-    json_schema=json_schema(SynthesisAnswer),
+SYNTHESIS_SCHEMA = response_schema(
+    "design_synthesis", SynthesisAnswer,
     description="Groups of duplicate findings with phases, contradictions, patterns.",
 )
 @solver

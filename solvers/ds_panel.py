@@ -6,9 +6,9 @@ reviewers is rubric data.
 
 from __future__ import annotations
 
-from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, ResponseSchema
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import json_schema, span
+from inspect_ai.util import span
 
 from review_harness.core.panel import (
     generate_structured,
@@ -37,14 +37,10 @@ from review_harness.ds.prepare import english_share, looks_like_html, prepare_do
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import Rubric, default_rubric, load_rubric
+from review_harness.ds.schemas import reviewer_schema
 
 # below this share of English function words the document is probably not English
 ENGLISH_SHARE_MIN = 0.08
-REVIEWER_SCHEMA = ResponseSchema(
-    name="reviewer_report",
-    json_schema=json_schema(ReviewerReport),
-    description="Per-lens ratings, findings (CRITICAL first), positives, own score.",
-)
 
 
 def _rubric(path: str | None) -> Rubric:
@@ -134,7 +130,7 @@ async def call_reviewer(
     run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
     messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
     cache = scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=prompt.version)
-    call = await generate_structured(messages, REVIEWER_SCHEMA, timeout=timeout, max_tokens=max_tokens, cache=cache)
+    call = await generate_structured(messages, reviewer_schema(dimension), timeout=timeout, max_tokens=max_tokens, cache=cache)
     run.input_tokens, run.output_tokens, run.truncated = call.input_tokens, call.output_tokens, call.truncated
     if call.completion is None:
         run.reason = call.reason

@@ -66,3 +66,54 @@ def test_problems_name_what_providers_refuse():
     assert "$.o: object is open (additionalProperties must be false)" in problems
     assert "$: keys missing from required: ['o', 'xs']" in problems
     assert "$: object is open (additionalProperties must be false)" in problems
+
+
+def all_project_schemas():
+    """Every response schema the project sends: module-level schemas of every solver, scorer
+    and kind module, plus the schemas built per member."""
+    import importlib
+    import pkgutil
+
+    from inspect_ai.model import ResponseSchema
+
+    import review_harness
+    from review_harness.core.paths import PROJECT_ROOT
+    from review_harness.ds.rubric import default_rubric
+    from review_harness.ds.schemas import reviewer_schema
+
+    names = [m.name for m in pkgutil.walk_packages(review_harness.__path__, "review_harness.")]
+    for folder in ("solvers", "scorers"):
+        names += [f"{folder}.{p.stem}" for p in sorted((PROJECT_ROOT / folder).glob("*.py")) if p.stem != "__init__"]
+    found = {}
+    for name in names:
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if isinstance(value, ResponseSchema):
+                found[f"{name}.{attr}"] = value
+    rubric = default_rubric()
+    for dim_id in rubric.dimensions:
+        found[f"ds reviewer {dim_id}"] = reviewer_schema(rubric.dimension(dim_id))
+    return found
+
+
+def test_every_schema_the_project_sends_is_accepted_by_both_providers():
+    schemas = all_project_schemas()
+    assert {"solvers.design_panel.PERSONA_SCHEMA", "scorers.ds_judge.JUDGE_SCHEMA", "ds reviewer analysis"} <= set(schemas)
+    for name, schema in schemas.items():
+        assert schema.strict is True, name
+        assert schema_problems(schema_dict(schema)) == [], name
+
+
+def test_ds_reviewer_schema_holds_the_model_to_its_rubric():
+    from review_harness.ds.rubric import default_rubric
+    from review_harness.ds.schemas import reviewer_schema
+
+    rubric = default_rubric()
+    analysis = rubric.dimension("analysis")
+    sent = schema_dict(reviewer_schema(analysis))
+    finding = sent["properties"]["findings"]["items"]["properties"]
+    assert finding["lens"]["enum"] == [lens.id for lens in analysis.lenses]
+    issue_types = [o for o in finding["issue_type"]["anyOf"] if o.get("type") != "null"][0]["enum"]
+    assert issue_types == [rule.id for lens in analysis.lenses for rule in lens.deductions]
+    assert sent["properties"]["dimension"]["enum"] == ["analysis"]
+    assert set(sent["required"]) == {"dimension", "lens_ratings", "findings", "positives", "score"}

@@ -9,6 +9,7 @@ each other, and the synthesis scorer reads them back.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,6 +27,33 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState
 from inspect_ai.util import LimitExceededError
+
+from review_harness.core import console  # noqa: F401  (registers the stderr hook with Inspect)
+
+# HTTP statuses that say the request itself is wrong (bad schema, key, model name): every
+# member would fail the same way, so the sample fails with the provider's own words
+REFUSED_REQUEST_STATUSES = (400, 401, 403, 404, 422)
+
+
+class ProviderRequestError(RuntimeError):
+    """The provider refused the request; retrying or degrading would only hide it."""
+
+
+def refused_request(ex: Exception, model: Model) -> ProviderRequestError | None:
+    status = getattr(ex, "status_code", None)
+    if status not in REFUSED_REQUEST_STATUSES:
+        return None
+    # Inspect's ModelGenerateError keeps the provider's own words; an SDK error has a body
+    message = getattr(ex, "provider_message", None)
+    body = getattr(ex, "body", None)
+    if not message and isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else str(error)
+    message = message or str(ex)
+    # SDK errors read "Error code: 400 - {'type': 'error', 'error': {'message': ...}}"
+    quoted = re.search(r"""['"]message['"]:\s*(['"])(.*?)\1""", message)
+    message = console.first_line(quoted.group(2) if quoted else message)
+    return ProviderRequestError(f"{model}: the provider refused the request (HTTP {status}): {message}")
 
 
 class StoreLike(Protocol):
@@ -92,6 +120,9 @@ async def generate_structured(
     except TimeoutError as ex:
         result.reason = f"timed out ({ex or f'no answer within {timeout:g}s'})"
     except Exception as ex:  # a misbehaving model degrades the review, never the sample
+        refused = refused_request(ex, model)
+        if refused is not None:
+            raise refused from None
         result.reason = f"model call failed: {type(ex).__name__}: {ex}"
     result.seconds = round(time.monotonic() - started, 3)
     output = result.output

@@ -45,7 +45,12 @@ def parse_reviewer_output(text: str, dimension: Dimension) -> ParseOutcome:
         if repaired:
             problems.insert(0, "output was cut off; kept the complete part" if cut_off
                             else f"{json_problem}; kept the part before the error")
-        usable = bool(report.findings or report.lens_ratings)
+        # an answer shaped like the response schema is the reviewer's word even when it
+        # found nothing; only a fragment with nothing in it is unusable
+        answered = isinstance(data.get("findings"), list) and isinstance(data.get("lens_ratings"), list)
+        usable = bool(report.findings or report.lens_ratings) or (answered and not cut_off)
+        if usable and not report.lens_ratings:
+            problems.append("the reviewer rated no lens; ratings follow from its findings")
         if not usable:
             return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"],
                                 repaired, cut_off)
