@@ -193,3 +193,14 @@ def test_unreachable_provider_is_named_within_a_minute(tmp_path):
         process.wait()
     assert named is not None and time.monotonic() - started < 60
     assert "cannot reach the provider" in named and "claude-sonnet-4-5" in named
+
+
+def test_missing_key_stops_before_any_sample(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    result = subprocess.run(
+        ["inspect", "eval", "tasks/ds_review.py", "-T", "document=fixtures/ds/metrics-no-baseline.md",
+         "--model", ANTHROPIC, "--display", "plain", "--log-dir", str(tmp_path)],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 1
+    assert "No ANTHROPIC_API_KEY defined in the environment." in result.stdout + result.stderr
