@@ -14,6 +14,7 @@ from review_harness.design.cli import add_design_commands, run_design
 from review_harness.ds.cli import add_ds_commands, run_ds
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
+from review_harness.ds.calibrate import CalibrationError
 from review_harness.ds.rubric import RubricError
 
 SYNTHESIS_SCORER = "review_synthesis"
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))
             return run_design(args)
-    except (LogError, gate.GateError, RubricError) as ex:
+    except (LogError, gate.GateError, RubricError, CalibrationError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2

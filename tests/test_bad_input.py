@@ -303,7 +303,7 @@ def test_score_comes_from_findings_not_from_the_model():
     )
     assert review.dimensions["analysis"].self_reported_score == 100
     assert review.dimensions["analysis"].score == 80.0
-    assert review.final_score == 90.0
+    assert review.final_score == 80.0
     assert review.verdict == "Minor Fix"
 
 

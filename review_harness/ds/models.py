@@ -145,6 +145,9 @@ class DimensionResult(BaseModel):
     raw_deductions: float = 0.0
     effective_deductions: float = 0.0
     credits: float = 0.0
+    credits_earned: dict[str, float] = Field(
+        default_factory=dict, description="Strength credits the reviewer's positives earned (before cap and offset)."
+    )
     self_reported_score: int | None = None
     status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed"] = (
         "Not reviewed"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from review_harness.ds.models import Finding, Review
+from review_harness.ds.models import DimensionResult, Finding, Review
 from review_harness.ds.rubric import Rubric
 
 RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detailed findings."
@@ -131,18 +131,43 @@ def _lens_breakdown(review: Review, rubric: Rubric) -> list[str]:
         if not result.reviewed:
             lines += ["Not reviewed.", ""]
             continue
+        lines += _score_breakdown(result, rubric) + [""]
         for lens in dimension.lenses:
             lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
                 lines += ["No issues found.", ""]
             for f in lens_findings:
-                lines.append(f"- **[{f.severity.value}] {f.title}** ({f.location or 'location not given'}). {f.issue}")
+                lines.append(
+                    f"- **[{f.severity.value}, -{_score_text(f.deduction)}] {f.title}** "
+                    f"({f.location or 'location not given'}). {f.issue}"
+                )
                 if f.evidence:
                     lines.append(f"  - Evidence: \"{f.evidence}\"")
                 lines.append(f"  - Suggested fix: {f.suggested_fix}")
             lines.append("")
     return lines
+
+
+def _score_breakdown(result: DimensionResult, rubric: Rubric) -> list[str]:
+    """How the dimension's number was made: deductions, the credits earned and how many applied."""
+    if result.raw_deductions == result.effective_deductions:
+        deductions = f"-{_score_text(result.raw_deductions)}"
+    else:
+        deductions = f"-{_score_text(result.effective_deductions)} (raw {_score_text(result.raw_deductions)}, diminishing returns)"
+    earned = sum(result.credits_earned.values())
+    names = ", ".join(f"{k.replace('_', ' ')} +{_score_text(v)}" for k, v in result.credits_earned.items())
+    credits = f"+{_score_text(result.credits)}"
+    if earned:
+        credits += f" of {_score_text(earned)} earned ({names})"
+        if result.credits < earned:
+            rule = (
+                "credits only offset MINOR findings, never a MAJOR or CRITICAL"
+                if rubric.scoring.credits_offset == "minor"
+                else f"capped at +{_score_text(rubric.scoring.credit_cap)}"
+            )
+            credits += f"; {rule}"
+    return [f"**Deductions:** {deductions} | **Credits:** {credits}"]
 
 
 def _cross_cutting(review: Review) -> list[str]:

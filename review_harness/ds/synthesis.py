@@ -82,10 +82,9 @@ def _dimension_result(
         )
         for lens in dimension.lenses
     }
+    earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
-        [f.deduction for f in findings],
-        scoring.credits_for(report.positives, dimension),
-        rubric,
+        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric
     )
     result = DimensionResult(
         dimension=dimension.id,
@@ -96,6 +95,7 @@ def _dimension_result(
         raw_deductions=raw,
         effective_deductions=effective,
         credits=credits,
+        credits_earned=earned,
         self_reported_score=report.score,
         status_label=scoring.dimension_status(findings),
     )
@@ -179,8 +179,7 @@ def synthesize(
             {d: r.score for d, r in dimensions.items()}, rubric.scoring.weights
         )
         band = scoring.band_verdict(final, rubric)
-        critical = sum(1 for f in findings if f.severity == Severity.CRITICAL)
-        verdict, floor_note = scoring.apply_floor_rules(band, critical)
+        verdict, floor_note = scoring.apply_floor_rules(band, findings, rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:
             # a review that did not fully happen must never read as a clean pass
             verdict = scoring.MINOR_FIX
