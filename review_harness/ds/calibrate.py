@@ -314,6 +314,13 @@ def _row(name: str, case: Case, o: Outcome, loo: Outcome | None) -> str:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
+    if getattr(args, "log", None):
+        from review_harness.core.logs import newest_log, read_log
+
+        path = newest_log(args.log)
+        print(f"gold figures of {path.name} (rubric {read_log(path).eval.metadata.get('rubric_version', '?')}) by split:")
+        print(figures_table(log_figures(read_log(path))))
+        return 0
     gold_dir = Path(args.gold) if args.gold else GOLD_DIR / "ds"
     try:
         base = load_rubric(DEFAULT_RUBRIC)
@@ -349,3 +356,39 @@ def run_calibrate(args: argparse.Namespace) -> int:
         written = load_rubric(target)  # the written file must load and pass its own range checks
         print(f"\nwrote {target} ({written.version})")
     return 0
+
+
+FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window")
+
+
+def log_figures(log) -> dict[str, dict[str, float | None]]:
+    """Gold metrics of a DS eval log by gold split (dev, heldout, all): the mean of each metric
+    over the samples that have it (NaN values, e.g. a draft's verdict, are left out)."""
+    from review_harness.ds.gold import gold_path
+
+    rows: dict[str, list[dict[str, float]]] = {"dev": [], "heldout": [], "all": []}
+    for sample in log.samples or []:
+        score = (sample.scores or {}).get("gold_comparison")
+        path = gold_path(sample.metadata or {})
+        if score is None or path is None or not isinstance(score.value, dict):
+            continue
+        split = load_gold(path).split
+        rows[split].append(score.value)
+        rows["all"].append(score.value)
+    out: dict[str, dict[str, float | None]] = {}
+    for split, values in rows.items():
+        figures: dict[str, float | None] = {"fixtures": float(len(values))}
+        for key in FIGURES:
+            present = [float(v[key]) for v in values if v.get(key) is not None and v[key] == v[key]]
+            figures[key] = sum(present) / len(present) if present else None
+        out[split] = figures
+    return out
+
+
+def figures_table(figures: dict[str, dict[str, float | None]]) -> str:
+    head = "| split | fixtures | " + " | ".join(k.replace("_", " ") for k in FIGURES) + " |"
+    lines = [head, "|" + "---|" * (len(FIGURES) + 2)]
+    for split, row in figures.items():
+        cells = ["-" if row[k] is None else f"{row[k]:.2f}" for k in FIGURES]
+        lines.append(f"| {split} | {int(row['fixtures'] or 0)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -27,6 +27,7 @@ def add_ds_commands(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--gold", default=None, help="gold folder (default: gold/ds)")
     cal.add_argument("--write", action="store_true", help="write the fitted rubric as a new version")
     cal.add_argument("--output", default=None, help="where --write puts the rubric (default: prompts/ds/rubric.yaml)")
+    cal.add_argument("--log", default=None, help="instead of fitting: a reviewer's gold figures by split from this eval log")
 
 
 def default_log_dir() -> Path:
