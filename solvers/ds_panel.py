@@ -142,7 +142,7 @@ async def call_reviewer(
     if call.completion is None:
         run.reason = call.reason
         return run, None, prompt.prefix_hash
-    outcome = parse_reviewer_output(call.completion, dimension)
+    outcome = parse_reviewer_output(call.completion, dimension, rubric)
     run.status = outcome.status
     if outcome.status == "failed":
         run.reason = "; ".join(outcome.problems)

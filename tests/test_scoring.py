@@ -196,9 +196,13 @@ def _doc() -> DocumentInfo:
     return DocumentInfo(title="T", source="t.md", word_count=1000, reading_minutes=4.3, token_estimate=1300, tier=1)
 
 
+_ISSUES = {"methodology": "The comparison has no control group.", "structure": "The summary is missing from the top.",
+           "metrics": "Numbers have no interval.", "logic": "The conclusion does not follow."}
+
+
 def _finding(lens, severity, issue_type=None, title="t"):
     return ReviewerFinding(
-        lens=lens, severity=severity, title=title, location="Results, line 3", issue="issue",
+        lens=lens, severity=severity, title=title, location="Results, line 3", issue=_ISSUES.get(lens, "issue"),
         evidence="quoted", suggested_fix="fix", issue_type=issue_type,
     )
 

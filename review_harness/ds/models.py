@@ -192,6 +192,9 @@ class Review(BaseModel):
     top_fixes: list[str] = Field(default_factory=list, description="Finding ids, best first.")
     positives: list[SynthesizedPositive] = Field(default_factory=list)
     cross_cutting: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="What the lead changed in the reviewers' output (e.g. a re-routed finding)."
+    )
     dashboard: list[DashboardRow] = Field(default_factory=list)
     final_score: float | None = None
     band_verdict: Verdict | None = None
