@@ -44,9 +44,21 @@ def inspect_cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Co
 # ------------------------------------------------------------------ loud failures
 
 
-def test_no_model_is_a_one_line_error(monkeypatch):
+def test_no_model_is_a_one_line_error(monkeypatch, tmp_path):
+    """Inside an eval with no model (inspect resolves 'none/none'), the task refuses to start."""
+    from inspect_ai import eval as inspect_eval
+
     monkeypatch.delenv("INSPECT_EVAL_MODEL", raising=False)
-    assert task_error(document=str(STRONG)) == MODEL_HELP
+    monkeypatch.chdir(tmp_path)  # no .env here
+    with pytest.raises(PrerequisiteError) as info:
+        inspect_eval(os.path.relpath(PROJECT_ROOT / "tasks" / "ds_review.py", tmp_path), task_args={"document": str(STRONG)},
+                     display="none", log_dir=str(tmp_path))
+    assert info.value.message == MODEL_HELP
+
+
+def test_task_built_outside_an_eval_takes_its_model_later(monkeypatch):
+    monkeypatch.delenv("INSPECT_EVAL_MODEL", raising=False)
+    assert ds_review_task()(document=str(STRONG)).dataset[0].id == "strong-analysis"
 
 
 def test_run_from_another_folder_without_a_model_fails_on_stderr(tmp_path):

@@ -104,13 +104,14 @@ MODEL_HELP = (
 
 def require_model() -> None:
     """Fail before any sample runs when inspect resolved no model ('none/none'), which would
-    otherwise defer every review and exit 0."""
+    otherwise defer every review and exit 0. A task built outside an eval (the Python API,
+    `eval(task, model=...)`) has no active model yet and passes: its model comes later."""
     from inspect_ai.model import get_model
 
     try:
         model = get_model()
-    except ValueError:  # no active model and nothing in the environment
-        raise PrerequisiteError(MODEL_HELP) from None
+    except ValueError:  # no active model and nothing in the environment: not inside an eval
+        return
     if model.api.__class__.__name__ == "NoModel" or str(model) in ("none", "none/none"):
         raise PrerequisiteError(MODEL_HELP)
 

@@ -17,6 +17,20 @@ from review_harness.ds.offline.view import LIMITATIONS, Sentence
 
 _I = re.IGNORECASE
 
+def _hit(v, s: Sentence, m: re.Match[str] | None, *, title: str, issue: str, fix: str, strength: float = 1.0) -> Hit:
+    """A finding that quotes sentence `s` (at match `m`) and points to where it is."""
+    return Hit(title=title, issue=issue, evidence=v.quote(s, m), location=v.location(s), suggested_fix=fix, strength=strength)
+
+
+def _first_in(sentences, pattern: re.Pattern[str], roles: tuple[str, ...]) -> tuple[Sentence, re.Match[str]] | None:
+    """The first prose sentence in one of `roles` that matches `pattern`."""
+    return next(
+        ((s, m) for s in sentences if s.role in roles and s.kind not in ("table", "heading")
+         for m in [pattern.search(s.text)] if m),
+        None,
+    )
+
+
 # ---------------------------------------------------------------------- early stopping / peeking
 
 _STOPPED = re.compile(
@@ -52,16 +66,14 @@ def early_stopping(ctx: Context) -> Hit | None:
             + ". Stopping at the first p-value under 0.05 with repeated looks makes a false positive far more likely than 5%, "
             "so the reported significance and the lift built on it are not reliable."
         )
-        return Hit(
+        return _hit(
+            v, s, stop,
             title="Test stopped early when it reached significance",
             issue=issue,
-            evidence=v.quote(s, stop),
-            location=v.location(s),
-            suggested_fix=(
+            fix=(
                 "Rerun the test for its full planned duration without acting on interim looks, or analyse it with a sequential "
                 "method designed for repeated looks, and report the result that method gives."
-            ),
-            strength=3,
+            ), strength=3,
         )
     return None
 
@@ -93,20 +105,18 @@ def leakage(ctx: Context) -> Hit | None:
         in_feature_list = _FEATURE_CONTEXT.search(s.section) or _FEATURE_CONTEXT.search(s.text) or s.kind == "bullet"
         if not in_feature_list:
             continue
-        return Hit(
+        return _hit(
+            v, s, m,
             title="Features measured after the outcome (leakage)",
             issue=(
                 f"A model input is recorded at or after the period being predicted (\"{v.quote(s, m, max_words=14)}\"). "
                 "It would not be known when the prediction is made, so the reported accuracy overstates what the model can "
                 "do in use."
             ),
-            evidence=v.quote(s, m),
-            location=v.location(s),
-            suggested_fix=(
+            fix=(
                 "Rebuild the features from data available at prediction time (for example values as of the forecast date), "
                 "re-run the evaluation, and report that accuracy as the headline."
-            ),
-            strength=3,
+            ), strength=3,
         )
     return None
 
@@ -133,7 +143,8 @@ def covariate_imbalance_ignored(ctx: Context) -> Hit | None:
         if not any(_IMBALANCE.search(t) for t in window):
             continue
         noted = next((x for x in sentences[max(0, n - 2) : n] if _IMBALANCE.search(x.text)), None)
-        return Hit(
+        return _hit(
+            v, s, m,
             title="Covariate imbalance noted and dismissed",
             issue=(
                 "The groups differ on a characteristic that can affect the outcome"
@@ -141,13 +152,10 @@ def covariate_imbalance_ignored(ctx: Context) -> Hit | None:
                 + f", and the text dismisses it (\"{v.quote(s, m, max_words=12)}\") instead of checking how much of the "
                 "effect it explains."
             ),
-            evidence=v.quote(s, m),
-            location=v.location(s),
-            suggested_fix=(
+            fix=(
                 "Re-estimate the effect adjusting for the imbalanced characteristic (regression adjustment or comparing "
                 "within its levels) and report both estimates."
-            ),
-            strength=2.5,
+            ), strength=2.5,
         )
     return None
 
@@ -197,7 +205,8 @@ def _percent_claims(ctx: Context) -> Hit | None:
             tolerance = max(1.0, 0.06 * relative)
             if abs(claimed - relative) <= tolerance or (points is not None and abs(claimed - points) <= 0.15):
                 continue
-            return Hit(
+            return _hit(
+                v, s, m,
                 title="Percentage change does not match its own numbers",
                 issue=(
                     f"\"{v.quote(s, m, max_words=18)}\": going from {m.group('a').strip()} to {m.group('b').strip()} is a "
@@ -205,13 +214,10 @@ def _percent_claims(ctx: Context) -> Hit | None:
                     + (f" ({points:.1f} points)" if points is not None else "")
                     + f", not {m.group('x')}%."
                 ),
-                evidence=v.quote(s, m),
-                location=v.location(s),
-                suggested_fix=(
+                fix=(
                     f"Recompute the change from {m.group('a').strip()} and {m.group('b').strip()} "
                     f"({relative:.0f}% relative) and correct every place that quotes {m.group('x')}%."
-                ),
-                strength=2.5,
+                ), strength=2.5,
             )
     return None
 
@@ -265,16 +271,14 @@ def _table_totals(ctx: Context) -> Hit | None:
             if abs(summed - total[0]) <= max(0.011 * abs(total[0]), 0.051 * (1e6 if "M" in total_cell.group("n") else 1)):
                 continue
             shown = cells[col].replace("*", "")
-            return Hit(
+            return _hit(
+                v, s, None,
                 title="Table total does not match its rows",
                 issue=(
                     f"In the table row \"{v.quote(s, None, max_words=12)}\", the {table[0][1][col] if col < len(table[0][1]) else 'column'} "
                     f"total is {shown}, but the rows above it add up to {_fmt_like(summed, shown)}."
                 ),
-                evidence=v.quote(s, None),
-                location=v.location(s),
-                suggested_fix=f"Recompute the total from the rows (they sum to {_fmt_like(summed, shown)}) and update every figure derived from {shown}.",
-                strength=2.5,
+                fix=f"Recompute the total from the rows (they sum to {_fmt_like(summed, shown)}) and update every figure derived from {shown}.", strength=2.5,
             )
     return None
 
@@ -344,19 +348,17 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
         return None
     s, m = claim
     rows = "; ".join(f"{c[0]}: {c[-1]}" for _, c in moved[:3])
-    return Hit(
+    return _hit(
+        v, s, m,
         title="Guardrails called stable while the results show them moving",
         issue=(
             f"The text says \"{v.quote(s, m, max_words=12)}\", but guardrail rows in the results have intervals that "
             f"exclude zero: {rows}."
         ),
-        evidence=v.quote(s, m),
-        location=v.location(s),
-        suggested_fix=(
+        fix=(
             "Report each guardrail's change with its interval next to the primary result, say which ones moved, and make "
             "the rollout decision on the trade-off rather than on 'stable'."
-        ),
-        strength=2.5,
+        ), strength=2.5,
     )
 
 
@@ -385,24 +387,18 @@ def sample_size_missing(ctx: Context) -> Hit | None:
         header = " ".join(table[0][1]).lower()
         if re.search(_UNITS, header) or re.search(r"\bn\b|count", header):
             return None
-    headline = next(
-        ((s, m) for s in f.text_sentences if s.role in ("summary", "results") and s.kind != "table"
-         for m in [_RESULT_RATE.search(s.text)] if m),
-        None,
-    )
+    headline = _first_in(f.text_sentences, _RESULT_RATE, ("summary", "results"))
     if headline is None:
         return None
     s, m = headline
-    return Hit(
+    return _hit(
+        v, s, m,
         title="Results reported without sample sizes",
         issue=(
             f"The results are rates and lifts (\"{v.quote(s, m, max_words=14)}\") but the document never says how many "
             "units were in each group, so the reader cannot judge how precise the estimates are."
         ),
-        evidence=v.quote(s, m),
-        location=v.location(s),
-        suggested_fix="State the number of units in each group (and in each period or segment reported) next to the results.",
-        strength=2,
+        fix="State the number of units in each group (and in each period or segment reported) next to the results.", strength=2,
     )
 
 
@@ -423,22 +419,16 @@ def offline_only_evaluation(ctx: Context) -> Hit | None:
         return None
     if any(_ONLINE.search(s.text) for s in sentences):
         return None
-    ship = next(
-        ((s, m) for s in sentences if s.role in ("summary", "recommendation", "conclusion") and s.kind != "heading"
-         for m in [_SHIP.search(s.text)] if m),
-        None,
-    )
+    ship = _first_in(sentences, _SHIP, ("summary", "recommendation", "conclusion"))
     if ship is None:
         return None
     s, m = ship
-    return Hit(
+    return _hit(
+        v, s, m,
         title="Model change recommended on offline metrics alone",
         issue=(
             f"\"{v.quote(s, m, max_words=16)}\" rests on offline ranking metrics computed on logged data, and no online "
             "test is planned; offline gains often shrink or reverse online because the logs were shaped by the current model."
         ),
-        evidence=v.quote(s, m),
-        location=v.location(s),
-        suggested_fix="Plan an online A/B (or interleaving) test with a primary business metric before replacing the model, and make the rollout conditional on it.",
-        strength=2,
+        fix="Plan an online A/B (or interleaving) test with a primary business metric before replacing the model, and make the rollout conditional on it.", strength=2,
     )
