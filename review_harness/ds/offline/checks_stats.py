@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import LIMITATIONS, Sentence
 
