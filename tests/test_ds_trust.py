@@ -138,6 +138,7 @@ def test_report_is_the_final_assistant_message_and_show_prints_it(tmp_path, caps
     assert sample.messages[-1].role == "assistant" and sample.messages[-1].text == report
     assert sample.scores["review_synthesis"].answer == report  # what inspect view shows as ANSWER
     assert (out / "strong-analysis.review.md").read_text() == report
+    capsys.readouterr()  # drop what the eval printed
     assert cli.main(["show", str(tmp_path / "logs")]) == 0
     assert capsys.readouterr().out == report
     assert cli.main(["show", str(tmp_path / "logs"), "--sample", "nope"]) == 2

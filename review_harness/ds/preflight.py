@@ -35,13 +35,17 @@ def review_file(folder: Path, sample_id: str) -> Path:
     return folder / f"{sample_id}{REVIEW_SUFFIX}"
 
 
-_pointer = {"active": False, "folder": None}
+_pointer: dict = {"active": False, "folder": None, "registered": False}
 
 
 def register_review_pointer(folder: Path | None) -> None:
-    """After this run, tell the user where the review is (see ReviewPointer)."""
+    """After this run, tell the user where the review is. The hook is registered on the first
+    document run only, so fixture runs and other kinds never see it."""
     _pointer["active"] = True
     _pointer["folder"] = folder
+    if not _pointer["registered"]:
+        hooks(name="ds_review_pointer", description="After a DS review of a document, say where the review is")(ReviewPointer)
+        _pointer["registered"] = True
 
 
 def where_the_review_is(log_location: str, sample_ids: list[str], folder: Path | None) -> str:
@@ -54,7 +58,6 @@ def where_the_review_is(log_location: str, sample_ids: list[str], folder: Path |
     return "\n".join(lines)
 
 
-@hooks(name="ds_review_pointer", description="After a DS review of a document, say where the review is")
 class ReviewPointer(Hooks):
     def enabled(self) -> bool:
         return bool(_pointer["active"])
