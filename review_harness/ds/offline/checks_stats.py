@@ -23,11 +23,16 @@ def _hit(v, s: Sentence, m: re.Match[str] | None, *, title: str, issue: str, fix
 
 def _first_in(sentences, pattern: re.Pattern[str], roles: tuple[str, ...]) -> tuple[Sentence, re.Match[str]] | None:
     """The first prose sentence in one of `roles` that matches `pattern`."""
-    return next(
-        ((s, m) for s in sentences if s.role in roles and s.kind not in ("table", "heading")
-         for m in [pattern.search(s.text)] if m),
-        None,
-    )
+    return _first_where(sentences, pattern, lambda s, n: s.role in roles and s.kind not in ("table", "heading"))
+
+
+def _first_where(sentences, pattern: re.Pattern[str], keep) -> tuple[Sentence, re.Match[str]] | None:
+    """The first sentence matching `pattern` for which keep(sentence, index) holds."""
+    for n, s in enumerate(sentences):
+        m = pattern.search(s.text)
+        if m and keep(s, n):
+            return s, m
+    return None
 
 
 # ---------------------------------------------------------------------- early stopping / peeking
@@ -95,15 +100,13 @@ def leakage(ctx: Context) -> Hit | None:
     sentences = ctx.features.text_sentences
     if not any(_PREDICTIVE.search(s.text) for s in sentences):
         return None
-    for s in sentences:
-        if s.role == LIMITATIONS:
-            continue
-        m = _AFTER_OUTCOME.search(s.text)
-        if not m:
-            continue
-        in_feature_list = _FEATURE_CONTEXT.search(s.section) or _FEATURE_CONTEXT.search(s.text) or s.kind == "bullet"
-        if not in_feature_list:
-            continue
+    found = _first_where(
+        sentences, _AFTER_OUTCOME,
+        lambda s, n: s.role != LIMITATIONS
+        and bool(_FEATURE_CONTEXT.search(s.section) or _FEATURE_CONTEXT.search(s.text) or s.kind == "bullet"),
+    )
+    if found is not None:
+        s, m = found
         return _hit(
             v, s, m,
             title="Features measured after the outcome (leakage)",
@@ -134,13 +137,13 @@ _IMBALANCE = re.compile(r"\b(balance\w*|imbalanc\w*|more (?:\w+ ){0,3}(?:in|than
 def covariate_imbalance_ignored(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences
-    for n, s in enumerate(sentences):
-        m = _DISMISS.search(s.text)
-        if not m:
-            continue
-        window = [s.section] + [x.text for x in sentences[max(0, n - 2) : n + 1]]
-        if not any(_IMBALANCE.search(t) for t in window):
-            continue
+    found = _first_where(
+        sentences, _DISMISS,
+        lambda s, n: any(_IMBALANCE.search(t) for t in [s.section] + [x.text for x in sentences[max(0, n - 2) : n + 1]]),
+    )
+    if found is not None:
+        s, m = found
+        n = sentences.index(s)
         noted = next((x for x in sentences[max(0, n - 2) : n] if _IMBALANCE.search(x.text)), None)
         return _hit(
             v, s, m,
