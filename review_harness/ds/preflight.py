@@ -6,6 +6,7 @@ review is (the log, `review-harness show`, and the written file with `-T output_
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def output_folder(output_dir: str | None) -> Path | None:
     if output_dir is None:
         return None
     folder = resolve_user_path(str(output_dir))
+    if not folder.is_absolute():  # a new folder: relative to where the user ran the command
+        folder = Path(os.environ.get("PWD") or Path.cwd()) / folder
     if folder.exists() and not folder.is_dir():
         raise PrerequisiteError(f"-T output_dir={output_dir}: {folder} exists and is not a folder")
     try:
