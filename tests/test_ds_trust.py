@@ -103,6 +103,7 @@ def test_several_documents_in_one_parameter(tmp_path):
     "args, expected",
     [
         (["-T", "max_tokens=abc"], "ds_review: -T max_tokens=abc: expected a whole number"),
+        (["-T", "reviewer_timeout=abc"], "ds_review: -T reviewer_timeout=abc: expected a number"),
         (["-M", "latency_s=1"], "offline reviewer: -M latency_s: unknown model arg for the offline reviewer; "
                                  "known: latency, fault_rate, fault_seed, faults"),
     ],
