@@ -11,8 +11,10 @@ from inspect_ai.log import EvalLog
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.design.cli import add_design_commands, run_design
+from review_harness.ds.cli import add_ds_commands, run_ds
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
+from review_harness.ds.calibrate import CalibrationError
 from review_harness.ds.rubric import RubricError
 
 SYNTHESIS_SCORER = "review_synthesis"
@@ -99,6 +101,12 @@ def run_gate(args: argparse.Namespace) -> int:
     log = read_log(log_path)
     if args.baseline is None:
         baseline_path = BASELINES_DIR / f"{log.eval.task}.json"
+    ds_reviews = reviews_in_log(log)
+    if ds_reviews and all(review.status == "deferred" for _, _, review in ds_reviews):
+        raise gate.GateError(
+            f"{log_path.name}: every review was deferred (no reviewer returned a usable report); "
+            "there is nothing to gate - see the review warnings for each reviewer's failure reason"
+        )
     config = gate.load_config(Path(args.config) if args.config else gate_config_for(baseline_path))
     result = gate.compare(log, gate.load_baseline(baseline_path), config)
     print(f"gate: {log_path.name} against {baseline_path}")
@@ -144,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
     add_design_commands(sub)
+    add_ds_commands(sub)
     args = parser.parse_args(argv)
     try:
+        ds_result = run_ds(args)
+        if ds_result is not None:
+            return ds_result
         if args.command == "lint-prompts":
             return run_lint(args)
         if args.command == "summary":
@@ -158,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))
             return run_design(args)
-    except (LogError, gate.GateError, RubricError) as ex:
+    except (LogError, gate.GateError, RubricError, CalibrationError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2

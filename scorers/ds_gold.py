@@ -87,6 +87,13 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
         except GoldError as ex:
             return Score(value={key: float("nan") for key in GOLD_METRICS}, explanation=str(ex))
         review = review_from_store(state.store, the_rubric)
+        if review.status == "deferred":
+            # no review happened: no accuracy to report (a deferred run must not read as precise)
+            return Score(
+                value={key: float("nan") for key in GOLD_METRICS},
+                answer="deferred",
+                explanation="review deferred: nothing to compare with gold",
+            )
         matches, matcher_name, notes = await match_with(matcher, review.findings, gold.expected_findings)
         comparison = compare_with_gold(review, gold, matches, matcher=matcher_name)
         value = {

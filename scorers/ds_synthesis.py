@@ -12,7 +12,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from review_harness.ds.panel import review_from_store
-from review_harness.ds.render import headline
+from review_harness.ds.render import headline, render_report
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import score_consistency
 from scorers.metrics import nanmean
@@ -43,7 +43,9 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
         value["score_spread"], value["score_within_10"] = score_consistency([value["score"]])
         return Score(
             value=value,
-            answer=review.verdict or ("Draft feedback" if review.draft else review.status),
+            # inspect view shows the scorer's answer as the sample's answer: the markdown review
+            # (re-rendered here, so `inspect score` after a rubric change shows the new report)
+            answer=render_report(review, the_rubric),
             # the full report is the sample output; keep the explanation to the headline
             explanation=headline(review),
             metadata={"review": review.model_dump(mode="json")},

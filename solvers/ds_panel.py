@@ -6,7 +6,9 @@ reviewers is rubric data.
 
 from __future__ import annotations
 
-from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser
+from pathlib import Path
+
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
@@ -33,6 +35,7 @@ from review_harness.ds.panel import (
     save_reviewer_result,
 )
 from review_harness.ds.parse import parse_reviewer_output
+from review_harness.ds.preflight import review_file
 from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
@@ -135,7 +138,7 @@ async def call_reviewer(
     if call.completion is None:
         run.reason = call.reason
         return run, None, prompt.prefix_hash
-    outcome = parse_reviewer_output(call.completion, dimension)
+    outcome = parse_reviewer_output(call.completion, dimension, rubric)
     run.status = outcome.status
     if outcome.status == "failed":
         run.reason = "; ".join(outcome.problems)
@@ -204,13 +207,21 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
 
 
 @solver
-def render_review(rubric: str | None = None) -> Solver:
-    """Synthesize the stored reports and make the markdown report the sample's output."""
+def render_review(rubric: str | None = None, output_dir: str | None = None) -> Solver:
+    """Synthesize the stored reports and make the markdown report the sample's answer: the
+    final assistant message (what `inspect view` shows) and the output. With output_dir, also
+    write it to DIR/<sample id>.review.md."""
     the_rubric = _rubric(rubric)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         review = review_from_store(state.store, the_rubric)
-        state.output.completion = render_report(review, the_rubric)
+        report = render_report(review, the_rubric)
+        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
+        state.output.completion = report
+        if output_dir:
+            path = review_file(Path(output_dir), str(state.sample_id))
+            path.write_text(report, encoding="utf-8")
+            state.metadata["review_file"] = str(path)
         return state
 
     return solve
@@ -221,6 +232,7 @@ def review_pipeline(
     timeout: float = 600,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
+    output_dir: str | None = None,
 ) -> list[Solver]:
     """prepare -> one reviewer per rubric dimension, concurrently -> rendered report."""
     the_rubric = _rubric(rubric)
@@ -231,5 +243,5 @@ def review_pipeline(
     return [
         prepare_document_step(rubric=rubric),
         review_panel(reviewers, rubric=rubric),
-        render_review(rubric=rubric),
+        render_review(rubric=rubric, output_dir=output_dir),
     ]

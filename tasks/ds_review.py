@@ -1,8 +1,9 @@
 """Review data-science analyses with a two-reviewer panel (analysis + communication).
 
     inspect eval tasks/ds_review.py                          # the fixture set, offline reviewer
-    inspect eval tasks/ds_review.py -T document=analysis.md  # your document (or a folder)
+    inspect eval tasks/ds_review.py -T document=analysis.md  # your document (or a folder, or a,b)
     inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-4-5
+    review-harness show                                      # the newest review, in the terminal
 """
 
 import inspect
@@ -11,17 +12,25 @@ from typing import Any
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from review_harness.core.params import as_flag, reject_unknown_params
-from review_harness.ds.dataset import document_samples, fixture_samples, task_rubric
+from review_harness.core.panel import cache_policy
+from review_harness.core.params import (
+    as_flag,
+    as_number,
+    as_paths,
+    loud_errors,
+    reject_unknown_params,
+    require_model,
+)
+from review_harness.ds.dataset import fixture_samples, many_document_samples, task_rubric
+from review_harness.ds.preflight import output_folder, register_review_pointer
 from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
-from review_harness.core.panel import cache_policy
 
 
 @task
 def ds_review(
-    document: str | None = None,
+    document: str | list[str] | None = None,
     mode: str | None = None,
     audience: str | None = None,
     workflow: str | None = None,
@@ -32,10 +41,11 @@ def ds_review(
     max_tokens: int | None = None,
     cache: bool = False,
     cache_per_epoch: bool = True,
+    output_dir: str | None = None,
     **unknown: Any,
 ) -> Task:
     """Args:
-    document: a markdown file or a folder of them; default: the fixture set.
+    document: a markdown file, a folder of them, or several (a.md,b.md); default: the fixture set.
     mode: full | quick (default full; quick always uses the structured extraction).
     audience: exec | tech | ds | mixed (default mixed).
     workflow: general | proactive | reactive (default general).
@@ -47,19 +57,31 @@ def ds_review(
     cache: reuse model responses for identical prompts (Inspect's response cache).
     cache_per_epoch: with cache, keep epochs apart (default) so --epochs still measures
         run-to-run variation; false shares one cached answer across epochs.
+    output_dir: also write each review to DIR/<document>.review.md.
     """
-    reject_unknown_params(unknown, known=inspect.signature(ds_review).parameters)
-    rubric, the_rubric = task_rubric(rubric)
-    overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
-    samples = document_samples(document, overrides) if document else fixture_samples(fixtures, overrides)
+    with loud_errors("ds_review"):
+        reject_unknown_params(unknown, known=inspect.signature(ds_review).parameters)
+        require_model()
+        timeout = as_number("reviewer_timeout", reviewer_timeout)
+        tokens = as_number("max_tokens", max_tokens, integer=True)
+        folder = output_folder(output_dir)
+        rubric, the_rubric = task_rubric(rubric)
+        overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
+        if document is not None:
+            samples = many_document_samples(as_paths("document", document), overrides)
+            register_review_pointer(folder)
+        else:
+            samples = fixture_samples(fixtures, overrides)
+        solver = review_pipeline(
+            rubric,
+            timeout=timeout,
+            max_tokens=tokens,
+            cache=cache_policy(as_flag("cache", cache), as_flag("cache_per_epoch", cache_per_epoch)),
+            output_dir=str(folder) if folder else None,
+        )
     return Task(
         dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
-        solver=review_pipeline(
-            rubric,
-            timeout=reviewer_timeout,
-            max_tokens=max_tokens,
-            cache=cache_policy(as_flag("cache", cache), as_flag("cache_per_epoch", cache_per_epoch)),
-        ),
+        solver=solver,
         scorer=[review_synthesis(rubric)]
         + ([gold_comparison(rubric)] if any(s.metadata.get("gold") for s in samples) else []),
         # --epochs N keeps this reducer: it adds score spread and per-finding stability

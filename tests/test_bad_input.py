@@ -166,15 +166,18 @@ def test_bad_gold_file_stops_the_fixture_run(tmp_path, monkeypatch, edit, expect
 @pytest.mark.parametrize(
     "args, expected",
     [
-        ({"temperature_knob": 1}, "unknown model arg(s) ['temperature_knob']"),
-        ({"fault_rate": 1.5}, "fault_rate must be between 0 and 1"),
-        ({"faults": "exception,meteor"}, "unknown fault kind(s) ['meteor']"),
+        ({"temperature_knob": 1}, "-M temperature_knob: unknown model arg for the offline reviewer; known: latency, fault_rate, fault_seed, faults"),
+        ({"fault_rate": 1.5}, "-M fault_rate=1.5: must be between 0 and 1"),
+        ({"faults": "exception,meteor"}, "-M faults=exception,meteor: unknown fault kind meteor"),
+        ({"latency": "slow"}, "-M latency=slow: expected a number"),
+        ({"fault_seed": "x"}, "-M fault_seed=x: expected a number"),
     ],
 )
 def test_bad_offline_model_args(args, expected):
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(PrerequisiteError) as info:
         OfflineReviewerAPI("rules", **args)
-    assert expected in str(info.value)
+    assert str(info.value.message).startswith(expected)
+    assert "\n" not in str(info.value.message)
 
 
 # ------------------------------------------------------------------ reviews that are right for the input
@@ -300,7 +303,7 @@ def test_score_comes_from_findings_not_from_the_model():
     )
     assert review.dimensions["analysis"].self_reported_score == 100
     assert review.dimensions["analysis"].score == 80.0
-    assert review.final_score == 90.0
+    assert review.final_score == 80.0
     assert review.verdict == "Minor Fix"
 
 

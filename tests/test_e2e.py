@@ -236,3 +236,12 @@ def test_response_cache_serves_the_second_run(tmp_path, monkeypatch):
     assert caches[0] == ["write", "write"]
     assert caches[1] == ["read", "read"]
     assert reviews(first)["strong-analysis"].final_score == reviews(second)["strong-analysis"].final_score
+
+
+def test_no_dimension_at_100_with_a_major_finding(default_log):
+    """Issue 11: credits never cancel a MAJOR or CRITICAL, on every fixture."""
+    for sample_id, review in reviews(default_log).items():
+        for dim_id, result in review.dimensions.items():
+            serious = [f for f in review.findings if f.dimension == dim_id and f.severity.value in ("MAJOR", "CRITICAL")]
+            if serious and result.score is not None:
+                assert result.score < 100, (sample_id, dim_id)

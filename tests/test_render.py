@@ -27,16 +27,25 @@ def _reports():
 
 def test_full_report_sections_in_template_order():
     text = render_report(_review(_reports()), RUBRIC)
-    order = ["# DS Analysis Review: Churn after the price change", "**Score: 92.5/100 -- Minor Fix**",
+    order = ["# DS Analysis Review: Churn after the price change", "**Score: 82/100 -- Minor Fix**",
              "floor rule applied", "**Mode:** Full | **Audience:** exec | **Workflow:** general (default)",
              "**Processing:** Tier 1 (1,234 words, ~5.4 min read)", "### Lens Dashboard",
              "| Communication | Structure & TL;DR | CRITICAL |", "## Top 3 Priority Fixes",
              "### 1. No summary up front (CRITICAL)", "## What You Did Well", "1. **Clean design**",
              "## Analysis Dimension (Score: 100/100)", "### Methodology & Assumptions -- SOUND",
-             "## Communication Dimension (Score: 85/100)"]
+             "## Communication Dimension (Score: 82/100)", "**Deductions:** -18 | **Credits:** +0",
+             "- **[CRITICAL, -18] No summary up front**"]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
     assert "LensRating." not in text and "Severity." not in text
+
+
+def test_dimension_section_shows_credits_that_did_not_apply():
+    reports = _reports()
+    reports["communication"].positives = [Positive(title="Owners", detail="d", credit="actionable_recommendations")]
+    text = render_report(_review(reports), RUBRIC)
+    assert ("**Deductions:** -18 | **Credits:** +0 of 5 earned (actionable recommendations +5); "
+            "credits only offset MINOR findings, never a MAJOR or CRITICAL") in text
 
 
 def test_quick_report_has_status_table_only():

@@ -5,17 +5,20 @@ import pytest
 from review_harness.ds import scoring
 from review_harness.ds.models import (
     DocumentInfo,
+    Finding,
     LensRating,
     Positive,
     ReviewerFinding,
     ReviewerReport,
     Severity,
 )
-from review_harness.ds.rubric import default_rubric
+from review_harness.ds.rubric import PROMPTS_DIR, default_rubric, load_rubric
 from review_harness.ds.synthesis import synthesize
 
-RUBRIC = default_rubric()
-BANDS = RUBRIC.scoring.diminishing_returns
+RUBRIC = default_rubric()  # v2: fitted by `review-harness calibrate`
+V1 = load_rubric(PROMPTS_DIR / "rubric.v1.yaml")  # v1 starting values, kept for comparison
+BANDS = V1.scoring.diminishing_returns
+MAJ, MIN, CRIT = Severity.MAJOR, Severity.MINOR, Severity.CRITICAL
 
 
 @pytest.mark.parametrize(
@@ -51,11 +54,27 @@ def test_diminishing_returns_boundaries(raw, effective):
         ([20] * 12, [], 0.0),  # 240 raw -> 140 effective -> clamped at 0
     ],
 )
-def test_dimension_score(deductions, credits, expected):
-    score, raw, _, credit_total = scoring.dimension_score(deductions, credits, RUBRIC)
+def test_dimension_score_v1(deductions, credits, expected):
+    score, raw, _, credit_total = scoring.dimension_score([(d, MAJ) for d in deductions], credits, V1)
     assert score == pytest.approx(expected)
     assert raw == sum(deductions)
     assert credit_total == min(sum(credits), 25)
+
+
+@pytest.mark.parametrize(
+    "deductions, credits, expected, applied",
+    [
+        ([(10, MAJ)], [5, 5], 90.0, 0.0),  # credits never cancel a MAJOR: the dimension stays below 100
+        ([(18, CRIT)], [10], 82.0, 0.0),
+        ([(3, MIN)], [5], 100.0, 3.0),  # a MINOR can be offset
+        ([(10, MAJ), (3, MIN), (3, MIN)], [5, 5, 3], 90.0, 6.0),  # only the MINOR share is offset
+        ([(3, MIN)] * 5, [10, 10], 95.0, 10.0),  # credit cap 10
+    ],
+)
+def test_dimension_score_v2_credits_offset_minor_only(deductions, credits, expected, applied):
+    score, _, _, credit_total = scoring.dimension_score(deductions, credits, RUBRIC)
+    assert score == pytest.approx(expected)
+    assert credit_total == pytest.approx(applied)
 
 
 @pytest.mark.parametrize(
@@ -75,24 +94,40 @@ def test_verdict_bands(score, verdict):
     assert scoring.band_verdict(score, RUBRIC) == verdict
 
 
+def _gold_like(dimension, severity):
+    return Finding(
+        id="x", dimension=dimension, deduction=0, lens="methodology", severity=severity, title="t",
+        location="l", issue="i", suggested_fix="f",
+    )
+
+
 @pytest.mark.parametrize(
-    "band, criticals, verdict, floored",
+    "band, findings, verdict, floored",
     [
-        ("Good to Go", 0, "Good to Go", False),
-        ("Minor Fix", 0, "Minor Fix", False),
-        ("Good to Go", 1, "Minor Fix", True),
-        ("Minor Fix", 1, "Minor Fix", False),
-        ("Major Rework", 1, "Major Rework", False),
-        ("Good to Go", 2, "Major Rework", True),
-        ("Minor Fix", 2, "Major Rework", True),
-        ("Major Rework", 2, "Major Rework", False),
-        ("Good to Go", 3, "Major Rework", True),
+        ("Good to Go", [], "Good to Go", False),
+        ("Good to Go", [("analysis", MIN)], "Good to Go", False),
+        ("Good to Go", [("communication", MAJ)], "Minor Fix", True),  # any MAJOR: at most Minor Fix
+        ("Good to Go", [("analysis", CRIT)], "Minor Fix", True),
+        ("Minor Fix", [("communication", CRIT), ("communication", MAJ)], "Minor Fix", False),
+        ("Minor Fix", [("analysis", CRIT), ("analysis", MAJ)], "Major Rework", True),  # unsupported conclusion
+        ("Minor Fix", [("analysis", CRIT), ("communication", MAJ)], "Minor Fix", False),
+        ("Good to Go", [("analysis", CRIT), ("communication", CRIT)], "Major Rework", True),
+        ("Major Rework", [("analysis", CRIT)], "Major Rework", False),
     ],
 )
-def test_floor_rules(band, criticals, verdict, floored):
-    result, note = scoring.apply_floor_rules(band, criticals)
+def test_floor_rules(band, findings, verdict, floored):
+    result, note = scoring.apply_floor_rules(band, [_gold_like(d, s) for d, s in findings], RUBRIC)
     assert result == verdict
     assert (note is not None) == floored
+
+
+@pytest.mark.parametrize(
+    "band, criticals, verdict",
+    [("Good to Go", 1, "Minor Fix"), ("Minor Fix", 1, "Minor Fix"), ("Good to Go", 2, "Major Rework"), ("Good to Go", 3, "Major Rework")],
+)
+def test_seed_floor_rules_in_v1(band, criticals, verdict):
+    result, _ = scoring.apply_floor_rules(band, [_gold_like("analysis", CRIT)] * criticals, V1)
+    assert result == verdict
 
 
 @pytest.mark.parametrize(
@@ -104,7 +139,20 @@ def test_floor_rules(band, criticals, verdict, floored):
         ({"analysis": None, "communication": None}, None),
     ],
 )
-def test_final_score_equal_weights(scores, expected):
+def test_final_score_equal_weights_v1(scores, expected):
+    assert scoring.final_score(scores, V1.scoring.weights) == expected
+
+
+@pytest.mark.parametrize(
+    "scores, expected",
+    [
+        ({"analysis": 80.0, "communication": 60.0}, 40.0),  # every deduction counts in full
+        ({"analysis": 90.0, "communication": 100.0}, 90.0),
+        ({"analysis": 90.0, "communication": None}, 80.0),  # partial: the missing one is not perfect
+        ({"analysis": 30.0, "communication": 40.0}, 0.0),  # clamped
+    ],
+)
+def test_final_score_deduction_weights_v2(scores, expected):
     assert scoring.final_score(scores, RUBRIC.scoring.weights) == expected
 
 
@@ -121,7 +169,7 @@ def test_deduction_uses_table_row_then_severity_default():
     assert scoring.finding_deduction(finding(Severity.MAJOR, "selection_bias_unaddressed"), analysis, RUBRIC) == 10
     # severity disagrees with the row: the default for the stated severity applies
     assert scoring.finding_deduction(finding(Severity.MINOR, "causal_claim_without_design"), analysis, RUBRIC) == 3
-    assert scoring.finding_deduction(finding(Severity.MAJOR, None), analysis, RUBRIC) == 8
+    assert scoring.finding_deduction(finding(Severity.MAJOR, None), analysis, RUBRIC) == 10
 
 
 @pytest.mark.parametrize(
@@ -148,9 +196,13 @@ def _doc() -> DocumentInfo:
     return DocumentInfo(title="T", source="t.md", word_count=1000, reading_minutes=4.3, token_estimate=1300, tier=1)
 
 
+_ISSUES = {"methodology": "The comparison has no control group.", "structure": "The summary is missing from the top.",
+           "metrics": "Numbers have no interval.", "logic": "The conclusion does not follow."}
+
+
 def _finding(lens, severity, issue_type=None, title="t"):
     return ReviewerFinding(
-        lens=lens, severity=severity, title=title, location="Results, line 3", issue="issue",
+        lens=lens, severity=severity, title=title, location="Results, line 3", issue=_ISSUES.get(lens, "issue"),
         evidence="quoted", suggested_fix="fix", issue_type=issue_type,
     )
 
@@ -164,10 +216,10 @@ def _synth(reports, draft=False, mode="full"):
 
 @pytest.mark.parametrize(
     "criticals, expected_score, expected_verdict, expected_floor",
-    [(0, 100.0, "Good to Go", False), (1, 99.5, "Minor Fix", True), (2, 99.5, "Major Rework", True)],
+    [(0, 100.0, "Good to Go", False), (1, 80.0, "Minor Fix", True), (2, 62.0, "Major Rework", True)],
 )
 def test_synthesis_floor_keeps_number(criticals, expected_score, expected_verdict, expected_floor):
-    # one CRITICAL in analysis (-20) and generous credits keep the number high
+    # generous credits no longer cancel a CRITICAL: each one costs its 20 points
     analysis = ReviewerReport(
         dimension="analysis",
         findings=[_finding("methodology", Severity.CRITICAL, "causal_claim_without_design")][:criticals >= 1],
@@ -179,19 +231,30 @@ def test_synthesis_floor_keeps_number(criticals, expected_score, expected_verdic
         positives=[Positive(title="p", detail="d", credit=c) for c in ("tldr_effective", "actionable_recommendations", "limitations_clear", "signpost_headings", "audience_calibrated")],
     )
     review = _synth({"analysis": analysis, "communication": communication})
-    # each dimension earns 19 credit points: -20 + 19 leaves 99, the number stays high
     assert review.final_score == expected_score
     assert review.verdict == expected_verdict
     assert (review.floor_rule is not None) == expected_floor
-    assert review.band_verdict == "Good to Go"
+    if criticals:
+        assert review.dimensions["analysis"].score < 100
+
+
+def test_no_dimension_at_100_with_a_major_finding():
+    analysis = ReviewerReport(
+        dimension="analysis", findings=[_finding("metrics", Severity.MAJOR, "no_uncertainty")],
+        positives=[Positive(title="p", detail="d", credit=c) for c in ("sound_design", "uncertainty_reported", "baselines_given")],
+    )
+    review = _synth({"analysis": analysis, "communication": ReviewerReport(dimension="communication")})
+    assert review.dimensions["analysis"].score == 90.0
+    assert review.dimensions["analysis"].credits == 0.0
+    assert review.verdict == "Minor Fix"
 
 
 def test_synthesis_partial_when_one_reviewer_missing():
-    analysis = ReviewerReport(dimension="analysis", findings=[_finding("metrics", Severity.MAJOR, "no_uncertainty")])
+    analysis = ReviewerReport(dimension="analysis", findings=[_finding("metrics", Severity.MINOR, "metric_undefined")])
     review = _synth({"analysis": analysis, "communication": None})
     assert review.status == "partial"
     assert review.dimensions["communication"].reviewed is False
-    assert review.final_score == 92.0  # analysis only: 100 - 8
+    assert review.final_score == 90.0  # analysis 95, counted for the missing dimension too
     assert review.band_verdict == "Good to Go"
     assert review.verdict == "Minor Fix"  # a partial review is never a clean pass
     assert "Partial review" in review.floor_rule

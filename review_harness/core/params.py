@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,63 @@ def resolve_user_path(path: str) -> Path:
         if (base / given).exists():
             return base / given
     return given  # does not exist anywhere: the error names it as the user wrote it
+
+
+def as_number(name: str, value: Any, *, integer: bool = False, positive: bool = True) -> float | int | None:
+    """A numeric -T value (inspect passes `-T x=abc` through as the string 'abc')."""
+    if value is None:
+        return None
+    kind = "a whole number" if integer else "a number"
+    if isinstance(value, bool):
+        raise PrerequisiteError(f"-T {name}={value}: expected {kind}")
+    try:
+        number = int(str(value).strip()) if integer else float(value)
+    except (TypeError, ValueError):
+        raise PrerequisiteError(f"-T {name}={value}: expected {kind}") from None
+    if number != number or (positive and number <= 0):  # NaN, zero or negative
+        raise PrerequisiteError(f"-T {name}={value}: expected {kind} greater than 0")
+    return number
+
+
+def as_paths(name: str, value: Any) -> list[str]:
+    """One path or several: inspect turns `-T name=a.md,b.md` into a list."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    paths = [str(item).strip() for item in items if str(item).strip()]
+    if not paths:
+        raise PrerequisiteError(f"-T {name}={value}: expected a path (or several, comma-separated)")
+    return paths
+
+
+MODEL_HELP = (
+    "no model to review with: pass --model offline/rules (the embedded offline reviewer) or a "
+    "provider model such as --model anthropic/<name>, or set INSPECT_EVAL_MODEL (the project's .env "
+    "sets it, but .env is only found from the project folder or below)"
+)
+
+
+def require_model() -> None:
+    """Fail before any sample runs when inspect resolved no model ('none/none'), which would
+    otherwise defer every review and exit 0. A task built outside an eval (the Python API,
+    `eval(task, model=...)`) has no active model yet and passes: its model comes later."""
+    from inspect_ai.model import get_model
+
+    try:
+        model = get_model()
+    except ValueError:  # no active model and nothing in the environment: not inside an eval
+        return
+    if model.api.__class__.__name__ == "NoModel" or str(model) in ("none", "none/none"):
+        raise PrerequisiteError(MODEL_HELP)
+
+
+@contextmanager
+def loud_errors(who: str) -> Iterator[None]:
+    """Inspect prints a PrerequisiteError on stdout, and with `--display none` not at all; a
+    script or CI run must still see why nothing ran, so there the message also goes to stderr."""
+    from inspect_ai.util import display_type
+
+    try:
+        yield
+    except PrerequisiteError as ex:
+        if display_type() == "none":
+            print(f"{who}: {ex.message}", file=sys.stderr)
+        raise

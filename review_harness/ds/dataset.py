@@ -121,3 +121,18 @@ def judge_meta_samples(folder: Path) -> list[Sample]:
     if not samples:
         raise PrerequisiteError(f"no judge meta fixtures (*.yaml) in {folder}")
     return samples
+
+
+def many_document_samples(documents: list[str], overrides: dict[str, Any]) -> list[Sample]:
+    """Samples for several documents (`-T document=a.md,b.md`), ids kept unique."""
+    samples: list[Sample] = []
+    seen: set[str] = set()
+    for document in documents:
+        for sample in document_samples(document, overrides):
+            base, n = str(sample.id), 1
+            while str(sample.id) in seen:
+                n += 1
+                sample.id = f"{base}-{n}"
+            seen.add(str(sample.id))
+            samples.append(sample)
+    return samples

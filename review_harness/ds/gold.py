@@ -41,6 +41,9 @@ class GoldFinding(BaseModel):
 class GoldPositive(BaseModel):
     dimension: str
     summary: str
+    credit: str | None = Field(
+        default=None, description="The rubric strength credit this positive earns (scoring from gold)."
+    )
 
 
 class GoldFile(BaseModel):
@@ -50,6 +53,15 @@ class GoldFile(BaseModel):
     primary_lens: str | None = Field(default=None, description="dimension.lens the fixture is designed to test.")
     verdict_band: VerdictBand
     score_window: tuple[float, float]
+    window_basis: Literal["holistic", "computed"] = Field(
+        default="computed",
+        description="holistic: band and window judged by reading the document before any score was "
+        "computed; computed: copied from what a rubric version computes (measures nothing).",
+    )
+    holistic_note: str = Field(default="", description="Why this band and window, in a sentence or two.")
+    split: Literal["dev", "heldout"] = Field(
+        default="dev", description="dev: rules may be tuned on it; heldout: measurement only."
+    )
     expected_findings: list[GoldFinding] = Field(default_factory=list)
     positives: list[GoldPositive] = Field(default_factory=list)
     options: dict[str, str | bool] = Field(
@@ -63,6 +75,8 @@ class GoldFile(BaseModel):
             raise ValueError(f"score_window {self.score_window} must satisfy 0 <= low < high <= 100")
         if high - low > 20:
             raise ValueError(f"score_window {self.score_window} is wider than 20 points")
+        if self.window_basis == "holistic" and not self.holistic_note.strip():
+            raise ValueError("a holistic window needs a holistic_note saying why")
         ids = [f.id for f in self.expected_findings]
         if len(ids) != len(set(ids)):
             raise ValueError("expected_findings ids must be unique")
@@ -86,6 +100,10 @@ def check_against_document(gold: GoldFile, document_text: str, rubric: Rubric) -
                 f"finding {finding.id}: evidence quote not found in the document: "
                 f"{finding.evidence[:80]!r}"
             )
+    for n, positive in enumerate(gold.positives, 1):
+        dim = rubric.dimensions.get(positive.dimension)
+        if positive.credit and (dim is None or dim.credit(positive.credit) is None):
+            problems.append(f"positive {n}: '{positive.credit}' is not a strength credit of {positive.dimension}")
     return problems
 
 

@@ -145,6 +145,9 @@ class DimensionResult(BaseModel):
     raw_deductions: float = 0.0
     effective_deductions: float = 0.0
     credits: float = 0.0
+    credits_earned: dict[str, float] = Field(
+        default_factory=dict, description="Strength credits the reviewer's positives earned (before cap and offset)."
+    )
     self_reported_score: int | None = None
     status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed"] = (
         "Not reviewed"
@@ -189,6 +192,9 @@ class Review(BaseModel):
     top_fixes: list[str] = Field(default_factory=list, description="Finding ids, best first.")
     positives: list[SynthesizedPositive] = Field(default_factory=list)
     cross_cutting: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="What the lead changed in the reviewers' output (e.g. a re-routed finding)."
+    )
     dashboard: list[DashboardRow] = Field(default_factory=list)
     final_score: float | None = None
     band_verdict: Verdict | None = None

@@ -22,7 +22,7 @@ from review_harness.ds.models import (
     ReviewerFinding,
     ReviewerReport,
 )
-from review_harness.ds.rubric import Dimension
+from review_harness.ds.rubric import Dimension, Rubric
 
 ParseStatus = Literal["ok", "salvaged", "failed"]
 
@@ -36,12 +36,14 @@ class ParseOutcome:
     cut_off: bool = False  # the answer stops mid-JSON: truncated, not merely malformed
 
 
-def parse_reviewer_output(text: str, dimension: Dimension) -> ParseOutcome:
+def parse_reviewer_output(text: str, dimension: Dimension, rubric: Rubric | None = None) -> ParseOutcome:
+    """With the rubric, a finding filed under another dimension's lens is kept with a qualified
+    lens ("communication.structure") for synthesis to re-route; without it, it is dropped."""
     if not text or not text.strip():
         return ParseOutcome("failed", None, ["the reviewer returned empty output"])
     data, repaired, json_problem, cut_off = load_json_lenient(text)
     if isinstance(data, dict):
-        report, problems = _report_from_dict(data, dimension)
+        report, problems = _report_from_dict(data, dimension, rubric)
         if repaired:
             problems.insert(0, "output was cut off; kept the complete part" if cut_off
                             else f"{json_problem}; kept the part before the error")
@@ -49,8 +51,8 @@ def parse_reviewer_output(text: str, dimension: Dimension) -> ParseOutcome:
         # found nothing; only a fragment with nothing in it is unusable
         answered = isinstance(data.get("findings"), list) and isinstance(data.get("lens_ratings"), list)
         usable = bool(report.findings or report.lens_ratings) or (answered and not cut_off)
-        if usable and not report.lens_ratings:
-            problems.append("the reviewer rated no lens; ratings follow from its findings")
+        if usable and not (report.lens_ratings or report.findings):
+            problems.append("the reviewer reported no findings and rated no lens")
         if not usable:
             return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"],
                                 repaired, cut_off)
@@ -76,7 +78,21 @@ def _normalize_lens(value: Any, dimension: Dimension) -> str | None:
     return None
 
 
-def _normalize_item(item: Any, dimension: Dimension, label: str) -> tuple[dict | None, str | None]:
+def _foreign_lens(value: Any, dimension: Dimension, rubric: Rubric | None) -> str | None:
+    """'dimension.lens' when the lens belongs to another dimension of the rubric."""
+    if rubric is None:
+        return None
+    for other in rubric.dimensions.values():
+        if other.id != dimension.id:
+            lens = _normalize_lens(value, other)
+            if lens is not None:
+                return f"{other.id}.{lens}"
+    return None
+
+
+def _normalize_item(
+    item: Any, dimension: Dimension, label: str, rubric: Rubric | None = None
+) -> tuple[dict | None, str | None]:
     if not isinstance(item, dict):
         return None, f"{label}: not an object"
     item = dict(item)
@@ -87,18 +103,20 @@ def _normalize_item(item: Any, dimension: Dimension, label: str) -> tuple[dict |
                 item[key] += " ISSUES"
     if "lens" in item and item["lens"] is not None:
         lens = _normalize_lens(item["lens"], dimension)
+        if lens is None and "severity" in item:  # a finding: re-routed by synthesis, not lost
+            lens = _foreign_lens(item["lens"], dimension, rubric)
         if lens is None:
             return None, f"{label}: lens {item['lens']!r} is not a lens of the {dimension.id} dimension"
         item["lens"] = lens
     return item, None
 
 
-def _report_from_dict(data: dict, dimension: Dimension) -> tuple[ReviewerReport, list[str]]:
+def _report_from_dict(data: dict, dimension: Dimension, rubric: Rubric | None = None) -> tuple[ReviewerReport, list[str]]:
     problems: list[str] = []
 
     def collect(key: str, model: type, label: str) -> list:
         items, item_problems = validate_items(
-            data, key, model, label, lambda item, where: _normalize_item(item, dimension, where)
+            data, key, model, label, lambda item, where: _normalize_item(item, dimension, where, rubric)
         )
         problems.extend(item_problems)
         return items

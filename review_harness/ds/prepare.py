@@ -1244,6 +1244,9 @@ def _signals_present(an: _Analysis) -> dict[str, bool]:
     }
 
 
+_UNFINISHED_RE = re.compile(r"\b(?:TODO|TBD|TBC|FIXME)\b|\[(?:TBD|TODO|TK|insert[^\]]*)\]|\?\?\?+|\bXX+\b")
+
+
 def detect_partial_input(
     text: str, sections: list[Section] | None = None, word_count: int | None = None
 ) -> PartialInputCheck:
@@ -1256,9 +1259,11 @@ def detect_partial_input(
     reasons: list[str] = []
     partial = False
 
-    if word_count < PARTIAL_MAX_WORDS:
+    # signals of unfinished work, not length: a short finished memo is not a draft
+    unfinished = _UNFINISHED_RE.findall(text)
+    if unfinished:
         partial = True
-        reasons.append(f"only {word_count:,} words")
+        reasons.append(f"{len(unfinished)} unfinished marker(s) such as {unfinished[0].strip()!r}")
 
     nonempty = [ln for ln in an.lines[: an.n_lines] if ln.strip()]
     bullets = sum(1 for ln in nonempty if _BULLET_LINE_RE.match(ln))
@@ -1279,6 +1284,8 @@ def detect_partial_input(
     present = _signals_present(an)
     if sum(present.values()) < 2:
         partial = True
+    if partial and word_count < PARTIAL_MAX_WORDS:
+        reasons.append(f"only {word_count:,} words")
     if partial:
         if not present["method"]:
             reasons.append("no methodology section detected")

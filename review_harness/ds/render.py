@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from review_harness.ds.models import Finding, Review
+from review_harness.ds.models import DimensionResult, Finding, Review
 from review_harness.ds.rubric import Rubric
 
 RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detailed findings."
@@ -51,7 +51,9 @@ def _header(review: Review) -> list[str]:
 
 def capacity_notice(review: Review) -> str | None:
     if review.status == "deferred":
-        return review.warnings[-1] if review.warnings else "The review could not be completed."
+        reasons = [w for w in review.warnings if " failed: " in w]
+        message = review.warnings[-1] if review.warnings else "The review could not be completed."
+        return message + ("".join(f" {r}." if not r.endswith(".") else f" {r}" for r in reasons))
     parts = []
     if review.degradation_level == 1:
         parts.append(
@@ -92,17 +94,23 @@ def _top_fixes(review: Review, heading: str) -> list[str]:
 def _positives(review: Review) -> list[str]:
     lines = ["## What You Did Well", ""]
     if not review.positives:
-        lines.append("(No reviewer reported positives.)")
+        lost = [r.reviewer for r in review.reviewer_runs if r.status == "salvaged" or r.truncated]
+        lines.append(
+            f"(The positives of {', '.join(lost)} were lost with the end of its output, and no lens was free of "
+            "issues for the lead to credit.)" if lost else "(No reviewer reported positives.)"
+        )
     for n, p in enumerate(review.positives, 1):
         lines.append(f"{n}. **{p.title}** -- {p.detail}")
     return lines + [""]
 
 
 def _warnings(review: Review) -> list[str]:
-    shown = [w for w in review.warnings if w != capacity_notice(review)]
+    notice = capacity_notice(review) or ""
+    shown = [w for w in review.warnings if w not in notice]
+    lines = ["## Notes", ""] + [f"- {n}" for n in review.notes] + [""] if review.notes else []
     if not shown:
-        return []
-    return ["## Warnings", ""] + [f"- {w}" for w in shown] + [""]
+        return lines
+    return lines + ["## Warnings", ""] + [f"- {w}" for w in shown] + [""]
 
 
 def _dashboard(review: Review) -> list[str]:
@@ -131,18 +139,43 @@ def _lens_breakdown(review: Review, rubric: Rubric) -> list[str]:
         if not result.reviewed:
             lines += ["Not reviewed.", ""]
             continue
+        lines += _score_breakdown(result, rubric) + [""]
         for lens in dimension.lenses:
             lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
                 lines += ["No issues found.", ""]
             for f in lens_findings:
-                lines.append(f"- **[{f.severity.value}] {f.title}** ({f.location or 'location not given'}). {f.issue}")
+                lines.append(
+                    f"- **[{f.severity.value}, -{_score_text(f.deduction)}] {f.title}** "
+                    f"({f.location or 'location not given'}). {f.issue}"
+                )
                 if f.evidence:
                     lines.append(f"  - Evidence: \"{f.evidence}\"")
                 lines.append(f"  - Suggested fix: {f.suggested_fix}")
             lines.append("")
     return lines
+
+
+def _score_breakdown(result: DimensionResult, rubric: Rubric) -> list[str]:
+    """How the dimension's number was made: deductions, the credits earned and how many applied."""
+    if result.raw_deductions == result.effective_deductions:
+        deductions = f"-{_score_text(result.raw_deductions)}"
+    else:
+        deductions = f"-{_score_text(result.effective_deductions)} (raw {_score_text(result.raw_deductions)}, diminishing returns)"
+    earned = sum(result.credits_earned.values())
+    names = ", ".join(f"{k.replace('_', ' ')} +{_score_text(v)}" for k, v in result.credits_earned.items())
+    credits = f"+{_score_text(result.credits)}"
+    if earned:
+        credits += f" of {_score_text(earned)} earned ({names})"
+        if result.credits < earned:
+            rule = (
+                "credits only offset MINOR findings, never a MAJOR or CRITICAL"
+                if rubric.scoring.credits_offset == "minor"
+                else f"capped at +{_score_text(rubric.scoring.credit_cap)}"
+            )
+            credits += f"; {rule}"
+    return [f"**Deductions:** {deductions} | **Credits:** {credits}"]
 
 
 def _cross_cutting(review: Review) -> list[str]:
@@ -172,7 +205,8 @@ def _draft_assessment(review: Review) -> list[str]:
 def headline(review: Review) -> str:
     """One line: score, verdict, status, findings, and why the verdict was capped."""
     if review.status == "deferred":
-        return "Deferred: the review could not be completed (see warnings)."
+        reasons = "; ".join(w for w in review.warnings if " failed: " in w)
+        return f"Deferred: the review could not be completed ({reasons or 'no reviewer returned a usable report'})."
     score = "draft feedback, no score" if review.draft else f"Score {_score_text(review.final_score)}/100 -- {review.verdict}"
     critical = sum(1 for f in review.findings if f.severity.value == "CRITICAL")
     text = f"{score} ({review.status}); {len(review.findings)} findings, {critical} CRITICAL"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -69,10 +70,27 @@ class SeverityDefinition(BaseModel):
 class Scoring(BaseModel):
     diminishing_returns: list[tuple[float | None, float]]
     credit_cap: float
+    # "minor": credits only offset MINOR deductions (never a MAJOR or CRITICAL); "all": v1
+    credits_offset: Literal["minor", "all"] = "all"
     weights: dict[str, float]
     bands: dict[str, float]
     finding_caps: dict[str, int]
     full_mode_word_limit: int
+
+
+class FloorRule(BaseModel):
+    """A cap on the verdict (never the number). `criticals`: at least N CRITICAL findings;
+    `serious`: at least N MAJOR-or-worse findings; `critical_with_serious`: a CRITICAL and at
+    least N more MAJOR-or-worse findings. `dimension` limits the count to one dimension."""
+
+    rule: Literal["criticals", "serious", "critical_with_serious"]
+    at_least: int
+    cap: Literal["Minor Fix", "Major Rework"]
+    dimension: str | None = None
+    why: str
+
+    def explain(self, count: int) -> str:
+        return self.why.format(count=count, at_least=self.at_least, cap=self.cap, dimension=self.dimension or "")
 
 
 class RoutingRule(BaseModel):
@@ -90,6 +108,7 @@ class Rubric(BaseModel):
     severities: dict[Severity, SeverityDefinition]
     scoring: Scoring
     dimensions: dict[str, Dimension]
+    floor_rules: list[FloorRule] = Field(default_factory=list)
     routing: list[RoutingRule]
     personas: dict[str, str]
     workflows: dict[str, str]
@@ -107,6 +126,9 @@ class Rubric(BaseModel):
                             f"deduction {dim_id}.{lens.id}.{rule.id}: {rule.points:g} points is "
                             f"outside the {rule.severity.value} range {low:g}-{high:g}"
                         )
+        for rule in self.floor_rules:
+            if rule.dimension is not None and rule.dimension not in self.dimensions:
+                raise ValueError(f"floor rule names an unknown dimension '{rule.dimension}'")
         if set(self.scoring.weights) != set(self.dimensions):
             raise ValueError("scoring.weights must name exactly the rubric's dimensions")
         return self

@@ -43,37 +43,50 @@ def diminishing_returns(raw: float, bands: Iterable[tuple[float | None, float]])
 
 
 def dimension_score(
-    deductions: Iterable[float], credit_points: Iterable[float], rubric: Rubric
+    deductions: Iterable[tuple[float, Severity]], credit_points: Iterable[float], rubric: Rubric
 ) -> tuple[float, float, float, float]:
-    """(score, raw deductions, effective deductions, credits) for one dimension.
-    score = 100 - effective + min(credits, cap), clamped to 0..100."""
-    raw = float(sum(deductions))
+    """(score, raw deductions, effective deductions, credits applied) for one dimension.
+
+    score = 100 - effective + credits, clamped to 0..100, where credits are capped and, with
+    `credits_offset: minor`, only offset the MINOR share of the deductions: a strength never
+    cancels a MAJOR or CRITICAL finding, so a dimension with one cannot reach 100."""
+    pairs = [(float(points), severity) for points, severity in deductions]
+    raw = sum(points for points, _ in pairs)
     effective = diminishing_returns(raw, rubric.scoring.diminishing_returns)
     credits = min(float(sum(credit_points)), rubric.scoring.credit_cap)
+    if rubric.scoring.credits_offset == "minor":
+        minor_raw = sum(points for points, severity in pairs if severity == Severity.MINOR)
+        credits = min(credits, effective * minor_raw / raw if raw else 0.0)
     score = max(0.0, min(100.0, 100.0 - effective + credits))
-    return round(score, 2), raw, round(effective, 2), credits
+    return round(score, 2), raw, round(effective, 2), round(credits, 2)
+
+
+def earned_credits(positives: Iterable[Positive], dimension: Dimension) -> dict[str, float]:
+    """Rubric strength credits the positives claim: each counts once per dimension."""
+    earned: dict[str, float] = {}
+    for positive in positives:
+        credit = dimension.credit(positive.credit)
+        if credit is not None and credit.id not in earned:
+            earned[credit.id] = credit.points
+    return earned
 
 
 def credits_for(positives: Iterable[Positive], dimension: Dimension) -> list[float]:
-    """Each rubric strength credit counts once per dimension, whoever claims it."""
-    seen: set[str] = set()
-    points: list[float] = []
-    for positive in positives:
-        credit = dimension.credit(positive.credit)
-        if credit is not None and credit.id not in seen:
-            seen.add(credit.id)
-            points.append(credit.points)
-    return points
+    return list(earned_credits(positives, dimension).values())
 
 
 def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    """Weighted mean over the dimensions that were reviewed; a missing dimension's weight is
-    redistributed, so a partial review shows the score of what was reviewed."""
+    """100 minus each dimension's shortfall from 100 at its weight, clamped to 0..100. Weights
+    that sum to 1 make this the weighted mean (v1: 50/50). A dimension that was not reviewed
+    does not count as perfect: the reviewed dimensions' shortfall is scaled up to the total
+    weight (for weights summing to 1: the mean of what was reviewed)."""
     available = {d: s for d, s in scores.items() if s is not None}
     if not available:
         return None
-    total_weight = sum(weights[d] for d in available)
-    return round(sum(s * weights[d] for d, s in available.items()) / total_weight, 2)
+    reviewed_weight = sum(weights[d] for d in available)
+    total_weight = sum(weights[d] for d in scores)
+    shortfall = sum((100.0 - s) * weights[d] for d, s in available.items()) * total_weight / reviewed_weight
+    return round(max(0.0, min(100.0, 100.0 - shortfall)), 2)
 
 
 def band_verdict(score: float, rubric: Rubric) -> str:
@@ -88,23 +101,38 @@ def band_verdict(score: float, rubric: Rubric) -> str:
 _VERDICT_ORDER = [GOOD_TO_GO, MINOR_FIX, MAJOR_REWORK]
 
 
-def apply_floor_rules(verdict: str, critical_count: int) -> tuple[str, str | None]:
-    """Cap the verdict (never the number) by the count of CRITICAL findings.
+def floor_rule_triggers(findings: Iterable[ReviewerFinding | Finding], rubric: Rubric) -> list[tuple[str, str]]:
+    """(cap, why) for every floor rule of the rubric that these findings trigger."""
+    findings = list(findings)
+    triggered = []
+    for rule in rubric.floor_rules:
+        scope = [f for f in findings if rule.dimension is None or getattr(f, "dimension", None) == rule.dimension]
+        critical = sum(1 for f in scope if f.severity == Severity.CRITICAL)
+        serious = sum(1 for f in scope if f.severity in (Severity.CRITICAL, Severity.MAJOR))
+        if rule.rule == "criticals":
+            hit = critical >= rule.at_least
+            count = critical
+        elif rule.rule == "serious":
+            hit = serious >= rule.at_least
+            count = serious
+        else:  # critical_with_serious: a CRITICAL plus at least N more MAJOR-or-worse findings
+            hit = critical >= 1 and serious - 1 >= rule.at_least
+            count = serious
+        if hit:
+            triggered.append((rule.cap, rule.explain(count)))
+    return triggered
+
+
+def apply_floor_rules(
+    verdict: str, findings: Iterable[ReviewerFinding | Finding], rubric: Rubric
+) -> tuple[str, str | None]:
+    """Cap the verdict (never the number) by the rubric's floor rules; the strictest cap wins.
     Returns (verdict, explanation or None when no rule changed it)."""
-    if critical_count >= 2:
-        cap = MAJOR_REWORK
-        why = (
-            f"{critical_count} CRITICAL findings: two or more cap the verdict at Major Rework "
-            "whatever the computed score."
-        )
-    elif critical_count == 1:
-        cap = MINOR_FIX
-        why = "1 CRITICAL finding: a CRITICAL finding caps the verdict at Minor Fix whatever the computed score."
-    else:
-        return verdict, None
-    if _VERDICT_ORDER.index(verdict) >= _VERDICT_ORDER.index(cap):
-        return verdict, None
-    return cap, why
+    capped, why = verdict, None
+    for cap, reason in floor_rule_triggers(findings, rubric):
+        if _VERDICT_ORDER.index(cap) > _VERDICT_ORDER.index(capped):
+            capped, why = cap, reason
+    return capped, why
 
 
 def worst_severity(findings: Iterable[ReviewerFinding]) -> Severity | None:

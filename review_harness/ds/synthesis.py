@@ -11,6 +11,7 @@ from collections import defaultdict
 from rapidfuzz import fuzz
 
 from review_harness.ds.models import (
+    LensRating,
     DashboardRow,
     DimensionResult,
     DocumentInfo,
@@ -26,10 +27,42 @@ from review_harness.ds import scoring
 
 DEFER_MESSAGE = (
     "This review could not be completed: no reviewer returned a usable report. "
-    "Run the review again; if it keeps failing, check the model provider (see the warnings) "
+    "Run the review again; if it keeps failing, check the model provider (each reviewer's reason is listed) "
     "or try -T mode=quick."
 )
-CROSS_CUTTING_SIMILARITY = 72
+# one issue seen by both reviewers: same quoted evidence, or very close wording
+CROSS_CUTTING_SIMILARITY = 85
+
+
+def reroute(
+    reports: dict[str, ReviewerReport | None], rubric: Rubric, notes: list[str]
+) -> dict[str, ReviewerReport | None]:
+    """Findings a reviewer filed under another dimension's lens ("communication.structure")
+    move to that dimension (the routing table gives every lens one owner), with a note."""
+    routed = {d: (r.model_copy(update={"findings": [f for f in r.findings if "." not in f.lens]}) if r else None)
+              for d, r in reports.items()}
+    for dim_id, report in reports.items():
+        if report is None:
+            continue
+        reviewer = rubric.dimension(dim_id).reviewer
+        for finding in report.findings:
+            if "." not in finding.lens:
+                continue
+            target_id, lens_id = finding.lens.split(".", 1)
+            target = rubric.dimension(target_id)
+            where = f"{target.title} / {target.lens(lens_id).title}"
+            if routed.get(target_id) is None:
+                notes.append(
+                    f"{reviewer} filed \"{finding.title}\" under {where}; the {target.title} dimension was not "
+                    "reviewed, so the finding is not scored."
+                )
+                continue
+            routed[target_id].findings.append(finding.model_copy(update={"lens": lens_id}))
+            notes.append(
+                f"Re-routed \"{finding.title}\" from {reviewer} to {where}: that lens belongs to the "
+                f"{target.title} dimension (routing table)."
+            )
+    return routed
 
 
 def _cap_findings(
@@ -51,43 +84,38 @@ def _cap_findings(
     return kept
 
 
-def _dimension_result(
-    dimension: Dimension,
-    report: ReviewerReport | None,
-    rubric: Rubric,
-    mode: str,
-    draft: bool,
-    warnings: list[str],
-) -> tuple[DimensionResult, list[Finding]]:
+def _dimension_findings(
+    dimension: Dimension, report: ReviewerReport | None, rubric: Rubric, mode: str, draft: bool, warnings: list[str]
+) -> list[Finding]:
     if report is None:
-        return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False), []
+        return []
     raw_findings = _cap_findings(report, dimension, rubric.scoring.finding_caps[mode], draft, warnings)
     prefix = dimension.id[0].upper()
     findings = [
-        Finding(
-            **f.model_dump(),
-            id="",
-            dimension=dimension.id,
-            deduction=scoring.finding_deduction(f, dimension, rubric),
-        )
+        Finding(**f.model_dump(), id="", dimension=dimension.id, deduction=scoring.finding_deduction(f, dimension, rubric))
         for f in raw_findings
     ]
     findings = scoring.priority_order(findings)
     for n, finding in enumerate(findings, 1):
         finding.id = f"{prefix}{n}"
+    return findings
+
+
+def _dimension_result(
+    dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool
+) -> DimensionResult:
+    if report is None:
+        return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False)
     reported = {r.lens: r.rating for r in report.lens_ratings}
     ratings = {
-        lens.id: scoring.lens_rating(
-            reported.get(lens.id), [f for f in findings if f.lens == lens.id]
-        )
+        lens.id: scoring.lens_rating(reported.get(lens.id), [f for f in findings if f.lens == lens.id])
         for lens in dimension.lenses
     }
+    earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
-        [f.deduction for f in findings],
-        scoring.credits_for(report.positives, dimension),
-        rubric,
+        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric
     )
-    result = DimensionResult(
+    return DimensionResult(
         dimension=dimension.id,
         title=dimension.title,
         reviewed=True,
@@ -96,29 +124,66 @@ def _dimension_result(
         raw_deductions=raw,
         effective_deductions=effective,
         credits=credits,
+        credits_earned=earned,
         self_reported_score=report.score,
         status_label=scoring.dimension_status(findings),
     )
-    return result, findings
+
+
+def _same_issue(a: Finding, c: Finding) -> float:
+    shared = bool(a.evidence) and bool(c.evidence) and min(len(a.evidence), len(c.evidence)) >= 20 and (
+        a.evidence in c.evidence or c.evidence in a.evidence
+    )
+    similarity = fuzz.token_set_ratio(f"{a.title} {a.issue}", f"{c.title} {c.issue}")
+    # quoting the same sentence is not enough: two different issues often quote one headline
+    return similarity + (30.0 if shared else 0.0)
 
 
 def find_cross_cutting(findings: list[Finding]) -> list[str]:
-    """Issues raised by both reviewers (same evidence, or closely similar wording)."""
-    notes = []
+    """One issue raised by both reviewers (the same quoted evidence, or very close wording),
+    paired one to one. The issue is deducted once: the copy with the smaller deduction is set
+    to 0 (it still shows in its lens, marked as the same issue)."""
     analysis = [f for f in findings if f.dimension == "analysis"]
     others = [f for f in findings if f.dimension != "analysis"]
-    for a in analysis:
-        for c in others:
-            same_evidence = bool(a.evidence) and (
-                a.evidence in c.evidence or c.evidence in a.evidence
-            ) and min(len(a.evidence), len(c.evidence)) >= 20
-            similar = fuzz.token_set_ratio(f"{a.title} {a.issue}", f"{c.title} {c.issue}")
-            if same_evidence or similar >= CROSS_CUTTING_SIMILARITY:
-                notes.append(
-                    f"{a.id} / {c.id}: \"{a.title}\" touches both the analysis and how it is communicated "
-                    f"(see also \"{c.title}\")."
-                )
+    pairs = sorted(
+        ((_same_issue(a, c), a, c) for a in analysis for c in others),
+        key=lambda t: -t[0],
+    )
+    used: set[str] = set()
+    notes = []
+    for strength, a, c in pairs:
+        if strength < CROSS_CUTTING_SIMILARITY or a.id in used or c.id in used:
+            continue
+        used |= {a.id, c.id}
+        keep, drop = (a, c) if a.deduction >= c.deduction else (c, a)
+        drop.deduction = 0.0
+        notes.append(
+            f"{a.id} / {c.id}: one issue that affects both the analysis and how it is communicated "
+            f"(\"{keep.title}\"); deducted once, under {keep.id}."
+        )
     return notes
+
+
+def lead_positives(
+    dimensions: dict[str, DimensionResult], rubric: Rubric, count: int = 3
+) -> list[SynthesizedPositive]:
+    """When the reviewers' positives were lost (cut off or unparseable), the lead writes its own
+    from what the review established: lenses rated SOUND (seed s3.5)."""
+    out = []
+    for dim_id, result in dimensions.items():
+        if not result.reviewed:
+            continue
+        dimension = rubric.dimension(dim_id)
+        for lens in dimension.lenses:
+            if result.lens_ratings.get(lens.id) == LensRating.SOUND and len(out) < count:
+                out.append(SynthesizedPositive(
+                    title=f"{lens.title}: nothing to fix",
+                    detail=(f"The {dimension.title.lower()} review found no issue under {lens.title}. "
+                            "(Written by the lead: the reviewers' own positives were lost.)"),
+                    lens=lens.id, dimension=dim_id,
+                ))
+                break
+    return out
 
 
 def synthesize(
@@ -138,16 +203,18 @@ def synthesize(
     prompt_prefix_hashes: dict[str, str] | None = None,
 ) -> Review:
     warnings = list(warnings or [])
+    notes: list[str] = []
+    reports = reroute(reports, rubric, notes)
+    by_dim: dict[str, list[Finding]] = {}
+    for dim_id, dimension in rubric.dimensions.items():
+        by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings)
+    findings: list[Finding] = [f for fs in by_dim.values() for f in fs]
+    cross_cutting = find_cross_cutting(findings)
     dimensions: dict[str, DimensionResult] = {}
-    findings: list[Finding] = []
     positives: dict[str, list] = {}
     for dim_id, dimension in rubric.dimensions.items():
-        result, dim_findings = _dimension_result(
-            dimension, reports.get(dim_id), rubric, mode, draft, warnings
-        )
-        dimensions[dim_id] = result
-        findings.extend(dim_findings)
         report = reports.get(dim_id)
+        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft)
         positives[dim_id] = list(report.positives) if report else []
 
     reviewed = [d for d in dimensions.values() if d.reviewed]
@@ -155,6 +222,8 @@ def synthesize(
     if not reviewed:
         status = "deferred"
         degradation_level = 2
+        for run in runs:
+            warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
         warnings.append(DEFER_MESSAGE)
     elif len(reviewed) < len(dimensions) or salvaged:
         status = "partial"
@@ -179,8 +248,8 @@ def synthesize(
             {d: r.score for d, r in dimensions.items()}, rubric.scoring.weights
         )
         band = scoring.band_verdict(final, rubric)
-        critical = sum(1 for f in findings if f.severity == Severity.CRITICAL)
-        verdict, floor_note = scoring.apply_floor_rules(band, critical)
+        # a cross-cutting duplicate (deduction set to 0) is one issue: it counts once for the floors too
+        verdict, floor_note = scoring.apply_floor_rules(band, [f for f in findings if f.deduction > 0], rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:
             # a review that did not fully happen must never read as a clean pass
             verdict = scoring.MINOR_FIX
@@ -201,7 +270,9 @@ def synthesize(
         for dim_id, dimension in rubric.dimensions.items()
         for lens in dimension.lenses
     ]
-    chosen = scoring.select_positives(positives)
+    chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
+    if not chosen and status != "deferred":
+        chosen = lead_positives(dimensions, rubric)
     return Review(
         document=document,
         mode=mode,
@@ -215,8 +286,9 @@ def synthesize(
         dimensions=dimensions,
         findings=findings,
         top_fixes=scoring.select_top_fixes(findings),
-        positives=[SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in chosen],
-        cross_cutting=find_cross_cutting(findings),
+        positives=chosen,
+        cross_cutting=cross_cutting,
+        notes=notes,
         dashboard=dashboard,
         final_score=final,
         band_verdict=band,

@@ -27,7 +27,10 @@ from inspect_ai.model import (
     ModelUsage,
     modelapi,
 )
+from inspect_ai._util.error import PrerequisiteError  # inspect prints it as one line
 from inspect_ai.tool import ToolChoice, ToolInfo
+
+from review_harness.core.params import loud_errors
 
 FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
 NOT_A_REVIEW = (
@@ -61,6 +64,16 @@ def answer_prompt(prompt: str) -> str | None:
     return None
 
 
+def _model_number(name: str, value: Any, kind: type) -> Any:
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise PrerequisiteError(f"-M {name}={value}: expected a number") from None
+    if number < 0:
+        raise PrerequisiteError(f"-M {name}={value}: must not be negative")
+    return number
+
+
 class OfflineReviewerAPI(ModelAPI):
     def __init__(
         self,
@@ -75,20 +88,26 @@ class OfflineReviewerAPI(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
+        with loud_errors("offline reviewer"):
+            self._configure(latency, fault_rate, fault_seed, faults, model_args)
+
+    def _configure(self, latency: Any, fault_rate: Any, fault_seed: Any, faults: Any, model_args: dict[str, Any]) -> None:
         if model_args:
-            raise ValueError(
-                f"offline reviewer: unknown model arg(s) {sorted(model_args)}; "
+            raise PrerequisiteError(
+                f"-M {sorted(model_args)[0]}: unknown model arg for the offline reviewer; "
                 "known: latency, fault_rate, fault_seed, faults"
             )
-        self.latency = float(latency)
-        self.fault_rate = float(fault_rate)
+        self.latency = _model_number("latency", latency, float)
+        self.fault_rate = _model_number("fault_rate", fault_rate, float)
         if not 0.0 <= self.fault_rate <= 1.0:
-            raise ValueError(f"offline reviewer: fault_rate must be between 0 and 1, got {fault_rate}")
-        self.fault_seed = int(fault_seed)
+            raise PrerequisiteError(f"-M fault_rate={fault_rate}: must be between 0 and 1")
+        self.fault_seed = _model_number("fault_seed", fault_seed, int)
         kinds = faults.split(",") if isinstance(faults, str) else list(faults)
         unknown = [k for k in kinds if k not in FAULT_KINDS]
         if unknown:
-            raise ValueError(f"offline reviewer: unknown fault kind(s) {unknown}; known: {FAULT_KINDS}")
+            raise PrerequisiteError(
+                f"-M faults={','.join(map(str, kinds))}: unknown fault kind {unknown[0]}; known: {', '.join(FAULT_KINDS)}"
+            )
         self.fault_kinds = tuple(kinds)
         self._calls: dict[str, int] = {}  # per prompt: a retry of the same prompt draws anew
 

@@ -67,6 +67,14 @@ _CONFOUNDER = lx.rx(
 )
 
 
+_DRIVE = re.compile(r"(?i)drove|drives|driven by|driving")
+_INTERVENTION = lx.rx(
+    r"\b(launch\w*|campaign\w*|e-?mails?|events?|features?|programm?e?s?|redesign\w*|releases?|series|buttons?|mode|"
+    r"notifications?|nudges?|promotions?|offers?|discounts?|pric\w+|updates?|checklists?|ads?|advertising|TV|changes?|"
+    r"new \w+|version \d+|v\d+)\b"
+)
+
+
 def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str]]]:
     f = ctx.features
     out = []
@@ -86,6 +94,8 @@ def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str
         window = text[max(0, m.start() - 60) : m.end() + 15]
         if lx.HEDGE.search(window):
             continue
+        if _DRIVE.fullmatch(m.group(0)) and not _INTERVENTION.search(text[max(0, m.start() - 50) : m.end() + 50]):
+            continue  # "outage calls are driven by weather": a description, not a claim about what a change did
         if not (lx.CHANGE_WORD.search(text) or f.nums(s) or lx.POS_METRIC.search(text) or lx.NEG_METRIC.search(text)):
             continue
         score = 1.0
@@ -187,6 +197,14 @@ _TRANSFER_ASSUMED = lx.rx(r"\b(same (?:\d[\d.]*[- ]point |)(?:lift|effect|uplift
 _MODEL_SOURCE = lx.rx(r"\b(based on (?:the |our |a )?[\w\- ]{0,30}(?:model|forecast|sizing|estimate)|sizing model|forecast model)\b")
 
 
+def _annualised(nums) -> bool:
+    """Two money figures in one sentence where one is the other times 2, 4, 12 or 52."""
+    money = [n.value for n in nums if n.is_money and n.value]
+    return any(
+        abs(b / a - k) < 0.02 * k for a in money for b in money if b > a for k in (2, 4, 12, 52)
+    )
+
+
 @rule("assumption_unstated")
 def assumption_unstated(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -196,6 +214,8 @@ def assumption_unstated(ctx: Context) -> Hit | None:
         if s.role in (LIMITATIONS, METHOD, DATA) or s.kind == "heading":
             continue
         m = lx.PROJECTION.search(s.text)
+        if m and _annualised(f.nums(s)):
+            continue  # "$26,000 over six months, or $52,000 a year": restating a measured figure per year
         if m and any(n.notable and (n.is_money or 0 <= n.start - m.start() <= 60) for n in f.nums(s)):
             projections.append((s, m))
     if not projections:
@@ -237,8 +257,8 @@ def assumption_unstated(ctx: Context) -> Hit | None:
         evidence=v.quote(s, m),
         location=v.location(s),
         suggested_fix=(
-            "List the assumptions behind the projection next to it and show a range, e.g. 'assumes the US lift holds in "
-            "other markets at half to full strength: $2.5M-$5M a year; inputs in the appendix'."
+            "List the assumptions behind the projection next to it (which effect is carried over, to which population, "
+            "for how long) and show the range it gives when the weakest assumption is relaxed."
         ),
     )
 
@@ -402,9 +422,9 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
         evidence=v.quote(c, m),
         location=v.location(c),
         suggested_fix=(
-            "Make the summary and recommendation match the primary result, e.g. 'conversion did not change detectably "
-            "(-0.2 pp, CI -0.5 to +0.1)'; if a segment result motivates a decision, label it exploratory and propose a "
-            "confirmatory test instead of a full rollout."
+            "Make the summary and recommendation say what the primary result shows, with its interval as reported; if a "
+            "segment result motivates a decision, label it exploratory and propose a confirmatory test instead of a full "
+            "rollout."
         ),
         strength=3,
     )
@@ -432,8 +452,8 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
             evidence=v.quote(s, m),
             location=v.location(s),
             suggested_fix=(
-                "Point the claim at the result that supports it, or scale it down to what was measured, e.g. replace "
-                "'customers love it' with the survey score and its sample size."
+                f"Point \"{_plain(m.group(0))}\" at the result that supports it, or scale it down to what was actually "
+                "measured and say how."
             ),
             strength=1.5 if s.role in CLOSING_ROLES else 1.0,
         )
@@ -457,6 +477,17 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
 _YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
 
 
+_FROM_TO = re.compile(r"\bfrom [$€£]?(\d[\d,]*(?:\.\d+)?)\s?%?\s?(?:\w+ )?to [$€£]?(\d[\d,]*(?:\.\d+)?)")
+
+
+def _derived_change(text: str, value: float) -> bool:
+    for m in _FROM_TO.finditer(text):
+        a, b = (float(x.replace(",", "")) for x in m.groups())
+        if a and abs(abs(b - a) / a * 100 - abs(value)) <= 1.0:
+            return True
+    return False
+
+
 @rule("untraceable_number")
 def untraceable_number(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -469,6 +500,7 @@ def untraceable_number(ctx: Context) -> Hit | None:
         s for s in f.closing if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION) and s.kind != "heading" and not s.guessed
     ]
     for s in closing:
+        intervals = [m.span() for pat in (lx.CI, lx.BRACKET_INTERVAL) for m in pat.finditer(s.text)]
         for n in f.nums(s):
             if not n.notable or abs(n.value) == 100 or (n.unit == "" and abs(n.value) < 10 and "." not in n.raw):
                 continue
@@ -476,6 +508,11 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue
             if f.traceable(n.value, n.raw):
                 continue
+            at = s.text.find(n.raw)
+            if any(lo <= at < hi for lo, hi in intervals):
+                continue  # an interval bound belongs to the estimate it is quoted with
+            if _derived_change(s.text, n.value):
+                continue  # a relative change recomputed from the two figures quoted with it
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -555,7 +592,7 @@ def key_question_unanswered(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(qs, q[1]),
         location=v.location(qs),
-        suggested_fix="State the best current answer to the question, with its confidence and what would change it (e.g. 'Probably yes: churn is ~1 pt above last year; the DiD due 20 May will confirm').",
+        suggested_fix="State the best current answer to the question, with how confident you are and which pending analysis would change it.",
         absence=m is None,
         consider="Consider stating your current best answer to the question, even if provisional.",
     )
@@ -652,7 +689,7 @@ def no_uncertainty(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Report the sample size and a 95% interval next to each headline number, e.g. '+4.6 pts (95% CI +3.1 to +6.1; n = 68,000)'.",
+        suggested_fix="Report the sample size and a 95% interval next to each headline number (estimate, interval, n per group).",
         absence=True,
         consider="Consider adding intervals and sample sizes to the headline numbers.",
         strength=1.5,
@@ -661,6 +698,12 @@ def no_uncertainty(ctx: Context) -> Hit | None:
 
 _DESIGN_NUMBER = lx.rx(r"\b(holdout|hold-out|split|sample|randomi[sz]\w*|power|alpha|α|confidence level|per arm|traffic allocation)\b")
 _STATE_VERB = lx.rx(r"\b(is|was|were|are|stands? at|stood at|reached|averaged|came in|scored|hit|sits? at|at|of|had|has)\b")
+
+
+_EFFECT_STATED = lx.rx(
+    r"\b(moved by|changed by|difference of|fewer|more \w+ than|lift of|effect of)\b|"
+    r"(?:\bCI\b|confidence interval|credible interval)"
+)
 
 
 @rule("metric_without_baseline")
@@ -679,8 +722,8 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
         if not nums or not lx.METRIC_NOUN.search(s.text):
             continue
         numeric += 1
-        if lx.COMPARISON.search(s.text):
-            continue
+        if lx.COMPARISON.search(s.text) or _EFFECT_STATED.search(s.text):
+            continue  # a change with its interval, or an effect, is already a comparison
         m = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text) or lx.NUMBER.search(s.text)
         level_only.append((s, m))
     if not level_only:
@@ -704,7 +747,7 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Put the comparison next to the number, e.g. '42% adoption (vs 35% for the previous feature after the same 4 weeks)'.",
+        suggested_fix="Put a comparison next to the number: the prior period, the same period last year, a target or a benchmark, with its source.",
     )
 
 
@@ -732,7 +775,7 @@ def statistical_vs_practical(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Add the effect in absolute and business terms next to the test, e.g. '+0.7 pp, about 7 more paying customers per 1,000 trials (~$40k a month)'.",
+        suggested_fix="Add the effect in absolute and business terms next to the test result (the size of the change and what it is worth), not only its significance.",
     )
 
 
@@ -859,7 +902,7 @@ def tldr_missing(ctx: Context) -> Hit | None:
         ),
         evidence="",
         location="Top of document",
-        suggested_fix=f"Open with a three-line TL;DR stating {ask}, e.g. 'Billing tickets rose 58% after the migration; fix the PO field by 15 Nov (Finance Eng).'",
+        suggested_fix=f"Open with a three-line TL;DR stating {ask}: the finding with its size, what it means, and the recommended action with its owner.",
         absence=True,
         consider="Consider adding a two-to-three sentence TL;DR at the top with the answer.",
         strength=2,
@@ -906,7 +949,7 @@ def weak_tldr(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(first) if first else "",
         location=v.location(first) if first else "TL;DR",
-        suggested_fix="Rewrite the TL;DR as answer + impact + action, e.g. 'Churn rose 1.2 pts after the price change (CI 0.6-1.8); we recommend grandfathering long-tenure users.'",
+        suggested_fix="Rewrite the TL;DR as answer + impact + action: the result with its interval, what it means for the business, and the recommended decision.",
     )
 
 
@@ -960,7 +1003,7 @@ def no_structure(ctx: Context) -> Hit | None:
         ),
         evidence="",
         location="whole document",
-        suggested_fix="Break the text into sections whose headings carry the message, e.g. 'TL;DR', 'How we measured it', 'Churn rose 1.2 pts in March', 'What we recommend'.",
+        suggested_fix="Break the text into sections whose headings carry the message: a TL;DR, how it was measured, one heading per finding stating the finding, and what we recommend.",
         absence=True,
         consider="Consider adding section headings (TL;DR, method, results, recommendation).",
         strength=1 if first else 0.5,
@@ -988,7 +1031,7 @@ def generic_headings(ctx: Context) -> Hit | None:
         ),
         evidence=h.text.strip(),
         location=f"Heading at line {h.line}" if not v.is_extraction else "Extraction, STRUCTURE",
-        suggested_fix="Rename headings to state the takeaway, e.g. 'Results' -> 'Both primary metrics improved, conversion +0.7 pp'.",
+        suggested_fix="Rename each heading to state its section's takeaway (the finding itself rather than 'Results').",
     )
 
 
@@ -1342,7 +1385,7 @@ def visual_unclear(ctx: Context) -> Hit | None:
                     ),
                     evidence="",
                     location=v.location(ph),
-                    suggested_fix="Use plain column names with units (e.g. 'Control (14-day trial)', 'Difference (pp)') and add one line above the table saying what it shows.",
+                    suggested_fix="Use plain column names with units and add one line above the table saying what it shows.",
                 )
     seen_tables = set()
     for s in f.text_sentences:
@@ -1364,7 +1407,7 @@ def visual_unclear(ctx: Context) -> Hit | None:
                 ),
                 evidence=v.quote(s),
                 location=v.location(s),
-                suggested_fix="Use plain column names with units (e.g. 'Control (14-day trial)', 'Difference (pp)') and add one line above the table saying what it shows.",
+                suggested_fix="Use plain column names with units and add one line above the table saying what it shows.",
             )
     return None
 
@@ -1420,7 +1463,7 @@ def no_recommendation(ctx: Context) -> Hit | None:
         ),
         evidence="",
         location="whole document" if last is None else "End of document",
-        suggested_fix="End with a short 'What we recommend' list: the action, who owns it and by when, e.g. 'Roll back the price for tenure > 24 months (Pricing, by 1 July)'.",
+        suggested_fix="End with a short 'What we recommend' list: the action, who owns it and by when.",
         absence=True,
         consider="Consider adding what you expect to recommend, even provisionally.",
         strength=2,
@@ -1489,8 +1532,11 @@ def recommendation_vague(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix="Turn each recommendation into an action with an owner and a date, e.g. 'Make 21-day trials the default for EN self-serve: Growth PM (J. Doe), decision at the 12 Nov pricing council'.",
+        suggested_fix="Turn each recommendation into an action with a named owner, a priority and a date or decision forum.",
     )
+
+
+_DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
 
 
 @rule("overreach_unbounded")
@@ -1506,6 +1552,8 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
             m = lx.GENERALIZE.search(s.text)
             if not m or v.has(lx.BOUNDARY, [s]):
                 continue
+            if _DESCRIBES_TEST.search(s.text):
+                continue  # "held flat in all regions during the test" describes the test, it extends nothing
             return Hit(
                 title="Result extended beyond what the data covers",
                 issue=(
@@ -1514,7 +1562,7 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 ),
                 evidence=v.quote(s, m),
                 location=v.location(s),
-                suggested_fix="Say explicitly what the data does and does not support, e.g. 'measured on US web sign-ups in May; other regions need their own test before rollout'.",
+                suggested_fix="Say explicitly what the data does and does not support: the population, period and channel it was measured on, and what needs its own test before rollout.",
             )
     # (b) a rollout argued for while the primary result is null, and the caveats are silent on it
     null_primary = _primary_nulls(ctx, [
@@ -1541,7 +1589,7 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 ),
                 evidence=v.quote(s, m),
                 location=v.location(s),
-                suggested_fix="Add to the caveats what the test cannot support (e.g. 'a conversion loss of up to 0.5 pp is within the interval'), and tie any rollout to a guardrail or follow-up test.",
+                suggested_fix="Add to the caveats what the test cannot support (including the worst case its interval allows), and tie any rollout to a guardrail or follow-up test.",
             )
     if ctx.workflow == "reactive" and f.uncertainty is None:
         head = _headline(ctx)
@@ -1555,7 +1603,7 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 ),
                 evidence=v.quote(s, m),
                 location=v.location(s),
-                suggested_fix="Give the answer as a range with its confidence, e.g. '+1.2 pts (95% CI 0.6 to 1.8)', and say what it does not cover.",
+                suggested_fix="Give the answer as a range with its confidence (the estimate and its 95% interval), and say what it does not cover.",
             )
     return None
 
@@ -1625,7 +1673,7 @@ def so_what_missing(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s),
         location=v.location(s),
-        suggested_fix="After each key number add one sentence on its consequence, e.g. '...which is about 450 extra retained members a week, worth ~$1.9M a year'.",
+        suggested_fix="After each key number add one sentence on its consequence for the reader: what it changes, for whom, and roughly what it is worth.",
     )
 
 

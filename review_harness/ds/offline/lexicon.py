@@ -32,7 +32,7 @@ YEAR = rx(r"^(?:19|20)\d\d$")
 CAUSAL_STRONG = rx(
     r"\b(caused|causes|causing|drove|drives|driven by|driving|led to|leads to|lead to|leading to|"
     r"resulted in|results in|resulting in|attributable to|attributed to|thanks to|"
-    r"(?:is|was|were|are) responsible for|because of|boosted|was behind|is behind|"
+    r"(?:is|was|were|are) responsible for|because of|(?<![-\w])boosted|was behind|is behind|"
     r"contributed to|made (?:users|customers|people) (?:\w+ )?(?:more|less))\b"
 )
 CAUSAL_DUE = rx(
@@ -341,7 +341,7 @@ INTERPRET = rx(
 )
 PLACEHOLDER = re.compile(
     r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\bXX+(?:\.X+)?\s?%|\bX+\.?X*%|\[(?:insert|add|link|chart|figure|graph|table|citation|source|"
-    r"placeholder|tk|todo|tbd|name|date|number|owner|fill)[^\]\n]{0,40}\]|\?\?\?+|[Ll]orem ipsum|<(?:insert|placeholder|tbd|todo)[^>\n]{0,30}>|"
+    r"placeholder|tk|todo|tbd|name|date|number|owner|fill)[^\]\n]{0,40}\](?!\()|\?\?\?+|[Ll]orem ipsum|<(?:insert|placeholder|tbd|todo)[^>\n]{0,30}>|"
     r"\{\{[^}\n]{0,40}\}\}|[$€£]X+\b|\bN\.NN?\b|\bNN%",
 )
 SLIDE_MARKER = rx(r"^\W*(slide|page)\s*\d+\b|\[slide\s*\d+\]|\bspeaker notes?\b|\bnext slide\b|\bon this slide\b|\bthis slide\b", I | re.MULTILINE)
@@ -351,7 +351,8 @@ HANDOFF_STRONG = rx(
     r"see (?:the|my|our) (?:dashboard|notebook|slack|thread|earlier doc|other doc|spreadsheet)(?! (?:at|linked|here|https?))|"
     r"(?:the|our) usual (?:\w+ )?(?:definition|filters?|query|approach|way|caveats|exclusions|adjustments?)|you know (?:the|which|what)|"
     r"same as (?:last time|before|usual)|as (?:usual|always)|(?:last|this) week's (?:meeting|sync|discussion)|ping me|"
-    r"ask \w+ (?:for|about) (?:details|the)|you'll remember|as you (?:know|recall)|the thing we|the issue from)\b"
+    r"ask \w+ (?:for|about) (?:details|the)|you'll remember|as you (?:know|recall)|the thing we|the issue from|"
+    r"as in the (?:Q[1-4]|last|previous|earlier|prior) (?:\w+ ){0,2}(?:work|analysis|project|study|review))\b"
 )
 TYPO = rx(
     r"\b(teh|recieve\w*|seperat\w*|occured|definately|acheiv\w*|untill|wich|thier|accross|significiant|statisitc\w*|"

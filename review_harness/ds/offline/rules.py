@@ -27,6 +27,7 @@ from review_harness.ds.models import (
     Severity,
 )
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
+from review_harness.ds.offline import checks_stats as _checks_stats  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
@@ -51,11 +52,13 @@ CREDIT_LENS: dict[str, str] = {
 
 #: A credit is not given when a finding says the opposite.
 CREDIT_CONFLICTS: dict[str, frozenset[str]] = {
-    "sound_design": frozenset({"causal_claim_without_design", "method_cannot_answer_question", "selection_bias_unaddressed"}),
-    "uncertainty_reported": frozenset({"no_uncertainty"}),
+    "sound_design": frozenset({"causal_claim_without_design", "method_cannot_answer_question", "selection_bias_unaddressed",
+                               "early_stopping", "leakage", "covariate_imbalance_ignored"}),
+    "uncertainty_reported": frozenset({"no_uncertainty", "sample_size_missing", "early_stopping"}),
     "assumptions_explicit": frozenset({"assumption_unstated"}),
     "baselines_given": frozenset({"metric_without_baseline"}),
-    "traceable_reasoning": frozenset({"untraceable_number", "unsupported_conclusion", "conclusion_contradicts_results"}),
+    "traceable_reasoning": frozenset({"untraceable_number", "unsupported_conclusion", "conclusion_contradicts_results",
+                                      "arithmetic_inconsistent", "guardrail_contradiction"}),
     "tldr_effective": frozenset({"tldr_missing", "weak_tldr", "buried_lede"}),
     "actionable_recommendations": frozenset({"no_recommendation", "recommendation_vague"}),
     "limitations_clear": frozenset({"limitations_missing", "overreach_unbounded"}),

@@ -34,7 +34,8 @@ def sound_design(ctx: Context) -> Strength | None:
 def uncertainty_reported(ctx: Context) -> Strength | None:
     f = ctx.features
     results_first = sorted(f.text_sentences, key=lambda s: (s.role not in ("results", "summary"), s.line))
-    for pattern in (lx.CI, re.compile(r"±|\bSE\s*=|standard error"), lx.PVALUE):
+    # a bare p-value is a test, not a statement of uncertainty: it does not count here
+    for pattern in (lx.CI, lx.BRACKET_INTERVAL, re.compile(r"±|\bSE\s*=|standard error")):
         for s in results_first:
             if s.kind == "table" or s.role in ("method", "data"):
                 continue
@@ -45,7 +46,7 @@ def uncertainty_reported(ctx: Context) -> Strength | None:
                     detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
                     strength=2.5,
                 )
-    if f.uncertainty is not None:
+    if f.uncertainty is not None and not lx.PVALUE.search(f.uncertainty[0].text):
         s, m = f.uncertainty
         return Strength(
             title="Uncertainty is quantified",
