@@ -9,10 +9,11 @@ import inspect
 from typing import Any
 
 from inspect_ai import Epochs, Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset
 
 from review_harness.core.params import as_flag, reject_unknown_params
-from review_harness.ds.dataset import document_samples, fixture_samples, task_rubric
+from review_harness.ds.dataset import document_samples, fixture_samples, input_error_tolerance, task_rubric
 from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
@@ -22,6 +23,7 @@ from review_harness.core.panel import cache_policy
 @task
 def ds_review(
     document: str | None = None,
+    confluence: str | None = None,
     mode: str | None = None,
     audience: str | None = None,
     workflow: str | None = None,
@@ -35,7 +37,10 @@ def ds_review(
     **unknown: Any,
 ) -> Task:
     """Args:
-    document: a markdown file or a folder of them; default: the fixture set.
+    document: a file (.md, .txt, .ipynb, .docx, .html, .pdf, Confluence storage export), a
+        folder of them, or a Confluence page URL (or page id with -T confluence=URL);
+        default: the fixture set.
+    confluence: the Confluence site (e.g. https://acme.atlassian.net/wiki) for a page id.
     mode: full | quick (default full; quick always uses the structured extraction).
     audience: exec | tech | ds | mixed (default mixed).
     workflow: general | proactive | reactive (default general).
@@ -51,7 +56,10 @@ def ds_review(
     reject_unknown_params(unknown, known=inspect.signature(ds_review).parameters)
     rubric, the_rubric = task_rubric(rubric)
     overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
-    samples = document_samples(document, overrides) if document else fixture_samples(fixtures, overrides)
+    if confluence and not document:
+        raise PrerequisiteError(f"-T confluence={confluence}: give the page with -T document=PAGE_ID or URL")
+    samples = (document_samples(document, overrides, confluence) if document
+               else fixture_samples(fixtures, overrides))
     return Task(
         dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
         solver=review_pipeline(
@@ -64,5 +72,6 @@ def ds_review(
         + ([gold_comparison(rubric)] if any(s.metadata.get("gold") for s in samples) else []),
         # --epochs N keeps this reducer: it adds score spread and per-finding stability
         epochs=Epochs(1, review_epochs()),
+        fail_on_error=input_error_tolerance(samples),
         metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version},
     )

@@ -58,8 +58,8 @@ def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
         ("blank.md", " \n\t\n  \n", "is empty"),
         ("binary.md", bytes(range(256)) * 40, "is not a text file"),
         ("nul.md", b"# Title\n\nSome text\x00with a NUL byte\n" * 20, "is not a text file"),
-        ("latin1.md", "# Caf\u00e9 analysis\n\nR\u00e9sum\u00e9 of results.\n".encode("latin-1"), "is not valid UTF-8"),
-        ("utf16.md", "# Title\n\nText in UTF-16.\n".encode("utf-16"), "not"),
+        ("utf16-no-bom.md", "# Title\n\nText in UTF-16.\n".encode("utf-16-le"), "is not a text file"),
+        ("broken-utf16.md", b"\xff\xfe# \x00T\x00\x00\xd8", "is not valid UTF-16 text"),
     ],
 )
 def test_unreadable_documents(tmp_path, name, content, expected):
@@ -74,10 +74,10 @@ def test_missing_path(tmp_path):
     assert message == f"{tmp_path / 'nope.md'} does not exist"
 
 
-def test_directory_without_markdown(tmp_path):
-    write(tmp_path, "notes.txt", "plain text")
+def test_directory_without_supported_documents(tmp_path):
+    write(tmp_path, "data.csv", "a,b\n1,2\n")
     message = error_for(document=str(tmp_path))
-    assert message == f"{tmp_path} contains no markdown files"
+    assert message.startswith(f"{tmp_path} contains no supported documents (.docx, .htm, .html")
 
 
 @pytest.mark.parametrize(

@@ -3,35 +3,39 @@ design and requirements documents. Bad input is a one-line error naming the para
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
+from review_harness.core.documents import DocumentError, read_file
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.design.gold import DesignGoldError, load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
 
+logger = logging.getLogger(__name__)
 SAFE_TOPIC = re.compile(r"^[A-Za-z0-9_-]+$")
 SPLITS = ("all", "dev", "heldout")
 
 
 def read_markdown(name: str, path: str) -> tuple[Path, str]:
+    """The document given as -T name=path, in any supported format, as markdown."""
     resolved = resolve_user_path(path)
     if not resolved.exists():
         raise PrerequisiteError(f"-T {name}={path}: {path} does not exist")
     if not resolved.is_file():
         raise PrerequisiteError(f"-T {name}={path}: not a file")
     try:
-        text = resolved.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise PrerequisiteError(f"-T {name}={path}: not a UTF-8 text file") from None
-    if not text.strip():
-        raise PrerequisiteError(f"-T {name}={path}: the file is empty")
-    return resolved, text
+        doc = read_file(resolved, path)
+    except DocumentError as ex:
+        raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
+    for warning in doc.warnings:
+        logger.warning(warning)
+    return resolved, doc.markdown
 
 
 def check_topic(topic: str) -> str:
