@@ -7,7 +7,7 @@ Conversion keeps what a reader sees and marks what the page signals:
   panel at the top of the page is a TL;DR candidate like any callout;
 * expand macros -> `<details>` with a `<summary>` naming it collapsed; the content is kept and
   the span is recorded in the source map, so reviewers deprioritise it like an appendix;
-* status -> `[status: IN REVIEW]`, table of contents -> `[table of contents]`, code -> a
+* status -> `[status: IN REVIEW]`, table of contents -> `Contents: A · B` (its headings), code -> a
   fenced block with its language, images and attachments -> `[image: ...]`,
   `[attachment: ...]`, user mentions -> `@user`, page links -> the page title;
 * title, space, labels, last change (and child page titles) -> a heading and a metadata line.
@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlparse
 
 from review_harness.core.documents.convert import html_to_markdown, section_map, tidy
 from review_harness.core.documents.model import Collapsed, DocumentError, require
+from review_harness.core.markdown import parse_sections
 
 PANEL_MACROS = ("info", "note", "warning", "tip", "success", "panel", "error")
 ENV_URL = "CONFLUENCE_URL"
@@ -43,6 +44,7 @@ TRANSIENT_STATUS = (429, 500, 502, 503, 504)
 
 _OPEN = "\u27e6collapsed-open\u27e7"
 _CLOSE = "\u27e6collapsed-close\u27e7"
+_TOC = "\u27e6toc\u27e7"
 
 
 # ------------------------------------------------------------------------------ storage format
@@ -91,9 +93,9 @@ def _convert_macro(soup, macro) -> None:
     elif name == "status":
         title = _text_param(macro, "title") or _text_param(macro, "colour") or "status"
         macro.replace_with(f"[status: {title}]")
-    elif name in ("toc", "toc-zone"):
+    elif name in ("toc", "toc-zone"):  # what the reader sees: the page's headings
         para = soup.new_tag("p")
-        para.string = "[table of contents]"
+        para.string = f"{_TOC}{_text_param(macro, 'maxLevel') or '3'}"
         macro.replace_with(para)
     elif name in ("code", "noformat"):
         text = macro.find("ac:plain-text-body")
@@ -177,7 +179,14 @@ def storage_to_markdown(storage: str, header: str = "") -> tuple[str, list[Colla
         else:
             out.append(line)
     text = tidy((header + "\n\n" if header else "") + "\n".join(out))
+    if _TOC in text:
+        text = re.sub(re.escape(_TOC) + r"(\d*)", lambda m: _contents_line(text, int(m.group(1) or 3)), text)
     return text, collapsed_spans(text)
+
+
+def _contents_line(markdown: str, max_level: int) -> str:
+    headings = [s.heading for s in parse_sections(markdown) if 2 <= s.level <= max(max_level, 2)]
+    return "Contents: " + " · ".join(headings) if headings else "Contents: (no headings)"
 
 
 _DETAILS_OPEN = re.compile(r"^[>\s]*<details\b", re.IGNORECASE)
@@ -331,7 +340,9 @@ def _client(base_url: str):
     username = os.environ.get(ENV_USERNAME)
     api_token = os.environ.get(ENV_API_TOKEN)
     personal = os.environ.get(ENV_PERSONAL_TOKEN)
-    kwargs: dict[str, Any] = {"timeout": TIMEOUT_SECONDS, "advanced_mode": True, "backoff_and_retry": False}
+    # retries are ours (one policy for 429, 5xx and timeouts), not the library's
+    kwargs: dict[str, Any] = {"timeout": TIMEOUT_SECONDS, "advanced_mode": True, "backoff_and_retry": False,
+                              "retry_with_header": False}
     if personal:
         kwargs["token"] = personal
     elif username and api_token:

@@ -127,7 +127,7 @@ def _outputs(cell, number: int) -> list[str]:
             data = output.get("data", {})
             for mime in data:
                 if mime.startswith("image/"):
-                    out.append(f"[figure: output of cell {number} ({mime})]")
+                    out.append(f"[image: output of cell {number} ({mime})]")
             text = _source({"source": data.get("text/plain", "")}) if not any(
                 m.startswith("image/") for m in data) else ""
         elif kind == "error":

@@ -20,6 +20,7 @@ FORMATS: dict[str, str] = {
     ".htm": "html",
     ".xhtml": "html",
     ".pdf": "pdf",
+    ".xml": "confluence-storage",  # a page's storage format, saved from the REST API or the editor
 }
 BINARY_FORMATS = ("docx", "pdf")
 
@@ -65,7 +66,9 @@ def read_file(path: Path, origin: str | None = None) -> Document:
     if fmt == "notebook":
         markdown, source_map = convert.notebook_to_markdown(text, origin, origin)
         return _converted(origin, name, fmt, markdown, warnings, source_map)
-    if fmt == "html" or (fmt == "text" and confluence.looks_like_storage(text)):
+    if fmt == "confluence-storage" and not confluence.looks_like_storage(text):
+        raise DocumentError(f"{origin} is not a Confluence storage-format export (no ac: macros or links)")
+    if fmt in ("html", "confluence-storage") or (fmt == "text" and confluence.looks_like_storage(text)):
         if confluence.looks_like_storage(text):
             markdown, collapsed = confluence.storage_to_markdown(text)
             source_map = convert.section_map(markdown, origin)
