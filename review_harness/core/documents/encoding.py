@@ -19,6 +19,7 @@ _BOMS = (
 # the encoding most legacy Western files are in; preferred when it reads the bytes as well
 # as the detector's first guess does
 PREFERRED_LEGACY = "cp1252"
+PREFERRED_CHAOS_MARGIN = 0.05
 _DISPLAY = {"cp1252": "Windows-1252", "cp1250": "Windows-1250", "cp1251": "Windows-1251",
             "latin_1": "ISO-8859-1", "iso8859_15": "ISO-8859-15", "mac_roman": "Mac Roman"}
 
@@ -41,17 +42,13 @@ def display_name(encoding: str) -> str:
 def _detect_legacy(data: bytes) -> str | None:
     from charset_normalizer import from_bytes
 
-    matches = from_bytes(data)
-    best = matches.best()
+    best = from_bytes(data).best()
     if best is None:
         return None
-    try:
-        preferred = data.decode(PREFERRED_LEGACY)
-    except UnicodeDecodeError:
-        return best.encoding
-    if preferred == str(best) or any(
-        m.encoding == PREFERRED_LEGACY and m.chaos <= best.chaos + 0.01 for m in matches
-    ):
+    # short Western texts read equally well in several code pages (the detector may name a DOS
+    # one); Windows-1252 wins when it reads the bytes about as cleanly as the first guess
+    preferred = from_bytes(data, cp_isolation=[PREFERRED_LEGACY]).best()
+    if preferred is not None and preferred.chaos <= best.chaos + PREFERRED_CHAOS_MARGIN:
         return PREFERRED_LEGACY
     return best.encoding
 
