@@ -268,3 +268,26 @@ def test_same_page_without_the_expand_macro_is_told_to_move_the_query(tmp_path):
     titles = [f.title for f in reviews(log)["inline"].findings]
     assert "Supporting detail sits in the main body" in titles
     assert "No TL;DR up front" not in titles
+
+
+def test_html_export_of_a_page_keeps_panels_expands_and_status(tmp_path):
+    """Confluence's own 'Export to HTML' (view format): same callout, collapsed block and status."""
+    html = (
+        '<html><head><title>DS : Checkout test</title></head><body><div id="main-content" class="wiki-content group">'
+        '<div class="confluence-information-macro confluence-information-macro-information">'
+        '<p class="title">TL;DR</p><span class="aui-icon aui-icon-small aui-iconfont-info confluence-information-macro-icon"></span>'
+        '<div class="confluence-information-macro-body"><p>Orders per visit rose 1.8 points; roll it out.</p></div></div>'
+        '<p>Status: <span class="status-macro aui-lozenge aui-lozenge-current">IN REVIEW</span></p>'
+        '<h2 id="Checkouttest-Results">Results</h2><p>The lift was stable across weeks.</p>'
+        '<div id="expander-1" class="expand-container"><div id="expander-control-1" class="expand-control">'
+        '<span class="expand-control-icon icon">&nbsp;</span><span class="expand-control-text">Appendix: query</span></div>'
+        '<div id="expander-content-1" class="expand-content"><pre>SELECT 1;</pre></div></div>'
+        '</div></body></html>'
+    )
+    path = tmp_path / "export.html"
+    path.write_text(html)
+    doc = load(str(path)).documents[0]
+    assert doc.markdown.startswith("# DS : Checkout test\n\n> [!INFO] TL;DR\n>\n> Orders per visit rose 1.8 points; roll it out.")
+    assert "Status: [status: IN REVIEW]" in doc.markdown
+    assert "<summary>Appendix: query (collapsed: expand macro)</summary>" in doc.markdown
+    assert [c.title for c in doc.source_map.collapsed] == ["Appendix: query"]

@@ -7,7 +7,7 @@ prepared markdown with a source map back to the original and warnings about the 
     doc = result.documents[0]                # Document: markdown, source_map, warnings
 """
 
-from review_harness.core.documents.confluence import collapsed_spans
+from review_harness.core.documents.convert import collapsed_spans
 from review_harness.core.documents.loader import FORMATS, is_remote, load, read_file, read_folder
 from review_harness.core.documents.model import (
     EXTRA,

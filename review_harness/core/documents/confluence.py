@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from review_harness.core.documents.convert import html_to_markdown, section_map, tidy
+from review_harness.core.documents.convert import callout, collapse, collapsed_spans, html_to_markdown, tidy
 from review_harness.core.documents.model import Collapsed, DocumentError, require
 from review_harness.core.markdown import parse_sections
 
@@ -42,8 +42,6 @@ RETRY_WAIT_BASE = 1.0  # seconds; doubles per attempt (Retry-After wins when the
 RETRY_WAIT_MAX = 30.0
 TRANSIENT_STATUS = (429, 500, 502, 503, 504)
 
-_OPEN = "\u27e6collapsed-open\u27e7"
-_CLOSE = "\u27e6collapsed-close\u27e7"
 _TOC = "\u27e6toc\u27e7"
 
 
@@ -68,28 +66,9 @@ def _convert_macro(soup, macro) -> None:
     name = (macro.get("ac:name") or "").lower()
     body = macro.find("ac:rich-text-body", recursive=False)
     if name in PANEL_MACROS:
-        title = _text_param(macro, "title")
-        quote = soup.new_tag("blockquote")
-        marker = soup.new_tag("p")
-        marker.string = f"[!{name.upper()}]" + (f" {title}" if title else "")
-        quote.append(marker)
-        if body is not None:
-            for child in list(body.contents):
-                quote.append(child.extract())
-        macro.replace_with(quote)
+        callout(soup, macro, name, _text_param(macro, "title"), body)
     elif name == "expand":
-        title = _text_param(macro, "title") or "Click here to expand..."
-        wrapper = soup.new_tag("div")
-        start = soup.new_tag("p")
-        start.string = f"{_OPEN}{title}"
-        wrapper.append(start)
-        if body is not None:
-            for child in list(body.contents):
-                wrapper.append(child.extract())
-        end = soup.new_tag("p")
-        end.string = _CLOSE
-        wrapper.append(end)
-        macro.replace_with(wrapper)
+        collapse(soup, macro, _text_param(macro, "title") or "Click here to expand...", body)
     elif name == "status":
         title = _text_param(macro, "title") or _text_param(macro, "colour") or "status"
         macro.replace_with(f"[status: {title}]")
@@ -167,18 +146,7 @@ def storage_to_markdown(storage: str, header: str = "") -> tuple[str, list[Colla
         _convert_macro(soup, macro)
     _convert_inline(soup)
     body = html_to_markdown(str(soup))
-    out: list[str] = []
-    for line in body.split("\n"):
-        bare = line.lstrip("> ").strip()
-        prefix = line[: len(line) - len(line.lstrip("> "))]
-        if bare.startswith(_OPEN):
-            title = bare[len(_OPEN):].strip()
-            out += [f"{prefix}<details>", f"{prefix}<summary>{title} (collapsed: expand macro)</summary>", prefix.rstrip()]
-        elif bare == _CLOSE:
-            out += [prefix.rstrip(), f"{prefix}</details>"]
-        else:
-            out.append(line)
-    text = tidy((header + "\n\n" if header else "") + "\n".join(out))
+    text = tidy((header + "\n\n" if header else "") + body)
     if _TOC in text:
         text = re.sub(re.escape(_TOC) + r"(\d*)", lambda m: _contents_line(text, int(m.group(1) or 3)), text)
     return text, collapsed_spans(text)
@@ -187,30 +155,6 @@ def storage_to_markdown(storage: str, header: str = "") -> tuple[str, list[Colla
 def _contents_line(markdown: str, max_level: int) -> str:
     headings = [s.heading for s in parse_sections(markdown) if 2 <= s.level <= max(max_level, 2)]
     return "Contents: " + " · ".join(headings) if headings else "Contents: (no headings)"
-
-
-_DETAILS_OPEN = re.compile(r"^[>\s]*<details\b", re.IGNORECASE)
-_DETAILS_CLOSE = re.compile(r"^[>\s]*</details>", re.IGNORECASE)
-_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE)
-
-
-def collapsed_spans(markdown: str) -> list[Collapsed]:
-    """The `<details>` blocks of a markdown text (outermost only), with their summaries."""
-    spans: list[Collapsed] = []
-    depth, start, title = 0, 0, ""
-    lines = markdown.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if _DETAILS_OPEN.match(line):
-            if depth == 0:
-                start = number
-                found = _SUMMARY.search(line) or (_SUMMARY.search(lines[number]) if number < len(lines) else None)
-                title = re.sub(r"\s*\(collapsed[^)]*\)$", "", found.group(1).strip()) if found else ""
-            depth += 1
-        elif _DETAILS_CLOSE.match(line) and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(Collapsed(start=start, end=number, title=title))
-    return spans
 
 
 def page_header(page: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ import io
 import re
 import zipfile
 
-from review_harness.core.documents.model import DocumentError, MapEntry, SourceMap, require
+from review_harness.core.documents.model import Collapsed, DocumentError, MapEntry, SourceMap, require
 from review_harness.core.markdown import parse_sections
 
 NOTEBOOK_CODE_MAX_LINES = 30
@@ -34,6 +34,30 @@ def section_map(markdown: str, origin: str) -> SourceMap:
     return SourceMap(origin=origin, unit="section", identity=False, entries=entries)
 
 
+_DETAILS_OPEN = re.compile(r"^[>\s]*<details\b", re.IGNORECASE)
+_DETAILS_CLOSE = re.compile(r"^[>\s]*</details>", re.IGNORECASE)
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.IGNORECASE)
+
+
+def collapsed_spans(markdown: str) -> list[Collapsed]:
+    """The `<details>` blocks of a markdown text (outermost only), with their summaries."""
+    spans: list[Collapsed] = []
+    depth, start, title = 0, 0, ""
+    lines = markdown.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if _DETAILS_OPEN.match(line):
+            if depth == 0:
+                start = number
+                found = _SUMMARY.search(line) or (_SUMMARY.search(lines[number]) if number < len(lines) else None)
+                title = re.sub(r"\s*\(collapsed[^)]*\)$", "", found.group(1).strip()) if found else ""
+            depth += 1
+        elif _DETAILS_CLOSE.match(line) and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(Collapsed(start=start, end=number, title=title))
+    return spans
+
+
 # ------------------------------------------------------------------------------ HTML
 
 
@@ -50,12 +74,76 @@ def _code_language(pre) -> str:
     return ""
 
 
+_OPEN = "\u27e6collapsed-open\u27e7"
+_CLOSE = "\u27e6collapsed-close\u27e7"
+_CONFLUENCE_PANEL = re.compile(r"^confluence-information-macro-(information|note|warning|tip|success)$")
+
+
+def callout(soup, tag, kind: str, title: str, body) -> None:
+    """Replace `tag` by a blockquote callout (`> [!INFO] title`) holding the children of `body`."""
+    quote = soup.new_tag("blockquote")
+    marker = soup.new_tag("p")
+    marker.string = f"[!{'INFO' if kind == 'information' else kind.upper()}]" + (f" {title}" if title else "")
+    quote.append(marker)
+    if body is not None:
+        for child in list(body.contents):
+            quote.append(child.extract())
+    tag.replace_with(quote)
+
+
+def collapse(soup, tag, title: str, body) -> None:
+    """Replace `tag` by the children of `body` between markers that become `<details>` lines."""
+    wrapper = soup.new_tag("div")
+    start = soup.new_tag("p")
+    start.string = f"{_OPEN}{title}"
+    wrapper.append(start)
+    if body is not None:
+        for child in list(body.contents):
+            wrapper.append(child.extract())
+    end = soup.new_tag("p")
+    end.string = _CLOSE
+    wrapper.append(end)
+    tag.replace_with(wrapper)
+
+
+def _details_lines(markdown: str) -> str:
+    out: list[str] = []
+    for line in markdown.split("\n"):
+        bare = line.lstrip("> ").strip()
+        prefix = line[: len(line) - len(line.lstrip("> "))]
+        if bare.startswith(_OPEN):
+            title = bare[len(_OPEN):].strip()
+            out += [f"{prefix}<details>", f"{prefix}<summary>{title} (collapsed: expand macro)</summary>", prefix.rstrip()]
+        elif bare == _CLOSE:
+            out += [prefix.rstrip(), f"{prefix}</details>"]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _confluence_export(soup) -> None:
+    """A page exported from Confluence as HTML: its panels, expand blocks and status lozenges."""
+    for div in soup.find_all("div", class_="confluence-information-macro"):
+        kind = next((m.group(1) for c in div.get("class", []) if (m := _CONFLUENCE_PANEL.match(c))), "info")
+        title = div.find(class_="title")
+        callout(soup, div, kind, title.get_text(" ", strip=True) if title else "",
+                div.find(class_="confluence-information-macro-body"))
+    for div in soup.find_all("div", class_="expand-container"):
+        title = div.find(class_="expand-control-text")
+        collapse(soup, div, title.get_text(" ", strip=True) if title else "Click here to expand...",
+                 div.find(class_="expand-content"))
+    for span in soup.find_all("span", class_="status-macro"):
+        span.replace_with(f"[status: {span.get_text(' ', strip=True)}]")
+
+
 def html_to_markdown(html: str) -> str:
     """HTML (a page, an export, mammoth's output) as markdown: ATX headings, '-' bullets,
-    pipe tables, text left unescaped so quotes match the original words."""
+    pipe tables, text left unescaped so quotes match the original words. Confluence's panels
+    and expand blocks become callouts and `<details>`, as from the storage format."""
     bs4 = require("bs4", "Reading HTML")
     markdownify = require("markdownify", "Reading HTML")
     soup = bs4.BeautifulSoup(html, "html.parser")
+    _confluence_export(soup)
     for tag in soup(["script", "style", "noscript", "template"]):
         tag.decompose()
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
@@ -75,7 +163,7 @@ def html_to_markdown(html: str) -> str:
         escape_misc=False,
         code_language_callback=_code_language,
     )
-    body = tidy(body)
+    body = tidy(_details_lines(body))
     if title and not re.search(r"^# ", body, re.MULTILINE):
         body = f"# {title}\n\n{body}"
     return body

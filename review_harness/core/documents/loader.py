@@ -36,9 +36,10 @@ def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[s
                **metadata) -> Document:
     if not markdown.strip():
         raise DocumentError(f"{origin} is empty: the {fmt} file has no text to review")
-    return Document(origin=origin, name=name, format=fmt, markdown=markdown,
-                    source_map=source_map or convert.section_map(markdown, origin), warnings=warnings,
-                    metadata=metadata)
+    source_map = source_map or convert.section_map(markdown, origin)
+    source_map.collapsed = convert.collapsed_spans(markdown)
+    return Document(origin=origin, name=name, format=fmt, markdown=markdown, source_map=source_map,
+                    warnings=warnings, metadata=metadata)
 
 
 def read_file(path: Path, origin: str | None = None) -> Document:
@@ -70,10 +71,8 @@ def read_file(path: Path, origin: str | None = None) -> Document:
         raise DocumentError(f"{origin} is not a Confluence storage-format export (no ac: macros or links)")
     if fmt in ("html", "confluence-storage") or (fmt == "text" and confluence.looks_like_storage(text)):
         if confluence.looks_like_storage(text):
-            markdown, collapsed = confluence.storage_to_markdown(text)
-            source_map = convert.section_map(markdown, origin)
-            source_map.collapsed = collapsed
-            return _converted(origin, name, "confluence-storage", markdown, warnings, source_map)
+            markdown, _ = confluence.storage_to_markdown(text)
+            return _converted(origin, name, "confluence-storage", markdown, warnings)
         return _converted(origin, name, fmt, convert.html_to_markdown(text), warnings)
     return _markdown_document(origin, name, fmt, text, warnings)
 
