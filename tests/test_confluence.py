@@ -291,3 +291,20 @@ def test_html_export_of_a_page_keeps_panels_expands_and_status(tmp_path):
     assert "Status: [status: IN REVIEW]" in doc.markdown
     assert "<summary>Appendix: query (collapsed: expand macro)</summary>" in doc.markdown
     assert [c.title for c in doc.source_map.collapsed] == ["Appendix: query"]
+
+
+def test_design_review_reads_a_design_from_confluence(httpserver, tmp_path):
+    from test_design_review import design_review_task
+
+    serve_page(httpserver)
+    requirements = Path(__file__).parent.parent / "fixtures" / "design" / "billing-export" / "requirements.md"
+    task = design_review_task()(design=page_url(httpserver), requirements=str(requirements), topic="checkout")
+    [sample] = task.dataset
+    assert sample.input.startswith("# Checkout redesign: one-page checkout A/B test")
+    assert sample.metadata["design"] == "confluence-2293761"
+    httpserver.clear()
+    httpserver.expect_request(CONTENT).respond_with_data("Client must be authenticated to access this resource.", status=401)
+    with pytest.raises(PrerequisiteError) as info:
+        design_review_task()(design=page_url(httpserver), requirements=str(requirements), topic="checkout")
+    assert str(info.value).startswith(f"-T design={page_url(httpserver)}: Confluence page {PAGE_ID} (")
+    assert "authentication failed (401)" in str(info.value)

@@ -255,3 +255,22 @@ def test_source_map_relabels_line_references():
     assert sm.relabel("line 5") == "cell 1"  # a blank line between cells belongs to the one before
     assert sm.relabel("whole document") == "whole document"
     assert SourceMap(origin="a.md").relabel("line 7") == "line 7"
+
+
+# ------------------------------------------------------------------ the design kind reads through the same layer
+
+
+def test_design_review_of_an_html_design_and_legacy_requirements(tmp_path):
+    from test_design_review import reviews_of
+    from test_design_review import run as design_run
+
+    case = Path(__file__).parent.parent / "fixtures" / "design" / "billing-export"
+    design = tmp_path / "design.html"
+    design.write_text(as_html((case / "design.md").read_text(encoding="utf-8")), encoding="utf-8")
+    requirements = tmp_path / "requirements.md"
+    requirements.write_bytes((case / "requirements.md").read_text(encoding="utf-8").replace("'", "’").encode("cp1252"))
+    log = design_run(tmp_path / "logs", design=str(design), requirements=str(requirements), topic="billing")
+    assert log.status == "success"
+    review = reviews_of(log)["billing"]
+    assert review.status == "complete" and review.findings
+    assert any(w.startswith(f"{requirements} is not UTF-8: read it as Windows-1252") for w in review.warnings)
