@@ -116,6 +116,15 @@ def test_page_urls(url, base, page_id):
     assert (ref.base_url, ref.page_id) == (base, page_id)
 
 
+def test_credentials_in_the_url_are_refused_without_repeating_them():
+    with pytest.raises(PrerequisiteError) as info:
+        ds_review_task()(document="https://me:s3cret-token@acme.atlassian.net/wiki/spaces/DS/pages/5/x")
+    message = str(info.value)
+    assert message == ("https://acme.atlassian.net/wiki/spaces/DS/pages/5/x: remove the credentials from the URL "
+                       "and set CONFLUENCE_USERNAME and CONFLUENCE_API_TOKEN (or CONFLUENCE_PERSONAL_TOKEN) instead")
+    assert "s3cret" not in message
+
+
 def test_page_id_needs_a_site():
     with pytest.raises(DocumentError) as info:
         cf.page_ref("2293761", None)
