@@ -116,7 +116,7 @@ def test_line_references_point_back_into_the_original(four_formats):
     title = "Self-selected group compared without addressing bias"
     assert locations["analysis"][title] == "Section 'Results', line 22"  # markdown: its own lines
     assert locations["analysis-notebook"][title] == "Section 'Results', cell 5"
-    assert locations["analysis-word"][title] == "Section 'Results', section 'Results'"
+    assert locations["analysis-word"][title] == "Section 'Results'"  # no lines in Word: the section
 
 
 # ------------------------------------------------------------------ formats, one by one
@@ -255,6 +255,12 @@ def test_source_map_relabels_line_references():
     assert sm.relabel("line 5") == "cell 1"  # a blank line between cells belongs to the one before
     assert sm.relabel("whole document") == "whole document"
     assert SourceMap(origin="a.md").relabel("line 7") == "line 7"
+    sections = SourceMap(origin="x.docx", unit="section", identity=False,
+                         entries=[MapEntry(start=1, end=9, ref="section 'Results'")])
+    assert sections.relabel("Section 'Results', line 7") == "Section 'Results'"
+    assert sections.relabel("Section 'Results' (line 7)") == "Section 'Results'"
+    assert sections.relabel("Results table (line 7)") == "Results table (section 'Results')"
+    assert sections.relabel("Heading at line 3") == "Heading at section 'Results'"
 
 
 # ------------------------------------------------------------------ the design kind reads through the same layer

@@ -44,6 +44,7 @@ class Collapsed(BaseModel):
     title: str
 
 
+_QUOTED = re.compile(r"'[^']+'")
 _LINE_REF = re.compile(r"\b(lines?|L)\s?(\d+)(?:\s?(?:-|–|to)\s?(\d+))?", re.IGNORECASE)
 
 
@@ -74,13 +75,19 @@ class SourceMap(BaseModel):
         if self.identity or not location:
             return location
 
+        said = location.lower()
+
         def one(m: re.Match[str]) -> str:
             first = int(m.group(2))
             last = int(m.group(3)) if m.group(3) else first
             refs = list(dict.fromkeys(self.ref_for(n) for n in (first, last)))
+            # "Section 'Results', line 22" needs no "section 'Results'" after it
+            refs = [r for r in refs if not (_QUOTED.search(r) and _QUOTED.search(r).group(0).lower() in said)]
             return " to ".join(refs)
 
-        return _LINE_REF.sub(one, location)
+        relabelled = _LINE_REF.sub(one, location)
+        relabelled = re.sub(r"\(\s*\)|\s*[,;:]\s*(?=$|[,;)])", "", relabelled).strip(" ,;:")
+        return relabelled or location
 
     def collapsed_at(self, line: int) -> Collapsed | None:
         return next((c for c in self.collapsed if c.start <= line <= c.end), None)
