@@ -91,6 +91,17 @@ def test_nested_panels_tasks_and_unknown_macros():
     assert "See Checkout metrics glossary and [Jira: PAY-142]." in markdown
 
 
+def test_a_draft_status_macro_is_pointed_out(tmp_path):
+    storage = (DATA / "storage_2293761.xml").read_text().replace(
+        '<ac:parameter ac:name="title">IN REVIEW</ac:parameter>', '<ac:parameter ac:name="title">DRAFT</ac:parameter>')
+    path = tmp_path / "draft.xml"
+    path.write_text(storage)
+    doc = load(str(path)).documents[0]
+    assert doc.warnings == [f"{path} is marked 'DRAFT' by a status macro: it is reviewed as finished work; "
+                            "for draft feedback without a score, rerun with -T draft=true."]
+    assert cf.page_metadata(PAGE)["status"] == ["IN REVIEW"]
+
+
 def test_storage_export_file_is_read_as_a_confluence_page(tmp_path):
     doc = load(str(DATA / "storage_2293761.xml")).documents[0]
     assert doc.format == "confluence-storage"

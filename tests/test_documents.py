@@ -164,6 +164,43 @@ def test_html_conversion_drops_scripts_and_notes_images(tmp_path):
                             "[image: Churn by month][image: no description]\n")
 
 
+def text_pdf(pages: list[list[str]]) -> bytes:
+    """A small PDF with a real text layer (one Helvetica line per string), written by hand."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{' '.join(f'{3 + 2 * i} 0 R' for i in range(len(pages)))}] /Count {len(pages)} >>".encode()]
+    font = 3 + 2 * len(pages)
+    for i, lines in enumerate(pages):
+        stream = ("BT /F1 11 Tf 72 720 Td 14 TL " + " ".join(f"({line}) Tj T*" for line in lines) + " ET").encode()
+        objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+                    f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode())
+        objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    objs.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out, offsets = b"%PDF-1.4\n", []
+    for number, obj in enumerate(objs, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + obj + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode() + b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    return out + f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+
+
+def test_pdf_with_a_text_layer(tmp_path):
+    pytest.importorskip("pypdf")
+    path = tmp_path / "report.pdf"
+    path.write_bytes(text_pdf([
+        ["Loyalty emails and repeat purchases", "Customers who opened the email repeat-purchased at 34.1% against 22.7%.",
+         "We recommend extending the email to the app audience next quarter."],
+        ["Limitations", "The groups are self-selected, so the difference is not the effect of the email alone."],
+    ]))
+    doc = read_file(path)
+    lines = doc.markdown.split("\n")
+    assert lines[0] == "Loyalty emails and repeat purchases"
+    assert doc.source_map.ref_for(lines.index("Limitations") + 1) == "page 2"
+    assert doc.source_map.ref_for(2) == "page 1"
+    assert doc.warnings == [f"{path} is a PDF: its text was extracted without headings or tables, so structure "
+                            "findings are less reliable. Export it as markdown for the best review."]
+
+
 def test_pdf_without_text_is_a_clear_message(tmp_path):
     pypdf = pytest.importorskip("pypdf")
     writer = pypdf.PdfWriter()

@@ -182,6 +182,24 @@ def page_header(page: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip()
 
 
+_STATUS_TITLE = re.compile(
+    r'<ac:structured-macro[^>]*ac:name="status".*?<ac:parameter ac:name="title">([^<]*)</ac:parameter>', re.DOTALL)
+DRAFT_STATUS = re.compile(r"\b(draft|wip|work in progress|in progress)\b", re.IGNORECASE)
+
+
+def statuses(storage: str) -> list[str]:
+    """The titles of the page's status macros (Draft, In review, Final...)."""
+    return [m.group(1).strip() for m in _STATUS_TITLE.finditer(storage) if m.group(1).strip()]
+
+
+def draft_warning(label: str, found: list[str]) -> list[str]:
+    draft = next((s for s in found if DRAFT_STATUS.search(s)), None)
+    if draft is None:
+        return []
+    return [f"{label} is marked '{draft}' by a status macro: it is reviewed as finished work; "
+            "for draft feedback without a score, rerun with -T draft=true."]
+
+
 def page_metadata(page: dict[str, Any]) -> dict[str, Any]:
     version = page.get("version") or {}
     children = page.get("children") or {}
@@ -195,6 +213,7 @@ def page_metadata(page: dict[str, Any]) -> dict[str, Any]:
         "version": version.get("number"),
         "child_pages": [c.get("title", "") for c in (children.get("page") or {}).get("results") or []],
         "comments": len((children.get("comment") or {}).get("results") or []),
+        "status": statuses((((page.get("body") or {}).get("storage") or {}).get("value")) or ""),
     }
 
 

@@ -72,6 +72,7 @@ def read_file(path: Path, origin: str | None = None) -> Document:
     if fmt in ("html", "confluence-storage") or (fmt == "text" and confluence.looks_like_storage(text)):
         if confluence.looks_like_storage(text):
             markdown, _ = confluence.storage_to_markdown(text)
+            warnings += confluence.draft_warning(origin, confluence.statuses(text))
             return _converted(origin, name, "confluence-storage", markdown, warnings)
         return _converted(origin, name, fmt, convert.html_to_markdown(text), warnings)
     return _markdown_document(origin, name, fmt, text, warnings)
@@ -85,7 +86,7 @@ def read_confluence(document: str, site: str | None = None, comments: bool = Fal
     source_map.collapsed = collapsed
     metadata = confluence.page_metadata(page)
     metadata["url"] = ref.given
-    warnings = []
+    warnings = confluence.draft_warning(ref.label, metadata["status"])
     if metadata["child_pages"]:
         warnings.append(f"{ref.label} has {len(metadata['child_pages'])} child page(s): only this page is reviewed.")
     return Document(origin=ref.given, name=f"confluence-{ref.page_id}", format="confluence", markdown=markdown,
