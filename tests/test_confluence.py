@@ -262,6 +262,8 @@ def test_page_reviewed_end_to_end(httpserver, tmp_path):
     assert any("child page" in w for w in review.warnings)
     [sample] = log.samples
     assert sample.metadata["input_format"] == "confluence"
+    tldr = sample.store["prepared_document"]["tldr"]
+    assert tldr["found"] and tldr["method"] == "panel" and tldr["text"].startswith("> [!INFO] TL;DR")
     for f in review.findings:  # line references point to sections of the page
         assert " line " not in f" {f.location} ", f.location
     text = _log_text(log.location)
@@ -328,3 +330,20 @@ def test_design_review_reads_a_design_from_confluence(httpserver, tmp_path):
         design_review_task()(design=page_url(httpserver), requirements=str(requirements), topic="checkout")
     assert str(info.value).startswith(f"-T design={page_url(httpserver)}: Confluence page {PAGE_ID} (")
     assert "authentication failed (401)" in str(info.value)
+
+
+def test_preparation_lists_the_expand_macro_as_collapsed():
+    from review_harness.ds.prepare import prepare_document, render_section_map
+
+    markdown, [span] = cf.convert_page(PAGE)
+    prepared = prepare_document(markdown, source="page", mode="quick")  # tier 3: extraction
+    line = f'- [collapsed/expand] "Appendix: query and data checks" at lines {span.start}-{span.end} (deprioritise)'
+    assert line in prepared.extraction
+    assert line in render_section_map(prepared)
+    assert prepared.tldr.method == "panel"
+    # a callout inside a collapsed block is never the TL;DR, even at the top of the page
+    callout = "> [!NOTE] Checks: every assignment count matched the service logs exactly.\n"
+    rest = "\n## Results\n\n" + "".join(f"Week {i} conversion was stable at 61% of visits.\n\n" for i in range(12))
+    assert prepare_document("# T\n\n" + callout + rest, source="p").tldr.method == "panel"
+    collapsed = "# T\n\n<details>\n<summary>Checks (collapsed: expand macro)</summary>\n\n" + callout + "\n</details>\n"
+    assert prepare_document(collapsed + rest, source="p").tldr.method != "panel"
