@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -22,7 +21,6 @@ FORMATS: dict[str, str] = {
     ".pdf": "pdf",
     ".xml": "confluence-storage",  # a page's storage format, saved from the REST API or the editor
 }
-BINARY_FORMATS = ("docx", "pdf")
 
 
 def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: list[str]) -> Document:
@@ -32,14 +30,14 @@ def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: li
                     source_map=SourceMap(origin=origin), warnings=warnings)
 
 
-def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[str], source_map: SourceMap | None = None,
-               **metadata) -> Document:
+def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[str],
+               source_map: SourceMap | None = None) -> Document:
     if not markdown.strip():
         raise DocumentError(f"{origin} is empty: the {fmt} file has no text to review")
     source_map = source_map or convert.section_map(markdown, origin)
     source_map.collapsed = convert.collapsed_spans(markdown)
     return Document(origin=origin, name=name, format=fmt, markdown=markdown, source_map=source_map,
-                    warnings=warnings, metadata=metadata)
+                    warnings=warnings)
 
 
 def read_file(path: Path, origin: str | None = None) -> Document:
@@ -133,11 +131,9 @@ def load(document: str, *, resolved: Path | None = None, confluence_site: str | 
     if is_remote(document):
         return FolderResult(documents=[read_confluence(document, confluence_site, comments)])
     path = resolved or Path(document)
-    if not path.exists() and re.fullmatch(r"\d+", document.strip()) and (
-            confluence_site or os.environ.get(confluence.ENV_URL)):
+    if not path.exists() and re.fullmatch(r"\d+", document.strip()):
+        # a page id (the error says how to name the site when there is none)
         return FolderResult(documents=[read_confluence(document.strip(), confluence_site, comments)])
     if path.is_dir():
-        return read_folder(path, document if resolved is None else str(path))
-    if not path.exists() and re.fullmatch(r"\d+", document.strip()):
-        confluence.page_ref(document.strip(), confluence_site)  # raises: name the missing site
+        return read_folder(path, str(path))
     return FolderResult(documents=[read_file(path, str(path))])
