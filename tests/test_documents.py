@@ -154,6 +154,19 @@ def test_docx_conversion(tmp_path):
     assert doc.source_map.ref_for(lines.index("| Engaged | 48,200 | 34.1% |") + 1) == "section 'Results'"
 
 
+def test_docx_title_style_is_the_h1(tmp_path):
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_heading("Churn review", level=0)
+    paragraph = document.add_paragraph()
+    paragraph.add_run("Bottom line:").bold = True
+    paragraph.add_run(" churn fell 0.4 points.")
+    document.add_paragraph("First step", style="List Number")
+    document.save(str(tmp_path / "t.docx"))
+    assert read_file(tmp_path / "t.docx").markdown == (
+        "# Churn review\n\n**Bottom line:** churn fell 0.4 points.\n\n1. First step\n")
+
+
 def test_html_conversion_drops_scripts_and_notes_images(tmp_path):
     path = tmp_path / "page.htm"
     path.write_text("<html><head><title>Churn notes</title><script>var x = 1;</script></head><body>"

@@ -172,11 +172,16 @@ def html_to_markdown(html: str) -> str:
 # ------------------------------------------------------------------------------ Word
 
 
+# Word's Title style is the document's H1 (mammoth's defaults map Heading 1-6 only)
+DOCX_STYLE_MAP = "p[style-name='Title'] => h1:fresh\np[style-name='Subtitle'] => p:fresh"
+
+
 def docx_to_html(data: bytes, name: str) -> tuple[str, list[str]]:
     mammoth = require("mammoth", "Reading Word files")
     try:
         result = mammoth.convert_to_html(
             io.BytesIO(data),
+            style_map=DOCX_STYLE_MAP,
             convert_image=mammoth.images.img_element(lambda image: {"src": ""}),
         )
     except zipfile.BadZipFile:
