@@ -347,3 +347,12 @@ def test_preparation_lists_the_expand_macro_as_collapsed():
     assert prepare_document("# T\n\n" + callout + rest, source="p").tldr.method == "panel"
     collapsed = "# T\n\n<details>\n<summary>Checks (collapsed: expand macro)</summary>\n\n" + callout + "\n</details>\n"
     assert prepare_document(collapsed + rest, source="p").tldr.method != "panel"
+
+
+def test_a_warning_panel_at_the_top_is_not_the_tldr():
+    from review_harness.ds.prepare import prepare_document
+
+    rest = "\n## Results\n\n" + "".join(f"Week {i} conversion was stable at 61% of visits.\n\n" for i in range(12))
+    for kind, expected in (("INFO", True), ("SUCCESS", True), ("NOTE", True), ("WARNING", False)):
+        text = f"# T\n\n> [!{kind}]\n>\n> The numbers below use the September extract of the checkout events.\n" + rest
+        assert (prepare_document(text, source="p").tldr.method == "panel") is expected, kind

@@ -556,6 +556,7 @@ _IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]|<img\b", re.IGNORECASE)
 _IMG_ALT_RE = re.compile(r"\balt=[\"']([^\"']*)[\"']", re.IGNORECASE)
 _SETEXT_UNDERLINE_RE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _CALLOUT_RE = re.compile(r"^\s*\[!\w+\][+-]?\s*", re.IGNORECASE)
+_CAUTION_CALLOUT_RE = re.compile(r"^\s{0,3}>\s?\[!(?:warning|caution|error|danger)\]", re.IGNORECASE)
 
 _MD = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
@@ -1129,7 +1130,8 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     for b in blocks:
         if b.start > panel_limit:
             break
-        if b.kind == "blockquote" and not any(c.start <= b.start <= c.end for c in collapsed):
+        if (b.kind == "blockquote" and not any(c.start <= b.start <= c.end for c in collapsed)
+                and not _CAUTION_CALLOUT_RE.match(b.text)):  # info/note/tip/success panels only
             inner = _strip_quote_markers(b.text)
             if count_words(inner) >= TLDR_MIN_WORDS and not _is_metadata(inner):
                 return _tldr_result("panel", an, b.start, b.end, b.text)
