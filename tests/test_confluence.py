@@ -341,6 +341,7 @@ def test_preparation_lists_the_expand_macro_as_collapsed():
     assert line in prepared.extraction
     assert line in render_section_map(prepared)
     assert prepared.tldr.method == "panel"
+    assert "ORDER BY a.arm;" not in prepared.extraction  # the collapsed appendix is noted, not copied
     # a callout inside a collapsed block is never the TL;DR, even at the top of the page
     callout = "> [!NOTE] Checks: every assignment count matched the service logs exactly.\n"
     rest = "\n## Results\n\n" + "".join(f"Week {i} conversion was stable at 61% of visits.\n\n" for i in range(12))

@@ -144,7 +144,7 @@ STRUCTURE_INFERRED = "inferred from content signals - the document has no clear 
 
 #: Lines inside excerpts that are NOT copied from the document: location notes and
 #: placeholders for tables / code blocks.
-EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block)")
+EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block|collapsed)")
 
 # --------------------------------------------------------------------------------------
 # Keyword lists (content-signal scan, seed 000 s4.3; heading names, s5.4)
@@ -1495,15 +1495,18 @@ def _excerpt_body_lines(an: _Analysis, start: int, end: int, placeholders: bool)
     """Verbatim lines start..end; tables / code become one placeholder line if asked."""
     out: list[str] = []
     blocks_at = {}
-    if placeholders:
-        for el in an.elements:
-            if el.kind in ("table", "code") and start <= el.start <= end:
-                blocks_at[el.start] = el
+    for el in an.elements:
+        if el.kind == "collapsed" and start <= el.start <= end:  # expand macros: noted, not copied
+            blocks_at[el.start] = el
+        elif placeholders and el.kind in ("table", "code") and start <= el.start <= end:
+            blocks_at.setdefault(el.start, el)
     ln = start
     while ln <= end:
         el = blocks_at.get(ln)
         if el is not None:
-            if el.kind == "table":
+            if el.kind == "collapsed":
+                out.append(f'[collapsed: "{el.detail}", deprioritised] ({_lines_label(el.start, el.end)})')
+            elif el.kind == "table":
                 out.append(f"[table: {el.detail}] ({_lines_label(el.start, el.start)})")
             else:
                 lang = f": {el.detail}" if el.detail else ""
