@@ -18,6 +18,7 @@ CONFLUENCE_PERSONAL_TOKEN) and never appear in a message, a warning or the docum
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import re
@@ -157,39 +158,54 @@ def _contents_line(markdown: str, max_level: int) -> str:
     return "Contents: " + " · ".join(headings) if headings else "Contents: (no headings)"
 
 
-def page_header(page: dict[str, Any]) -> str:
-    """The page title as the H1, then one metadata line (and child page titles if any)."""
-    title = page.get("title") or f"Confluence page {page.get('id', '')}"
+def page_metadata(page: dict[str, Any]) -> dict[str, Any]:
+    """What the REST content object says about the page besides its body."""
     version = page.get("version") or {}
-    by = ((version.get("by") or {}).get("displayName")) or ""
-    when = (version.get("when") or "")[:10]
+    children = page.get("children") or {}
     space = page.get("space") or {}
-    labels = [lab.get("name") or lab.get("label") for lab in
-              (((page.get("metadata") or {}).get("labels") or {}).get("results") or [])]
+    labels = ((page.get("metadata") or {}).get("labels") or {}).get("results") or []
+    return {
+        "page_id": str(page.get("id", "")),
+        "title": page.get("title") or f"Confluence page {page.get('id', '')}",
+        "space": space.get("key", ""),
+        "space_name": space.get("name", ""),
+        "labels": [str(lab.get("name") or lab.get("label")) for lab in labels if lab.get("name") or lab.get("label")],
+        "last_modified": version.get("when", ""),
+        "last_modified_by": (version.get("by") or {}).get("displayName", ""),
+        "version": version.get("number"),
+        "child_pages": [c.get("title", "") for c in (children.get("page") or {}).get("results") or []],
+        "comments": len((children.get("comment") or {}).get("results") or []),
+        "status": statuses((((page.get("body") or {}).get("storage") or {}).get("value")) or ""),
+    }
+
+
+def page_header(meta: dict[str, Any]) -> str:
+    """The page title as the H1, then one metadata line (and child page titles if any)."""
     fields = []
-    if when:
-        fields.append(f"Last updated: {when}" + (f" by {by}" if by else ""))
-    if space.get("key"):
-        fields.append(f"Space: {space['key']}" + (f" ({space['name']})" if space.get("name") else ""))
-    if labels:
-        fields.append("Labels: " + ", ".join(str(lab) for lab in labels if lab))
-    lines = [f"# {title}", ""]
+    if meta["last_modified"]:
+        by = meta["last_modified_by"]
+        fields.append(f"Last updated: {meta['last_modified'][:10]}" + (f" by {by}" if by else ""))
+    if meta["space"]:
+        fields.append(f"Space: {meta['space']}" + (f" ({meta['space_name']})" if meta["space_name"] else ""))
+    if meta["labels"]:
+        fields.append("Labels: " + ", ".join(meta["labels"]))
+    lines = [f"# {meta['title']}", ""]
     if fields:
         lines.append(" · ".join(fields))
-    children = [c.get("title", "") for c in ((page.get("children") or {}).get("page") or {}).get("results") or []]
-    if children:
-        lines.append("Child pages (not reviewed): " + "; ".join(children))
+    if meta["child_pages"]:
+        lines.append("Child pages (not reviewed): " + "; ".join(meta["child_pages"]))
     return "\n".join(lines).rstrip()
 
 
-_STATUS_TITLE = re.compile(
-    r'<ac:structured-macro[^>]*ac:name="status".*?<ac:parameter ac:name="title">([^<]*)</ac:parameter>', re.DOTALL)
 DRAFT_STATUS = re.compile(r"\b(draft|wip|work in progress|in progress)\b", re.IGNORECASE)
 
 
 def statuses(storage: str) -> list[str]:
     """The titles of the page's status macros (Draft, In review, Final...)."""
-    return [m.group(1).strip() for m in _STATUS_TITLE.finditer(storage) if m.group(1).strip()]
+    bs4 = require("bs4", "Reading Confluence pages")
+    soup = bs4.BeautifulSoup(storage, "html.parser")
+    found = (_text_param(m, "title") for m in soup.find_all("ac:structured-macro") if m.get("ac:name") == "status")
+    return [title for title in found if title]
 
 
 def draft_warning(label: str, found: list[str]) -> list[str]:
@@ -200,23 +216,6 @@ def draft_warning(label: str, found: list[str]) -> list[str]:
             "for draft feedback without a score, rerun with -T draft=true."]
 
 
-def page_metadata(page: dict[str, Any]) -> dict[str, Any]:
-    version = page.get("version") or {}
-    children = page.get("children") or {}
-    return {
-        "page_id": str(page.get("id", "")),
-        "title": page.get("title", ""),
-        "space": (page.get("space") or {}).get("key", ""),
-        "labels": [lab.get("name") for lab in (((page.get("metadata") or {}).get("labels") or {}).get("results") or [])],
-        "last_modified": version.get("when", ""),
-        "last_modified_by": (version.get("by") or {}).get("displayName", ""),
-        "version": version.get("number"),
-        "child_pages": [c.get("title", "") for c in (children.get("page") or {}).get("results") or []],
-        "comments": len((children.get("comment") or {}).get("results") or []),
-        "status": statuses((((page.get("body") or {}).get("storage") or {}).get("value")) or ""),
-    }
-
-
 def convert_page(page: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> tuple[str, list[Collapsed]]:
     """A REST content object (with body.storage) -> markdown and its collapsed spans. Comments,
     when given, follow the page in one collapsed block: context, not content."""
@@ -225,12 +224,12 @@ def convert_page(page: dict[str, Any], comments: list[dict[str, Any]] | None = N
         parts = ['<ac:structured-macro ac:name="expand"><ac:parameter ac:name="title">'
                  f"Page comments ({len(comments)}), not part of the page</ac:parameter><ac:rich-text-body>"]
         for comment in comments:
-            author = ((comment.get("version") or {}).get("by") or {}).get("displayName") or "someone"
+            author = html.escape(((comment.get("version") or {}).get("by") or {}).get("displayName") or "someone")
             parts.append(f"<p><strong>{author}:</strong></p>"
                          + (((comment.get("body") or {}).get("storage") or {}).get("value") or ""))
         parts.append("</ac:rich-text-body></ac:structured-macro>")
         storage += "".join(parts)
-    return storage_to_markdown(storage, page_header(page))
+    return storage_to_markdown(storage, page_header(page_metadata(page)))
 
 
 def looks_like_storage(text: str) -> bool:
