@@ -388,6 +388,7 @@ def test_unreadable_files_of_other_formats(tmp_path, name, content, expected):
     "args, expected",
     [
         ({"document": "2293761"}, "2293761 looks like a Confluence page id: give the site with -T confluence=URL"),
+        ({"document": 2293761}, "2293761 looks like a Confluence page id"),  # inspect passes numbers as int
         ({"confluence": "https://acme.atlassian.net/wiki"},
          "-T confluence=https://acme.atlassian.net/wiki: give the page with -T document=PAGE_ID or URL"),
         ({"document": "2293761", "confluence": "acme.atlassian.net"}, "-T confluence=acme.atlassian.net: expected the site's URL"),

@@ -23,6 +23,7 @@ SPLITS = ("all", "dev", "heldout")
 def read_markdown(name: str, path: str) -> tuple[Path, str, list[str]]:
     """The document given as -T name=path, in any supported format, as markdown, with the
     input layer's warnings (an encoding detected, a lossy conversion)."""
+    path = str(path)
     if is_remote(path):  # a Confluence page URL
         try:
             doc = load(path).documents[0]

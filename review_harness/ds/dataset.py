@@ -108,6 +108,7 @@ def document_samples(document: str, overrides: dict[str, Any], confluence: str |
     """The user's document: a file of any supported format, every supported file of a folder,
     or a Confluence page (URL, or page id with `confluence` = the site's URL)."""
     options = resolve_options(overrides)
+    document = str(document)  # -T document=2293761 arrives as an int
     try:
         resolved = None if is_remote(document) else resolve_user_path(document)
         result = load(document, resolved=resolved, confluence_site=confluence)
