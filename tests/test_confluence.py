@@ -6,11 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import zipfile
 from pathlib import Path
 
 import pytest
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import read_eval_log
 from werkzeug import Response
 
 from helpers import ds_review_task, reviews, run
@@ -245,8 +245,9 @@ def test_debug_logging_never_shows_credentials(httpserver, caplog, monkeypatch):
 
 
 def _log_text(log_location: str) -> str:
-    with zipfile.ZipFile(log_location) as archive:
-        return "\n".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+    """Everything the log file holds, decoded by Inspect (its zip members may use a compression
+    the standard library cannot read), attachments resolved."""
+    return read_eval_log(log_location, resolve_attachments=True).model_dump_json()
 
 
 def test_page_reviewed_end_to_end(httpserver, tmp_path):
