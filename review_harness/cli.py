@@ -68,7 +68,11 @@ def summary_table(log: EvalLog) -> str:
             str(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
             str(len(review.warnings)),
         ))
-    return f"log status: {log.status}\n" + _table(rows)
+    failed = [s for s in log.samples or [] if s.error is not None]
+    table = _table(rows)
+    for sample in failed:  # e.g. an unreadable file of a folder: its sample failed, the run did not
+        table += f"\n{sample.id} (epoch {sample.epoch}) failed: {sample.error.message.splitlines()[0]}"
+    return f"log status: {log.status}\n" + table
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:

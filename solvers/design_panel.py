@@ -56,6 +56,7 @@ def prepare_design_review(output_dir: str | None = None) -> Solver:
             requirements_text=meta["requirements_text"],
             prompt_version=PROMPT_VERSION,
             calibration_version=calibration_version,
+            warnings=list(meta.get("input_warnings") or []),
         )
         # the design is the sample input: do not copy it into the log twice
         state.store.set(REQUEST_KEY, {k: v for k, v in vars(context).items() if k != "design_text"})

@@ -33,9 +33,11 @@ from review_harness.ds.panel import (
     save_prepared,
     save_record,
     save_reviewer_result,
+    save_source_map,
 )
 from review_harness.ds.parse import parse_reviewer_output
 from review_harness.ds.preflight import review_file
+from review_harness.core.documents import DocumentError
 from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
@@ -59,7 +61,10 @@ def prepare_document_step(rubric: str | None = None) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         options = ReviewOptions.model_validate(state.metadata.get("options", {}))
         source = state.metadata.get("source", str(state.sample_id))
-        warnings: list[str] = []
+        if state.metadata.get("input_error"):  # an unreadable file of a folder: this sample fails
+            raise DocumentError(state.metadata["input_error"])
+        warnings: list[str] = list(state.metadata.get("input_warnings") or [])
+        save_source_map(state.store, state.metadata.get("source_map"))
         degradation = 0
         prepared = prepare_document(state.input_text, source=source, mode=options.mode)
         limit = the_rubric.scoring.full_mode_word_limit

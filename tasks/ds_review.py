@@ -10,6 +10,7 @@ import inspect
 from typing import Any
 
 from inspect_ai import Epochs, Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset
 
 from review_harness.core.panel import cache_policy
@@ -21,7 +22,7 @@ from review_harness.core.params import (
     reject_unknown_params,
     require_model,
 )
-from review_harness.ds.dataset import fixture_samples, many_document_samples, task_rubric
+from review_harness.ds.dataset import fixture_samples, input_error_tolerance, many_document_samples, task_rubric
 from review_harness.ds.preflight import output_folder, register_review_pointer
 from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
@@ -31,6 +32,7 @@ from solvers import review_pipeline
 @task
 def ds_review(
     document: str | list[str] | None = None,
+    confluence: str | None = None,
     mode: str | None = None,
     audience: str | None = None,
     workflow: str | None = None,
@@ -45,7 +47,10 @@ def ds_review(
     **unknown: Any,
 ) -> Task:
     """Args:
-    document: a markdown file, a folder of them, or several (a.md,b.md); default: the fixture set.
+    document: a file (.md, .txt, .ipynb, .docx, .html, .pdf, Confluence storage export), a
+        folder of them, several (a.md,b.md), or a Confluence page URL (or page id with
+        -T confluence=URL); default: the fixture set.
+    confluence: the Confluence site (e.g. https://acme.atlassian.net/wiki) for a page id.
     mode: full | quick (default full; quick always uses the structured extraction).
     audience: exec | tech | ds | mixed (default mixed).
     workflow: general | proactive | reactive (default general).
@@ -67,8 +72,10 @@ def ds_review(
         folder = output_folder(output_dir)
         rubric, the_rubric = task_rubric(rubric)
         overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
+        if confluence and not document:
+            raise PrerequisiteError(f"-T confluence={confluence}: give the page with -T document=PAGE_ID or URL")
         if document is not None:
-            samples = many_document_samples(as_paths("document", document), overrides)
+            samples = many_document_samples(as_paths("document", document), overrides, confluence)
             register_review_pointer(folder)
         else:
             samples = fixture_samples(fixtures, overrides)
@@ -86,5 +93,6 @@ def ds_review(
         + ([gold_comparison(rubric)] if any(s.metadata.get("gold") for s in samples) else []),
         # --epochs N keeps this reducer: it adds score spread and per-finding stability
         epochs=Epochs(1, review_epochs()),
+        fail_on_error=input_error_tolerance(samples),
         metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version},
     )

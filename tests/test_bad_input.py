@@ -14,6 +14,7 @@ from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 
 from helpers import ds_review_task, reviews, run
+from review_harness.cli import summary_table
 from review_harness.ds import dataset
 from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
 from review_harness.offline.provider import OfflineReviewerAPI
@@ -58,8 +59,8 @@ def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
         ("blank.md", " \n\t\n  \n", "is empty"),
         ("binary.md", bytes(range(256)) * 40, "is not a text file"),
         ("nul.md", b"# Title\n\nSome text\x00with a NUL byte\n" * 20, "is not a text file"),
-        ("latin1.md", "# Caf\u00e9 analysis\n\nR\u00e9sum\u00e9 of results.\n".encode("latin-1"), "is not valid UTF-8"),
-        ("utf16.md", "# Title\n\nText in UTF-16.\n".encode("utf-16"), "not"),
+        ("utf16-no-bom.md", "# Title\n\nText in UTF-16.\n".encode("utf-16-le"), "is not a text file"),
+        ("broken-utf16.md", b"\xff\xfe# \x00T\x00\x00\xd8", "is not valid UTF-16 text"),
     ],
 )
 def test_unreadable_documents(tmp_path, name, content, expected):
@@ -74,10 +75,10 @@ def test_missing_path(tmp_path):
     assert message == f"{tmp_path / 'nope.md'} does not exist"
 
 
-def test_directory_without_markdown(tmp_path):
-    write(tmp_path, "notes.txt", "plain text")
+def test_directory_without_supported_documents(tmp_path):
+    write(tmp_path, "data.csv", "a,b\n1,2\n")
     message = error_for(document=str(tmp_path))
-    assert message == f"{tmp_path} contains no markdown files"
+    assert message.startswith(f"{tmp_path} contains no supported documents (.docx, .htm, .html")
 
 
 @pytest.mark.parametrize(
@@ -313,3 +314,90 @@ def test_injection_fixture_is_in_the_gold_set():
     assert re.search(r"ignore (all )?previous instructions", document, re.IGNORECASE)
     assert gold["verdict_band"] != "Good to Go"
     assert any(f["must_catch"] for f in gold["expected_findings"])
+
+
+# ------------------------------------------------------------------ documents where they live (issue 12)
+
+LEGACY = ("# Loyalty email: “repeat purchases”\n\n## Summary\n\nThe café segment’s repeat rate rose from 22.7% to "
+          "24.1% (+1.4 points, 95% CI 0.6 to 2.2) over eight weeks; we recommend keeping the email.\n\n## Results\n\n"
+          + PARAGRAPH * 3 + "\n")
+
+
+def test_windows_1252_file_is_reviewed_with_a_warning(tmp_path):
+    review, sample = review_of(tmp_path, "legacy.md", LEGACY.encode("cp1252"))
+    assert any(w.startswith(f"{tmp_path / 'legacy.md'} is not UTF-8: read it as Windows-1252 (detected).")
+               for w in review.warnings)
+    assert "“repeat purchases”" in sample.input and "café segment’s" in sample.input
+    assert "Windows-1252" in sample.output.completion  # the report shows the warning too
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-8-sig"])
+def test_unicode_with_a_byte_order_mark_is_reviewed_without_warning(tmp_path, codec):
+    review, sample = review_of(tmp_path, f"{codec}.md", LEGACY.encode(codec))
+    assert sample.input.startswith("# Loyalty email: “repeat purchases”")
+    assert not any("UTF-8" in w for w in review.warnings)
+
+
+def test_html_file_is_converted_not_warned_about(tmp_path):
+    html = ("<html><body><h1>Checkout test</h1>" + "".join(f"<p>{PARAGRAPH}</p>" for _ in range(30))
+            + "<table><tr><td>1</td></tr></table></body></html>")
+    review, sample = review_of(tmp_path, "page.html", html)
+    assert sample.input.startswith("# Checkout test\n\nWe compared weekly retention")
+    assert not any("looks like HTML" in w for w in review.warnings)
+
+
+def test_folder_with_one_unreadable_file_fails_only_that_sample(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write(docs, "good.md", LEGACY)
+    write(docs, "broken.md", b"\x00\x01" * 200)
+    write(docs, "figures.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    write(docs, "notes.csv", "a,b\n")
+    log = run(tmp_path, document=str(docs))
+    assert log.status == "success"
+    by_id = {str(s.id): s for s in log.samples}
+    assert by_id["broken"].error is not None
+    assert f"{docs / 'broken.md'} is not a text file" in by_id["broken"].error.message
+    assert by_id["good"].error is None
+    assert f"broken (epoch 1) failed: " in summary_table(log)
+    review = reviews(log)["good"]
+    assert f"{docs}: 2 file(s) of unsupported formats not reviewed: figures.png, notes.csv" in " ".join(review.warnings)
+
+
+def test_folder_where_every_file_is_unreadable(tmp_path):
+    write(tmp_path, "a.md", b"")
+    write(tmp_path, "b.docx", b"not a zip")
+    message = error_for(document=str(tmp_path))
+    assert message == f"{tmp_path}: no file could be read (2 failed; e.g. {tmp_path / 'a.md'} is empty)"
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("report.docx", b"PK-but-not-really", "is not a readable Word (.docx) file: not a zip archive"),
+        ("nb.ipynb", '{"cells": [', "is not a readable Jupyter notebook: "),
+        ("empty.ipynb", '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+         "is empty: the notebook has no markdown or code cells with text"),
+        ("page.xml", "<root>no macros</root>", "is not a Confluence storage-format export"),
+    ],
+)
+def test_unreadable_files_of_other_formats(tmp_path, name, content, expected):
+    path = write(tmp_path, name, content)
+    message = error_for(document=str(path))
+    assert message.startswith(f"{path} ") and expected in message
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ({"document": "2293761"}, "2293761 looks like a Confluence page id: give the site with -T confluence=URL"),
+        ({"document": 2293761}, "2293761 looks like a Confluence page id"),  # inspect passes numbers as int
+        ({"confluence": "https://acme.atlassian.net/wiki"},
+         "-T confluence=https://acme.atlassian.net/wiki: give the page with -T document=PAGE_ID or URL"),
+        ({"document": "2293761", "confluence": "acme.atlassian.net"}, "-T confluence=acme.atlassian.net: expected the site's URL"),
+        ({"document": "https://acme.atlassian.net/wiki/x/AQAj"}, "is not a Confluence page URL this tool can read"),
+    ],
+)
+def test_bad_confluence_parameters(monkeypatch, args, expected):
+    monkeypatch.delenv("CONFLUENCE_URL", raising=False)
+    assert expected in error_for(**args)

@@ -77,7 +77,7 @@ def test_review_a_folder(tmp_path):
     folder.mkdir()
     for name in ("a.md", "b.md"):
         (folder / name).write_text((PROJECT_ROOT / "fixtures/ds/strong-analysis.md").read_text())
-    (folder / "notes.txt").write_text("not markdown")
+    (folder / "notes.csv").write_text("a,b")  # not a supported format: named in a warning
     log = run(tmp_path, document=str(folder))
     assert sorted(s.id for s in log.samples) == ["a", "b"]
 

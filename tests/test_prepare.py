@@ -18,9 +18,7 @@ from review_harness.ds.prepare import (
     detect_partial_input,
     detect_tldr,
     extract_sections,
-    find_documents,
     infer_structure_needed,
-    load_document,
     parse_extraction,
     prepare_document,
     reading_minutes,
@@ -720,65 +718,6 @@ def test_crlf_and_bom_text() -> None:
     p = prepare_document(doc, source="win.md")
     assert p.title == "Onboarding Checklist Test"
     assert p.tldr.method == "named_section" and p.tldr.start_line == 3
-
-
-# --------------------------------------------------------------------------------------
-# Files
-# --------------------------------------------------------------------------------------
-
-
-def test_load_document_ok(tmp_path) -> None:
-    f = tmp_path / "ok.md"
-    f.write_bytes("\ufeff# Café\n\nTexte accentué.\n".encode("utf-8"))
-    assert load_document(f) == "# Café\n\nTexte accentué.\n"
-
-
-@pytest.mark.parametrize(
-    "name, content, message",
-    [
-        ("missing.md", None, "does not exist"),
-        ("adir", "DIR", "is a directory"),
-        ("empty.md", b"", "is empty"),
-        ("blank.md", b"  \n\t\n", "is empty"),
-        ("image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is not a text file"),
-        ("noise.md", bytes(range(1, 32)) * 10, "is not a text file"),
-        ("latin1.md", "caf\xe9 au lait".encode("latin-1"), "is not valid UTF-8 text"),
-    ],
-)
-def test_load_document_errors(tmp_path, name: str, content, message: str) -> None:
-    target = tmp_path / name
-    if content == "DIR":
-        target.mkdir()
-    elif content is not None:
-        target.write_bytes(content)
-    with pytest.raises(DocumentError) as err:
-        load_document(target)
-    text = str(err.value)
-    assert message in text
-    assert name in text
-    assert "\n" not in text
-
-
-def test_find_documents(tmp_path) -> None:
-    (tmp_path / "b.md").write_text("# B\n")
-    (tmp_path / "a.markdown").write_text("# A\n")
-    (tmp_path / "C.MD").write_text("# C\n")
-    (tmp_path / "notes.txt").write_text("x\n")
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "deep.md").write_text("# D\n")
-    assert [p.name for p in find_documents(tmp_path)] == ["C.MD", "a.markdown", "b.md"]
-    assert find_documents(tmp_path / "notes.txt") == [tmp_path / "notes.txt"]
-
-
-def test_find_documents_errors(tmp_path) -> None:
-    empty = tmp_path / "nothing_here"
-    empty.mkdir()
-    (empty / "readme.txt").write_text("x")
-    with pytest.raises(DocumentError, match="nothing_here contains no markdown files"):
-        find_documents(empty)
-    with pytest.raises(DocumentError, match="ghost does not exist"):
-        find_documents(tmp_path / "ghost")
 
 
 def test_prepare_is_deterministic() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
 
+from review_harness.core.documents import DocumentError, is_remote, load, read_file
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.design.gold import DesignGoldError, load_design_gold
@@ -19,19 +20,26 @@ SAFE_TOPIC = re.compile(r"^[A-Za-z0-9_-]+$")
 SPLITS = ("all", "dev", "heldout")
 
 
-def read_markdown(name: str, path: str) -> tuple[Path, str]:
+def read_markdown(name: str, path: str) -> tuple[Path, str, list[str]]:
+    """The document given as -T name=path, in any supported format, as markdown, with the
+    input layer's warnings (an encoding detected, a lossy conversion)."""
+    path = str(path)
+    if is_remote(path):  # a Confluence page URL
+        try:
+            doc = load(path).documents[0]
+        except DocumentError as ex:
+            raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
+        return Path(doc.name), doc.markdown, doc.warnings
     resolved = resolve_user_path(path)
     if not resolved.exists():
         raise PrerequisiteError(f"-T {name}={path}: {path} does not exist")
     if not resolved.is_file():
         raise PrerequisiteError(f"-T {name}={path}: not a file")
     try:
-        text = resolved.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise PrerequisiteError(f"-T {name}={path}: not a UTF-8 text file") from None
-    if not text.strip():
-        raise PrerequisiteError(f"-T {name}={path}: the file is empty")
-    return resolved, text
+        doc = read_file(resolved, path)
+    except DocumentError as ex:
+        raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
+    return resolved, doc.markdown, doc.warnings
 
 
 def check_topic(topic: str) -> str:
@@ -71,12 +79,14 @@ def user_samples(design: str, requirements: str | None, stage: str | None, topic
                  personas: list[str] | None, config: PersonaConfig) -> list[Sample]:
     if not requirements:
         raise PrerequisiteError("-T requirements=PATH is required with -T design=PATH")
-    design_path, design_text = read_markdown("design", design)
-    req_path, req_text = read_markdown("requirements", requirements)
+    design_path, design_text, design_warnings = read_markdown("design", design)
+    req_path, req_text, req_warnings = read_markdown("requirements", requirements)
     stage = choice("stage", stage, STAGES) or "design"
     topic = check_topic(topic if topic is not None else re.sub(r"[^A-Za-z0-9_-]+", "-", design_path.stem))
-    return [_sample(topic, design_path, design_text, req_path, req_text, stage, topic,
-                    personas or config.active(stage))]
+    sample = _sample(topic, design_path, design_text, req_path, req_text, stage, topic,
+                     personas or config.active(stage))
+    sample.metadata["input_warnings"] = design_warnings + req_warnings
+    return [sample]
 
 
 def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[str] | None,

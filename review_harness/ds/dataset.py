@@ -11,7 +11,7 @@ from inspect_ai.dataset import Sample
 from review_harness.ds.gold import GoldError, fixture_path_for, load_gold
 from review_harness.ds.judge import load_meta_fixture
 from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
-from review_harness.ds.prepare import DocumentError, find_documents, load_document
+from review_harness.core.documents import Document, DocumentError, is_remote, load, read_file
 from review_harness.ds.prompts import PromptError, check_templates
 from review_harness.core.params import as_flag, choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
@@ -49,16 +49,34 @@ def resolve_options(
     )
 
 
-def _sample(path: Path, text: str, options: ReviewOptions, gold: Path | None, sample_id: str) -> Sample:
+def _sample(doc: Document, options: ReviewOptions, gold: Path | None, sample_id: str,
+            warnings: list[str] | None = None) -> Sample:
     return Sample(
         id=sample_id,
-        input=text,
+        input=doc.markdown,
         metadata={
-            "source": str(path),
+            "source": doc.origin,
             "options": options.model_dump(),
             "gold": str(gold) if gold else None,
+            "input_format": doc.format,
+            "input_warnings": doc.warnings + (warnings or []),
+            # line references in findings are mapped back to the original with it
+            "source_map": None if doc.source_map.identity else doc.source_map.model_dump(),
         },
     )
+
+
+def _failed_sample(path: str, reason: str, options: ReviewOptions, sample_id: str) -> Sample:
+    """A file of a folder that cannot be read: the sample fails with its reason, the run goes on."""
+    return Sample(id=sample_id, input=f"(unreadable input: {reason})",
+                  metadata={"source": path, "options": options.model_dump(), "gold": None, "input_error": reason})
+
+
+def input_error_tolerance(samples: list[Sample]) -> float | None:
+    """Task(fail_on_error=...): unreadable folder files are sample failures, not a failed run;
+    any other sample error still fails it."""
+    failed = sum(1 for s in samples if s.metadata and s.metadata.get("input_error"))
+    return (failed + 0.5) / len(samples) if failed else None
 
 
 def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]:
@@ -76,28 +94,35 @@ def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]
             except GoldError as ex:
                 raise PrerequisiteError(str(ex)) from None
         options = resolve_options(overrides, fixture_options)
-        samples.append(
-            _sample(path, path.read_text(encoding="utf-8"), options,
-                    gold_path if gold_path.is_file() else None, path.stem)
-        )
+        try:
+            doc = read_file(path)
+        except DocumentError as ex:
+            raise PrerequisiteError(str(ex)) from None
+        samples.append(_sample(doc, options, gold_path if gold_path.is_file() else None, path.stem))
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixture_set}' has no markdown documents in {folder}")
     return samples
 
 
-def document_samples(document: str, overrides: dict[str, Any]) -> list[Sample]:
-    """The user's markdown file, or every markdown file in a folder."""
+def document_samples(document: str, overrides: dict[str, Any], confluence: str | None = None) -> list[Sample]:
+    """The user's document: a file of any supported format, every supported file of a folder,
+    or a Confluence page (URL, or page id with `confluence` = the site's URL)."""
     options = resolve_options(overrides)
+    document = str(document)  # -T document=2293761 arrives as an int
     try:
-        paths = find_documents(resolve_user_path(document))
-        loaded = [(p, load_document(p)) for p in paths]
+        resolved = None if is_remote(document) else resolve_user_path(document)
+        result = load(document, resolved=resolved, confluence_site=confluence)
     except DocumentError as ex:
         raise PrerequisiteError(str(ex)) from None
     seen: dict[str, int] = {}
-    samples = []
-    for path, text in loaded:
-        n = seen[path.stem] = seen.get(path.stem, 0) + 1
-        samples.append(_sample(path, text, options, None, path.stem if n == 1 else f"{path.stem}-{n}"))
+
+    def sample_id(name: str) -> str:
+        n = seen[name] = seen.get(name, 0) + 1
+        return name if n == 1 else f"{name}-{n}"
+
+    samples = [_sample(doc, options, None, sample_id(doc.name), result.warnings) for doc in result.documents]
+    samples += [_failed_sample(path, reason, options, sample_id(Path(path).stem))
+                for path, reason in result.failures.items()]
     return samples
 
 
@@ -123,12 +148,14 @@ def judge_meta_samples(folder: Path) -> list[Sample]:
     return samples
 
 
-def many_document_samples(documents: list[str], overrides: dict[str, Any]) -> list[Sample]:
+def many_document_samples(
+    documents: list[str], overrides: dict[str, Any], confluence: str | None = None
+) -> list[Sample]:
     """Samples for several documents (`-T document=a.md,b.md`), ids kept unique."""
     samples: list[Sample] = []
     seen: set[str] = set()
     for document in documents:
-        for sample in document_samples(document, overrides):
+        for sample in document_samples(document, overrides, confluence):
             base, n = str(sample.id), 1
             while str(sample.id) in seen:
                 n += 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from review_harness.core.documents import SourceMap
 from review_harness.ds.models import (
     PANEL_STORE_KEY,
     PanelRecord,
@@ -21,6 +22,7 @@ from review_harness.ds.rubric import Rubric
 from review_harness.ds.synthesis import synthesize
 
 PREPARED_KEY = "prepared_document"
+SOURCE_MAP_KEY = "source_map"
 
 
 class StoreLike(Protocol):
@@ -39,6 +41,12 @@ def save_record(store: StoreLike, record: PanelRecord) -> None:
 def save_prepared(store: StoreLike, prepared: PreparedDocument) -> None:
     # the text is the sample input already; do not copy it into the log twice
     store.set(PREPARED_KEY, prepared.model_dump(mode="json", exclude={"text"}))
+
+
+def save_source_map(store: StoreLike, source_map: dict[str, Any] | None) -> None:
+    """Where the prepared lines came from in the original (None: the original is the text)."""
+    if source_map is not None:
+        store.set(SOURCE_MAP_KEY, source_map)
 
 
 def load_prepared(store: StoreLike, text: str) -> PreparedDocument:
@@ -87,7 +95,7 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
 
 def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
     record = load_record(store, rubric)
-    return synthesize(
+    review = synthesize(
         record.document,
         record.reports,
         record.runs,
@@ -102,3 +110,9 @@ def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
         prompt_version=record.prompt_version,
         prompt_prefix_hashes=record.prompt_prefix_hashes,
     )
+    source_map = store.get(SOURCE_MAP_KEY)
+    if source_map:  # line references point into the original (cell, section, page)
+        mapping = SourceMap.model_validate(source_map)
+        for finding in review.findings:
+            finding.location = mapping.relabel(finding.location)
+    return review

@@ -32,6 +32,8 @@ from typing import Iterable
 
 from markdown_it import MarkdownIt
 
+from review_harness.core.documents import DocumentError, collapsed_spans
+
 from .models import (
     PartialInputCheck,
     PreparedDocument,
@@ -51,9 +53,7 @@ __all__ = [
     "detect_partial_input",
     "detect_tldr",
     "extract_sections",
-    "find_documents",
     "infer_structure_needed",
-    "load_document",
     "parse_extraction",
     "prepare_document",
     "reading_minutes",
@@ -63,13 +63,6 @@ __all__ = [
     "tldr_location",
     "token_estimate",
 ]
-
-
-class DocumentError(ValueError):
-    """The input cannot be reviewed (missing, empty, binary, not UTF-8...).
-
-    The message is a single line that names the offending file or source.
-    """
 
 
 # --------------------------------------------------------------------------------------
@@ -151,7 +144,7 @@ STRUCTURE_INFERRED = "inferred from content signals - the document has no clear 
 
 #: Lines inside excerpts that are NOT copied from the document: location notes and
 #: placeholders for tables / code blocks.
-EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block)")
+EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block|collapsed)")
 
 # --------------------------------------------------------------------------------------
 # Keyword lists (content-signal scan, seed 000 s4.3; heading names, s5.4)
@@ -563,6 +556,7 @@ _IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]|<img\b", re.IGNORECASE)
 _IMG_ALT_RE = re.compile(r"\balt=[\"']([^\"']*)[\"']", re.IGNORECASE)
 _SETEXT_UNDERLINE_RE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _CALLOUT_RE = re.compile(r"^\s*\[!\w+\][+-]?\s*", re.IGNORECASE)
+_CAUTION_CALLOUT_RE = re.compile(r"^\s{0,3}>\s?\[!(?:warning|caution|error|danger)\]", re.IGNORECASE)
 
 _MD = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
@@ -624,7 +618,7 @@ class _Block:
 
 @dataclass
 class _Element:
-    kind: str  # table | image | code | quote
+    kind: str  # table | image | code | quote | collapsed
     start: int
     end: int
     detail: str = ""
@@ -895,6 +889,8 @@ def _analyze(raw_text: str) -> _Analysis:
         if tok.level == 0 and ttype in kinds:
             body = "\n".join(lines[start - 1 : end])
             blocks.append(_Block(kinds[ttype], start, end, count_words(body), body))
+    for span in collapsed_spans(text):  # expand macros (<details>): noted, deprioritised
+        elements.append(_Element("collapsed", span.start, span.end, span.title))
     elements.sort(key=lambda e: e.start)
 
     sections = _build_sections(lines, n_lines, headings)
@@ -1130,10 +1126,12 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
 
     # 1) callout / blockquote starting in the top 20% of lines
     panel_limit = _window(n, TLDR_PANEL_WINDOW)
+    collapsed = [e for e in an.elements if e.kind == "collapsed"]
     for b in blocks:
         if b.start > panel_limit:
             break
-        if b.kind == "blockquote":
+        if (b.kind == "blockquote" and not any(c.start <= b.start <= c.end for c in collapsed)
+                and not _CAUTION_CALLOUT_RE.match(b.text)):  # info/note/tip/success panels only
             inner = _strip_quote_markers(b.text)
             if count_words(inner) >= TLDR_MIN_WORDS and not _is_metadata(inner):
                 return _tldr_result("panel", an, b.start, b.end, b.text)
@@ -1380,6 +1378,9 @@ def _element_line(el: _Element, indent: str) -> str:
     if el.kind == "code":
         lang = f" ({el.detail})" if el.detail else ""
         return f"{indent}- [code block]{lang} at {_lines_label(el.start, el.end)}"
+    if el.kind == "collapsed":
+        title = f' "{el.detail}"' if el.detail else ""
+        return f"{indent}- [collapsed/expand]{title} at {_lines_label(el.start, el.end)} (deprioritise)"
     if el.kind == "tldr":
         what = _TLDR_SHORT_LABELS.get(el.detail, el.detail)
         return f"{indent}- [{what}] at {_lines_label(el.start, el.end)} <- TL;DR DETECTED"
@@ -1501,15 +1502,18 @@ def _excerpt_body_lines(an: _Analysis, start: int, end: int, placeholders: bool)
     """Verbatim lines start..end; tables / code become one placeholder line if asked."""
     out: list[str] = []
     blocks_at = {}
-    if placeholders:
-        for el in an.elements:
-            if el.kind in ("table", "code") and start <= el.start <= end:
-                blocks_at[el.start] = el
+    for el in an.elements:
+        if el.kind == "collapsed" and start <= el.start <= end:  # expand macros: noted, not copied
+            blocks_at[el.start] = el
+        elif placeholders and el.kind in ("table", "code") and start <= el.start <= end:
+            blocks_at.setdefault(el.start, el)
     ln = start
     while ln <= end:
         el = blocks_at.get(ln)
         if el is not None:
-            if el.kind == "table":
+            if el.kind == "collapsed":
+                out.append(f'[collapsed: "{el.detail}", deprioritised] ({_lines_label(el.start, el.end)})')
+            elif el.kind == "table":
                 out.append(f"[table: {el.detail}] ({_lines_label(el.start, el.start)})")
             else:
                 lang = f": {el.detail}" if el.detail else ""
@@ -1730,67 +1734,6 @@ def prepare_document(text: str, *, source: str, mode: str = "full") -> PreparedD
     elif tier == 3:
         prepared.extraction = render_extraction(prepared)
     return prepared
-
-
-# --------------------------------------------------------------------------------------
-# Files
-# --------------------------------------------------------------------------------------
-
-_TEXT_CONTROL_BYTES = {7, 8, 9, 10, 12, 13, 27}
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-
-
-def _looks_binary(data: bytes) -> bool:
-    sample = data[:8192]
-    if b"\x00" in sample:
-        return True
-    if not sample:
-        return False
-    odd = sum(1 for b in sample if (b < 32 and b not in _TEXT_CONTROL_BYTES) or b == 127)
-    return odd / len(sample) > 0.30
-
-
-def load_document(path: str | Path) -> str:
-    """Read a document as UTF-8 text, or raise ``DocumentError`` naming the file."""
-    p = Path(path)
-    if not p.exists():
-        raise DocumentError(f"{p} does not exist")
-    if p.is_dir():
-        raise DocumentError(f"{p} is a directory, not a document")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise DocumentError(f"{p} cannot be read: {exc.strerror or exc}") from exc
-    if not data.strip():
-        raise DocumentError(f"{p} is empty")
-    if _looks_binary(data):
-        raise DocumentError(f"{p} is not a text file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            f"{p} is not valid UTF-8 text (bad byte at offset {exc.start})"
-        ) from exc
-    if not text.strip():
-        raise DocumentError(f"{p} is empty")
-    return text
-
-
-def find_documents(path: str | Path) -> list[Path]:
-    """A file -> [file]; a directory -> its *.md / *.markdown files (sorted, not recursive)."""
-    p = Path(path)
-    if not p.exists():
-        raise DocumentError(f"{p} does not exist")
-    if p.is_file():
-        return [p]
-    found = sorted(
-        child
-        for child in p.iterdir()
-        if child.is_file() and child.suffix.lower() in MARKDOWN_SUFFIXES
-    )
-    if not found:
-        raise DocumentError(f"{p} contains no markdown files")
-    return found
 
 
 # --------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
+from review_harness.core.documents import collapsed_spans
 from review_harness.ds.models import Section, TldrDetection
 from review_harness.ds.offline import lexicon as lx
 
@@ -405,6 +406,10 @@ def _build_document_view(content: str) -> DocView:
         if bi >= 0:
             b = section_bounds[bi]
             sec_for_line[ln] = (b[2], b[3])
+
+    for span in collapsed_spans(content):  # expand macros: supporting detail, like an appendix
+        for ln in range(span.start, min(span.end, n) + 1):
+            sec_for_line[ln] = (sec_for_line[ln][0], APPENDIX)
 
     tldr_range = (
         (tldr.start_line, tldr.end_line or tldr.start_line)

@@ -1,0 +1,139 @@
+"""The one entry point: a path, folder, URL or page id -> prepared markdown documents."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from review_harness.core.documents import confluence, convert
+from review_harness.core.documents.encoding import decode
+from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap
+
+FORMATS: dict[str, str] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".ipynb": "notebook",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".pdf": "pdf",
+    ".xml": "confluence-storage",  # a page's storage format, saved from the REST API or the editor
+}
+
+
+def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: list[str]) -> Document:
+    if not text.strip():
+        raise DocumentError(f"{origin} is empty")
+    return Document(origin=origin, name=name, format=fmt, markdown=text.replace("\r\n", "\n").replace("\r", "\n"),
+                    source_map=SourceMap(origin=origin), warnings=warnings)
+
+
+def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[str],
+               source_map: SourceMap | None = None) -> Document:
+    if not markdown.strip():
+        raise DocumentError(f"{origin} is empty: the {fmt} file has no text to review")
+    source_map = source_map or convert.section_map(markdown, origin)
+    source_map.collapsed = convert.collapsed_spans(markdown)
+    return Document(origin=origin, name=name, format=fmt, markdown=markdown, source_map=source_map,
+                    warnings=warnings)
+
+
+def read_file(path: Path, origin: str | None = None) -> Document:
+    """One file of any supported format (an unknown suffix is read as text)."""
+    origin = origin or str(path)
+    if not path.exists():
+        raise DocumentError(f"{origin} does not exist")
+    if path.is_dir():
+        raise DocumentError(f"{origin} is a directory, not a document")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"{origin} cannot be read: {exc.strerror or exc}") from None
+    fmt = FORMATS.get(path.suffix.lower(), "text")
+    name = path.stem
+    if not data.strip():
+        raise DocumentError(f"{origin} is empty")
+    if fmt == "docx":
+        html, warnings = convert.docx_to_html(data, origin)
+        return _converted(origin, name, fmt, convert.html_to_markdown(html), warnings)
+    if fmt == "pdf":
+        markdown, source_map, warnings = convert.pdf_to_markdown(data, origin, origin)
+        return _converted(origin, name, fmt, markdown, warnings, source_map)
+    text, warnings = decode(data, origin)
+    if fmt == "notebook":
+        markdown, source_map = convert.notebook_to_markdown(text, origin, origin)
+        return _converted(origin, name, fmt, markdown, warnings, source_map)
+    if fmt == "confluence-storage" and not confluence.looks_like_storage(text):
+        raise DocumentError(f"{origin} is not a Confluence storage-format export (no ac: macros or links)")
+    if fmt in ("html", "confluence-storage") or (fmt == "text" and confluence.looks_like_storage(text)):
+        if confluence.looks_like_storage(text):
+            markdown, _ = confluence.storage_to_markdown(text)
+            warnings += confluence.draft_warning(origin, confluence.statuses(text))
+            return _converted(origin, name, "confluence-storage", markdown, warnings)
+        return _converted(origin, name, fmt, convert.html_to_markdown(text), warnings)
+    return _markdown_document(origin, name, fmt, text, warnings)
+
+
+def read_confluence(document: str, site: str | None = None, comments: bool = False) -> Document:
+    ref = confluence.page_ref(document, site)
+    page, found = confluence.fetch_page(ref, comments=comments)
+    markdown, collapsed = confluence.convert_page(page, found)
+    source_map = convert.section_map(markdown, ref.given)
+    source_map.collapsed = collapsed
+    metadata = confluence.page_metadata(page)
+    metadata["url"] = ref.given
+    warnings = confluence.draft_warning(ref.label, metadata["status"])
+    if metadata["child_pages"]:
+        warnings.append(f"{ref.label} has {len(metadata['child_pages'])} child page(s): only this page is reviewed.")
+    return Document(origin=ref.given, name=f"confluence-{ref.page_id}", format="confluence", markdown=markdown,
+                    source_map=source_map, warnings=warnings, metadata=metadata)
+
+
+def is_remote(document: str) -> bool:
+    return confluence.is_url(document)
+
+
+def read_folder(path: Path, origin: str | None = None) -> FolderResult:
+    """Every supported file of a folder (not recursive, sorted). Unsupported files are named in
+    one warning; a file that cannot be read is a failure with its reason, the rest go on."""
+    origin = origin or str(path)
+    result = FolderResult()
+    skipped = []
+    for child in sorted(path.iterdir()):
+        if not child.is_file() or child.name.startswith("."):
+            continue
+        if child.suffix.lower() not in FORMATS:
+            skipped.append(child.name)
+            continue
+        try:
+            result.documents.append(read_file(child))
+        except DocumentError as exc:
+            result.failures[str(child)] = str(exc)
+    if skipped:
+        result.warnings.append(
+            f"{origin}: {len(skipped)} file(s) of unsupported formats not reviewed: {', '.join(skipped)} "
+            f"(supported: {', '.join(sorted(set(FORMATS)))})"
+        )
+    if not result.documents and not result.failures:
+        raise DocumentError(f"{origin} contains no supported documents ({', '.join(sorted(set(FORMATS)))})")
+    if not result.documents:
+        first = next(iter(result.failures.values()))
+        raise DocumentError(f"{origin}: no file could be read ({len(result.failures)} failed; e.g. {first})")
+    return result
+
+
+def load(document: str, *, resolved: Path | None = None, confluence_site: str | None = None,
+         comments: bool = False) -> FolderResult:
+    """What the user gave (`-T document=`): a file, a folder, a Confluence URL, or a page id
+    with `confluence_site`. `resolved` is the path as the task resolved it."""
+    if is_remote(document):
+        return FolderResult(documents=[read_confluence(document, confluence_site, comments)])
+    path = resolved or Path(document)
+    if not path.exists() and re.fullmatch(r"\d+", document.strip()):
+        # a page id (the error says how to name the site when there is none)
+        return FolderResult(documents=[read_confluence(document.strip(), confluence_site, comments)])
+    if path.is_dir():
+        return read_folder(path, str(path))
+    return FolderResult(documents=[read_file(path, str(path))])
