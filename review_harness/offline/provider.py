@@ -29,6 +29,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from review_harness.core.tokens import estimate_tokens  # noqa: F401  (benchmarks import it from here)
+
 FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
 NOT_A_REVIEW = (
     "The offline model answers the project's own prompts only: reviewer, synthesizer, judge "
@@ -40,15 +42,11 @@ class OfflineFault(RuntimeError):
     """An injected failure (fault_rate): stands in for a provider error."""
 
 
-def estimate_tokens(text: str) -> int:
-    """Same rule the harness uses for documents: words x 1.3."""
-    return round(len(text.split()) * 1.3)
-
-
 # each kind's offline responder: ``answer(prompt) -> str | None``, None for another kind's prompt
 RESPONDERS = (
     "review_harness.design.offline",
     "review_harness.ds.offline.responder",
+    "review_harness.domain.offline",
 )
 
 
