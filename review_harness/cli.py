@@ -11,6 +11,7 @@ from inspect_ai.log import EvalLog
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.design.cli import add_design_commands, run_design
+from review_harness.domain.cli import add_domain_commands, run_domain
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
 from review_harness.ds.rubric import RubricError
@@ -144,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
     add_design_commands(sub)
+    add_domain_commands(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "lint-prompts":
@@ -154,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if log.status == "success" else 1
         if args.command == "gate":
             return run_gate(args)
+        if args.command == "domain":
+            return run_domain(args)
         if args.command == "design":
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))

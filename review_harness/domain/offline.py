@@ -1,0 +1,60 @@
+"""How the offline provider answers the domain prompts (anything else: None).
+
+The curator request is scored from the page itself: knowledge density is the share of its
+sentences that carry domain-knowledge cues (standards, decisions, pitfalls, evaluation, results),
+review impact grows with pitfall and standard sentences and concrete numbers, and a senior
+author (roster IC8+) adds a little. The rationale names the counts behind the scores.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from review_harness.core.prompts import data_block
+from review_harness.domain.importance import CURATOR_MARK
+from review_harness.domain.knowledge import page_sentences
+
+DEDUP_MARK = "DOMAIN DEDUP QUESTION"
+
+
+def curator_answer(page: str, author: str) -> dict:
+    units = page_sentences(page)
+    if not units:
+        return {"knowledge_density": 0.0, "review_impact": 0.0,
+                "rationale": "The page has no prose sentences to learn from."}
+    knowledge = [u for u in units if u.kinds]
+    pitfalls = sum(1 for u in units if "pitfall" in u.kinds)
+    standards = sum(1 for u in units if {"standard", "decision"} & set(u.kinds))
+    numbers = sum(1 for u in units if u.numbers)
+    density = len(knowledge) / len(units) * min(1.0, len(knowledge) / 3)
+    impact = min(1.0, 0.15 * pitfalls + 0.1 * standards + 0.05 * numbers)
+    senior = re.search(r"\bIC(\d+)\b", author)
+    if senior and int(senior.group(1)) >= 8 and "(roster)" in author:
+        impact = min(1.0, impact + 0.1)
+    return {
+        "knowledge_density": round(density, 2),
+        "review_impact": round(impact, 2),
+        "rationale": (f"{len(knowledge)} of {len(units)} sentences carry domain knowledge; "
+                      f"{pitfalls} name pitfalls, {standards} state standards or decisions, "
+                      f"{numbers} give concrete numbers" + ("; senior author" if senior else "") + "."),
+    }
+
+
+def answer(prompt: str) -> str | None:
+    if CURATOR_MARK in prompt:
+        page = data_block(prompt, "<page>", "</page>")
+        author = data_block(prompt, "<author>", "</author>") or ""
+        if page is None:
+            return None
+        return json.dumps(curator_answer(page, author))
+    if DEDUP_MARK in prompt:
+        from review_harness.domain.dedup import offline_same_issue
+
+        block = data_block(prompt, "<findings>", "</findings>")
+        if block is None:
+            return None
+        pair = json.loads(block)
+        same, reason = offline_same_issue(pair["analysis"], pair["domain"])
+        return json.dumps({"same_issue": same, "reason": reason})
+    return None
