@@ -160,7 +160,7 @@ def get_domain_context(
         digest = served.digest
         age = now - digest.version_time
         if age > STALE_AFTER:
-            warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.days} days)")
+            warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.total_seconds() / 86400:.1f} days)")
         versions[name] = digest.version
         if digest.conflicts:
             warnings.append(f"{name}: {len(digest.conflicts)} conflict(s) between foundational and workstream "
