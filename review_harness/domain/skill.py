@@ -204,9 +204,11 @@ def get_domain_context(
     parts += cross_parts
 
     content = "\n".join(parts).strip() + ("\n" if parts else "")
+    included = [d for d in names if d in included] + [d for d in cross if d in included]
+    versions = {d: versions[d] for d in [*names, *cross] if d in versions}
     return DomainContextBrief(
         content=content,
-        domains_included=[d for d in names if d in included] + [d for d in cross if d in included],
+        domains_included=included,
         knowledge_tier=tiers,
         authority_level=authority,
         version="; ".join(f"{d}@{v}" for d, v in versions.items()),

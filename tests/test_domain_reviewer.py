@@ -1,0 +1,187 @@
+"""Domain expert reviewer: rubric values, ADVISORY handling, offline rules, dedup stages, scoring."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import anyio
+import pytest
+
+from review_harness.core.schema import schema_dict, schema_problems
+from review_harness.domain.dedup import DEDUP_SCHEMA, FindingRef, dedup, dedup_prompt, heuristic_stage, suppressed
+from review_harness.domain.offline import answer as offline_answer
+from review_harness.domain.reviewer import FindingSource, counts_for_floor, credit_points, default_reviewer_rubric, make_finding
+from review_harness.domain.rules import brief_sections, review_document
+from review_harness.domain.scoring import apply_floors, band, final_score
+from review_harness.domain.skill import get_domain_context
+
+R = default_reviewer_rubric()
+NOV20 = datetime(2026, 11, 20, tzinfo=timezone.utc)
+
+
+def test_deduction_and_credit_tables_are_the_seed_values():
+    table = {(lens.id, d.id): (d.severity, d.points) for lens in R.dimension.lenses for d in lens.deductions}
+    assert [p for (l, _), (_, p) in table.items() if l == "technique"] == [20, 10, 10, 8, 7, 2]
+    assert [p for (l, _), (_, p) in table.items() if l == "benchmark"] == [20, 20, 10, 10, 8, 8, 5, 3, 2]
+    assert [p for (l, _), (_, p) in table.items() if l == "pitfall"] == [15, 10, 8, 8, 8, 5, 2]
+    assert {s for (l, _), (s, p) in table.items() if p == 2} == {"ADVISORY"}
+    credits = {lens.id: [c.points for c in lens.credits] for lens in R.dimension.lenses}
+    assert credits == {"technique": [5, 3, 3], "benchmark": [5, 3, 3, 2, 2], "pitfall": [5, 3, 2]}
+    assert [lens.title for lens in R.dimension.lenses] == [
+        "Technique Appropriateness", "Benchmark & External Validity", "Domain Pitfall Awareness"]
+
+
+def test_advisory_source_caps_any_issue_at_minus_two_and_never_counts_for_floors():
+    advisory = FindingSource(kind="digest", ref="search-ranking / Workstream Learnings / Recent Post-Mortems",
+                             authority="advisory")
+    finding = make_finding(R, "D1", "pitfall", "critical_pitfall_ignored", advisory, "s")
+    assert (finding.severity, finding.points) == ("ADVISORY", 2)
+    assert not counts_for_floor(finding)
+    authoritative = FindingSource(kind="digest", ref="x", authority="authoritative")
+    critical = make_finding(R, "D2", "pitfall", "critical_pitfall_ignored", authoritative, "s")
+    assert (critical.severity, critical.points) == ("CRITICAL", 15) and counts_for_floor(critical)
+    assert critical.source.cite() == "digest: x [authoritative]"
+    assert FindingSource(kind="general").cite() == "general domain knowledge"
+
+
+def test_credit_cap():
+    ids = [c.id for lens in R.dimension.lenses for c in lens.credits]
+    assert sum(credit_points(ids, R)) == 25
+    assert credit_points(["claims_cited", "claims_cited"], R) == [3]
+
+
+CLICK_DOC = """# Ranking eval of model B
+
+## Summary
+We recommend we ship model B: offline NDCG@10 rose from 0.47 to 0.49 on click data.
+
+## Method
+We computed CTR and NDCG from last month's click logs, pooled over all queries.
+The industry standard NDCG is 0.90, so we have headroom.
+Research shows that users never scroll past the fold.
+A 2023 study found mobile queries are shorter.
+"""
+
+CLEAN_DOC = """# Ranking eval of model C
+
+## Summary
+Model C wins an interleaving experiment on 14 days of traffic; we recommend an A/B test before launch.
+
+## Method
+Clicks were debiased with inverse propensity weighting from randomized result swaps; the logging policy
+bias is discussed below. Results are reported for head and tail queries separately.
+NDCG@10 on the judged set is 0.51, inside the range our production rankers reach.
+"""
+
+
+def _brief():
+    return get_domain_context(["search-ranking"], clock=lambda: NOV20)
+
+
+def test_offline_rules_find_pitfalls_techniques_benchmarks_and_claims():
+    review = review_document(CLICK_DOC, _brief().content, R)
+    got = {(f.lens, f.issue_type, f.severity) for f in review.findings}
+    assert got == {
+        ("pitfall", "critical_pitfall_ignored", "CRITICAL"),
+        ("pitfall", "selection_bias_unacknowledged", "MAJOR"),
+        ("pitfall", "edge_case_unaddressed", "MAJOR"),
+        ("technique", "offline_only_validation", "MAJOR"),
+        ("benchmark", "benchmark_fabricated", "CRITICAL"),
+        ("benchmark", "claim_unverifiable", "MINOR"),
+    }
+    fabricated = next(f for f in review.findings if f.issue_type == "benchmark_fabricated")
+    assert fabricated.quote == "The industry standard NDCG is 0.90, so we have headroom."
+    assert fabricated.source.ref == "search-ranking / Foundational Knowledge / Evaluation Standards"
+    assert "between 0.4 and 0.55" in fabricated.summary
+    assert review.unverified == ["A 2023 study found mobile queries are shorter."]  # listed, no deduction
+
+
+def test_clean_document_has_no_findings_and_earns_credit():
+    review = review_document(CLEAN_DOC, _brief().content, R)
+    assert review.findings == []
+    assert "pitfalls_addressed" in review.credits
+
+
+def test_finding_from_advisory_section_only_is_advisory():
+    content = ("### search-ranking / Workstream Learnings / Recent Experiment Learnings [tier: workstream] "
+               "[authority: advisory]\n- [2026-11-03] Tail queries showed 3x the variance of head queries.\n")
+    doc = "# Eval\n\nWe report NDCG@10 over the judged set and recommend the new ranking.\n"
+    review = review_document(doc, content, R)
+    assert [(f.issue_type, f.severity, f.points) for f in review.findings] == [("edge_case_unaddressed", "ADVISORY", 2)]
+    assert brief_sections(content)[0].authority == "advisory"
+
+
+# ------------------------------------------------------------------ dedup
+
+def _a(id, summary, section=None, quote=None, fix=None):
+    return FindingRef(id=id, summary=summary, section=section, quote=quote, fix=fix)
+
+
+def test_dedup_stage_one_two_signals_merge_keep_domain_version():
+    a = _a("A1", "NDCG comparison ignores click bias", "Method", fix="Use a randomized experiment")
+    d = _a("D1", "Position bias unaddressed in NDCG from clicks", "Method", fix="Use IPW or randomized swaps")
+    decisions, questions = heuristic_stage([a], [d], R.dedup)
+    assert questions == [] and decisions[0].duplicate and decisions[0].kept == "D1"
+    assert decisions[0].stage == "heuristic" and len(decisions[0].signals) >= 2
+    assert suppressed(decisions) == {"A1"}
+
+
+def test_dedup_no_signal_is_distinct_without_a_question():
+    a = _a("A1", "The regression omits a multicollinearity check", "Model")
+    d = _a("D1", "Tail queries are not reported separately", "Results")
+    decisions, questions = heuristic_stage([a], [d], R.dedup)
+    assert decisions == [] and questions == []
+
+
+def test_dedup_one_signal_asks_the_model_and_records_the_answer():
+    a = _a("A1", "Headline number lacks a baseline", "Results", quote="NDCG@10 rose to 0.49")
+    d = _a("D1", "No interval for the uplift", "Results", quote="the uplift was large")
+    decisions, questions = heuristic_stage([a], [d], R.dedup)
+    assert decisions == [] and len(questions) == 1 and questions[0][2] == ["same section: Results"]
+
+    class Fake:  # stands in for a model: records the question, answers "different"
+        asked = []
+
+        async def generate(self, messages, config=None, cache=False):
+            from inspect_ai.model import ModelOutput
+            Fake.asked.append(messages[0].text)
+            return ModelOutput.from_content("fake", '{"same_issue": false, "reason": "different flaws"}')
+
+    out = anyio.run(lambda: dedup([a], [d], R.dedup, model=Fake()))
+    assert [(x.stage, x.duplicate, x.reason) for x in out] == [("llm", False, "different flaws")]
+    assert "DOMAIN DEDUP QUESTION" in Fake.asked[0]
+    replay = anyio.run(lambda: dedup([a], [d], R.dedup, model=None, recorded=out))
+    assert replay == out  # re-synthesis replays the recorded answer without a model
+    failed = anyio.run(lambda: dedup([a], [d], R.dedup, model=None))
+    assert failed[0].stage == "llm-failed" and not failed[0].duplicate
+
+
+def test_dedup_schema_and_offline_answer():
+    assert schema_problems(schema_dict(DEDUP_SCHEMA)) == []
+    a = _a("A1", "Click data not debiased", quote="We computed CTR from click logs")
+    d = _a("D1", "Position bias ignored", quote="We computed CTR from click logs")
+    import json
+    assert json.loads(offline_answer(dedup_prompt(a, d)))["same_issue"] is True
+
+
+# ------------------------------------------------------------------ scoring
+
+def test_three_dimension_weights_and_two_dimension_fallback():
+    assert final_score({"analysis": 80, "communication": 60, "domain": 40}, R) == 65.0
+    assert final_score({"analysis": 80, "communication": 60}, R) == 70.0
+    assert final_score({"analysis": 80, "communication": 60, "domain": None}, R) == pytest.approx(73.33)
+
+
+@pytest.mark.parametrize("score, verdict", [(80, "Good to Go"), (79.99, "Minor Fix"), (60, "Minor Fix"),
+                                            (59.99, "Major Rework")])
+def test_band_boundaries(score, verdict):
+    assert band(score, R) == verdict
+
+
+def test_floor_rules_count_criticals_in_every_dimension_alike():
+    assert apply_floors(90, {"analysis": 0, "communication": 0, "domain": 0}, R) == ("Good to Go", None)
+    verdict, why = apply_floors(90, {"analysis": 0, "domain": 1}, R)
+    assert verdict == "Minor Fix" and why.startswith("1 CRITICAL finding(s) (domain: 1) cap the verdict at Minor Fix")
+    assert apply_floors(85, {"analysis": 1, "domain": 1}, R)[0] == "Major Rework"
+    assert apply_floors(79, {"domain": 1}, R) == ("Minor Fix", None)
+    assert apply_floors(59, {"domain": 2}, R) == ("Major Rework", None)
