@@ -53,7 +53,7 @@ def test_refresh_that_would_empty_keeps_old_and_warns(kb, tmp_path, capsys):
     (pages / "a.md").write_text("---\nid: '12360'\ntitle: Notes\nupdated: 2026-11-20\n---\nLunch is at noon today.\n")
     assert run(kb, "refresh", "search-infra", "--source", str(pages), "--model", "offline/rules") == 1
     out = capsys.readouterr().out
-    assert "warning: search-infra refresh: the new digest is empty; all 1 importance scores are near zero" in out
+    assert "warning: search-infra refresh: the new digest is empty; token count dropped by more than 50%" in out
     assert "kept version 2026-11-16T09:00:00Z" in out
     assert "no new version published" in out
 
