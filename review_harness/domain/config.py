@@ -10,14 +10,15 @@ Relative `digest-path` values are resolved against the folder of domain-index.ya
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from review_harness.core.paths import PROJECT_ROOT
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import read_model
 
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge" / "domain"
 INDEX_FILE = KNOWLEDGE_DIR / "domain-index.yaml"
@@ -133,39 +134,22 @@ class TeamRoster(_Strict):
         return next((m for m in self.team if m.confluence_username == username), None)
 
 
-def _invalid(path: Path, ex: ValidationError) -> DomainConfigError:
-    where, message, more = first_error(ex)
-    if where.startswith("domains."):
-        where = where.removeprefix("domains.")
-    return DomainConfigError(
-        f"{path.name} is invalid: {where}: {message}" + (f" (and {more} more)" if more else "")
-    )
+def _index_data(path: Path) -> Callable[[object], dict]:
+    def wrap(raw: object) -> dict:
+        if not isinstance(raw, dict) or not raw:
+            raise DomainConfigError(f"{path.name} is invalid: expected a mapping of domain names to entries")
+        return {"domains": raw, "base": path.parent}
+    return wrap
 
 
 def load_index(path: str | Path = INDEX_FILE) -> DomainIndex:
     path = Path(path)
-    try:
-        raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise DomainConfigError(f"domain index {ex}") from None
-    if not isinstance(raw, dict) or not raw:
-        raise DomainConfigError(f"{path.name} is invalid: expected a mapping of domain names to entries")
-    try:
-        return DomainIndex.model_validate({"domains": raw, "base": path.parent})
-    except ValidationError as ex:
-        raise _invalid(path, ex) from None
+    return read_model(path, DomainIndex, path.name, DomainConfigError, wrap=_index_data(path), strip="domains.")
 
 
 def load_roster(path: str | Path = ROSTER_FILE) -> TeamRoster:
     path = Path(path)
-    try:
-        raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise DomainConfigError(f"team roster {ex}") from None
-    try:
-        return TeamRoster.model_validate(raw or {})
-    except ValidationError as ex:
-        raise _invalid(path, ex) from None
+    return read_model(path, TeamRoster, path.name, DomainConfigError, wrap=lambda raw: raw or {})
 
 
 @lru_cache(maxsize=1)

@@ -9,11 +9,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from review_harness.core.models import lookup
 from review_harness.core.paths import PROMPTS_DIR
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import read_model
 
 RUBRIC_FILE = PROMPTS_DIR / "domain" / "reviewer.yaml"
 Severity = Literal["CRITICAL", "MAJOR", "MINOR", "ADVISORY"]
@@ -96,15 +96,7 @@ class ReviewerRubric(BaseModel):
 
 
 def load_reviewer_rubric(path: str | Path = RUBRIC_FILE) -> ReviewerRubric:
-    try:
-        return ReviewerRubric.model_validate(read_yaml(path))
-    except YamlReadError as ex:
-        raise ReviewerRubricError(f"domain reviewer rubric {ex}") from None
-    except ValidationError as ex:
-        where, message, more = first_error(ex)
-        raise ReviewerRubricError(
-            f"domain reviewer rubric {path} is invalid: {where}: {message}" + (f" (and {more} more)" if more else "")
-        ) from None
+    return read_model(path, ReviewerRubric, f"domain reviewer rubric {path}", ReviewerRubricError)
 
 
 @lru_cache(maxsize=1)

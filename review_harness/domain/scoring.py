@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from review_harness.core.weights import band as core_band
+from review_harness.core.weights import weighted_mean
 from review_harness.domain.reviewer import ReviewerRubric
 
 GOOD_TO_GO, MINOR_FIX, MAJOR_REWORK = "Good to Go", "Minor Fix", "Major Rework"
@@ -22,29 +24,18 @@ def weights_for(rubric: ReviewerRubric, with_domain: bool) -> dict[str, float]:
 
 
 def final_score(scores: Mapping[str, float | None], rubric: ReviewerRubric) -> float | None:
-    """Weighted score; the domain weights apply when a domain score is present. A missing
-    dimension's weight is spread over the others (a partial review scores what was reviewed)."""
+    """Weighted score; the three-dimension weights apply when a domain score is present (even
+    None: a failed domain reviewer's weight is spread over the others, a partial review)."""
     weights = weights_for(rubric, "domain" in scores)
-    available = {d: s for d, s in scores.items() if s is not None}
     unknown = set(scores) - set(weights)
     if unknown:
         raise ValueError(f"unknown dimension(s) {sorted(unknown)}; known: {', '.join(weights)}")
-    if not available:
-        return None
-    total = sum(weights[d] for d in available)
-    return round(sum(s * weights[d] for d, s in available.items()) / total, 2)
+    return weighted_mean(scores, weights)
 
 
 def band(score: float, rubric: ReviewerRubric) -> str:
     bands = rubric.scoring.bands
-    if score >= bands["good_to_go"]:
-        return GOOD_TO_GO
-    if score >= bands["minor_fix"]:
-        return MINOR_FIX
-    return MAJOR_REWORK
-
-
-VERDICT_ORDER = (GOOD_TO_GO, MINOR_FIX, MAJOR_REWORK)
+    return core_band(score, [(bands["good_to_go"], GOOD_TO_GO), (bands["minor_fix"], MINOR_FIX)], MAJOR_REWORK)
 
 
 def apply_floors(score: float, critical_counts: Mapping[str, int], rubric: ReviewerRubric) -> tuple[str, str | None]:
