@@ -185,3 +185,65 @@ def test_floor_rules_count_criticals_in_every_dimension_alike():
     assert apply_floors(85, {"analysis": 1, "domain": 1}, R)[0] == "Major Rework"
     assert apply_floors(79, {"domain": 1}, R) == ("Minor Fix", None)
     assert apply_floors(59, {"domain": 2}, R) == ("Major Rework", None)
+
+
+# ------------------------------------------------------------------ prompt, schema, parse
+
+def test_reviewer_prompt_separates_rubric_brief_and_document_and_schema_is_sendable():
+    from review_harness.domain.prompt import render_reviewer_prompt, report_schema
+
+    assert schema_problems(schema_dict(report_schema(R))) == []
+    brief = _brief()
+    prompt = render_reviewer_prompt(R, brief, CLICK_DOC, reference="Our judged set changed in October.")
+    assert "offline_only_validation: MAJOR -10" in prompt.system and "<brief>" not in prompt.system
+    assert prompt.request.index("<brief>") < prompt.request.index("<reference>") < prompt.request.index("<document>")
+    assert render_reviewer_prompt(R, _brief(), "other doc").prefix_hash == prompt.prefix_hash  # stable prefix
+
+
+def test_offline_reviewer_round_trip_through_the_provider():
+    from review_harness.domain.prompt import parse_domain_report, render_reviewer_prompt
+    from review_harness.offline.provider import answer_prompt
+
+    brief = _brief()
+    prompt = render_reviewer_prompt(R, brief, CLICK_DOC)
+    review, problems = parse_domain_report(answer_prompt(prompt.system + "\n\n" + prompt.request), brief, R)
+    direct = review_document(CLICK_DOC, brief.content, R)
+    assert problems == []
+    assert [(f.issue_type, f.severity, f.points, f.quote) for f in review.findings] == \
+        [(f.issue_type, f.severity, f.points, f.quote) for f in direct.findings]
+    assert review.unverified == direct.unverified
+
+
+def test_parser_salvages_items_and_caps_advisory_sources():
+    from review_harness.domain.prompt import parse_domain_report
+
+    brief = _brief()
+    advisory_key = "search-ranking / Workstream Learnings / Recent Post-Mortems"
+    text = ('{"findings": [{"lens": "pitfall", "issue_type": "anti_pattern_present", "summary": "CTR only", '
+            '"quote": "q", "section": null, "fix": null, "source_kind": "digest", "source_ref": "' + advisory_key + '"}, '
+            '{"lens": "pitfall", "issue_type": "made_up", "summary": "x"}, '
+            '{"lens": "technique", "issue_type": "key_claim_false", "summary": "wrong lens", "quote": null, '
+            '"section": null, "fix": null, "source_kind": "digest", "source_ref": "no such section"}], '
+            '"credits": ["claims_cited", "bogus"], "unverified_claims": ["A 2023 study"]}')
+    review, problems = parse_domain_report(text, brief, R)
+    assert [(f.issue_type, f.lens, f.severity, f.points, f.source.kind) for f in review.findings] == [
+        ("anti_pattern_present", "pitfall", "ADVISORY", 2, "digest"),
+        ("key_claim_false", "benchmark", "CRITICAL", 20, "general"),
+    ]
+    assert problems == ["finding 2: unknown issue type 'made_up'",
+                        "finding D2: source 'no such section' is not a section of the brief; cited as general knowledge",
+                        "credit 'bogus' is not in the rubric"]
+    assert review.credits == ["claims_cited"] and review.unverified == ["A 2023 study"]
+    assert parse_domain_report("", brief, R) == (None, ["empty answer"])
+
+
+def test_domain_task_param_is_a_one_line_prerequisite_error():
+    from inspect_ai._util.error import PrerequisiteError
+
+    from review_harness.domain.config import domain_task_param
+
+    with pytest.raises(PrerequisiteError) as err:
+        domain_task_param("search-ranking,nope")
+    assert str(err.value) == ("-T domain=search-ranking,nope: unknown domain 'nope'; choose from: "
+                              "search-ranking, query-understanding, search-infra")
+    assert domain_task_param("search-infra") == ["search-infra"]

@@ -175,3 +175,14 @@ def parse_domain_list(value: str | list[str] | None, index: DomainIndex | None =
                 f"'{name}'; choose from: {', '.join(choices)}"
             )
     return list(dict.fromkeys(names))
+
+
+def domain_task_param(value: str | list[str] | None, index: DomainIndex | None = None) -> list[str]:
+    """`-T domain=...` for a task: the domains, or Inspect's one-line prerequisite error (no
+    traceback) listing the domains a review can ask for."""
+    from inspect_ai._util.error import PrerequisiteError  # as core.params does
+
+    try:
+        return parse_domain_list(value, index)
+    except DomainConfigError as ex:
+        raise PrerequisiteError(str(ex)) from None

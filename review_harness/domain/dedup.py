@@ -35,6 +35,7 @@ TERMS = (
 )
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9@]{1,}\b")
 QUOTE_OVERLAP = 0.8
+DEDUP_MARK = "DOMAIN DEDUP QUESTION"  # first line of dedup_request.v1.j2
 DEDUP_TIMEOUT = 60.0
 
 

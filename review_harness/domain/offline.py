@@ -1,4 +1,6 @@
-"""How the offline provider answers the domain prompts (anything else: None).
+"""How the offline provider answers the domain prompts (anything else: None): the domain expert
+reviewer's request with the rule engine (rules.py), the dedup question with a quote and wording
+comparison, and the curator's request as below.
 
 The curator request is scored from the page itself: knowledge density is the share of its
 sentences that carry domain-knowledge cues (standards, decisions, pitfalls, evaluation, results),
@@ -12,10 +14,11 @@ import json
 import re
 
 from review_harness.core.prompts import data_block
+from review_harness.domain.dedup import DEDUP_MARK
 from review_harness.domain.importance import CURATOR_MARK
+from review_harness.domain.prompt import REVIEW_MARK
 from review_harness.domain.knowledge import page_sentences
 
-DEDUP_MARK = "DOMAIN DEDUP QUESTION"
 
 
 def curator_answer(page: str, author: str) -> dict:
@@ -48,6 +51,16 @@ def answer(prompt: str) -> str | None:
         if page is None:
             return None
         return json.dumps(curator_answer(page, author))
+    if REVIEW_MARK in prompt:
+        from review_harness.domain.prompt import report_of
+        from review_harness.domain.reviewer import default_reviewer_rubric
+        from review_harness.domain.rules import review_document
+
+        brief = data_block(prompt, "<brief>", "</brief>")
+        document = data_block(prompt, "<document>", "</document>")
+        if brief is None or document is None:
+            return None
+        return report_of(review_document(document, brief, default_reviewer_rubric())).model_dump_json(indent=1)
     if DEDUP_MARK in prompt:
         from review_harness.domain.dedup import offline_same_issue
 
