@@ -195,9 +195,13 @@ def test_reviewer_prompt_separates_rubric_brief_and_document_and_schema_is_senda
     assert schema_problems(schema_dict(report_schema(R))) == []
     brief = _brief()
     prompt = render_reviewer_prompt(R, brief, CLICK_DOC, reference="Our judged set changed in October.")
-    assert "offline_only_validation: MAJOR -10" in prompt.system and "<brief>" not in prompt.system
-    assert prompt.request.index("<brief>") < prompt.request.index("<reference>") < prompt.request.index("<document>")
-    assert render_reviewer_prompt(R, _brief(), "other doc").prefix_hash == prompt.prefix_hash  # stable prefix
+    assert prompt.system.index("offline_only_validation: MAJOR -10") < prompt.system.index("\n<brief>\n")
+    assert "Digest versions: search-ranking@2026-11-16T09:00:00Z" in prompt.system
+    assert prompt.request.index("<reference>") < prompt.request.index("<document>")
+    assert "<brief>" not in prompt.request
+    # rubric and brief are the stable prefix: the same for another document, most of the prompt
+    assert render_reviewer_prompt(R, _brief(), "other doc").prefix_hash == prompt.prefix_hash
+    assert len(prompt.system) > len(prompt.request)
 
 
 def test_offline_reviewer_round_trip_through_the_provider():

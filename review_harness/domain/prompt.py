@@ -1,7 +1,9 @@
 """The domain expert reviewer's prompt, response schema and parser.
 
-The system message is the rubric (stable, cacheable); the request carries the context brief,
-an optional user reference (it supplements the brief) and the document, last. The model names
+The system message is the rubric, then the context brief (Sections 1 and 2: the same for every
+document reviewed against the same digest versions, so the cacheable prefix is most of the
+prompt); the request carries an optional user reference (it supplements the brief) and the
+document, last (Section 3). The model names
 issue types, quotes and sources; the harness sets severity and points from the rubric and caps a
 finding whose source is an advisory section at ADVISORY.
 """
@@ -52,11 +54,13 @@ def report_schema(rubric: ReviewerRubric):
 def render_reviewer_prompt(rubric: ReviewerRubric, brief: DomainContextBrief, document: str,
                            reference: str | None = None) -> ReviewerPrompt:
     env = template_environment(str(PROMPTS_DIR / "domain"))
-    system = env.get_template("reviewer_system.v1.j2").render(dimension=rubric.dimension,
-                                                              advisory_points=rubric.advisory_points)
-    request = env.get_template("reviewer_request.v1.j2").render(
+    system = env.get_template("reviewer_system.v1.j2").render(
+        dimension=rubric.dimension, advisory_points=rubric.advisory_points,
         domains=", ".join(brief.domains_included), version=brief.version,
         brief=neutralize_delimiters(brief.content, "<brief>", "</brief>"),
+    )
+    request = env.get_template("reviewer_request.v1.j2").render(
+        domains=", ".join(brief.domains_included),
         reference=neutralize_delimiters(reference, "<reference>", "</reference>") if reference else None,
         document=neutralize_delimiters(document),
     )
