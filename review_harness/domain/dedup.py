@@ -173,10 +173,28 @@ def suppressed(decisions: list[DedupDecision]) -> set[str]:
     return {d.analysis_id for d in decisions if d.duplicate}
 
 
+STOPWORDS = frozenset(
+    "the a an and or of to in on for with without is are was were be been it its this that these those "
+    "as at by from not no only any every each than then there their they we our you your can may "
+    "should would could will into over under when where which what who how why also more most".split())
+SAME_QUOTE = 0.8
+SAME_WORDS = 0.25
+
+
+def content_words(text: str) -> set[str]:
+    """Words that carry the issue: no stopwords, no metric or method names (those are what two
+    different issues about one metric share), cut to a 6-letter stem."""
+    words = re.findall(r"[a-z][a-z-]+", text.lower())
+    return {w[:6] for w in words if w not in STOPWORDS and len(w) > 2 and not terms_in(w)}
+
+
 def offline_same_issue(analysis: dict, domain: dict) -> tuple[bool, str]:
-    """The offline model's answer to the stage-2 question: the same issue when the findings quote
-    the same passage or describe it in largely the same words."""
+    """The offline model's answer to the stage-2 question: the same issue when both quote the same
+    passage, or when what they say is wrong and what they propose share enough words beyond the
+    metric's name."""
     overlap = quote_overlap(analysis.get("quote"), domain.get("quote"))
-    similarity = fuzz.token_set_ratio(str(analysis.get("summary", "")).lower(), str(domain.get("summary", "")).lower()) / 100
-    same = overlap >= 0.6 or similarity >= 0.55
-    return same, f"quote overlap {overlap:.2f}, summary similarity {similarity:.2f}"
+    a = content_words(f"{analysis.get('summary', '')} {analysis.get('fix') or ''}")
+    d = content_words(f"{domain.get('summary', '')} {domain.get('fix') or ''}")
+    shared = len(a & d) / len(a | d) if a | d else 0.0
+    same = overlap >= SAME_QUOTE or shared >= SAME_WORDS
+    return same, f"quote overlap {overlap:.2f}, shared issue words {shared:.2f}"

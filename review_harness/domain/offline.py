@@ -71,3 +71,17 @@ def answer(prompt: str) -> str | None:
         same, reason = offline_same_issue(pair["analysis"], pair["domain"])
         return json.dumps({"same_issue": same, "reason": reason})
     return None
+
+
+class OfflineDedupModel:
+    """Answers stage-2 dedup questions in-process, as the offline provider would (for gold runs
+    and benchmarks outside an eval)."""
+
+    async def generate(self, messages, config=None, cache=False):
+        from inspect_ai.model import ModelOutput
+
+        return ModelOutput.from_content("offline/rules", answer("\n\n".join(m.text for m in messages)) or "")
+
+
+def offline_dedup_model() -> OfflineDedupModel:
+    return OfflineDedupModel()

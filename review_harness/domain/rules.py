@@ -30,6 +30,7 @@ CLAIMS_FILE = FIXTURES_DIR / "domain" / "claim_verifications.yaml"
 HEADING_RE = re.compile(r"^### (?P<key>.+?) \[tier: (?P<tier>\w+)\] \[authority: (?P<authority>\w+)\]\s*$")
 RANGE_RE = re.compile(r"(?:between\s+)?(?P<lo>\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(?P<hi>\d+(?:\.\d+)?)")
 NUMBER_RE = re.compile(r"(?<![\w.])(?P<value>\d+(?:\.\d+)?)(?![\w.])")
+METRIC_SUFFIX_RE = re.compile(r"@\d+")
 CITATION_WORDS = ("research shows", "study", "studies", "according to", "paper", "survey found", "reported by")
 
 
@@ -99,6 +100,19 @@ def _has(text: str, words: list[str]) -> str | None:
     return next((w for w in words if w in low), None)
 
 
+NEGATION_RE = r"\b(?:no|not|without|never)\s+(?:\w+\s+)?"
+
+
+def _hits(sentence: str, words: list[str]) -> int:
+    """How many of the words a sentence uses, leaving out negated ones ("no click data")."""
+    low = sentence.lower()
+    return sum(1 for w in words if w in low and not re.search(NEGATION_RE + re.escape(w), low))
+
+
+def _mentions(document: str, words: list[str]) -> bool:
+    return any(_hits(unit.text, words) for unit in sentences(document) if unit.kind != "heading")
+
+
 @dataclass
 class DomainReview:
     findings: list[DomainFinding] = field(default_factory=list)
@@ -116,30 +130,43 @@ def _source_for(check: Check, sections: list[BriefSection]) -> FindingSource | N
     return FindingSource(kind="digest", ref=hits[0].key, authority=hits[0].authority)
 
 
+SUMMARY_HEADING_RE = re.compile(r"summary|tl;?dr|overview|abstract", re.IGNORECASE)
+
+
 def _locate(document: str, words: list[str]) -> tuple[str | None, str | None]:
-    """The first sentence of the document mentioning a word, and its section heading."""
+    """The sentence of the document that uses most of the words, and its section heading: the
+    evidence a finding quotes. Among equals, one in the body (where the method or plan is stated)
+    beats one in the summary, then the first."""
     sections = parse_sections(document)
+    best, best_score = None, 0.0
     for unit in sentences(document):
-        if unit.kind != "heading" and _has(unit.text, words):
-            section = section_at(sections, unit.line)
-            return unit.quote() if hasattr(unit, "quote") else unit.text, section.heading if section else None
-    return None, None
+        hits = _hits(unit.text, words) if unit.kind != "heading" else 0
+        if not hits:
+            continue
+        section = section_at(sections, unit.line)
+        score = hits - (0.5 if section and SUMMARY_HEADING_RE.search(section.heading) else 0.0)
+        if score > best_score:
+            best, best_score = (unit, section), score
+    if best is None:
+        return None, None
+    unit, section = best
+    return unit.text, section.heading if section else None
 
 
 def run_checks(document: str, sections: list[BriefSection], rubric: ReviewerRubric, config: RulesConfig) -> list[DomainFinding]:
     findings = []
     for check in config.checks:
         source = _source_for(check, sections)
-        if source is None or not _has(document, check.applies_when):
+        if source is None or not _mentions(document, check.applies_when):
             continue
         if any(not _has(document, [w]) for w in check.requires_all):
             continue
-        if _has(document, check.addressed_by):
+        if _mentions(document, check.addressed_by):
             continue
         issue = check.issue_type
-        if check.acknowledged_issue_type and _has(document, check.acknowledged_by):
+        if check.acknowledged_issue_type and _mentions(document, check.acknowledged_by):
             issue = check.acknowledged_issue_type
-        quote, where = _locate(document, check.acknowledged_by + check.applies_when)
+        quote, where = _locate(document, check.acknowledged_by + check.applies_when + check.requires_all)
         findings.append(make_finding(rubric, f"D{len(findings) + 1}", check.lens, issue, source, check.summary,
                                      quote=quote, section=where, fix=check.fix))
     return findings
@@ -168,11 +195,12 @@ def check_benchmarks(document: str, sections: list[BriefSection], rubric: Review
     for unit in sentences(document):
         if not _has(unit.text, config.benchmark_words):
             continue
-        for metric, (lo, hi, section) in ranges.items():
+        for metric, (lo, hi, section) in sorted(ranges.items(), key=lambda kv: -len(kv[0])):
             at = unit.text.lower().find(metric.lower())
             if at < 0:
                 continue
-            number = NUMBER_RE.search(unit.text, at + len(metric))
+            suffix = METRIC_SUFFIX_RE.match(unit.text, at + len(metric))  # NDCG@10: the 10 is not a value
+            number = NUMBER_RE.search(unit.text, suffix.end() if suffix else at + len(metric))
             if not number:
                 continue
             value = float(number.group("value"))
@@ -229,7 +257,7 @@ def review_document(document: str, brief_content: str, rubric: ReviewerRubric,
     if review.verified:
         review.credits.append("claims_cited")
     pitfall_checks = [c for c in config.checks if c.lens == "pitfall" and _source_for(c, sections)
-                      and _has(document, c.applies_when)]
-    if pitfall_checks and all(_has(document, c.addressed_by) for c in pitfall_checks):
+                      and _mentions(document, c.applies_when)]
+    if pitfall_checks and all(_mentions(document, c.addressed_by) for c in pitfall_checks):
         review.credits.append("pitfalls_addressed")
     return review
