@@ -124,6 +124,13 @@ def run_lint(args: argparse.Namespace) -> int:
     for key, digest in design_hashes.items():
         print(f"design {key}: prefix {digest}, {counts[key]}/{INSTRUCTION_LIMIT} instructions")
     problems += design_problems
+    from review_harness.domain.lint import lint_domain_prompts
+    from review_harness.domain.reviewer import default_reviewer_rubric
+
+    domain_problems, domain_hashes, domain_counts = lint_domain_prompts(default_reviewer_rubric(), args.update_hashes)
+    for key, digest in domain_hashes.items():
+        print(f"domain {key}: prefix {digest}, {domain_counts[key]}/{INSTRUCTION_LIMIT} instructions")
+    problems += domain_problems
     for problem in problems:
         print(f"problem: {problem}")
     print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))

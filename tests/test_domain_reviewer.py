@@ -251,3 +251,11 @@ def test_domain_task_param_is_a_one_line_prerequisite_error():
     assert str(err.value) == ("-T domain=search-ranking,nope: unknown domain 'nope'; choose from: "
                               "search-ranking, query-understanding, search-infra")
     assert domain_task_param("search-infra") == ["search-infra"]
+
+
+def test_domain_prompt_lint_passes_with_recorded_hashes():
+    from review_harness.domain.lint import lint_domain_prompts
+
+    problems, hashes, counts = lint_domain_prompts(R)
+    assert problems == [] and set(hashes) == {"domain-reviewer", "curator"}
+    assert counts["domain-reviewer"] <= 150
