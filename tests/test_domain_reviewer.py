@@ -259,3 +259,17 @@ def test_domain_prompt_lint_passes_with_recorded_hashes():
     problems, hashes, counts = lint_domain_prompts(R)
     assert problems == [] and set(hashes) == {"domain-reviewer", "curator"}
     assert counts["domain-reviewer"] <= 150
+
+
+def test_lens_rows_banner_log_record_and_calibration_table():
+    from review_harness.domain.reviewer import lens_worst
+    from review_harness.domain.scoring import compare_weightings
+
+    review = review_document(CLICK_DOC, _brief().content, R)
+    assert lens_worst(review.findings, R) == {"technique": "MAJOR", "benchmark": "CRITICAL", "pitfall": "CRITICAL"}
+    brief = _brief()
+    assert brief.banner().startswith("> **Domain knowledge warnings**\n> - search-ranking: 1 conflict(s)")
+    assert brief.log_record()["versions"]["search-ranking"] == "2026-11-16T09:00:00Z"
+    table = compare_weightings([{"document": "d", "analysis": 85, "communication": 85, "domain": 40}], R)
+    assert table == [{"document": "d", "two_dimension": 85.0, "band_two": "Good to Go", "three_dimension": 73.75,
+                      "band_three": "Minor Fix", "band_moved": True}]

@@ -170,3 +170,17 @@ def credit_points(credit_ids: list[str], rubric: ReviewerRubric) -> list[int]:
         points.append(value)
         total += value
     return points
+
+
+SEVERITY_ORDER = ("CRITICAL", "MAJOR", "MINOR", "ADVISORY")
+
+
+def lens_worst(findings: list[DomainFinding], rubric: ReviewerRubric) -> dict[str, str | None]:
+    """Each lens's worst severity (None: no finding), in rubric order: the domain rows of the
+    dashboard."""
+    out: dict[str, str | None] = {lens.id: None for lens in rubric.dimension.lenses}
+    for finding in findings:
+        current = out.get(finding.lens)
+        if current is None or SEVERITY_ORDER.index(finding.severity) < SEVERITY_ORDER.index(current):
+            out[finding.lens] = finding.severity
+    return out

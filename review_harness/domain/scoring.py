@@ -55,3 +55,18 @@ def apply_floors(score: float, critical_counts: Mapping[str, int], rubric: Revie
     return floor.verdict, (
         f"{total} CRITICAL finding(s) ({where}) cap the verdict at {floor.verdict} "
         f"(as if the score were {floor.max_score:g} at most), whatever each dimension's weight")
+
+
+def compare_weightings(rows: list[dict], rubric: ReviewerRubric) -> list[dict]:
+    """The recalibration table (seed s8): for each document with analysis, communication and
+    domain scores, the two-dimension and three-dimension scores and bands, and whether the band
+    moved. `rows`: [{"document", "analysis", "communication", "domain"}]."""
+    out = []
+    for row in rows:
+        two = final_score({"analysis": row["analysis"], "communication": row["communication"]}, rubric)
+        three = final_score({"analysis": row["analysis"], "communication": row["communication"],
+                             "domain": row["domain"]}, rubric)
+        out.append({"document": row["document"], "two_dimension": two, "band_two": band(two, rubric),
+                    "three_dimension": three, "band_three": band(three, rubric),
+                    "band_moved": band(two, rubric) != band(three, rubric)})
+    return out

@@ -42,6 +42,17 @@ class DomainContextBrief(BaseModel):
     budget: int
     conflicts: list[str] = []
 
+    def banner(self) -> str | None:
+        """The warning banner a report shows above its results, or None without warnings."""
+        if not self.warnings:
+            return None
+        return "\n".join(["> **Domain knowledge warnings**"] + [f"> - {w}" for w in self.warnings])
+
+    def log_record(self) -> dict:
+        """What a review records about the brief it used (digest versions, size, warnings)."""
+        return {"domains": self.domains_included, "versions": self.versions, "tokens": self.tokens,
+                "budget": self.budget, "warnings": self.warnings, "conflicts": len(self.conflicts)}
+
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
