@@ -163,3 +163,58 @@ def test_confluence_unavailable_records_failed_refresh(httpserver, kb):
     report = anyio.run(lambda: refresh_domain("search-infra", index, roster, source, _offline_curator, now=NOW))
     assert not report.published and "refresh failed" in report.warnings[0]
     assert read_status(kb / "digests" / "search-infra.md")["status"] == "failed"
+
+
+class _Scripted:
+    """A stand-in model answering every call with one text (or raising)."""
+
+    def __init__(self, text=None, error=None):
+        self.text, self.error, self.calls = text, error, 0
+
+    async def generate(self, messages, config=None, cache=False):
+        from inspect_ai.model import ModelOutput
+
+        self.calls += 1
+        if self.error:
+            raise self.error
+        return ModelOutput.from_content("scripted", self.text)
+
+
+def test_model_synthesis_through_the_offline_provider(kb):
+    from inspect_ai.model import get_model
+
+    from review_harness.domain.synthesis import SYNTHESIS_SCHEMA
+
+    assert schema_problems(schema_dict(SYNTHESIS_SCHEMA)) == []
+    index, roster = load_index(kb / "domain-index.yaml"), load_roster(kb / "team-roster.yaml")
+    report = anyio.run(lambda: refresh_domain("search-ranking", index, roster, FolderSource(PAGES), _offline_curator,
+                                              now=NOW, synthesis_model=get_model("offline/rules")))
+    assert report.published and report.warnings == []
+    digest = load_current(kb / "digests" / "search-ranking.md").digest
+    assert digest.conflicts and digest.conflicts[0].text.startswith("CONFLICT: Foundational knowledge names IPW")
+    assert digest.section("Workstream Learnings").authority == "advisory"
+
+
+def test_model_synthesis_is_checked_and_falls_back(kb):
+    index, roster = load_index(kb / "domain-index.yaml"), load_roster(kb / "team-roster.yaml")
+    long = " ".join(["word"] * 2000)
+    answer = json.dumps({"bullets": [
+        {"page_id": "12347", "subsection": "Known Pitfalls", "text": "Position bias needs IPW or randomization."},
+        {"page_id": "99999", "subsection": "Made up", "text": "A page that was not given."},
+        {"page_id": "12391", "subsection": "Recent Experiment Learnings", "text": long},
+    ], "conflicts": [{"page_id": "12381", "text": "IPW is replaced by doubly-robust."}]})
+    model = _Scripted(answer)
+    report = anyio.run(lambda: refresh_domain("search-ranking", index, roster, FolderSource(PAGES), _offline_curator,
+                                              now=NOW, synthesis_model=model))
+    assert model.calls == 1
+    assert "synthesis: dropped a bullet citing page '99999', not a page of this refresh" in report.warnings
+    assert any(w.startswith("synthesis: dropped a bullet of page 12391 over its") for w in report.warnings)
+    # the one bullet kept is less than half the old digest: the anomaly check keeps the old version
+    assert not report.published
+    assert any("token count dropped by more than 50%" in w for w in report.warnings)
+    assert load_current(kb / "digests" / "search-ranking.md").digest.version == "2026-11-16T09:00:00Z"
+    failing = _Scripted(error=RuntimeError("provider down"))
+    report = anyio.run(lambda: refresh_domain("search-ranking", index, roster, FolderSource(PAGES), _offline_curator,
+                                              now=NOW, synthesis_model=failing))
+    assert report.published
+    assert "search-ranking synthesis: no usable answer from the model; used the extractive synthesis" in report.warnings

@@ -49,6 +49,9 @@ def add_domain_commands(subparsers: argparse._SubParsersAction) -> argparse.Argu
     refresh.add_argument("--tier", choices=TIERS, default="all", help="which tier to rebuild (default: %(default)s)")
     refresh.add_argument("--model", help="curator model when the role is unbound (default: $INSPECT_EVAL_MODEL or offline/rules)")
     refresh.add_argument("--tokens", type=int, default=DEFAULT_BUDGET, help="budget (default: %(default)s)")
+    refresh.add_argument("--synthesis", choices=("model", "extractive"), default="model",
+                         help="model: the curator drafts the digest (checked against pages and budgets); "
+                              "extractive: the pages' most knowledge-dense sentences, no model call (default: %(default)s)")
     back = sub.add_parser("rollback", help="make the version before the current one current again")
     back.add_argument("domain")
     return domain
@@ -109,8 +112,9 @@ def run_refresh(args: argparse.Namespace) -> int:
     async def curator(page, context):
         return await ask_curator(args.domain, page, context, model)
 
-    report = anyio.run(lambda: refresh_domain(args.domain, index, roster, source, curator,
-                                              now=_now(), budget=args.tokens, tier=args.tier))
+    report = anyio.run(lambda: refresh_domain(
+        args.domain, index, roster, source, curator, now=_now(), budget=args.tokens, tier=args.tier,
+        synthesis_model=model if args.synthesis == "model" else None))
     for score in sorted(report.scores, key=lambda s: -s["final_importance"]):
         print(f"page {score['page']}: importance {score['final_importance']:.3f} "
               f"(budget {report.budgets.get(score['page'], 0)} tokens) - {score['rationale'] or score['problem']}")

@@ -1,6 +1,7 @@
 """How the offline provider answers the domain prompts (anything else: None): the domain expert
 reviewer's request with the rule engine (rules.py), the dedup question with a quote and wording
-comparison, and the curator's request as below.
+comparison, the digest synthesis request with the extractive synthesis, and the curator's
+request as below.
 
 The curator request is scored from the page itself: knowledge density is the share of its
 sentences that carry domain-knowledge cues (standards, decisions, pitfalls, evaluation, results),
@@ -17,6 +18,7 @@ from review_harness.core.prompts import data_block
 from review_harness.domain.dedup import DEDUP_MARK
 from review_harness.domain.importance import CURATOR_MARK
 from review_harness.domain.prompt import REVIEW_MARK
+from review_harness.domain.synthesis import SYNTHESIS_MARK
 from review_harness.domain.knowledge import page_sentences
 
 
@@ -61,6 +63,13 @@ def answer(prompt: str) -> str | None:
         if brief is None or document is None:
             return None
         return report_of(review_document(document, brief, default_reviewer_rubric())).model_dump_json(indent=1)
+    if SYNTHESIS_MARK in prompt:
+        from review_harness.domain.synthesis import offline_synthesis
+
+        block = data_block(prompt, "<pages>", "</pages>")
+        if block is None:
+            return None
+        return offline_synthesis(json.loads(block)).model_dump_json(indent=1)
     if DEDUP_MARK in prompt:
         from review_harness.domain.dedup import offline_same_issue
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+from inspect_ai.model import Model
+from pydantic import BaseModel
 
 from review_harness.core.tokens import estimate_tokens
 from review_harness.domain.config import DomainIndex, TeamRoster
@@ -127,27 +129,76 @@ def pick_sentences(page: Page, budget: int) -> list[str]:
     return [text for _, text in sorted(chosen)]
 
 
-def synthesize(name: str, pages: dict[str, tuple[Page, str]], shares: dict[str, int], version: str,
-               previous: Digest | None, tier: str) -> Digest:
-    sections: dict[tuple[str, str], dict[str, list[Bullet]]] = {}
+class DraftBullet(BaseModel):
+    """One bullet a synthesis proposes: which page it comes from, under which subsection."""
+
+    page_id: str
+    subsection: str
+    text: str
+
+
+def kind_of(page: Page, page_tier: str) -> str:
+    """foundational | learning | standard: decides the section, hence the authority, of a page's bullets."""
+    if page_tier == "foundational":
+        return "foundational"
+    return "learning" if is_learning(page.title, page.labels) else "standard"
+
+
+def default_subsection(kind: str, page: Page, text: str) -> str:
+    if kind == "foundational":
+        return subsection_for(classify(text))
+    if kind == "learning":
+        return "Recent Post-Mortems" if is_postmortem(page.title, page.labels) else "Recent Experiment Learnings"
+    return "Active Project Decisions"
+
+
+def extractive_drafts(pages: dict[str, tuple[Page, str]], shares: dict[str, int], tier: str,
+                      kinds: dict[str, str] | None = None) -> list[DraftBullet]:
+    """Each page's most knowledge-dense sentences within its share, biggest share first.
+    `kinds` overrides what kind_of() would say of a page."""
+    drafts = []
     for page_id, (page, page_tier) in sorted(pages.items(), key=lambda kv: (-shares.get(kv[0], 0), kv[0])):
         if tier != "all" and page_tier != tier:
             continue
+        kind = (kinds or {}).get(page_id) or kind_of(page, page_tier)
         for text in pick_sentences(page, shares.get(page_id, 0)):
-            bullet_text = f"{text} (source: {page.id})"
-            if page_tier == "foundational":
-                key = FOUNDATIONAL
-                sub = subsection_for(classify(text))
-                bullet = Bullet(text=bullet_text)
-            elif is_learning(page.title, page.labels):
-                key = LEARNINGS
-                sub = "Recent Post-Mortems" if is_postmortem(page.title, page.labels) else "Recent Experiment Learnings"
-                bullet = Bullet(text=bullet_text, date=page.updated.date())
-            else:
-                key = STANDARDS
-                sub = "Active Project Decisions"
-                bullet = Bullet(text=bullet_text, date=page.updated.date())
-            sections.setdefault(key, {}).setdefault(sub, []).append(bullet)
+            drafts.append(DraftBullet(page_id=page_id, subsection=default_subsection(kind, page, text), text=text))
+    return drafts
+
+
+def within_budgets(drafts: list[DraftBullet], pages: dict[str, tuple[Page, str]], shares: dict[str, int],
+                   tier: str, warnings: list[str]) -> list[DraftBullet]:
+    """Drafts whose page exists (and is of the refreshed tier) and that fit the page's share."""
+    used: dict[str, int] = {}
+    kept = []
+    for draft in drafts:
+        if draft.page_id not in pages or (tier != "all" and pages[draft.page_id][1] != tier):
+            warnings.append(f"synthesis: dropped a bullet citing page {draft.page_id!r}, not a page of this refresh")
+            continue
+        cost = estimate_tokens(f"{draft.text} (source: {draft.page_id})") + 1
+        if used.get(draft.page_id, 0) + cost > shares.get(draft.page_id, 0):
+            warnings.append(f"synthesis: dropped a bullet of page {draft.page_id} over its {shares.get(draft.page_id, 0)}-token share")
+            continue
+        used[draft.page_id] = used.get(draft.page_id, 0) + cost
+        kept.append(draft)
+    return kept
+
+
+def assemble(name: str, pages: dict[str, tuple[Page, str]], drafts: list[DraftBullet], version: str,
+             previous: Digest | None, tier: str, conflicts: list[Bullet] | None = None) -> Digest:
+    """The digest from drafted bullets. Code, not the synthesis, decides each bullet's section and
+    so its authority (foundational pages: Foundational Knowledge; experiment write-ups and
+    post-mortems: Workstream Learnings, advisory; other workstream pages: Workstream Standards),
+    dates workstream bullets with the page's date and cites the page."""
+    keys = {"foundational": FOUNDATIONAL, "learning": LEARNINGS, "standard": STANDARDS}
+    sections: dict[tuple[str, str], dict[str, list[Bullet]]] = {}
+    for draft in drafts:
+        page, page_tier = pages[draft.page_id]
+        kind = kind_of(page, page_tier)
+        bullet = Bullet(text=f"{draft.text} (source: {page.id})",
+                        date=None if kind == "foundational" else page.updated.date())
+        sub = draft.subsection.strip() or default_subsection(kind, page, draft.text)
+        sections.setdefault(keys[kind], {}).setdefault(sub, []).append(bullet)
     cadence = {FOUNDATIONAL: "monthly", STANDARDS: "weekly", LEARNINGS: "weekly"}
     built = [
         TierSection(title=key[0], authority=key[1], cadence=cadence[key],
@@ -158,28 +209,39 @@ def synthesize(name: str, pages: dict[str, tuple[Page, str]], shares: dict[str, 
         kept = [s for s in previous.sections if s.tier != tier]
         built = sorted(kept + built, key=lambda s: (s.tier != "foundational", s.authority != "authoritative"))
     digest = Digest(domain=name, version=version, previous=previous.version if previous else None, sections=built)
-    digest.conflicts = find_conflicts(digest)
+    digest.conflicts = find_conflicts(digest) if conflicts is None else conflicts
     return digest
+
+
+def synthesize(name: str, pages: dict[str, tuple[Page, str]], shares: dict[str, int], version: str,
+               previous: Digest | None, tier: str) -> Digest:
+    """The extractive synthesis (no model call)."""
+    return assemble(name, pages, extractive_drafts(pages, shares, tier), version, previous, tier)
+
+
+def conflict_with(text: str, foundational: list[str]) -> str | None:
+    """The conflict line when `text` (workstream knowledge) replaces or dismisses a technique
+    one of the foundational texts names, else None."""
+    for term in replaced_terms(text):
+        named = [f for f in foundational if term.lower() in f.lower()]
+        if len(term) >= 3 and named:
+            return (f"CONFLICT: Foundational knowledge names {term} ({named[0][:80]}...); "
+                    f"workstream knowledge says: {text[:160]} -> Workstream takes precedence. "
+                    "Flagged for the next foundational review.")
+    return None
 
 
 def find_conflicts(digest: Digest) -> list[Bullet]:
     """A workstream bullet that replaces or dismisses a technique the foundational tier names."""
-    foundational = [b for s in digest.sections if s.tier == "foundational" for sub in s.subsections for b in sub.bullets]
+    foundational = [b.text for s in digest.sections if s.tier == "foundational" for sub in s.subsections for b in sub.bullets]
     out = []
     for section in digest.sections:
         if section.tier != "workstream":
             continue
-        for sub in section.subsections:
-            for bullet in sub.bullets:
-                for term in replaced_terms(bullet.text):
-                    named = [b for b in foundational if term.lower() in b.text.lower()]
-                    if len(term) < 3 or not named:
-                        continue
-                    out.append(Bullet(date=bullet.date, text=(
-                        f"CONFLICT: Foundational knowledge names {term} ({named[0].text[:80]}...); "
-                        f"{section.title} says: {bullet.text[:160]} -> Workstream takes precedence. "
-                        "Flagged for the next foundational review.")))
-                    break
+        for bullet in (b for sub in section.subsections for b in sub.bullets):
+            line = conflict_with(bullet.text, foundational)
+            if line:
+                out.append(Bullet(date=bullet.date, text=line))
     return out
 
 
@@ -193,10 +255,12 @@ async def refresh_domain(
     now: dt.datetime,
     budget: int = DEFAULT_BUDGET,
     tier: str = "all",
+    synthesis_model: Model | None = None,
 ) -> RefreshReport:
     """Refresh one domain's digest from `source`; `curator(page, author_context)` returns
-    (CuratorAnswer | None, reason). A source that fails records a failed refresh and keeps
-    the current digest (the skill warns about it)."""
+    (CuratorAnswer | None, reason). With `synthesis_model` the model drafts the bullets
+    (synthesis.py), else the synthesis is extractive. A source that fails records a failed
+    refresh and keeps the current digest (the skill warns about it)."""
     entry = index.entry(name)
     current = index.digest_path(name)
     version = format_version(now)
@@ -240,7 +304,14 @@ async def refresh_domain(
         previous = load_current(current).digest
     except DigestStoreError:
         previous = None
-    digest = synthesize(name, pages, report.budgets, version, previous, tier)
+    digest = None
+    if synthesis_model is not None:
+        from review_harness.domain.synthesis import model_synthesis
+
+        digest = await model_synthesis(name, pages, report.budgets, version, previous, tier, synthesis_model,
+                                       report.warnings)
+    if digest is None:
+        digest = synthesize(name, pages, report.budgets, version, previous, tier)
     scored = [s.final for s in scores if s.reason is None]
     if not scored and scores:
         write_status(current, "failed", "the curator scored no page", now)
