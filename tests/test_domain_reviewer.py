@@ -257,7 +257,7 @@ def test_domain_prompt_lint_passes_with_recorded_hashes():
     from review_harness.domain.lint import lint_domain_prompts
 
     problems, hashes, counts = lint_domain_prompts(R)
-    assert problems == [] and set(hashes) == {"domain-reviewer", "curator"}
+    assert problems == [] and set(hashes) == {"domain-reviewer", "curator", "synthesis"}
     assert counts["domain-reviewer"] <= 150
 
 

@@ -1,5 +1,5 @@
 """Prompt lint of the domain prompts: the reviewer's rubric prefix (rendered with an empty
-brief, since the brief changes with every digest version) and the curator's system prompt stay
+brief, since the brief changes with every digest version) and the curator's and synthesis system prompts stay
 within the instruction limit and keep their recorded hashes (prompts/domain/prefix_hashes.json)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from review_harness.domain.prompt import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.domain.reviewer import ReviewerRubric
 from review_harness.domain.skill import DomainContextBrief
 from review_harness.domain.sources import Page
+from review_harness.domain.synthesis import render_synthesis_prompt
 
 EMPTY_BRIEF = DomainContextBrief(content="", domains_included=["lint"], knowledge_tier={}, authority_level={},
                                  version="lint@-", versions={}, warnings=[], tokens=0, budget=0)
@@ -25,7 +26,8 @@ def lint_domain_prompts(rubric: ReviewerRubric, update_hashes: bool = False) -> 
     reviewer = render_reviewer_prompt(rubric, EMPTY_BRIEF, "lint")
     page = Page(id="0", title="lint", updated=datetime(2026, 1, 1, tzinfo=timezone.utc), body="lint")
     curator_system, _ = render_curator_prompt("lint", page, "lint")
-    prefixes = {"domain-reviewer": reviewer.system, "curator": curator_system}
+    synthesis_system, _ = render_synthesis_prompt("lint", [], "all")
+    prefixes = {"domain-reviewer": reviewer.system, "curator": curator_system, "synthesis": synthesis_system}
     hashes = {key: prefix_hash(text) for key, text in prefixes.items()}
     counts = {key: count_instructions(text) for key, text in prefixes.items()}
     problems = [f"{key}: {n} instructions, over the limit of {INSTRUCTION_LIMIT}"
