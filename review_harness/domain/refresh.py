@@ -7,13 +7,14 @@
    adds recency, comments and incoming links; scores are logged with their rationale in
    `<domain>.scores.json`, keyed by page id, so a page seen again is re-scored and the latest
    score wins (discovery windows overlap on purpose);
-3. each page gets a share of the budget by importance; the synthesis takes the page's most
-   knowledge-dense sentences within its share, tags every section with its authority, and lists
-   conflicts between the tiers (workstream wins them);
+3. each page gets a share of the budget by importance; the synthesis drafts each page's bullets
+   within its share (the curator model, synthesis.py, or extractively: the page's most
+   knowledge-dense sentences, no model call); code places every bullet in its tier section with
+   that section's authority, cites the page, and lists conflicts between the tiers (workstream
+   wins them);
 4. the new version is published unless it looks broken (see versions.py).
 
-The synthesis is extractive (no model call): every bullet is a sentence of a page, with the page
-id as its source. A `tier="workstream"` refresh keeps the current foundational sections.
+A `tier="workstream"` refresh keeps the current foundational sections.
 """
 
 from __future__ import annotations
