@@ -218,3 +218,26 @@ def test_model_synthesis_is_checked_and_falls_back(kb):
                                               now=NOW, synthesis_model=failing))
     assert report.published
     assert "search-ranking synthesis: no usable answer from the model; used the extractive synthesis" in report.warnings
+
+
+def test_missing_indexed_page_is_a_warning_and_cli_refresh_from_confluence(httpserver, kb, monkeypatch, capsys):
+    from review_harness.cli import main
+
+    page = json.loads((DATA / "confluence_page_12360.json").read_text())
+    search = json.loads((DATA / "confluence_search.json").read_text())
+    httpserver.expect_request("/rest/api/content/12360").respond_with_json(page)
+    httpserver.expect_request("/rest/api/content/12370").respond_with_data("", status=404)
+    httpserver.expect_request("/rest/api/search").respond_with_json(search)
+    source = ConfluenceSource(httpserver.url_for("/").rstrip("/"), "bot", "secret", cloud=False)
+    assert source.get_page("12370") is None
+    monkeypatch.setenv("CONFLUENCE_USERNAME", "bot")
+    monkeypatch.setenv("CONFLUENCE_TOKEN", "secret")
+    code = main(["domain", "--index", str(kb / "domain-index.yaml"), "--roster", str(kb / "team-roster.yaml"),
+                 "refresh", "search-cross-domain", "--confluence", httpserver.url_for("/").rstrip("/"),
+                 "--model", "offline/rules"])
+    out = capsys.readouterr().out
+    assert code == 1  # the one indexed page is gone: nothing to publish, the current digest stays
+    assert "warning: search-cross-domain: indexed page 12370 (End-to-End Search Evaluation Guide) not found" in out
+    assert "warning: search-cross-domain refresh: the new digest is empty" in out
+    auth = [r for r, _ in httpserver.log][-1].headers.get("Authorization", "")
+    assert auth.startswith("Basic ")

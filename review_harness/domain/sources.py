@@ -26,6 +26,7 @@ from typing import Protocol
 
 import frontmatter
 import requests
+import yaml
 from markdownify import markdownify
 from pydantic import BaseModel, ValidationError
 
@@ -92,7 +93,7 @@ class FolderSource:
     def _read(path: Path) -> Page:
         try:
             post = frontmatter.load(path)
-        except Exception as ex:  # frontmatter raises yaml and value errors of several kinds
+        except (yaml.YAMLError, ValueError, OSError) as ex:  # bad YAML, bad encoding, unreadable file
             raise SourceError(f"{path}: front matter unreadable ({type(ex).__name__}: {ex})") from None
         meta = dict(post.metadata)
         if not meta:
