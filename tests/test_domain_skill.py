@@ -89,7 +89,7 @@ def test_brief_fields_tiers_authority_and_cross_domain_once(kb):
     assert not any("older than 14 days" in w for w in brief.warnings)
 
 
-@pytest.mark.parametrize("budget", [120, 300, 800])
+@pytest.mark.parametrize("budget", [40, 120, 300, 800])
 def test_brief_stays_within_budget_with_cross_domain_sharing_it(kb, budget):
     index = load_index(kb / "domain-index.yaml")
     brief = get_domain_context(["search-ranking"], max_tokens_per_domain=budget, index=index, clock=clock())

@@ -178,12 +178,17 @@ def get_domain_context(
                             "knowledge; workstream takes precedence")
         return digest
 
-    def conflict_lines(digest: Digest) -> list[str]:
+    def conflict_lines(digest: Digest, room: float) -> list[str]:
+        """The digest's conflicts when they fit `room` tokens (they go before any other bullet)."""
         if not digest.conflicts:
             return []
-        conflicts.extend(f"{digest.domain}: {b.text}" for b in digest.conflicts)
-        return [f"### {digest.domain} / Conflicts (workstream takes precedence)"] + [
+        lines = [f"### {digest.domain} / Conflicts (workstream takes precedence)"] + [
             b.render() for b in digest.conflicts] + [""]
+        if _cost("\n".join(lines)) > room:
+            warnings.append(f"{digest.domain}: its conflicts do not fit the budget and are left out of the brief")
+            return []
+        conflicts.extend(f"{digest.domain}: {b.text}" for b in digest.conflicts)
+        return lines
 
     for name in cross:
         digest = serve(name)
@@ -191,11 +196,12 @@ def get_domain_context(
             continue
         sharers = [n for n in names if n in index.entry(name).applies_to]
         share = index.entry(name).budget_share
-        lines = conflict_lines(digest)
-        cap = int(sum(budget_left[n] * share for n in sharers)) - _cost("\n".join(lines))
+        cap = int(sum(budget_left[n] * share for n in sharers))
+        lines = conflict_lines(digest, cap)
+        cap -= _cost("\n".join(lines))
         kept, _ = _select(digest, max(cap, 0), hints)
         lines = _render(digest, kept, tiers, authority) + lines
-        if not kept and not digest.conflicts:
+        if not kept and not lines:
             continue
         used = _cost("\n".join(lines))
         for n in sharers:  # split what the cross-domain digest used across the domains it serves
@@ -207,7 +213,7 @@ def get_domain_context(
         digest = serve(name)
         if digest is None:
             continue
-        lines = conflict_lines(digest)
+        lines = conflict_lines(digest, int(budget_left[name]))
         room = int(budget_left[name]) - _cost("\n".join(lines))
         kept, _ = _select(digest, max(room, 0), hints)
         parts += _render(digest, kept, tiers, authority) + lines
@@ -216,7 +222,7 @@ def get_domain_context(
 
     content = "\n".join(parts).strip() + ("\n" if parts else "")
     included = [d for d in names if d in included] + [d for d in cross if d in included]
-    versions = {d: versions[d] for d in [*names, *cross] if d in versions}
+    versions = {d: versions[d] for d in included}
     return DomainContextBrief(
         content=content,
         domains_included=included,
