@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,11 @@ def test_list_and_show(kb, capsys):
     assert "version: search-infra@2026-11-16T09:00:00Z; search-cross-domain@2026-11-16T09:00:00Z" in out
 
 
-def test_refresh_from_folder_then_rollback(kb, capsys):
+def test_refresh_from_folder_then_rollback(kb, capsys, monkeypatch):
+    import review_harness.domain.cli as domain_cli
+
+    # the example pages are dated November 2026: discovery looks back 14 days from "now"
+    monkeypatch.setattr(domain_cli, "_now", lambda: datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc))
     assert run(kb, "refresh", "search-ranking", "--source", str(KNOWLEDGE / "pages" / "search-ranking"),
                "--model", "offline/rules") == 0
     out = capsys.readouterr().out
