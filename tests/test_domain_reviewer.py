@@ -273,3 +273,24 @@ def test_lens_rows_banner_log_record_and_calibration_table():
     table = compare_weightings([{"document": "d", "analysis": 85, "communication": 85, "domain": 40}], R)
     assert table == [{"document": "d", "two_dimension": 85.0, "band_two": "Good to Go", "three_dimension": 73.75,
                       "band_three": "Minor Fix", "band_moved": True}]
+
+
+def test_domain_member_call_offline_and_degraded():
+    from inspect_ai.model import get_model
+
+    from review_harness.domain.member import domain_review
+
+    brief = _brief()
+    run = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=get_model("offline/rules"), timeout=30))
+    assert run.reason is None and run.problems == []
+    assert {f.issue_type for f in run.review.findings} >= {"critical_pitfall_ignored", "benchmark_fabricated"}
+    assert run.digest_versions == {"search-ranking": "2026-11-16T09:00:00Z", "search-cross-domain": "2026-11-16T09:00:00Z"}
+    assert run.input_tokens > 0 and run.log_record()["status"] == "ok"
+
+    class Down:
+        async def generate(self, messages, config=None, cache=False):
+            raise RuntimeError("provider down")
+
+    failed = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=Down(), timeout=30))
+    assert failed.review is None and failed.reason == "model call failed: RuntimeError: provider down"
+    assert failed.log_record()["status"] == "failed"

@@ -8,7 +8,9 @@ versioned digests under knowledge/domain/ with no model call.
 Modules: config (domain-index.yaml, team-roster.yaml, -T domain), digest (file format), versions
 (versioning, anomalies, rollback), skill, sources (Confluence, folder), importance (curator
 scores, tiebreaker, budgets), knowledge (sentence cues), refresh (the pipeline), reviewer (rubric,
-findings, ADVISORY), prompt (reviewer prompt, schema, parser), rules (offline domain reviewer),
+findings, ADVISORY), prompt (reviewer prompt, schema, parser), member (one reviewer call: prompt,
+structured call, parse, run record), rules (offline domain reviewer), synthesis (model synthesis),
+gold (gold set and metrics), lint (prompt lint),
 dedup (two-stage dedup), scoring (weights, bands, floor rules), offline (responder), cli.
 """
 
