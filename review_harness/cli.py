@@ -11,6 +11,7 @@ from inspect_ai.log import EvalLog
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.design.cli import add_design_commands, run_design
+from review_harness.domain.cli import add_domain_commands, run_domain
 from review_harness.ds.cli import add_ds_commands, run_ds
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
@@ -135,6 +136,13 @@ def run_lint(args: argparse.Namespace) -> int:
     for key, digest in design_hashes.items():
         print(f"design {key}: prefix {digest}, {counts[key]}/{INSTRUCTION_LIMIT} instructions")
     problems += design_problems
+    from review_harness.domain.lint import lint_domain_prompts
+    from review_harness.domain.reviewer import default_reviewer_rubric
+
+    domain_problems, domain_hashes, domain_counts = lint_domain_prompts(default_reviewer_rubric(), args.update_hashes)
+    for key, digest in domain_hashes.items():
+        print(f"domain {key}: prefix {digest}, {domain_counts[key]}/{INSTRUCTION_LIMIT} instructions")
+    problems += domain_problems
     for problem in problems:
         print(f"problem: {problem}")
     print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))
@@ -157,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                           help="accept the current stable prefixes (after an intended prompt change)")
     add_design_commands(sub)
     add_ds_commands(sub)
+    add_domain_commands(sub)
     args = parser.parse_args(argv)
     try:
         ds_result = run_ds(args)
@@ -170,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if log.status == "success" else 1
         if args.command == "gate":
             return run_gate(args)
+        if args.command == "domain":
+            return run_domain(args)
         if args.command == "design":
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class YamlReadError(ValueError):
@@ -36,3 +39,27 @@ def first_error(ex: ValidationError) -> tuple[str, str, int]:
     first = errors[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
     return where, first["msg"].removeprefix("Value error, "), len(errors) - 1
+
+
+def invalid_message(label: str, ex: ValidationError, strip: str = "") -> str:
+    """'<label> is invalid: <key path>: <message> (and N more)' for a validation error; `strip`
+    drops a wrapper key the file itself does not have from the front of the path."""
+    where, message, more = first_error(ex)
+    if strip and where.startswith(strip):
+        where = where[len(strip):] or "(top level)"
+    return f"{label} is invalid: {where}: {message}" + (f" (and {more} more)" if more else "")
+
+
+def read_model(path: str | Path, model: type[M], label: str, error: type[Exception],
+               wrap: Callable[[Any], Any] | None = None, strip: str = "") -> M:
+    """A YAML file validated into a pydantic model; any problem is `error` with one line that
+    names the file (`label`) and, for a schema error, the key path."""
+    path = Path(path)
+    try:
+        raw = read_yaml(path)
+    except YamlReadError as ex:
+        raise error(f"{label} {ex}") from None
+    try:
+        return model.model_validate(wrap(raw) if wrap else raw)
+    except ValidationError as ex:
+        raise error(invalid_message(label, ex, strip)) from None

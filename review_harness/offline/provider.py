@@ -31,6 +31,7 @@ from inspect_ai._util.error import PrerequisiteError  # inspect prints it as one
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from review_harness.core.params import loud_errors
+from review_harness.core.tokens import estimate_tokens  # noqa: F401  (benchmarks import it from here)
 
 FAULT_KINDS = ("exception", "timeout", "malformed", "truncated", "empty")
 NOT_A_REVIEW = (
@@ -43,14 +44,10 @@ class OfflineFault(RuntimeError):
     """An injected failure (fault_rate): stands in for a provider error."""
 
 
-def estimate_tokens(text: str) -> int:
-    """Same rule the harness uses for documents: words x 1.3."""
-    return round(len(text.split()) * 1.3)
-
-
 # each kind's offline responder: ``answer(prompt) -> str | None``, None for another kind's prompt
 RESPONDERS = (
     "review_harness.design.offline",
+    "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
     "review_harness.ds.offline.responder",
 )
 

@@ -308,20 +308,28 @@ def page_ref(document: str, confluence: str | None) -> PageRef:
 # ------------------------------------------------------------------------------ fetching
 
 
-def _client(base_url: str):
+def confluence_client(base_url: str, username: str | None = None, token: str | None = None, *,
+                      advanced_mode: bool = True, cloud: bool | None = None, timeout: float | None = None):
+    """The one way the project builds a Confluence client (page input, domain refresh).
+    Credentials come from the arguments or else the environment, and are never logged."""
     atlassian = require("atlassian", "Reading Confluence pages")
     # the library logs request headers at debug level: keep anything it logs out of logs
     logging.getLogger("atlassian").setLevel(logging.WARNING)
-    username = os.environ.get(ENV_USERNAME)
-    api_token = os.environ.get(ENV_API_TOKEN)
-    personal = os.environ.get(ENV_PERSONAL_TOKEN)
+    if username is None and token is None:  # a personal access token wins, as before
+        personal = os.environ.get(ENV_PERSONAL_TOKEN)
+        if personal:
+            token = personal
+        else:
+            username, token = os.environ.get(ENV_USERNAME), os.environ.get(ENV_API_TOKEN)
     # retries are ours (one policy for 429, 5xx and timeouts), not the library's
-    kwargs: dict[str, Any] = {"timeout": TIMEOUT_SECONDS, "advanced_mode": True, "backoff_and_retry": False,
+    kwargs: dict[str, Any] = {"timeout": timeout or TIMEOUT_SECONDS, "advanced_mode": advanced_mode, "backoff_and_retry": False,
                               "retry_with_header": False}
-    if personal:
-        kwargs["token"] = personal
-    elif username and api_token:
-        kwargs["username"], kwargs["password"] = username, api_token
+    if cloud is not None:
+        kwargs["cloud"] = cloud
+    if token and not username:
+        kwargs["token"] = token  # a personal access token
+    elif username and token:
+        kwargs["username"], kwargs["password"] = username, token
     return atlassian.Confluence(url=base_url, **kwargs)
 
 
@@ -382,7 +390,7 @@ def _get(client, path: str, params: dict[str, Any], ref: PageRef) -> dict[str, A
 def fetch_page(ref: PageRef, comments: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The page's REST content object (storage body, version, space, labels, children) and,
     if asked, its comments. Transient failures are retried with exponential backoff."""
-    client = _client(ref.base_url)
+    client = confluence_client(ref.base_url)
     page = _get(client, f"rest/api/content/{ref.page_id}", {"expand": PAGE_EXPAND}, ref)
     found: list[dict[str, Any]] = []
     if comments:

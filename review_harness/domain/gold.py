@@ -1,0 +1,124 @@
+"""The domain reviewer's gold set (gold/domain/*.yaml over fixtures/domain/): what a careful
+Search specialist expects the domain reviewer to find in each document, and, for gray-zone
+documents, which analysis findings are the same issue. Used to measure the offline rules and
+dedup (benchmarks/domain.py, tests); the DS task's own gold files will carry `options: {domain: ...}`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import anyio
+from pydantic import BaseModel
+
+from review_harness.core.matching import one_to_one, quote_overlap, ratio
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.core.yamlio import read_model
+from review_harness.domain.config import DomainIndex
+from review_harness.domain.dedup import FindingRef, dedup, suppressed
+from review_harness.domain.reviewer import DomainFinding, ReviewerRubric
+from review_harness.domain.rules import review_document
+from review_harness.domain.skill import get_domain_context
+
+DOMAIN_GOLD_DIR = GOLD_DIR / "domain"
+DOMAIN_FIXTURES_DIR = FIXTURES_DIR / "domain"
+QUOTE_MATCH = 0.8
+
+
+class GoldError(ValueError):
+    """A gold file is missing or malformed (one line)."""
+
+
+class ExpectedFinding(BaseModel):
+    id: str
+    lens: str
+    issue_type: str
+    severity: str
+    must_catch: bool
+    summary: str
+    evidence: str
+
+
+class ExpectedDedup(BaseModel):
+    analysis_id: str
+    merged: bool
+
+
+class DomainGold(BaseModel):
+    fixture: str
+    domains: list[str]
+    split: str
+    designed_deficiency: str
+    expected_findings: list[ExpectedFinding]
+    expected_unverified: list[str] = []
+    analysis_findings: list[FindingRef] = []
+    expected_dedup: list[ExpectedDedup] = []
+
+
+def load_gold(directory: Path = DOMAIN_GOLD_DIR) -> list[DomainGold]:
+    return [read_model(p, DomainGold, f"gold file {p.name}", GoldError) for p in sorted(directory.glob("*.yaml"))]
+
+
+class FixtureResult(BaseModel):
+    fixture: str
+    split: str
+    expected: int
+    must_catch: int
+    predicted: int
+    matched: int
+    must_caught: int
+    severity_agreed: int
+    quotes_matched: int
+    missed: list[str]
+    false_positives: list[str]
+    dedup_expected: int = 0
+    dedup_correct: int = 0
+
+
+def _similarity(pred: DomainFinding, gold: ExpectedFinding) -> float:
+    if pred.issue_type != gold.issue_type:
+        return 0.0
+    return 0.5 + 0.5 * quote_overlap(pred.quote, gold.evidence)
+
+
+def evaluate(gold: DomainGold, rubric: ReviewerRubric, index: DomainIndex, now: datetime,
+             fixtures: Path = DOMAIN_FIXTURES_DIR) -> FixtureResult:
+    document = (fixtures / gold.fixture).read_text(encoding="utf-8")
+    brief = get_domain_context(gold.domains, index=index, clock=lambda: now)
+    review = review_document(document, brief.content, rubric)
+    pairs = one_to_one(review.findings, gold.expected_findings, _similarity, 0.5)
+    matched_gold = {j for _, j, _ in pairs}
+    matched_pred = {i for i, _, _ in pairs}
+    result = FixtureResult(
+        fixture=gold.fixture, split=gold.split, expected=len(gold.expected_findings),
+        must_catch=sum(g.must_catch for g in gold.expected_findings), predicted=len(review.findings),
+        matched=len(pairs), must_caught=sum(gold.expected_findings[j].must_catch for j in matched_gold),
+        severity_agreed=sum(review.findings[i].severity == gold.expected_findings[j].severity for i, j, _ in pairs),
+        quotes_matched=sum(quote_overlap(review.findings[i].quote, gold.expected_findings[j].evidence) >= QUOTE_MATCH
+                           for i, j, _ in pairs),
+        missed=[g.id for j, g in enumerate(gold.expected_findings) if j not in matched_gold],
+        false_positives=[f"{f.issue_type}: {f.quote}" for i, f in enumerate(review.findings) if i not in matched_pred],
+    )
+    if gold.expected_dedup:
+        domain_refs = [FindingRef(id=f.id, summary=f.summary, quote=f.quote, section=f.section, fix=f.fix)
+                       for f in review.findings]
+        from review_harness.domain.offline import offline_dedup_model
+
+        decisions = anyio.run(lambda: dedup(gold.analysis_findings, domain_refs, rubric.dedup, model=offline_dedup_model()))
+        merged = suppressed(decisions)
+        result.dedup_expected = len(gold.expected_dedup)
+        result.dedup_correct = sum((e.analysis_id in merged) == e.merged for e in gold.expected_dedup)
+    return result
+
+
+def summarize(results: list[FixtureResult]) -> dict[str, float | None]:
+    total = lambda key: sum(getattr(r, key) for r in results)  # noqa: E731
+    return {
+        "recall": ratio(total("matched"), total("expected")),
+        "must_catch_recall": ratio(total("must_caught"), total("must_catch")),
+        "precision": ratio(total("matched"), total("predicted")),
+        "severity_agreement": ratio(total("severity_agreed"), total("matched")),
+        "quote_accuracy": ratio(total("quotes_matched"), total("matched")),
+        "dedup_accuracy": ratio(total("dedup_correct"), total("dedup_expected")),
+    }

@@ -1,0 +1,325 @@
+"""The refresh pipeline: pages -> importance -> budgets -> digest -> checked new version.
+
+1. the index's pages by id, then discovery (spaces OR labels, changed in the lookback window;
+   discovered pages get the discovery's default tier; pages not in the index are reported as
+   candidates for inclusion);
+2. the curator scores each page (knowledge density, review impact, rationale); the tiebreaker
+   adds recency, comments and incoming links; scores are logged with their rationale in
+   `<domain>.scores.json`, keyed by page id, so a page seen again is re-scored and the latest
+   score wins (discovery windows overlap on purpose);
+3. each page gets a share of the budget by importance; the synthesis drafts each page's bullets
+   within its share (the curator model, synthesis.py, or extractively: the page's most
+   knowledge-dense sentences, no model call); code places every bullet in its tier section with
+   that section's authority, cites the page, and lists conflicts between the tiers (workstream
+   wins them);
+4. the new version is published unless it looks broken (see versions.py).
+
+A `tier="workstream"` refresh keeps the current foundational sections.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from inspect_ai.model import Model
+from pydantic import BaseModel
+
+from review_harness.core.tokens import estimate_tokens
+from review_harness.domain.config import DomainIndex, TeamRoster
+from review_harness.domain.digest import Bullet, Digest, Subsection, TierSection, format_version
+from review_harness.domain.importance import (
+    PageScore,
+    author_context,
+    budgets,
+    incoming_links,
+    score_from_answer,
+    tiebreakers,
+)
+from review_harness.domain.knowledge import (
+    classify,
+    is_learning,
+    is_postmortem,
+    page_sentences,
+    replaced_terms,
+    subsection_for,
+)
+from review_harness.domain.sources import Page, PageSource, SourceError
+from review_harness.domain.versions import DigestStoreError, load_current, publish, write_status
+
+DEFAULT_BUDGET = 5000
+FOUNDATIONAL = ("Foundational Knowledge", "authoritative")
+STANDARDS = ("Workstream Standards", "authoritative")
+LEARNINGS = ("Workstream Learnings", "advisory")
+
+Curator = Callable[[Page, str], Awaitable[tuple[object, str | None]]]
+
+
+@dataclass
+class RefreshReport:
+    domain: str
+    version: str
+    published: bool
+    pages: list[str] = field(default_factory=list)
+    candidates: list[dict] = field(default_factory=list)
+    scores: list[dict] = field(default_factory=list)
+    budgets: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    tokens: int = 0
+    digest_path: str = ""
+
+
+def scores_path(current: Path) -> Path:
+    return current.with_name(f"{current.stem}.scores.json")
+
+
+def log_scores(current: Path, scores: list[PageScore], at: dt.datetime) -> None:
+    """Merge into the score log by page id: the latest score of a page wins."""
+    path = scores_path(current)
+    try:
+        log = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        log = {}
+    for score in scores:
+        log[score.page_id] = {**score.as_log(), "scored_at": at.isoformat()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(sorted(log.items())), indent=1) + "\n", encoding="utf-8")
+
+
+def collect_pages(name: str, index: DomainIndex, source: PageSource, now: dt.datetime,
+                  warnings: list[str]) -> tuple[dict[str, tuple[Page, str]], list[dict]]:
+    """page id -> (page, tier) and the candidates for inclusion (discovered, not indexed)."""
+    entry = index.entry(name)
+    pages: dict[str, tuple[Page, str]] = {}
+    for indexed in entry.pages:
+        page = source.get_page(indexed.id)
+        if page is None:
+            warnings.append(f"{name}: indexed page {indexed.id} ({indexed.title}) not found in {source.name}")
+            continue
+        pages[page.id] = (page, indexed.tier)
+    candidates = []
+    if entry.discovery:
+        since = now - dt.timedelta(days=entry.discovery.lookback_days)
+        found = source.discover(entry.discovery.spaces, entry.discovery.labels, since)
+        for page in sorted(found, key=lambda p: p.updated):  # the latest copy of a page wins
+            if page.id in {p.id for p in entry.pages}:
+                continue
+            pages[page.id] = (page, entry.discovery.default_tier)
+            candidates.append({"id": page.id, "title": page.title, "space": page.space,
+                               "updated": page.updated.date().isoformat()})
+    return pages, candidates
+
+
+def pick_sentences(page: Page, budget: int) -> list[str]:
+    """The page's most knowledge-dense sentences (ties: page order) that fit `budget` tokens,
+    returned in page order."""
+    ranked = [(s, i) for i, s in enumerate(page_sentences(page.body)) if s.kinds]
+    ranked.sort(key=lambda t: (-t[0].weight, t[1]))
+    chosen, used = [], 0
+    suffix = f" (source: {page.id})"
+    for sentence, i in ranked:
+        cost = estimate_tokens(sentence.text + suffix) + 1
+        if used + cost > budget:
+            continue
+        used += cost
+        chosen.append((i, sentence.text))
+    return [text for _, text in sorted(chosen)]
+
+
+class DraftBullet(BaseModel):
+    """One bullet a synthesis proposes: which page it comes from, under which subsection."""
+
+    page_id: str
+    subsection: str
+    text: str
+
+
+def kind_of(page: Page, page_tier: str) -> str:
+    """foundational | learning | standard: decides the section, hence the authority, of a page's bullets."""
+    if page_tier == "foundational":
+        return "foundational"
+    return "learning" if is_learning(page.title, page.labels) else "standard"
+
+
+def default_subsection(kind: str, page: Page, text: str) -> str:
+    if kind == "foundational":
+        return subsection_for(classify(text))
+    if kind == "learning":
+        return "Recent Post-Mortems" if is_postmortem(page.title, page.labels) else "Recent Experiment Learnings"
+    return "Active Project Decisions"
+
+
+def extractive_drafts(pages: dict[str, tuple[Page, str]], shares: dict[str, int], tier: str,
+                      kinds: dict[str, str] | None = None) -> list[DraftBullet]:
+    """Each page's most knowledge-dense sentences within its share, biggest share first.
+    `kinds` overrides what kind_of() would say of a page."""
+    drafts = []
+    for page_id, (page, page_tier) in sorted(pages.items(), key=lambda kv: (-shares.get(kv[0], 0), kv[0])):
+        if tier != "all" and page_tier != tier:
+            continue
+        kind = (kinds or {}).get(page_id) or kind_of(page, page_tier)
+        for text in pick_sentences(page, shares.get(page_id, 0)):
+            drafts.append(DraftBullet(page_id=page_id, subsection=default_subsection(kind, page, text), text=text))
+    return drafts
+
+
+def within_budgets(drafts: list[DraftBullet], pages: dict[str, tuple[Page, str]], shares: dict[str, int],
+                   tier: str, warnings: list[str]) -> list[DraftBullet]:
+    """Drafts whose page exists (and is of the refreshed tier) and that fit the page's share."""
+    used: dict[str, int] = {}
+    kept = []
+    for draft in drafts:
+        if draft.page_id not in pages or (tier != "all" and pages[draft.page_id][1] != tier):
+            warnings.append(f"synthesis: dropped a bullet citing page {draft.page_id!r}, not a page of this refresh")
+            continue
+        cost = estimate_tokens(f"{draft.text} (source: {draft.page_id})") + 1
+        if used.get(draft.page_id, 0) + cost > shares.get(draft.page_id, 0):
+            warnings.append(f"synthesis: dropped a bullet of page {draft.page_id} over its {shares.get(draft.page_id, 0)}-token share")
+            continue
+        used[draft.page_id] = used.get(draft.page_id, 0) + cost
+        kept.append(draft)
+    return kept
+
+
+def assemble(name: str, pages: dict[str, tuple[Page, str]], drafts: list[DraftBullet], version: str,
+             previous: Digest | None, tier: str, conflicts: list[Bullet] | None = None) -> Digest:
+    """The digest from drafted bullets. Code, not the synthesis, decides each bullet's section and
+    so its authority (foundational pages: Foundational Knowledge; experiment write-ups and
+    post-mortems: Workstream Learnings, advisory; other workstream pages: Workstream Standards),
+    dates workstream bullets with the page's date and cites the page."""
+    keys = {"foundational": FOUNDATIONAL, "learning": LEARNINGS, "standard": STANDARDS}
+    sections: dict[tuple[str, str], dict[str, list[Bullet]]] = {}
+    for draft in drafts:
+        page, page_tier = pages[draft.page_id]
+        kind = kind_of(page, page_tier)
+        bullet = Bullet(text=f"{draft.text} (source: {page.id})",
+                        date=None if kind == "foundational" else page.updated.date())
+        sub = draft.subsection.strip() or default_subsection(kind, page, draft.text)
+        sections.setdefault(keys[kind], {}).setdefault(sub, []).append(bullet)
+    cadence = {FOUNDATIONAL: "monthly", STANDARDS: "weekly", LEARNINGS: "weekly"}
+    built = [
+        TierSection(title=key[0], authority=key[1], cadence=cadence[key],
+                    subsections=[Subsection(title=t, bullets=b) for t, b in sorted(subs.items())])
+        for key in (FOUNDATIONAL, STANDARDS, LEARNINGS) if (subs := sections.get(key))
+    ]
+    if previous is not None and tier != "all":
+        kept = [s for s in previous.sections if s.tier != tier]
+        built = sorted(kept + built, key=lambda s: (s.tier != "foundational", s.authority != "authoritative"))
+    digest = Digest(domain=name, version=version, previous=previous.version if previous else None, sections=built)
+    digest.conflicts = find_conflicts(digest) if conflicts is None else conflicts
+    return digest
+
+
+def synthesize(name: str, pages: dict[str, tuple[Page, str]], shares: dict[str, int], version: str,
+               previous: Digest | None, tier: str) -> Digest:
+    """The extractive synthesis (no model call)."""
+    return assemble(name, pages, extractive_drafts(pages, shares, tier), version, previous, tier)
+
+
+def conflict_with(text: str, foundational: list[str]) -> str | None:
+    """The conflict line when `text` (workstream knowledge) replaces or dismisses a technique
+    one of the foundational texts names, else None."""
+    for term in replaced_terms(text):
+        named = [f for f in foundational if term.lower() in f.lower()]
+        if len(term) >= 3 and named:
+            return (f"CONFLICT: Foundational knowledge names {term} ({named[0][:80]}...); "
+                    f"workstream knowledge says: {text[:160]} -> Workstream takes precedence. "
+                    "Flagged for the next foundational review.")
+    return None
+
+
+def find_conflicts(digest: Digest) -> list[Bullet]:
+    """A workstream bullet that replaces or dismisses a technique the foundational tier names."""
+    foundational = [b.text for s in digest.sections if s.tier == "foundational" for sub in s.subsections for b in sub.bullets]
+    out = []
+    for section in digest.sections:
+        if section.tier != "workstream":
+            continue
+        for bullet in (b for sub in section.subsections for b in sub.bullets):
+            line = conflict_with(bullet.text, foundational)
+            if line:
+                out.append(Bullet(date=bullet.date, text=line))
+    return out
+
+
+async def refresh_domain(
+    name: str,
+    index: DomainIndex,
+    roster: TeamRoster,
+    source: PageSource,
+    curator: Curator,
+    *,
+    now: dt.datetime,
+    budget: int = DEFAULT_BUDGET,
+    tier: str = "all",
+    synthesis_model: Model | None = None,
+) -> RefreshReport:
+    """Refresh one domain's digest from `source`; `curator(page, author_context)` returns
+    (CuratorAnswer | None, reason). With `synthesis_model` the model drafts the bullets
+    (synthesis.py), else the synthesis is extractive. A source that fails records a failed
+    refresh and keeps the current digest (the skill warns about it)."""
+    entry = index.entry(name)
+    current = index.digest_path(name)
+    version = format_version(now)
+    report = RefreshReport(domain=name, version=version, published=False, digest_path=str(current))
+    try:
+        pages, report.candidates = collect_pages(name, index, source, now, report.warnings)
+    except SourceError as ex:
+        write_status(current, "failed", str(ex), now)
+        report.warnings.append(f"{name}: refresh failed ({ex}); the current digest stays")
+        return report
+    report.pages = sorted(pages)
+    plain = [p for p, _ in pages.values()]
+    links = incoming_links(plain)
+    ties = tiebreakers(plain, links, now)
+
+    async def score(page: Page) -> PageScore:
+        answer, reason = await curator(page, author_context(page, roster, plain, links))
+        return score_from_answer(page, answer, ties[page.id], reason)
+
+    results: dict[str, PageScore] = {}
+
+    async def run(page: Page) -> None:
+        results[page.id] = await score(page)
+
+    async with anyio.create_task_group() as group:
+        for page in plain:
+            group.start_soon(run, page)
+    scores = [results[p.id] for p in plain]
+    log_scores(current, scores, now)
+    report.scores = [s.as_log() for s in scores]
+    report.warnings += [f"{name}: page {s.page_id} not scored ({s.reason})" for s in scores if s.reason]
+
+    own_budget = budget
+    if entry.is_cross_domain:
+        own_budget = int(budget * entry.budget_share)
+    else:
+        shares = [index.entry(c).budget_share for c in index.cross_domains_for([name])]
+        own_budget = int(budget * (1 - max(shares, default=0.0)))
+    report.budgets = budgets({s.page_id: s.final for s in scores}, own_budget)
+    try:
+        previous = load_current(current).digest
+    except DigestStoreError:
+        previous = None
+    digest = None
+    if synthesis_model is not None:
+        from review_harness.domain.synthesis import model_synthesis
+
+        digest = await model_synthesis(name, pages, report.budgets, version, previous, tier, synthesis_model,
+                                       report.warnings)
+    if digest is None:
+        digest = synthesize(name, pages, report.budgets, version, previous, tier)
+    scored = [s.final for s in scores if s.reason is None]
+    if not scored and scores:
+        write_status(current, "failed", "the curator scored no page", now)
+        report.warnings.append(f"{name}: refresh failed (the curator scored no page); the current digest stays")
+        return report
+    result = publish(current, digest, entry.refresh.retain_versions, at=now, importances=scored)
+    report.published = result.published
+    report.warnings += result.warnings
+    report.tokens = digest.tokens
+    return report

@@ -1,0 +1,72 @@
+"""The review's final score over two or three dimensions, its band and the floor rules.
+
+    with a domain:    final = 0.50 * analysis + 0.25 * communication + 0.25 * domain
+    without:          final = 0.50 * analysis + 0.50 * communication   (today's formula)
+
+Floor rules count CRITICAL findings across every dimension alike, whatever its weight: one caps
+the verdict at Minor Fix (as for 79 at most), two or more at Major Rework (as for 59 at most). ADVISORY findings
+never count. Values come from prompts/domain/reviewer.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from review_harness.core.weights import band as core_band
+from review_harness.core.weights import weighted_mean
+from review_harness.domain.reviewer import ReviewerRubric
+
+GOOD_TO_GO, MINOR_FIX, MAJOR_REWORK = "Good to Go", "Minor Fix", "Major Rework"
+
+
+def weights_for(rubric: ReviewerRubric, with_domain: bool) -> dict[str, float]:
+    return rubric.scoring.weights["with_domain" if with_domain else "without_domain"]
+
+
+def final_score(scores: Mapping[str, float | None], rubric: ReviewerRubric) -> float | None:
+    """Weighted score; the three-dimension weights apply when a domain score is present (even
+    None: a failed domain reviewer's weight is spread over the others, a partial review)."""
+    weights = weights_for(rubric, "domain" in scores)
+    unknown = set(scores) - set(weights)
+    if unknown:
+        raise ValueError(f"unknown dimension(s) {sorted(unknown)}; known: {', '.join(weights)}")
+    return weighted_mean(scores, weights)
+
+
+def band(score: float, rubric: ReviewerRubric) -> str:
+    bands = rubric.scoring.bands
+    return core_band(score, [(bands["good_to_go"], GOOD_TO_GO), (bands["minor_fix"], MINOR_FIX)], MAJOR_REWORK)
+
+
+def apply_floors(score: float, critical_counts: Mapping[str, int], rubric: ReviewerRubric) -> tuple[str, str | None]:
+    """(verdict, why a floor rule capped it or None). The verdict is the score's band, capped by
+    the CRITICAL findings of all dimensions together (a floor's max_score is the highest score
+    its verdict band admits); the number itself is never changed, as in the DS kind.
+    `critical_counts`: CRITICAL findings per dimension (ADVISORY and lower never count)."""
+    verdict = band(score, rubric)
+    total = sum(critical_counts.values())
+    floor = None
+    for rule in sorted(rubric.scoring.floors, key=lambda r: r.criticals):
+        if total >= rule.criticals:
+            floor = rule
+    if floor is None or score <= floor.max_score:
+        return verdict, None
+    where = ", ".join(f"{d}: {n}" for d, n in critical_counts.items() if n)
+    return floor.verdict, (
+        f"{total} CRITICAL finding(s) ({where}) cap the verdict at {floor.verdict} "
+        f"(as if the score were {floor.max_score:g} at most), whatever each dimension's weight")
+
+
+def compare_weightings(rows: list[dict], rubric: ReviewerRubric) -> list[dict]:
+    """The recalibration table (seed s8): for each document with analysis, communication and
+    domain scores, the two-dimension and three-dimension scores and bands, and whether the band
+    moved. `rows`: [{"document", "analysis", "communication", "domain"}]."""
+    out = []
+    for row in rows:
+        two = final_score({"analysis": row["analysis"], "communication": row["communication"]}, rubric)
+        three = final_score({"analysis": row["analysis"], "communication": row["communication"],
+                             "domain": row["domain"]}, rubric)
+        out.append({"document": row["document"], "two_dimension": two, "band_two": band(two, rubric),
+                    "three_dimension": three, "band_three": band(three, rubric),
+                    "band_moved": band(two, rubric) != band(three, rubric)})
+    return out

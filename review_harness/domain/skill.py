@@ -1,0 +1,237 @@
+"""The domain knowledge skill: `get_domain_context` serves a token-budgeted brief from the
+pre-built digests. It reads files only (no model call, no network), so any agent can call it
+at review time. See docs/domain.md for the API."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+
+from pydantic import BaseModel
+
+from review_harness.core.tokens import TOKENS_PER_WORD, estimate_tokens
+from review_harness.domain.config import DomainConfigError, DomainIndex, default_index
+from review_harness.domain.digest import Bullet, Digest, TierSection
+from review_harness.domain.versions import DigestStoreError, load_current, read_status
+
+DEFAULT_BUDGET = 5000
+STALE_AFTER = timedelta(days=14)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class DomainContextBrief(BaseModel):
+    """What a consumer gets. `knowledge_tier` and `authority_level` are keyed by section key
+    ("<domain> / <tier section> / <subsection>"), the same text that heads the section in
+    `content`. `version` names every digest served ("domain@version; ...")."""
+
+    content: str
+    domains_included: list[str]
+    knowledge_tier: dict[str, str]
+    authority_level: dict[str, str]
+    version: str
+    versions: dict[str, str]
+    warnings: list[str]
+    tokens: int
+    budget: int
+    conflicts: list[str] = []
+
+    def banner(self) -> str | None:
+        """The warning banner a report shows above its results, or None without warnings."""
+        if not self.warnings:
+            return None
+        return "\n".join(["> **Domain knowledge warnings**"] + [f"> - {w}" for w in self.warnings])
+
+    def log_record(self) -> dict:
+        """What a review records about the brief it used (digest versions, size, warnings)."""
+        return {"domains": self.domains_included, "versions": self.versions, "tokens": self.tokens,
+                "budget": self.budget, "warnings": self.warnings, "conflicts": len(self.conflicts)}
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _relevance(text: str, hints: list[str]) -> int:
+    """How many hints a piece of text mentions (every word of the hint present)."""
+    words = _words(text)
+    return sum(1 for hint in hints if _words(hint) and _words(hint) <= words)
+
+
+def section_key(domain: str, section: TierSection, subsection: str) -> str:
+    return f"{domain} / {section.title} / {subsection}"
+
+
+def _heading(domain: str, section: TierSection, subsection: str) -> str:
+    return f"### {section_key(domain, section, subsection)} [tier: {section.tier}] [authority: {section.authority}]"
+
+
+def _cost(text: str) -> int:
+    """Tokens of a piece, rounded up, so pieces that fit add up to a brief that fits."""
+    return math.ceil(len(text.split()) * TOKENS_PER_WORD)
+
+
+def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[int, int], list[Bullet]], int]:
+    """Which bullets of a digest fit the budget: with topic hints, bullets about the hints first
+    (and only those when any match); then in digest order, which puts foundational knowledge and
+    standards before learnings. Returns the kept bullets by (section, subsection) and their tokens."""
+    items = []
+    for i, section in enumerate(digest.sections):
+        for j, sub in enumerate(section.subsections):
+            for k, bullet in enumerate(sub.bullets):
+                rel = _relevance(f"{sub.title} {bullet.text}", hints) if hints else 0
+                items.append((i, j, k, bullet, rel))
+    if hints and any(rel for *_, rel in items):
+        items = [item for item in items if item[4]]
+    order = sorted(items, key=lambda t: (-t[4], t[0], t[1], t[2]))
+    used = 0
+    kept: dict[tuple[int, int], list[tuple[int, Bullet]]] = {}
+    for i, j, k, bullet, _ in order:
+        section = digest.sections[i]
+        heading_cost = 0 if (i, j) in kept else _cost(_heading(digest.domain, section, section.subsections[j].title))
+        cost = _cost(bullet.render()) + heading_cost
+        if used + cost > budget:
+            continue
+        used += cost
+        kept.setdefault((i, j), []).append((k, bullet))
+    return {key: [b for _, b in sorted(v, key=lambda t: t[0])] for key, v in kept.items()}, used
+
+
+def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: dict, authority: dict) -> list[str]:
+    lines: list[str] = []
+    for i, section in enumerate(digest.sections):
+        for j, sub in enumerate(section.subsections):
+            bullets = kept.get((i, j))
+            if not bullets:
+                continue
+            key = section_key(digest.domain, section, sub.title)
+            tiers[key] = section.tier
+            authority[key] = section.authority
+            lines.append(_heading(digest.domain, section, sub.title))
+            lines += [b.render() for b in bullets]
+            lines.append("")
+    return lines
+
+
+def get_domain_context(
+    domains: list[str] | str,
+    topic_hints: list[str] | None = None,
+    max_tokens_per_domain: int = DEFAULT_BUDGET,
+    *,
+    index: DomainIndex | None = None,
+    clock: Clock = utc_now,
+) -> DomainContextBrief:
+    """A context brief for `domains` within `max_tokens_per_domain` tokens per domain.
+
+    A cross-domain digest whose `applies-to` names a requested domain is included once and
+    shares the budget of the domains it applies to (it may take up to its `budget-share` of
+    each). Conflicts between tiers are always included (workstream knowledge wins them).
+    Warnings: a digest older than 14 days (by `clock`), a last refresh that failed or was
+    rejected, conflicts, a corrupt current digest served from an older version."""
+    index = index or default_index()
+    names = [d.strip() for d in (domains.split(",") if isinstance(domains, str) else domains) if d.strip()]
+    if not names:
+        raise DomainConfigError("get_domain_context: no domain given; known: " + ", ".join(index.reviewable()))
+    for name in names:
+        index.entry(name)
+    if max_tokens_per_domain <= 0:
+        raise DomainConfigError(f"max_tokens_per_domain must be positive, got {max_tokens_per_domain}")
+    hints = [h for h in (topic_hints or []) if h.strip()]
+    names = list(dict.fromkeys(names))
+    cross = [c for c in index.cross_domains_for(names) if c not in names]
+    now = clock()
+    warnings: list[str] = []
+    versions: dict[str, str] = {}
+    tiers: dict[str, str] = {}
+    authority: dict[str, str] = {}
+    conflicts: list[str] = []
+    parts: list[str] = []
+    cross_parts: list[str] = []
+    included: list[str] = []
+    budget_left = {name: max_tokens_per_domain for name in names}
+
+    def serve(name: str) -> Digest | None:
+        path = index.digest_path(name)
+        status = read_status(path)
+        if status and status.get("status") in ("failed", "anomaly"):
+            word = "failed" if status["status"] == "failed" else "was rejected"
+            warnings.append(f"{name}: last refresh {word} ({status.get('message')}); serving the previous digest")
+        try:
+            served = load_current(path)
+        except DigestStoreError as ex:
+            warnings.append(f"{name}: no digest served ({ex}); run `review-harness domain refresh {name}`")
+            return None
+        warnings.extend(f"{name}: {w}" for w in served.warnings)
+        digest = served.digest
+        age = now - digest.version_time
+        if age > STALE_AFTER:
+            warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.total_seconds() / 86400:.1f} days)")
+        versions[name] = digest.version
+        if digest.conflicts:
+            warnings.append(f"{name}: {len(digest.conflicts)} conflict(s) between foundational and workstream "
+                            "knowledge; workstream takes precedence")
+        return digest
+
+    def conflict_lines(digest: Digest, room: float) -> list[str]:
+        """The digest's conflicts when they fit `room` tokens (they go before any other bullet)."""
+        if not digest.conflicts:
+            return []
+        lines = [f"### {digest.domain} / Conflicts (workstream takes precedence)"] + [
+            b.render() for b in digest.conflicts] + [""]
+        if _cost("\n".join(lines)) > room:
+            warnings.append(f"{digest.domain}: its conflicts do not fit the budget and are left out of the brief")
+            return []
+        conflicts.extend(f"{digest.domain}: {b.text}" for b in digest.conflicts)
+        return lines
+
+    for name in cross:
+        digest = serve(name)
+        if digest is None:
+            continue
+        sharers = [n for n in names if n in index.entry(name).applies_to]
+        share = index.entry(name).budget_share
+        cap = int(sum(budget_left[n] * share for n in sharers))
+        lines = conflict_lines(digest, cap)
+        cap -= _cost("\n".join(lines))
+        kept, _ = _select(digest, max(cap, 0), hints)
+        lines = _render(digest, kept, tiers, authority) + lines
+        if not kept and not lines:
+            continue
+        used = _cost("\n".join(lines))
+        for n in sharers:  # split what the cross-domain digest used across the domains it serves
+            budget_left[n] -= used / len(sharers)
+        cross_parts += lines
+        included.append(name)
+
+    for name in names:
+        digest = serve(name)
+        if digest is None:
+            continue
+        lines = conflict_lines(digest, int(budget_left[name]))
+        room = int(budget_left[name]) - _cost("\n".join(lines))
+        kept, _ = _select(digest, max(room, 0), hints)
+        parts += _render(digest, kept, tiers, authority) + lines
+        included.append(name)
+    parts += cross_parts
+
+    content = "\n".join(parts).strip() + ("\n" if parts else "")
+    included = [d for d in names if d in included] + [d for d in cross if d in included]
+    versions = {d: versions[d] for d in included}
+    return DomainContextBrief(
+        content=content,
+        domains_included=included,
+        knowledge_tier=tiers,
+        authority_level=authority,
+        version="; ".join(f"{d}@{v}" for d, v in versions.items()),
+        versions=versions,
+        warnings=warnings,
+        tokens=estimate_tokens(content),
+        budget=max_tokens_per_domain * len(names),
+        conflicts=conflicts,
+    )
