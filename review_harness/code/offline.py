@@ -1,0 +1,41 @@
+"""How the offline provider answers the code review's prompts: a reviewer request with the rule
+engine (review_harness.code.rules) under the model letter named in the request's identity line
+(the provider cannot see which role called it); an implementer request with no change (the
+offline implementer cannot write code: evals apply the case's scripted fixes instead).
+Anything else is not ours (None)."""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.code.models import FixAnswer
+from review_harness.core.prompts import data_block
+
+REVIEW_MARK = "CODE REVIEW REQUEST"
+FIX_MARK = "CODE FIX REQUEST"
+
+
+def _field(text: str, name: str) -> str | None:
+    match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def answer(prompt: str) -> str | None:
+    if FIX_MARK in prompt:
+        return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
+    if REVIEW_MARK not in prompt:
+        return None
+    from review_harness.code.prompts import parse_change
+    from review_harness.code.rules import FileView, review_quality, review_spec
+
+    stage, letter = _field(prompt, "Stage"), _field(prompt, "Model")
+    spec = data_block(prompt, "<spec>", "</spec>")
+    change = data_block(prompt, "<change>", "</change>")
+    if stage not in ("spec", "quality") or letter not in ("A", "B") or spec is None or change is None:
+        return None
+    views = [
+        FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"])
+        for f in parse_change(change) if not f["binary"] and f["lines"]
+    ]
+    report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)
+    return report.model_dump_json(indent=1)
