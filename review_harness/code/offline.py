@@ -35,7 +35,7 @@ def answer(prompt: str) -> str | None:
         return None
     views = [
         FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"])
-        for f in parse_change(change) if not f["binary"] and f["lines"]
+        for f in parse_change(change)  # binary and deleted files too: the spec may name them
     ]
     report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)
     return report.model_dump_json(indent=1)
