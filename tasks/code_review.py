@@ -58,7 +58,7 @@ def code_review(
     task_number: the task's number in the feature plan (for the report and escalation message).
     config: a project YAML with a `review:` section (default: <repo>/.claude/project.yml when present).
     strategy ... max_change_chars: overrides of the `review:` keys.
-    memory: off | read | update (default: read for the gold set from each case's seeded copy, off otherwise).
+    memory: off | read | update (default read; the gold set reads a per-sample copy of each case's seeded memory).
     memory_dir: the memory folder (default .claude/agent-memory under the repository).
     fixtures / cases / split: the gold set (fixtures/<fixtures>/ or a folder of cases) and its split.
     """
@@ -73,7 +73,7 @@ def code_review(
     if repo is not None or patch is not None or spec is not None:
         sample = user_sample(repo=repo, base=base, head=head, patch=patch, spec=spec, service=service,
                              task_number=str(task_number), config_path=config, overrides=overrides)
-        sample.metadata["memory_mode"] = mode or "off"
+        sample.metadata["memory_mode"] = mode or "read"
         sample.metadata["memory_dir"] = memory_dir
         samples = [sample]
     else:

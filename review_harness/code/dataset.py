@@ -116,8 +116,10 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
     except (ChangeError, ConfigError) as ex:
         raise PrerequisiteError(str(ex)) from None
     service = service or infer_service([f.path for f in change.files], fallback)
-    return make_sample(f"task-{task_number}", change=change, spec=spec_text, task=task_number,
-                       title=spec_title(spec_text, f"task {task_number}"), service=service, config=config)
+    sample = make_sample(f"task-{task_number}", change=change, spec=spec_text, task=task_number,
+                         title=spec_title(spec_text, f"task {task_number}"), service=service, config=config)
+    sample.metadata["repo_root"] = str(root) if repo is not None else None
+    return sample
 
 
 def load_case(folder: Path) -> CaseFile:

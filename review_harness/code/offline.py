@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from review_harness.code.models import FixAnswer
+from review_harness.code.memory import is_known, known_false_positives, pattern_of
+from review_harness.code.models import CheckedFine, FixAnswer, ReviewerAnswer
 from review_harness.core.prompts import data_block
 
 REVIEW_MARK = "CODE REVIEW REQUEST"
@@ -38,4 +39,19 @@ def answer(prompt: str) -> str | None:
         for f in parse_change(change)  # binary and deleted files too: the spec may name them
     ]
     report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)
+    memory = data_block(prompt, "<memory>", "</memory>")
+    if memory:
+        avoid_known_false_positives(report, known_false_positives(memory))
     return report.model_dump_json(indent=1)
+
+
+def avoid_known_false_positives(report: ReviewerAnswer, known: list[str]) -> None:
+    """Memory says the team dismissed these patterns before: vouch for the place instead."""
+    kept = []
+    for finding in report.findings:
+        if known and is_known(pattern_of(finding.description), known):
+            report.checked_fine.append(CheckedFine(file=finding.file, line=finding.line, end_line=None,
+                                                   note=f"known false positive in this service: {pattern_of(finding.description)}"))
+        else:
+            kept.append(finding)
+    report.findings = kept
