@@ -10,6 +10,7 @@ from inspect_ai.log import EvalLog
 
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
+from review_harness.code.cli import CodeCliError, add_code_commands, code_summary_rows, run_code
 from review_harness.design.cli import add_design_commands, run_design
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
@@ -50,6 +51,9 @@ def design_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
 
 
 def summary_table(log: EvalLog) -> str:
+    code_rows = code_summary_rows(log)
+    if len(code_rows) > 1:
+        return f"log status: {log.status}\n" + _table(code_rows)
     if any(SYNTHESIS_SCORER not in (s.scores or {}) for s in log.samples or []):
         design_rows = design_summary_rows(log)
         if len(design_rows) > 1:
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
     add_design_commands(sub)
+    add_code_commands(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "lint-prompts":
@@ -158,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))
             return run_design(args)
-    except (LogError, gate.GateError, RubricError) as ex:
+        if args.command == "code":
+            return run_code(args)
+    except (LogError, gate.GateError, RubricError, CodeCliError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2
