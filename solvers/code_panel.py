@@ -9,18 +9,19 @@ has no report and the review degrades (that model counts as neither PASS nor agr
 from __future__ import annotations
 
 import anyio
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
 from review_harness.code.change import ChangeSet, apply_fix
 from review_harness.code.config import ReviewConfig
+from review_harness.code.matcher import MATCH_SCHEMA, parse_pairs, render_match_prompt
 from review_harness.code.memory import memory_for_prompt, update_memory_after_review
 from review_harness.code.merge import blocking_issues, escalation_message, fix_message
-from review_harness.code.models import ROLES, FixAttempt, MemberRun
+from review_harness.code.models import ROLES, FixAttempt, MemberRun, ReviewerAnswer
 from review_harness.code.panel import (
-    CHANGE_KEY, FIXES_KEY, ITERATIONS_KEY, OUTCOME_KEY, iteration_from_store, member_key, member_name, review_from_store,
-    strategy_label,
+    CHANGE_KEY, FIXES_KEY, ITERATIONS_KEY, OUTCOME_KEY, iteration_from_store, match_key, member_key, member_name,
+    review_from_store, strategy_label,
 )
 from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_fix, parse_reviewer
 from review_harness.code.prompts import render_change, render_fix_prompt, render_reviewer_prompt
@@ -84,6 +85,31 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
     return solve
 
 
+GRADER = "grader"
+
+
+async def match_with_grader(state: TaskState, iteration: int, stage: str) -> None:
+    """When a grader role is bound, let it pair the two models' findings of a stage (the merge
+    then uses its pairs); an unusable answer leaves the deterministic matcher, with the reason."""
+    if GRADER not in model_roles():
+        return
+    entries = [state.store.get(member_key(iteration, stage, letter)) or {} for letter in ("A", "B")]
+    if not all(e.get("report") for e in entries):
+        return
+    a, b = (ReviewerAnswer.model_validate(e["report"]).findings for e in entries)
+    if not a or not b:
+        return
+    prompt = render_match_prompt(stage, a, b)
+    messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
+    async with span(f"matcher {stage} (iteration {iteration})", type="matcher"):
+        call = await generate_structured(messages, MATCH_SCHEMA, timeout=TIMEOUT_SECONDS, model=get_model(role=GRADER))
+    pairs, reason = (None, call.reason) if call.completion is None else parse_pairs(call.completion, a, b)
+    state.store.set(match_key(iteration, stage), {
+        "pairs": [list(p) for p in pairs] if pairs is not None else None, "matcher": "llm",
+        "reason": f"LLM matcher unusable, rules used: {reason}" if pairs is None else None,
+    })
+
+
 async def _implement(state: TaskState, attempt: int, message: str, config: ReviewConfig, fixes_done: int) -> FixAttempt:
     """One fix attempt: the case's next scripted fix (evals), else the implementer role."""
     meta = state.metadata
@@ -141,7 +167,6 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
         config = ReviewConfig.model_validate(meta["config"])
-        state.store.set(CHANGE_KEY, meta["change"])
         humans = list(meta.get("human") or [])
         records: list[dict] = []
         fixes: list[dict] = []
@@ -157,14 +182,18 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                 record["stages_run"].append("quality")
                 record["critical_path_calls"] = 1
                 await run_concurrently(members("spec", iteration) + members("quality", iteration), state, generate)
+                await match_with_grader(state, iteration, "spec")
+                await match_with_grader(state, iteration, "quality")
             else:
                 await run_concurrently(members("spec", iteration), state, generate)
+                await match_with_grader(state, iteration, "spec")
                 record["critical_path_calls"] = 1
                 spec_only = iteration_from_store(state.store, record, config)
                 if spec_only.spec.verdict == "PASS":
                     record["stages_run"].append("quality")
                     record["critical_path_calls"] = 2
                     await run_concurrently(members("quality", iteration), state, generate)
+                    await match_with_grader(state, iteration, "quality")
             merged = iteration_from_store(state.store, record, config)
             decision = merged.decision
             if decision == "PRESENT_TO_HUMAN":

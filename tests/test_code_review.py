@@ -331,3 +331,20 @@ def test_gold_set_runs_offline(tmp_path: Path):
     assert spec_gap["quality"]["discarded"] and spec_gap["spec"]["verdict"] == "FAIL"
     assert by_id["loop-never"]["final_status"] == "escalated"
     assert by_id["loop-never"]["escalation"].startswith("Task 8 failed review after 2 fix attempts.")
+
+
+def test_llm_matcher_under_grader_role(tmp_path: Path):
+    log = inspect_eval(task_function()(split="heldout"), model="offline/rules", display="none", log_dir=str(tmp_path),
+                       model_roles={"grader": "offline/rules"})[0]
+    assert log.status == "success"
+    quality = _review(log, 0)["iterations"][0]["quality"]
+    assert quality["matcher"] == "llm" and quality["findings"][0]["category"] == "agreed"
+
+
+def test_llm_matcher_pairs_are_checked():
+    from review_harness.code.matcher import parse_pairs
+    a, b = [F(), F(line=40)], [F(line=11), F(file="b.py")]
+    assert parse_pairs('{"pairs": [{"a": "a1", "b": "b1"}]}', a, b) == ([(0, 0)], None)
+    assert parse_pairs('{"pairs": [{"a": "a1", "b": "b2"}]}', a, b)[1].endswith("different files")
+    assert parse_pairs('{"pairs": [{"a": "a1", "b": "b1"}, {"a": "a2", "b": "b1"}]}', a, b)[1].startswith("finding paired twice")
+    assert parse_pairs('{"pairs": [{"a": "a9", "b": "b1"}]}', a, b)[1].startswith("unknown finding id")

@@ -56,8 +56,9 @@ def _resolution(review: CodeReview, index: int, stage: str, finding: CodeFinding
     return "open"
 
 
-def _gold_truth(metadata: dict, store: dict) -> tuple[dict[str, list[CodeFinding]], dict[str, dict[str, int]]] | None:
-    """Per model: its first-review findings that are false positives by the gold file, and TP/FP/missed."""
+def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[str, list[CodeFinding]], dict[str, dict[str, int]]] | None:
+    """Per model: its first-review findings that are false positives by the gold file, and TP/FP/missed
+    (discarded speculative quality results do not count)."""
     path = metadata.get("gold")
     if not path or not Path(path).exists():
         return None
@@ -69,7 +70,8 @@ def _gold_truth(metadata: dict, store: dict) -> tuple[dict[str, list[CodeFinding
     false: dict[str, list[CodeFinding]] = {}
     for letter in ("A", "B"):
         c = counts.setdefault(letter, {"true_positive": 0, "false_positive": 0, "missed": 0})
-        for stage in ("spec", "quality"):
+        discarded = review.first.quality is None or review.first.quality.discarded
+        for stage in ("spec",) if discarded else ("spec", "quality"):
             entry = store.get(member_key(0, stage, letter)) or {}
             if not entry.get("report"):
                 continue
@@ -92,7 +94,7 @@ def build_analytics(logs: list[EvalLog], overrides: list[dict] | None = None) ->
         for sample_id, epoch, review, metadata, store in code_reviews(log):
             override = next((o["decision"] for o in reversed(overrides)
                              if o.get("sample") == sample_id and o.get("task") in (None, review.task)), None)
-            truth = _gold_truth(metadata, store)
+            truth = _gold_truth(metadata, store, review)
             tasks.append({"sample": sample_id, "service": review.service, "fix_iterations": review.fix_iterations,
                           "final_status": review.final_status, "gold": truth is not None})
             for index, it in enumerate(review.iterations):

@@ -52,18 +52,21 @@ def similarity(a: CodeFinding, b: CodeFinding) -> float:
 
 
 def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: tuple[str, ...],
-                reasons: dict[str, str] | None = None) -> StageMerge:
+                reasons: dict[str, str] | None = None, pairs: list[tuple[int, int]] | None = None,
+                matcher: str = "rules") -> StageMerge:
+    """`pairs` (A index, B index) from an LLM matcher replace the deterministic matching."""
     verdicts = {letter: model_verdict(reports.get(letter)) for letter in letters}
-    merged = StageMerge(stage=stage, models=list(letters), verdicts=verdicts)
-    merged.reasons = [f"model {k}: {v}" for k, v in (reasons or {}).items() if v]
+    merged = StageMerge(stage=stage, models=list(letters), verdicts=verdicts, matcher=matcher if pairs is not None else "rules")
+    merged.reasons = [f"{'model ' + k if k in letters else k}: {v}" for k, v in (reasons or {}).items() if v]
     a = reports.get("A") if "A" in letters else None
     b = reports.get("B")
     a_findings = a.findings if a else []
     b_findings = b.findings if b else []
-    pairs = one_to_one(a_findings, b_findings, similarity, MATCH_THRESHOLD)
-    used_a = {i for i, _, _ in pairs}
-    used_b = {j for _, j, _ in pairs}
-    for i, j, _ in pairs:
+    if pairs is None:
+        pairs = [(i, j) for i, j, _ in one_to_one(a_findings, b_findings, similarity, MATCH_THRESHOLD)]
+    used_a = {i for i, _ in pairs}
+    used_b = {j for _, j in pairs}
+    for i, j in pairs:
         # the stronger model's wording leads; the more severe severity counts
         finding = b_findings[j].model_copy()
         if a_findings[i].severity.rank < finding.severity.rank:

@@ -202,3 +202,18 @@ class FixAnswer(BaseModel):
 
     files: list[FixedFile]
     note: str
+
+
+class MatchPair(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    a: str = Field(description="id of reviewer A's finding, e.g. a1")
+    b: str = Field(description="id of reviewer B's finding, e.g. b2")
+
+
+class MatchAnswer(BaseModel):
+    """The grader's response schema when it matches findings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs: list[MatchPair]

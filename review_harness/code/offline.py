@@ -13,6 +13,7 @@ from review_harness.code.models import CheckedFine, FixAnswer, ReviewerAnswer
 from review_harness.core.prompts import data_block
 
 REVIEW_MARK = "CODE REVIEW REQUEST"
+MATCH_MARK = "CODE MATCH REQUEST"
 FIX_MARK = "CODE FIX REQUEST"
 
 
@@ -24,6 +25,8 @@ def _field(text: str, name: str) -> str | None:
 def answer(prompt: str) -> str | None:
     if FIX_MARK in prompt:
         return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
+    if MATCH_MARK in prompt:
+        return match_answer(prompt)
     if REVIEW_MARK not in prompt:
         return None
     from review_harness.code.prompts import parse_change
@@ -43,6 +46,24 @@ def answer(prompt: str) -> str | None:
     if memory:
         avoid_known_false_positives(report, known_false_positives(memory))
     return report.model_dump_json(indent=1)
+
+
+def match_answer(prompt: str) -> str | None:
+    """The offline grader pairs findings with the merge's own similarity."""
+    import json
+
+    from review_harness.code.merge import MATCH_THRESHOLD, similarity
+    from review_harness.code.models import CodeFinding, MatchAnswer, MatchPair
+    from review_harness.core.matching import one_to_one
+
+    block = data_block(prompt, "<findings>", "</findings>")
+    if block is None:
+        return None
+    items = json.loads(block)
+    a = [(i["id"], CodeFinding.model_validate({k: v for k, v in i.items() if k != "id"})) for i in items if i["id"].startswith("a")]
+    b = [(i["id"], CodeFinding.model_validate({k: v for k, v in i.items() if k != "id"})) for i in items if i["id"].startswith("b")]
+    pairs = one_to_one([f for _, f in a], [f for _, f in b], similarity, MATCH_THRESHOLD)
+    return MatchAnswer(pairs=[MatchPair(a=a[i][0], b=b[j][0]) for i, j, _ in pairs]).model_dump_json(indent=1)
 
 
 def avoid_known_false_positives(report: ReviewerAnswer, known: list[str]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
 from review_harness.code.merge import confidence, decide, merge_stage
 from review_harness.code.models import ROLES, CodeReview, FixAttempt, IterationRecord, MemberRun, ReviewerAnswer, StageMerge
@@ -20,6 +21,10 @@ FIXES_KEY = "code:fixes"
 OUTCOME_KEY = "code:outcome"
 CHANGE_KEY = "code:change"
 MEMORY_KEY = "code:memory"
+
+
+def match_key(iteration: int, stage: str) -> str:
+    return f"code:matches:{iteration}:{stage}"
 
 
 def member_key(iteration: int, stage: str, letter: str) -> str:
@@ -42,7 +47,11 @@ def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tupl
         reports[letter] = ReviewerAnswer.model_validate(entry["report"]) if entry.get("report") else None
         if reports[letter] is None or run.reason:
             reasons[letter] = run.reason or "no report"
-    return merge_stage(stage, reports, letters, reasons), runs
+    matches = store.get(match_key(iteration, stage)) or {}
+    if matches.get("reason"):
+        reasons["matcher"] = matches["reason"]
+    pairs = [tuple(p) for p in matches["pairs"]] if matches.get("pairs") is not None else None
+    return merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matches.get("matcher", "rules")), runs
 
 
 def iteration_from_store(store: StoreLike, record: dict[str, Any], config: ReviewConfig) -> IterationRecord:
@@ -84,7 +93,7 @@ def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
     iterations = [iteration_from_store(store, r, config) for r in records]
     fixes = [FixAttempt.model_validate(f) for f in store.get(FIXES_KEY) or []]
     outcome = store.get(OUTCOME_KEY) or {}
-    change = store.get(CHANGE_KEY) or {}
+    change = ChangeSet.model_validate(store.get(CHANGE_KEY) or metadata["change"]).summary()
     return CodeReview(
         task=str(metadata["task"]), title=metadata["title"], service=metadata["service"],
         strategy=config.strategy, config=config.model_dump(),
