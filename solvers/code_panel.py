@@ -53,7 +53,7 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
         )
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
         run = MemberRun(member=member_name(stage, letter), role=role, prefix_hash=prompt.prefix_hash)
-        report = None
+        report, partial = None, False
         model = get_model(role=role)
         scoped = scoped_cache(cache, change_sha=text_hash(change.text), prompt=prompt.version)
         async with span(f"{stage} reviewer {letter} (iteration {iteration})", type="reviewer"):
@@ -73,12 +73,16 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
                 if parsed.report is None:
                     run.reason = "unusable answer: " + "; ".join(parsed.problems)
                     continue
-                report, run.status = parsed.report, "complete"
-                run.reason = "; ".join(parsed.problems[:3]) or None
+                if parsed.partial and attempt < RETRIES:
+                    run.reason = "partial answer: " + "; ".join(parsed.problems[:3])
+                    continue
+                report, run.status, partial = parsed.report, "complete", parsed.partial
+                run.reason = ("partial answer (no PASS from it): " if partial else "") + "; ".join(parsed.problems[:3]) or None
                 break
         state.store.set(member_key(iteration, stage, letter), {
             "run": run.model_dump(mode="json"),
             "report": report.model_dump(mode="json") if report is not None else None,
+            "partial": partial,
         })
         return state
 
@@ -162,7 +166,7 @@ async def _implement(state: TaskState, attempt: int, message: str, config: Revie
 @solver
 def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False) -> Solver:
     """First review (speculative: all reviewers at once), then while rejected: a fix attempt and
-    a sequential re-review (spec, then quality if spec passes), up to max_fix_iterations."""
+    a sequential re-review (spec, then quality unless spec failed), up to max_fix_iterations."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
@@ -189,7 +193,7 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                 await match_with_grader(state, iteration, "spec")
                 record["critical_path_calls"] = 1
                 spec_only = iteration_from_store(state.store, record, config)
-                if spec_only.spec.verdict == "PASS":
+                if spec_only.spec.verdict != "FAIL":  # an incomplete spec review still lets quality speak
                     record["stages_run"].append("quality")
                     record["critical_path_calls"] = 2
                     await run_concurrently(members("quality", iteration), state, generate)

@@ -144,7 +144,7 @@ def code_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
             rows.append((sample_id, str(epoch), "-", "-", "-", "-", review.final_status, str(review.fix_iterations), "-"))
             continue
         quality = "discarded" if first.quality and first.quality.discarded else (first.quality.verdict if first.quality else "-")
-        degraded = sum(1 for r in first.runs if r.status != "complete")
+        degraded = len(first.degraded)
         rows.append((sample_id, str(epoch), first.decision, f"{first.confidence.value:g}", first.spec.verdict, quality,
                      review.final_status, str(review.fix_iterations), str(degraded)))
     return rows

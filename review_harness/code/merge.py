@@ -53,9 +53,13 @@ def similarity(a: CodeFinding, b: CodeFinding) -> float:
 
 def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: tuple[str, ...],
                 reasons: dict[str, str] | None = None, pairs: list[tuple[int, int]] | None = None,
-                matcher: str = "rules") -> StageMerge:
-    """`pairs` (A index, B index) from an LLM matcher replace the deterministic matching."""
+                matcher: str = "rules", partial: set[str] | frozenset[str] = frozenset()) -> StageMerge:
+    """`pairs` (A index, B index) from an LLM matcher replace the deterministic matching. A
+    model in `partial` answered only in part: it can FAIL, never PASS."""
     verdicts = {letter: model_verdict(reports.get(letter)) for letter in letters}
+    for letter in partial:
+        if verdicts.get(letter) == "PASS":
+            verdicts[letter] = None
     merged = StageMerge(stage=stage, models=list(letters), verdicts=verdicts, matcher=matcher if pairs is not None else "rules")
     merged.reasons = [f"{'model ' + k if k in letters else k}: {v}" for k, v in (reasons or {}).items() if v]
     a = reports.get("A") if "A" in letters else None

@@ -151,6 +151,12 @@ class IterationRecord(BaseModel):
     runs: list[MemberRun] = Field(default_factory=list)
     critical_path_calls: int = 0
 
+    @property
+    def degraded(self) -> list[str]:
+        """Reviewers of this round without a usable verdict (failed, or a partial answer that found nothing)."""
+        return [f"{s.stage}-{letter}" for s in (self.spec, self.quality) if s is not None
+                for letter, verdict in s.verdicts.items() if verdict is None]
+
 
 class FixAttempt(BaseModel):
     attempt: int

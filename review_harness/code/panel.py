@@ -38,6 +38,7 @@ def member_name(stage: str, letter: str) -> str:
 def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tuple[str, ...]) -> tuple[StageMerge, list[MemberRun]]:
     reports: dict[str, ReviewerAnswer | None] = {}
     reasons: dict[str, str] = {}
+    partial: set[str] = set()
     runs = []
     for letter in letters:
         entry = store.get(member_key(iteration, stage, letter)) or {}
@@ -47,11 +48,14 @@ def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tupl
         reports[letter] = ReviewerAnswer.model_validate(entry["report"]) if entry.get("report") else None
         if reports[letter] is None or run.reason:
             reasons[letter] = run.reason or "no report"
+        if entry.get("partial"):
+            partial.add(letter)
     matches = store.get(match_key(iteration, stage)) or {}
     if matches.get("reason"):
         reasons["matcher"] = matches["reason"]
     pairs = [tuple(p) for p in matches["pairs"]] if matches.get("pairs") is not None else None
-    return merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matches.get("matcher", "rules")), runs
+    merged = merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matches.get("matcher", "rules"), partial=partial)
+    return merged, runs
 
 
 def iteration_from_store(store: StoreLike, record: dict[str, Any], config: ReviewConfig) -> IterationRecord:
@@ -64,9 +68,9 @@ def iteration_from_store(store: StoreLike, record: dict[str, Any], config: Revie
     if "quality" in record["stages_run"]:
         quality, quality_runs = stage_from_store(store, iteration, "quality", letters)
         runs += quality_runs
-        if spec.verdict != "PASS":
+        if spec.verdict == "FAIL":
             quality.discarded = True
-            quality.reasons.append("discarded: the spec review did not pass, so speculative quality results do not count")
+            quality.reasons.append("discarded: the spec review failed, so the speculative quality results do not count")
     return IterationRecord(
         iteration=iteration,
         strategy=record["strategy"],

@@ -21,6 +21,7 @@ FIX_SCHEMA = response_schema("code_fix", FixAnswer, description="The complete ne
 class ParsedReview:
     report: ReviewerAnswer | None
     problems: list[str] = field(default_factory=list)
+    partial: bool = False  # cut off or repaired: what is missing may have been a finding
 
 
 def _finding(item, label: str):
@@ -38,6 +39,7 @@ def parse_reviewer(text: str, truncated: bool = False) -> ParsedReview:
     if not isinstance(data, dict):
         return ParsedReview(None, [problem or "the answer is not a JSON object"])
     problems = []
+    partial = repaired or truncated
     if repaired:
         problems.append(("cut off" if cut_off or truncated else "malformed") + f"; kept the complete part ({problem})")
     findings, bad = validate_items(data, "findings", CodeFinding, "finding", _finding)
@@ -46,7 +48,7 @@ def parse_reviewer(text: str, truncated: bool = False) -> ParsedReview:
     if "findings" not in data:
         return ParsedReview(None, problems + ["no findings list in the answer"])
     summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
-    return ParsedReview(ReviewerAnswer(findings=findings, checked_fine=fine, summary=summary), problems)
+    return ParsedReview(ReviewerAnswer(findings=findings, checked_fine=fine, summary=summary), problems, partial)
 
 
 def parse_fix(text: str) -> tuple[FixAnswer | None, list[str]]:

@@ -39,9 +39,9 @@ def _severity(findings: list[MergedFinding]) -> str:
 def stage_table(stage: StageMerge | None, title: str) -> list[str]:
     lines = [f"### {title} Findings", ""]
     if stage is None:
-        return lines + ["Not run (the spec review did not pass).", ""]
+        return lines + ["Not run (the spec review failed).", ""]
     if stage.discarded:
-        lines += ["Discarded: the spec review did not pass, so the speculative quality results do not count.", ""]
+        lines += ["Discarded: the spec review failed, so the speculative quality results do not count.", ""]
         return lines
     verdicts = ", ".join(f"model {k}: {v or 'no report'}" for k, v in stage.verdicts.items())
     lines += [f"Verdict: **{stage.verdict}** ({verdicts})", ""]
@@ -73,9 +73,11 @@ def render_iteration(it: IterationRecord, heading: str) -> list[str]:
              f"**Auto-decision: {DECISION_LINES[it.decision]}**"]
     if it.human_decision:
         lines.append(f"**Human decision:** {it.human_decision}")
-    failed = [r for r in it.runs if r.status != "complete"]
-    for run in failed:
-        lines.append(f"- ⚠️ {run.member} ({run.role}) produced no report: {run.reason}")
+    for run in it.runs:
+        if run.status != "complete":
+            lines.append(f"- ⚠️ {run.member} ({run.role}) produced no report: {run.reason}")
+        elif run.member in it.degraded:
+            lines.append(f"- ⚠️ {run.member} ({run.role}) answered only in part, so it cannot pass: {run.reason}")
     lines.append("")
     lines += stage_table(it.spec, "Spec")
     lines += stage_table(it.quality, "Quality")
