@@ -348,3 +348,63 @@ def test_llm_matcher_pairs_are_checked():
     assert parse_pairs('{"pairs": [{"a": "a1", "b": "b2"}]}', a, b)[1].endswith("different files")
     assert parse_pairs('{"pairs": [{"a": "a1", "b": "b1"}, {"a": "a2", "b": "b1"}]}', a, b)[1].startswith("finding paired twice")
     assert parse_pairs('{"pairs": [{"a": "a9", "b": "b1"}]}', a, b)[1].startswith("unknown finding id")
+
+
+def _case(root: Path, name: str, case_yaml: str, gold_yaml: str | None = None) -> Path:
+    """A one-case gold set in a temporary folder (for -T cases=)."""
+    folder = root / name
+    (folder / "base" / "app").mkdir(parents=True)
+    (folder / "head" / "app").mkdir(parents=True)
+    (folder / "fix").mkdir()
+    (folder / "base" / "app" / "db.py").write_text("X = 1\n")
+    (folder / "head" / "app" / "db.py").write_text("X = 1\n\n\ndef find(conn, name):\n    return conn.execute(f\"SELECT * FROM t WHERE n = '{name}'\")\n")
+    (folder / "fix" / "db.py").write_text("X = 1\n\n\ndef find(conn, name):\n    return conn.execute(\"SELECT * FROM t WHERE n = ?\", (name,))\n")
+    (folder / "spec.md").write_text("# Task 9: find\n\n## Requirements\n\n- Add `find`: it must look rows up by name.\n")
+    (folder / "case.yaml").write_text(case_yaml)
+    if gold_yaml:
+        (folder / "gold.yaml").write_text(gold_yaml)
+    return root
+
+
+def test_fix_over_the_turn_budget_escalates(tmp_path: Path):
+    cases = _case(tmp_path / "cases", "slow-fix", "task: '9'\ntitle: Find\nchange: {base: base, head: head}\n"
+                  "config: {auto_reject: true, fix_timeout_turns: 5}\nfixes:\n  - files: {app/db.py: fix/db.py}\n    turns: 7\n")
+    review = _review(run(tmp_path, cases=str(cases)))
+    assert review["final_status"] == "escalated" and review["fix_iterations"] == 1
+    assert review["fixes"][0]["outcome"] == "timeout"
+    assert "over fix_timeout_turns=5" in review["escalation"]
+
+
+def test_single_strategy_and_scripted_fix(tmp_path: Path):
+    cases = _case(tmp_path / "cases", "single", "task: '9'\ntitle: Find\nchange: {base: base, head: head}\n"
+                  "config: {strategy: single, auto_approve: true}\nfixes:\n  - files: {app/db.py: fix/db.py}\nhuman: [reject]\n")
+    log = run(tmp_path, cases=str(cases))
+    review = _review(log)
+    first = review["iterations"][0]
+    assert [r["role"] for r in first["runs"]] == ["reviewer_b", "reviewer_b"]
+    assert first["strategy"] == "Speculative parallel (2 reviewers)"
+    assert first["confidence"]["scenario"] == "b-only-critical" and first["human_decision"] == "reject"
+    assert review["iterations"][1]["decision"] == "AUTO_APPROVE" and review["final_status"] == "complete"
+    report = log.samples[0].output.completion
+    for line in ("**Strategy:**", "**Confidence: Medium (0.7)**", "**Auto-decision:", "### Spec Findings",
+                 "### Quality Findings", "| Contradictions |", "| Fix Iterations |", "| 9 | Find | complete |"):
+        assert line in report
+
+
+def test_implementer_role_offline_makes_no_change(repo: Path, tmp_path: Path):
+    log = run(tmp_path, repo=str(repo), base="HEAD~1", spec=str(repo / "SPEC.md"), auto_reject="true", max_fix_iterations="1")
+    review = _review(log)
+    assert review["fixes"][0]["run"]["role"] == "implementer"
+    assert review["fixes"][0]["outcome"] == "no-change"
+    assert review["fixes"][0]["message"].startswith("Fix attempt 1/1: ")
+    assert review["final_status"] == "escalated"
+    assert review["escalation"].startswith("Task 1 failed review after 1 fix attempts. Remaining issues: services/orders/store.py:9")
+
+
+def test_bad_case_file(tmp_path: Path):
+    cases = _case(tmp_path / "cases", "bad", "task: '9'\ntitle: Find\nchange: {base: base, head: head}\nconfig: {max_fix_iterations: 9}\n")
+    with pytest.raises(PrerequisiteError, match="max_fix_iterations must be 1-5"):
+        task_function()(cases=str(cases))
+    (cases / "bad" / "case.yaml").write_text("task: '9'\nchange: {base: base}\n")
+    with pytest.raises(PrerequisiteError, match="case.yaml: title: Field required"):
+        task_function()(cases=str(cases))

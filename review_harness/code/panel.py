@@ -13,7 +13,7 @@ from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
 from review_harness.code.merge import confidence, decide, merge_stage
 from review_harness.code.models import ROLES, CodeReview, FixAttempt, IterationRecord, MemberRun, ReviewerAnswer, StageMerge
-from review_harness.code.prompts import PROMPT_VERSION
+from review_harness.code.prompts import PROMPT_VERSION, render_change
 from review_harness.core.panel import StoreLike
 
 ITERATIONS_KEY = "code:iterations"
@@ -97,7 +97,8 @@ def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
     iterations = [iteration_from_store(store, r, config) for r in records]
     fixes = [FixAttempt.model_validate(f) for f in store.get(FIXES_KEY) or []]
     outcome = store.get(OUTCOME_KEY) or {}
-    change = ChangeSet.model_validate(store.get(CHANGE_KEY) or metadata["change"]).summary()
+    current = ChangeSet.model_validate(store.get(CHANGE_KEY) or metadata["change"])
+    change = current.summary() | {"cuts": render_change(current, config.max_change_chars).cuts}
     return CodeReview(
         task=str(metadata["task"]), title=metadata["title"], service=metadata["service"],
         strategy=config.strategy, config=config.model_dump(),

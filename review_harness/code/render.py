@@ -90,8 +90,10 @@ def render_report(review: CodeReview) -> str:
     lines = render_iteration(review.first, f"## Review Result — Task {review.task}")
     lines[1:1] = ["", f"_{review.title}_ · service `{review.service}`"]
     change = review.change or {}
-    if change.get("warnings"):
-        lines += ["### Input notes", ""] + [f"- {w}" for w in change["warnings"]] + [""]
+    notes = list(change.get("warnings") or []) + [f"cut to fit the prompt budget: {c}" for c in change.get("cuts") or []]
+    notes += [f"{f['path']}: {f['note']}" for f in change.get("files", []) if f.get("binary")]
+    if notes:
+        lines += ["### Input notes", ""] + [f"- {n}" for n in notes] + [""]
     for fix, it in zip(review.fixes, review.iterations[1:]):
         lines += [f"## Fix attempt {fix.attempt}", "", "```", fix.message, "```",
                   f"Outcome: {fix.outcome}" + (f" ({fix.reason})" if fix.reason else "") + "", ""]
