@@ -127,6 +127,12 @@ def run_lint(args: argparse.Namespace) -> int:
     for key, digest in design_hashes.items():
         print(f"design {key}: prefix {digest}, {counts[key]}/{INSTRUCTION_LIMIT} instructions")
     problems += design_problems
+    from review_harness.code.lint import lint_code_prompts
+
+    code_problems, code_hashes, code_counts = lint_code_prompts(update_hashes=args.update_hashes)
+    for key, digest in code_hashes.items():
+        print(f"code {key}: prefix {digest}, {code_counts[key]}/{INSTRUCTION_LIMIT} instructions")
+    problems += code_problems
     for problem in problems:
         print(f"problem: {problem}")
     print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))

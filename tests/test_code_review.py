@@ -408,3 +408,9 @@ def test_bad_case_file(tmp_path: Path):
     (cases / "bad" / "case.yaml").write_text("task: '9'\nchange: {base: base}\n")
     with pytest.raises(PrerequisiteError, match="case.yaml: title: Field required"):
         task_function()(cases=str(cases))
+
+
+def test_prompt_lint_passes():
+    from review_harness.code.lint import lint_code_prompts
+    problems, hashes, _ = lint_code_prompts()
+    assert problems == [] and set(hashes) == {"spec", "quality", "implementer", "matcher"}
