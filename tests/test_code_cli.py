@@ -34,7 +34,7 @@ def test_analytics_json_and_html(log_path: Path, tmp_path: Path, capsys):
                  "--overrides", str(tmp_path / "none.jsonl")]) == 0
     data = json.loads(out_json.read_text())
     summary = data["summary"]
-    assert summary["tasks"] == 15
+    assert summary["tasks"] == 17
     assert summary["model_accuracy"]["reviewer_b"]["missed"] == 0
     assert summary["model_accuracy"]["reviewer_a"]["missed"] > 0
     spec_gap = [e for e in data["reviews"] if e["sample"] == "spec-gap" and e["iteration"] == 0]

@@ -7,7 +7,8 @@ Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same
 Spec: the spec's requirement and out-of-scope items against the changed code.
 
 Model A (the cheaper reviewer) runs fewer rules, does not trace variables, and has one noisy
-rule (any broad `except` is reported, even one that re-raises). Model B runs all rules. Each
+rule (any broad `except` is reported, even one that re-raises, and so is a specific exception
+answered with a default value). Model B runs all rules. Each
 model also says where it looked and found nothing wrong (``checked_fine``), which is what makes
 contradictions possible. Findings are reported only on added lines.
 """
@@ -186,6 +187,11 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
             result.add(view, node.lineno, IMPORTANT, "error-handling",
                        f"Broad `except {kind or ''}` handler: it may hide unexpected errors.",
                        "Catch a specific exception type.")
+        elif "broad-except" in rules and len(node.body) == 1 and isinstance(node.body[0], (ast.Pass, ast.Return)):
+            # the noisy rule also objects to a specific exception handled by a default value
+            result.add(view, node.lineno, IMPORTANT, "error-handling",
+                       f"`except {kind}` discards the error: callers cannot tell it happened.",
+                       "Log the error or let it propagate.")
         elif kind in BROAD and "trace" in rules:
             result.ok(view, node.lineno, end, "broad handler checked: the error is logged or re-raised, not swallowed")
 
