@@ -414,3 +414,14 @@ def test_prompt_lint_passes():
     from review_harness.code.lint import lint_code_prompts
     problems, hashes, _ = lint_code_prompts()
     assert problems == [] and set(hashes) == {"spec", "quality", "implementer", "matcher"}
+
+
+def test_patch_with_revisions_is_an_error(tmp_path: Path):
+    patch = tmp_path / "c.patch"
+    patch.write_text("diff --git a/a.py b/a.py\nnew file mode 100644\n--- /dev/null\n+++ b/a.py\n@@ -0,0 +1 @@\n+X = 1\n")
+    spec = tmp_path / "spec.md"
+    spec.write_text("# T\n")
+    with pytest.raises(PrerequisiteError, match="go with -T repo="):
+        task_function()(patch=str(patch), base="HEAD~1", spec=str(spec))
+    change = from_patch(patch)
+    assert change.files[0].status == "added" and change.files[0].text == "X = 1\n"

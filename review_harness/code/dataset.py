@@ -93,6 +93,8 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
         raise PrerequisiteError("give the change: -T repo=PATH -T base=REV -T head=REV, or -T patch=FILE")
     if repo is not None and patch is not None:
         raise PrerequisiteError("-T repo= and -T patch= are alternatives: give one")
+    if patch is not None and (base or head):
+        raise PrerequisiteError("-T base= and -T head= go with -T repo=, not with -T patch=")
     if spec is None:
         raise PrerequisiteError("-T spec=PATH is required: the task spec the change is reviewed against")
     spec_text = read_spec("spec", spec)

@@ -262,6 +262,15 @@ def memory_root(metadata: dict) -> Path | None:
     return Path(metadata.get("repo_root") or ".") / ".claude" / "agent-memory"
 
 
+def release_copy(metadata: dict) -> None:
+    """Remove a sample's read-only memory copy once its review is done (an updated copy stays:
+    the log names the files it wrote)."""
+    copy = metadata.get("memory_copy")
+    if copy and metadata.get("memory_mode") == "read":
+        shutil.rmtree(copy, ignore_errors=True)
+        metadata.pop("memory_copy", None)
+
+
 def memory_for_prompt(state, stage: str) -> str:
     root = memory_root(state.metadata)
     if root is None:
@@ -282,6 +291,7 @@ def update_memory_after_review(state, review) -> None:
         used["root"] = str(root)
     if root is None or meta.get("memory_mode") != "update" or not review.iterations:
         state.store.set("code:memory", used)
+        release_copy(meta)
         return
     first = review.first
     updated = []
