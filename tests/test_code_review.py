@@ -425,3 +425,13 @@ def test_patch_with_revisions_is_an_error(tmp_path: Path):
         task_function()(patch=str(patch), base="HEAD~1", spec=str(spec))
     change = from_patch(patch)
     assert change.files[0].status == "added" and change.files[0].text == "X = 1\n"
+
+
+def test_memory_update_on_your_repository(repo: Path, tmp_path: Path):
+    with pytest.raises(PrerequisiteError, match="-T spec=nope.md: no such file"):
+        task_function()(repo=str(repo), base="HEAD~1", spec="nope.md")
+    log = run(tmp_path, repo=str(repo), base="HEAD~1", spec=str(repo / "SPEC.md"), memory="update")
+    assert log.status == "success"
+    patterns = repo / ".claude" / "agent-memory" / "project-orchestrator-quality-reviewer" / "service-patterns" / "orders.md"
+    assert "SQL passed to execute() is built from strings" in patterns.read_text()
+    assert (patterns.parent.parent / "MEMORY.md").read_text().startswith("# quality-reviewer memory")
