@@ -64,8 +64,14 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
     return lines + [""]
 
 
+def confidence_text(value: float) -> str:
+    """1.0, 0.9, 0.85: as the seed's table writes them."""
+    return f"{value:.1f}" if round(value * 10) == value * 10 else f"{value:.2f}"
+
+
 def _confidence_line(it: IterationRecord) -> str:
-    return f"**Confidence: {it.confidence.label} ({it.confidence.value:g})** — {it.confidence.scenario}: {it.confidence.action}"
+    return (f"**Confidence: {it.confidence.label} ({confidence_text(it.confidence.value)})** — "
+            f"{it.confidence.scenario}: {it.confidence.action}")
 
 
 def render_iteration(it: IterationRecord, heading: str) -> list[str]:
