@@ -194,8 +194,13 @@ def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
         else:
             old_path = path = parts[i + 1]
             i += 2
-        old = None if code.startswith("A") else _git(root, "cat-file", "blob", f"{base}:{old_path}")
-        new = None if code.startswith("D") else _git(root, "cat-file", "blob", f"{head}:{path}")
+        try:
+            old = None if code.startswith("A") else _git(root, "cat-file", "blob", f"{base}:{old_path}")
+            new = None if code.startswith("D") else _git(root, "cat-file", "blob", f"{head}:{path}")
+        except subprocess.CalledProcessError as ex:  # a submodule or another non-blob entry
+            files.append(ChangedFile(path=path, status="modified", binary=True, language=language_of(path),
+                                     note=f"not a regular file ({ex.stderr or 'git cat-file failed'}): not reviewed"))
+            continue
         files.append(file_from_versions(path, old, new, old_path, warnings))
     return _finish(f"git {repo} {base}..{head}", files, warnings, f"-T base={base} -T head={head}")
 
