@@ -435,3 +435,14 @@ def test_memory_update_on_your_repository(repo: Path, tmp_path: Path):
     patterns = repo / ".claude" / "agent-memory" / "project-orchestrator-quality-reviewer" / "service-patterns" / "orders.md"
     assert "SQL passed to execute() is built from strings" in patterns.read_text()
     assert (patterns.parent.parent / "MEMORY.md").read_text().startswith("# quality-reviewer memory")
+
+
+def test_huge_change_is_cut_and_says_so(repo: Path, tmp_path: Path):
+    big = repo / "services" / "orders" / "big.py"
+    big.write_text("".join(f"VALUE_{i} = {i}\n" for i in range(2500)))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "big")
+    log = run(tmp_path, repo=str(repo), base="HEAD~2", spec=str(repo / "SPEC.md"), max_change_chars="2000")
+    review = _review(log)
+    assert any("big.py" in cut for cut in review["change"]["cuts"])
+    assert "cut to fit the prompt budget: services/orders/big.py" in log.samples[0].output.completion
