@@ -10,6 +10,7 @@ from inspect_ai.log import EvalLog
 
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
+from review_harness.code.cli import CodeCliError, add_code_commands, code_summary_rows, run_code
 from review_harness.design.cli import add_design_commands, run_design
 from review_harness.domain.cli import add_domain_commands, run_domain
 from review_harness.ds.cli import add_ds_commands, run_ds
@@ -53,6 +54,9 @@ def design_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
 
 
 def summary_table(log: EvalLog) -> str:
+    code_rows = code_summary_rows(log)
+    if len(code_rows) > 1:
+        return f"log status: {log.status}\n" + _table(code_rows)
     if any(SYNTHESIS_SCORER not in (s.scores or {}) for s in log.samples or []):
         design_rows = design_summary_rows(log)
         if len(design_rows) > 1:
@@ -143,6 +147,12 @@ def run_lint(args: argparse.Namespace) -> int:
     for key, digest in domain_hashes.items():
         print(f"domain {key}: prefix {digest}, {domain_counts[key]}/{INSTRUCTION_LIMIT} instructions")
     problems += domain_problems
+    from review_harness.code.lint import lint_code_prompts
+
+    code_problems, code_hashes, code_counts = lint_code_prompts(update_hashes=args.update_hashes)
+    for key, digest in code_hashes.items():
+        print(f"code {key}: prefix {digest}, {code_counts[key]}/{INSTRUCTION_LIMIT} instructions")
+    problems += code_problems
     for problem in problems:
         print(f"problem: {problem}")
     print("lint-prompts: " + ("PASS" if not problems else f"FAIL ({len(problems)} problem(s))"))
@@ -166,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     add_design_commands(sub)
     add_ds_commands(sub)
     add_domain_commands(sub)
+    add_code_commands(sub)
     args = parser.parse_args(argv)
     try:
         ds_result = run_ds(args)
@@ -185,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))
             return run_design(args)
-    except (LogError, gate.GateError, RubricError, CalibrationError) as ex:
+        if args.command == "code":
+            return run_code(args)
+    except (LogError, gate.GateError, RubricError, CalibrationError, CodeCliError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     return 2

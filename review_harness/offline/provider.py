@@ -49,6 +49,7 @@ RESPONDERS = (
     "review_harness.design.offline",
     "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
     "review_harness.ds.offline.responder",
+    "review_harness.code.offline",
 )
 
 

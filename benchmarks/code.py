@@ -1,0 +1,110 @@
+"""Offline benchmarks of the code review (no API key, no network), beside its budgets.
+
+    . .venv/bin/activate
+    python benchmarks/code.py            # about 20 s on 2 cores
+
+1. Harness overhead: eval() of tasks/code_review.py over the gold set (offline/rules, latency 0)
+   against a bare Inspect task replaying the same model calls in the same rounds (the first
+   review's four prompts at once, then each fix iteration's spec prompts, then its quality
+   prompts), taken from a harness log. Median of 3 runs after a warm-up. Budget: <= 1.2x.
+2. Round trips on the critical path of the first review at latency=1 s per call. Budget: 1.
+3. Input tokens of the first review (4 calls) against 4 x diff + 16K, and the share of each
+   reviewer prompt that is the stable, cacheable system prefix. Budget: >= 50%.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.solver import solver
+
+from review_harness.code.change import ChangeSet
+from review_harness.code.config import ReviewConfig
+from review_harness.code.parse import REVIEWER_SCHEMA
+from review_harness.code.prompts import render_change
+from review_harness.offline.provider import estimate_tokens
+
+from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+
+MODEL = "offline/rules"
+code_review = load_task("code_review")
+
+
+def run(task: Task, log_dir: str, latency: float = 0.0):
+    start = time.perf_counter()
+    log = eval(task, model=MODEL, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
+    if log.status != "success":
+        raise RuntimeError(f"eval failed: {log.status} {log.error}")
+    return time.perf_counter() - start, log
+
+
+def rounds_of(sample) -> list[list[tuple[str, str]]]:
+    """The sample's reviewer prompts grouped into the rounds the harness sent them in."""
+    groups: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
+    for event in sample.events:
+        if not isinstance(event, ModelEvent) or len(event.input) != 2:
+            continue
+        system, request = event.input[0].text, event.input[1].text
+        iteration = int(re.search(r"^Iteration: (\d+)$", request, re.M).group(1))
+        stage = re.search(r"^Stage: (\w+)$", request, re.M).group(1)
+        groups[(iteration, 0 if iteration == 0 or stage == "spec" else 1)].append((system, request))
+    return [groups[key] for key in sorted(groups)]
+
+
+@solver
+def same_model_calls():
+    async def solve(state, generate_fn):
+        model = get_model()
+        for calls in state.metadata["rounds"]:
+            await asyncio.gather(*(
+                model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
+                               config=GenerateConfig(response_schema=REVIEWER_SCHEMA))
+                for s, r in calls))
+        return state
+    return solve
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        _, log = run(code_review(), tmp)
+        log = read_eval_log(log.location, resolve_attachments=True)
+        bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata={"rounds": rounds_of(s)})
+                                           for s in log.samples]),
+                    solver=same_model_calls(), scorer=constant_scorer())
+        run(bare, tmp)
+        harness = statistics.median(run(code_review(), tmp)[0] for _ in range(3))
+        baseline = statistics.median(run(bare, tmp)[0] for _ in range(3))
+        _, slow = run(code_review(), tmp, latency=1.0)
+        first_round = {s.id: s.scores["code_synthesis"].metadata["review"]["iterations"][0] for s in slow.samples}
+        one = next(s for s in slow.samples if s.id == "clean-feature")
+        print("code review: offline benchmarks (budgets from DESIGN 7b)")
+        print(f"  harness overhead      {harness:.2f} s vs bare Inspect {baseline:.2f} s = {harness / baseline:.2f}x   (budget <= 1.2x)")
+        print(f"  round trips           first review at 1 s/call (clean-feature, approved at once): {one.total_time:.2f} s = "
+              f"{one.total_time:.1f} calls on the critical path; recorded {first_round['clean-feature']['critical_path_calls']}   (budget 1)")
+        print("  tokens, first review  case                  input   budget   prefix share")
+        shares = []
+        for sample in log.samples:
+            review = sample.scores["code_synthesis"].metadata["review"]
+            used = sum(r["input_tokens"] for r in review["iterations"][0]["runs"])
+            config = ReviewConfig.model_validate(sample.metadata["config"])
+            diff = estimate_tokens(render_change(ChangeSet.model_validate(sample.metadata["change"]), config.max_change_chars).text)
+            budget = 4 * diff + 16_000
+            first = rounds_of(sample)[0]
+            share = statistics.mean(estimate_tokens(s) / (estimate_tokens(s) + estimate_tokens(r)) for s, r in first)
+            shares.append(share)
+            print(f"                        {str(sample.id):20s} {used:7,d}  {budget:7,d}   {share:.0%}")
+        print(f"  cacheable prefix      mean {statistics.mean(shares):.0%} of each reviewer prompt   (budget >= 50%)")
+
+
+if __name__ == "__main__":
+    main()

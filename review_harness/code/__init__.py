@@ -1,0 +1,1 @@
+"""Dual-model code review of a change against its task spec (seed 002)."""

@@ -1,0 +1,177 @@
+"""Samples of the code review: the gold set (fixtures/code/<case>/case.yaml, one YAML per
+case), or the user's change (a git repository with base and head, or a patch) and spec.
+Bad input is a one-line error naming the parameter."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import Sample
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from review_harness.code.change import ChangeError, ChangeSet, from_git, from_patch, from_trees, infer_service
+from review_harness.code.config import ConfigError, ReviewConfig, load_project_config, resolve_config
+from review_harness.core.params import resolve_user_path
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+
+SPLITS = ("all", "dev", "heldout")
+PROJECT_CONFIG = Path(".claude") / "project.yml"
+
+
+class CaseChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base: str | None = None  # folder of the old version (relative to the case)
+    head: str | None = None
+    patch: str | None = None
+
+
+class ScriptedFix(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    files: dict[str, str] = Field(description="changed path -> file (relative to the case) with its fixed content")
+    turns: int = 1
+
+
+class CaseFile(BaseModel):
+    """fixtures/code/<case>/case.yaml: what to review and how the world answers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str
+    title: str
+    spec: str = "spec.md"
+    service: str | None = None
+    change: CaseChange
+    config: dict[str, Any] = Field(default_factory=dict)
+    fixes: list[ScriptedFix] = Field(default_factory=list)
+    human: list[str] = Field(default_factory=list, description="human decisions (approve|reject), in order")
+    memory: str | None = Field(None, description="memory folder seeded for this case (relative to the case)")
+
+
+def read_spec(name: str, path: str | Path) -> str:
+    resolved = resolve_user_path(str(path)) if name else Path(path)
+    if not resolved.is_file():
+        raise PrerequisiteError(f"-T {name}={path}: no such file" if name else f"{path}: no such file")
+    try:
+        text = resolved.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise PrerequisiteError(f"-T {name}={path}: not a UTF-8 text file") from None
+    if not text.strip():
+        raise PrerequisiteError(f"-T {name}={path}: the spec is empty")
+    return text
+
+
+def spec_title(spec: str, fallback: str) -> str:
+    match = re.search(r"^#\s+(.+)$", spec, re.MULTILINE)
+    return match.group(1).strip() if match else fallback
+
+
+def make_sample(sample_id: str, *, change: ChangeSet, spec: str, task: str, title: str, service: str,
+                config: ReviewConfig, fixes: list[dict] | None = None, human: list[str] | None = None,
+                gold: Path | None = None, split: str | None = None, memory_seed: str | None = None) -> Sample:
+    listing = "\n".join(f"- {f.path} ({f.status}{', binary' if f.binary else ''})" for f in change.files)
+    return Sample(
+        id=sample_id,
+        input=f"Task {task}: {title}\nService: {service}\nChange: {change.source}\n{listing}",
+        metadata={
+            "task": task, "title": title, "service": service, "spec": spec,
+            "change": change.model_dump(mode="json"), "config": config.model_dump(),
+            "fixes": fixes or [], "human": human or [], "gold": str(gold) if gold else None,
+            "split": split, "memory_seed": memory_seed,
+        },
+    )
+
+
+def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: str | None, spec: str | None,
+                service: str | None, task_number: str, config_path: str | None, overrides: dict[str, Any]) -> Sample:
+    if repo is None and patch is None:
+        raise PrerequisiteError("give the change: -T repo=PATH -T base=REV -T head=REV, or -T patch=FILE")
+    if repo is not None and patch is not None:
+        raise PrerequisiteError("-T repo= and -T patch= are alternatives: give one")
+    if patch is not None and (base or head):
+        raise PrerequisiteError("-T base= and -T head= go with -T repo=, not with -T patch=")
+    if spec is None:
+        raise PrerequisiteError("-T spec=PATH is required: the task spec the change is reviewed against")
+    spec_text = read_spec("spec", spec)
+    try:
+        if repo is not None:
+            if not base:
+                raise PrerequisiteError("-T base=REV is required with -T repo=")
+            root = resolve_user_path(repo)
+            change = from_git(root, base, head or "HEAD")
+            default_config = root / PROJECT_CONFIG
+            fallback = root.resolve().name
+        else:
+            change = from_patch(resolve_user_path(patch))
+            default_config = None
+            fallback = Path(patch).stem
+        project = config_path and resolve_user_path(config_path)
+        if config_path and not Path(project).is_file():
+            raise PrerequisiteError(f"-T config={config_path}: no such file")
+        raw = load_project_config(project or (default_config if default_config and default_config.is_file() else None))
+        config = resolve_config(raw, None, overrides)
+    except (ChangeError, ConfigError) as ex:
+        raise PrerequisiteError(str(ex)) from None
+    service = service or infer_service([f.path for f in change.files], fallback)
+    sample = make_sample(f"task-{task_number}", change=change, spec=spec_text, task=task_number,
+                         title=spec_title(spec_text, f"task {task_number}"), service=service, config=config)
+    sample.metadata["repo_root"] = str(root) if repo is not None else None
+    return sample
+
+
+def load_case(folder: Path) -> CaseFile:
+    path = folder / "case.yaml"
+    try:
+        return CaseFile.model_validate(read_yaml(path))
+    except YamlReadError as ex:
+        raise PrerequisiteError(str(ex)) from None
+    except ValidationError as ex:
+        where, message, more = first_error(ex)
+        raise PrerequisiteError(f"{path}: {where}: {message}" + (f" (+{more} more)" if more else "")) from None
+
+
+def case_change(folder: Path, case: CaseFile) -> ChangeSet:
+    if case.change.patch:
+        return from_patch(folder / case.change.patch)
+    return from_trees(folder / (case.change.base or "base"), folder / (case.change.head or "head"))
+
+
+def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: str | None = None) -> list[Sample]:
+    root = resolve_user_path(cases) if cases else FIXTURES_DIR / fixtures
+    if not root.is_dir():
+        raise PrerequisiteError(f"-T {'cases' if cases else 'fixtures'}={cases or fixtures}: no such folder")
+    folders = sorted(p.parent for p in root.glob("*/case.yaml"))
+    if not folders:
+        raise PrerequisiteError(f"{root}: no cases (folders with a case.yaml)")
+    samples = []
+    for folder in folders:
+        case = load_case(folder)
+        gold = GOLD_DIR / "code" / f"{folder.name}.yaml" if not cases else folder / "gold.yaml"
+        gold_split = None
+        if gold.exists():
+            data = read_yaml(gold) or {}
+            gold_split = data.get("split", "dev")
+        if split != "all" and gold_split != split:
+            continue
+        try:
+            change = case_change(folder, case)
+            config = resolve_config({}, case.config, overrides)
+        except (ChangeError, ConfigError) as ex:
+            raise PrerequisiteError(f"{folder / 'case.yaml'}: {ex}") from None
+        fixes = [{"files": {p: (folder / f).read_text(encoding="utf-8") for p, f in fix.files.items()}, "turns": fix.turns}
+                 for fix in case.fixes]
+        spec = read_spec("", folder / case.spec)
+        service = case.service or infer_service([f.path for f in change.files], folder.name)
+        samples.append(make_sample(
+            folder.name, change=change, spec=spec, task=case.task, title=case.title, service=service, config=config,
+            fixes=fixes, human=case.human, gold=gold if gold.exists() else None, split=gold_split,
+            memory_seed=str(folder / case.memory) if case.memory else None,
+        ))
+    if not samples:
+        raise PrerequisiteError(f"-T split={split}: no cases in that split")
+    return samples

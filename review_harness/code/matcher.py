@@ -1,0 +1,54 @@
+"""The merge's matcher: the deterministic similarity (merge.similarity), or, when a `grader`
+model role is bound, an LLM that pairs the two models' findings. The LLM's pairs are checked
+(known ids, one to one, same file); an unusable answer falls back to the rules with a reason."""
+
+from __future__ import annotations
+
+import json
+
+from review_harness.code.models import CodeFinding, MatchAnswer
+from review_harness.code.prompts import PROMPTS_DIR, _render
+from review_harness.core.jsonsalvage import load_json_lenient
+from review_harness.core.prompts import ReviewerPrompt, neutralize_delimiters
+from review_harness.core.schema import response_schema
+
+MATCH_SCHEMA = response_schema("code_finding_pairs", MatchAnswer, description="Pairs of A and B finding ids that are the same problem.")
+
+
+def findings_payload(a: list[CodeFinding], b: list[CodeFinding]) -> list[dict]:
+    return ([{"id": f"a{n}", **f.model_dump(mode="json")} for n, f in enumerate(a, 1)]
+            + [{"id": f"b{n}", **f.model_dump(mode="json")} for n, f in enumerate(b, 1)])
+
+
+def render_match_prompt(stage: str, a: list[CodeFinding], b: list[CodeFinding], version: str = "v1") -> ReviewerPrompt:
+    payload = neutralize_delimiters(json.dumps(findings_payload(a, b), indent=1), "<findings>", "</findings>")
+    return ReviewerPrompt(system=_render(f"matcher_system.{version}.j2"),
+                          request=_render(f"matcher_request.{version}.j2", stage=stage, findings=payload), version=version)
+
+
+def parse_pairs(text: str, a: list[CodeFinding], b: list[CodeFinding]) -> tuple[list[tuple[int, int]] | None, str | None]:
+    """Index pairs from the grader's answer, or None and why it is unusable."""
+    data, _, problem, _ = load_json_lenient(text)
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
+        return None, problem or "no pairs list in the answer"
+    out: list[tuple[int, int]] = []
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    for item in data["pairs"]:
+        try:
+            i, j = int(str(item["a"]).lstrip("a")) - 1, int(str(item["b"]).lstrip("b")) - 1
+        except (KeyError, TypeError, ValueError):
+            return None, f"unreadable pair {item!r}"
+        if not (0 <= i < len(a) and 0 <= j < len(b)):
+            return None, f"unknown finding id in pair {item!r}"
+        if i in used_a or j in used_b:
+            return None, f"finding paired twice in {item!r}"
+        if a[i].file != b[j].file:
+            return None, f"pair {item!r} joins findings about different files"
+        used_a.add(i)
+        used_b.add(j)
+        out.append((i, j))
+    return out, None
+
+
+__all__ = ["MATCH_SCHEMA", "PROMPTS_DIR", "parse_pairs", "render_match_prompt"]

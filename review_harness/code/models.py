@@ -1,0 +1,225 @@
+"""Models of the code review.
+
+* what one reviewer returns (``ReviewerAnswer``): also the response schema sent to the model;
+* the merge of one stage (``StageMerge``), the confidence scenario and the decision;
+* the whole review with its fix loop (``CodeReview``): the log contract, stored as JSON in
+  ``Score.metadata["review"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from review_harness.core.models import RankedEnum
+
+StageName = Literal["spec", "quality"]
+STAGES: tuple[str, ...] = ("spec", "quality")
+Letter = Literal["A", "B"]
+LETTERS: tuple[str, ...] = ("A", "B")
+ROLES = {"A": "reviewer_a", "B": "reviewer_b"}
+CATEGORIES: tuple[str, ...] = (
+    "missing-requirement", "scope-creep", "spec-mismatch",
+    "bug", "security", "error-handling", "concurrency", "resource", "tests", "maintainability",
+)
+Decision = Literal["AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN"]
+DECISIONS: tuple[str, ...] = ("AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN")
+MergeCategory = Literal["agreed", "b_only", "a_only", "contradiction"]
+
+
+class Severity(RankedEnum):
+    """Rank 0 is the most severe."""
+
+    CRITICAL = "Critical"
+    IMPORTANT = "Important"
+    MINOR = "Minor"
+
+
+SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
+
+
+# ---------------------------------------------------------------------------- reviewer output
+
+
+class CodeFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    severity: Severity
+    category: str = Field(description="One of the categories listed in the instructions.")
+    file: str = Field(description="Path of the changed file, as shown in the change.")
+    line: int | None = Field(description="Line number in the new version of the file; null for a whole-file or absent item.")
+    description: str = Field(description="What is wrong, stated directly.")
+    suggested_fix: str | None = Field(description="How to fix it, without inventing facts.")
+    quote: str | None = Field(description="The offending code or spec sentence, verbatim; null for an absence.")
+
+    @property
+    def blocking(self) -> bool:
+        return self.severity in (Severity.CRITICAL, Severity.IMPORTANT)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+class CheckedFine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    line: int | None = Field(description="First line of the place checked (e.g. a function); null for the whole file.")
+    end_line: int | None = Field(description="Last line of the place checked; null for one line or the whole file.")
+    note: str = Field(description="What was checked and why it is fine.")
+
+    def covers(self, file: str, line: int | None) -> bool:
+        if file != self.file:
+            return False
+        if self.line is None or line is None:
+            return True
+        return self.line <= line <= (self.end_line or self.line)
+
+
+class ReviewerAnswer(BaseModel):
+    """The response schema of both reviewer kinds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[CodeFinding]
+    checked_fine: list[CheckedFine] = Field(
+        description="Places you examined and judged correct (functions, files, requirements met)."
+    )
+    summary: str
+
+
+class MemberRun(BaseModel):
+    """What happened to one reviewer call (or the implementer's)."""
+
+    member: str
+    role: str
+    status: Literal["complete", "failed"] = "failed"
+    reason: str | None = None
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    prefix_hash: str | None = None
+
+
+# ---------------------------------------------------------------------------- merge
+
+
+class MergedFinding(BaseModel):
+    category: MergeCategory
+    finding: CodeFinding
+    other: CodeFinding | None = None  # the matched finding of the other model (agreed)
+    fine_note: str | None = None  # contradictions: the other model's "checked and fine" note
+    by: Letter | None = None  # one-model findings and contradictions: whose finding
+
+
+class StageMerge(BaseModel):
+    stage: StageName
+    models: list[str]
+    verdicts: dict[str, Literal["PASS", "FAIL"] | None] = Field(
+        description="per model letter; None when the model produced no report (failed)"
+    )
+    findings: list[MergedFinding] = Field(default_factory=list)
+    verdict: Literal["PASS", "FAIL", "INCOMPLETE"] = "PASS"
+    discarded: bool = False
+    reasons: list[str] = Field(default_factory=list)
+    matcher: str = "rules"
+
+    def in_category(self, category: str) -> list[MergedFinding]:
+        return [f for f in self.findings if f.category == category]
+
+
+class Confidence(BaseModel):
+    scenario: str
+    label: str
+    value: float
+    action: str
+
+
+class IterationRecord(BaseModel):
+    """One review round: the first (speculative) review or a review after a fix."""
+
+    iteration: int = Field(description="0 for the first review, N after fix attempt N")
+    strategy: str
+    spec: StageMerge
+    quality: StageMerge | None = None
+    confidence: Confidence
+    decision: Decision
+    human_decision: Literal["approve", "reject"] | None = None
+    runs: list[MemberRun] = Field(default_factory=list)
+    critical_path_calls: int = 0
+
+    @property
+    def degraded(self) -> list[str]:
+        """Reviewers of this round without a usable verdict (failed, or a partial answer that found nothing)."""
+        return [f"{s.stage}-{letter}" for s in (self.spec, self.quality) if s is not None
+                for letter, verdict in s.verdicts.items() if verdict is None]
+
+
+class FixAttempt(BaseModel):
+    attempt: int
+    message: str
+    turns: int = 0
+    applied: list[str] = Field(default_factory=list)
+    outcome: Literal["applied", "no-change", "timeout", "failed"] = "applied"
+    reason: str | None = None
+    run: MemberRun | None = None
+
+
+class CodeReview(BaseModel):
+    """The log contract: ``Score.metadata["review"]``."""
+
+    task: str
+    title: str
+    service: str
+    strategy: str
+    config: dict
+    change: dict = Field(description="files, cut notes and warnings of the reviewed change")
+    iterations: list[IterationRecord]
+    fixes: list[FixAttempt] = Field(default_factory=list)
+    fix_iterations: int = 0
+    final_status: str = Field(description="complete | review-fix-{N} | escalated | awaiting-human")
+    escalation: str | None = None
+    prompt_version: str = "v1"
+    memory: dict = Field(default_factory=dict)
+
+    @property
+    def first(self) -> IterationRecord:
+        return self.iterations[0]
+
+    @property
+    def last(self) -> IterationRecord:
+        return self.iterations[-1]
+
+
+class FixedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    content: str = Field(description="the complete new content of the file")
+
+
+class FixAnswer(BaseModel):
+    """The implementer's response schema."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: list[FixedFile]
+    note: str
+
+
+class MatchPair(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    a: str = Field(description="id of reviewer A's finding, e.g. a1")
+    b: str = Field(description="id of reviewer B's finding, e.g. b2")
+
+
+class MatchAnswer(BaseModel):
+    """The grader's response schema when it matches findings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs: list[MatchPair]

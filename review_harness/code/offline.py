@@ -1,0 +1,78 @@
+"""How the offline provider answers the code review's prompts: a reviewer request with the rule
+engine (review_harness.code.rules) under the model letter named in the request's identity line
+(the provider cannot see which role called it); an implementer request with no change (the
+offline implementer cannot write code: evals apply the case's scripted fixes instead).
+Anything else is not ours (None)."""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.code.memory import is_known, known_false_positives, pattern_of
+from review_harness.code.models import CheckedFine, FixAnswer, ReviewerAnswer
+from review_harness.core.prompts import data_block
+
+REVIEW_MARK = "CODE REVIEW REQUEST"
+MATCH_MARK = "CODE MATCH REQUEST"
+FIX_MARK = "CODE FIX REQUEST"
+
+
+def _field(text: str, name: str) -> str | None:
+    match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def answer(prompt: str) -> str | None:
+    if FIX_MARK in prompt:
+        return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
+    if MATCH_MARK in prompt:
+        return match_answer(prompt)
+    if REVIEW_MARK not in prompt:
+        return None
+    from review_harness.code.prompts import parse_change
+    from review_harness.code.rules import FileView, review_quality, review_spec
+
+    stage, letter = _field(prompt, "Stage"), _field(prompt, "Model")
+    spec = data_block(prompt, "<spec>", "</spec>")
+    change = data_block(prompt, "<change>", "</change>")
+    if stage not in ("spec", "quality") or letter not in ("A", "B") or spec is None or change is None:
+        return None
+    views = [
+        FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"])
+        for f in parse_change(change)  # binary and deleted files too: the spec may name them
+    ]
+    report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)
+    memory = data_block(prompt, "<memory>", "</memory>")
+    if memory:
+        avoid_known_false_positives(report, known_false_positives(memory))
+    return report.model_dump_json(indent=1)
+
+
+def match_answer(prompt: str) -> str | None:
+    """The offline grader pairs findings with the merge's own similarity."""
+    import json
+
+    from review_harness.code.merge import MATCH_THRESHOLD, similarity
+    from review_harness.code.models import CodeFinding, MatchAnswer, MatchPair
+    from review_harness.core.matching import one_to_one
+
+    block = data_block(prompt, "<findings>", "</findings>")
+    if block is None:
+        return None
+    items = json.loads(block)
+    a = [(i["id"], CodeFinding.model_validate({k: v for k, v in i.items() if k != "id"})) for i in items if i["id"].startswith("a")]
+    b = [(i["id"], CodeFinding.model_validate({k: v for k, v in i.items() if k != "id"})) for i in items if i["id"].startswith("b")]
+    pairs = one_to_one([f for _, f in a], [f for _, f in b], similarity, MATCH_THRESHOLD)
+    return MatchAnswer(pairs=[MatchPair(a=a[i][0], b=b[j][0]) for i, j, _ in pairs]).model_dump_json(indent=1)
+
+
+def avoid_known_false_positives(report: ReviewerAnswer, known: list[str]) -> None:
+    """Memory says the team dismissed these patterns before: vouch for the place instead."""
+    kept = []
+    for finding in report.findings:
+        if known and is_known(pattern_of(finding.description), known):
+            report.checked_fine.append(CheckedFine(file=finding.file, line=finding.line, end_line=None,
+                                                   note=f"known false positive in this service: {pattern_of(finding.description)}"))
+        else:
+            kept.append(finding)
+    report.findings = kept

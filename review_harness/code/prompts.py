@@ -1,0 +1,154 @@
+"""Prompts of the code review: a stable system prefix per reviewer kind, and a request with
+the reviewer's identity line (stage and model letter: the offline provider cannot see the
+role, so it reads them there), the spec and the change last.
+
+The change is rendered as numbered lines of each file's new version, '+' marking added lines,
+within a character budget; what the budget cut is said in the prompt and in the log.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import TemplateError
+
+from review_harness.code.change import ChangedFile, ChangeSet
+from review_harness.code.models import CATEGORIES
+from review_harness.core.paths import PROMPTS_DIR as ROOT_PROMPTS
+from review_harness.core.prompts import PromptError, ReviewerPrompt, neutralize_delimiters, template_environment
+
+PROMPT_VERSION = "v1"
+PROMPTS_DIR = ROOT_PROMPTS / "code"
+STAGE_TITLES = {"spec": "spec reviewer", "quality": "quality reviewer"}
+BLOCKS = ("spec", "change", "memory")
+WHOLE_FILE_LINES = 400  # longer files show windows around the added lines
+WINDOW = 12
+FILE_HEADER = re.compile(r"^### file: (?P<path>\S.*?) \((?P<status>[a-z]+)(?:, (?P<language>[a-z]+))?\)(?P<rest>.*)$")
+NUMBERED = re.compile(r"^ *(\d+) ([+ ]) ")
+
+
+def _safe(text: str) -> str:
+    for tag in BLOCKS:
+        text = neutralize_delimiters(text, f"<{tag}>", f"</{tag}>")
+    return text
+
+
+def _render(name: str, **values) -> str:
+    try:
+        return template_environment(str(PROMPTS_DIR)).get_template(name).render(**values)
+    except TemplateError as ex:
+        raise PromptError(f"prompt template {PROMPTS_DIR / name} cannot be filled: {ex}") from None
+
+
+def _ranges(numbers: list[int]) -> str:
+    out, start, prev = [], None, None
+    for n in sorted(numbers):
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            out.append(f"{start}-{prev}" if prev != start else str(start))
+            start = prev = n
+    if start is not None:
+        out.append(f"{start}-{prev}" if prev != start else str(start))
+    return ", ".join(out)
+
+
+def _body(f: ChangedFile, windows_only: bool) -> str:
+    added = set(f.added)
+    shown = sorted(f.lines)
+    if windows_only:
+        keep = {n for a in added for n in range(a - WINDOW, a + WINDOW + 1)}
+        shown = [n for n in shown if n in keep]
+    lines, prev = [], None
+    for n in shown:
+        if prev is not None and n != prev + 1:
+            lines.append("  ...")
+        lines.append(f"{n:>5} {'+' if n in added else ' '} {f.lines[n]}")
+        prev = n
+    return "\n".join(lines)
+
+
+@dataclass
+class RenderedChange:
+    text: str
+    cuts: list[str] = field(default_factory=list)
+
+
+def render_change(change: ChangeSet, budget: int) -> RenderedChange:
+    """The change as the reviewers see it, within `budget` characters."""
+    blocks, cuts, used = [], [], 0
+    for f in change.files:
+        header = f"### file: {f.path} ({f.status}, {f.language})"
+        if f.old_path:
+            header += f" renamed from {f.old_path}"
+        if f.binary or f.status == "deleted" or not f.lines:
+            blocks.append(header + (f" -- {f.note}" if f.note else ""))
+            continue
+        header += f"\nchanged lines: {_ranges(f.added) or 'none'}"
+        windows = not f.complete or len(f.lines) > WHOLE_FILE_LINES
+        body = _body(f, windows)
+        if used + len(body) > budget and not windows:
+            body, windows = _body(f, True), True
+            cuts.append(f"{f.path}: only the lines around the changes are shown")
+        if used + len(body) > budget:
+            cuts.append(f"{f.path}: omitted ({len(f.added)} changed lines, over the budget of {budget} characters)")
+            blocks.append(header + "\n  (omitted: over the prompt budget)")
+            continue
+        used += len(body)
+        blocks.append(header + ("\n(excerpt around the changes)" if windows else "") + "\n" + body)
+    return RenderedChange("\n\n".join(blocks), cuts)
+
+
+def parse_change(text: str) -> list[dict]:
+    """The files of a rendered change (what the offline reviewer reads back): path, status,
+    language, lines {n: text}, added [n], excerpt (whether only windows are shown)."""
+    files: list[dict] = []
+    current: dict | None = None
+    for line in text.splitlines():
+        match = FILE_HEADER.match(line)
+        if match:
+            current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
+                       "binary": "binary" in match["rest"], "lines": {}, "added": [], "excerpt": False}
+            files.append(current)
+            continue
+        if current is None:
+            continue
+        if line.startswith("(excerpt") or line == "  ..." or line.startswith("  (omitted"):
+            current["excerpt"] = True
+            continue
+        number = NUMBERED.match(line)
+        if number:
+            n = int(number.group(1))
+            current["lines"][n] = line[number.end():]
+            if number.group(2) == "+":
+                current["added"].append(n)
+    return files
+
+
+def render_reviewer_prompt(
+    stage: str, letter: str, *, spec: str, change: RenderedChange, task: str, title: str, service: str,
+    iteration: int, memory: str = "", version: str = PROMPT_VERSION,
+) -> ReviewerPrompt:
+    common = {"stage": stage, "stage_title": STAGE_TITLES[stage]}
+    system = _render(f"reviewer_system.{version}.j2", **common, categories=CATEGORIES)
+    request = _render(
+        f"reviewer_request.{version}.j2", **common, letter=letter, task=task, title=title, service=service,
+        iteration=iteration, memory=_safe(memory), cuts=change.cuts, spec=_safe(spec), change=_safe(change.text),
+    )
+    return ReviewerPrompt(system=system, request=request, version=version)
+
+
+def render_fix_prompt(*, message: str, spec: str, change: RenderedChange, task: str, title: str, turns: int,
+                      version: str = PROMPT_VERSION) -> ReviewerPrompt:
+    system = _render(f"implementer_system.{version}.j2")
+    request = _render(f"implementer_request.{version}.j2", task=task, title=title, turns=turns,
+                      message=message, spec=_safe(spec), change=_safe(change.text))
+    return ReviewerPrompt(system=system, request=request, version=version)
+
+
+def prompts_path(name: str) -> Path:
+    return PROMPTS_DIR / name

@@ -1,0 +1,377 @@
+"""The offline code reviewer's rule engine: real checks of the change, two rule sets.
+
+Quality (Python): the `ast` module -- SQL built from strings and passed to execute(), exceptions
+caught broadly and swallowed, mutable default arguments, resources opened and never closed,
+coroutines called without await, shell commands and eval on built strings, debug prints.
+Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same families.
+Spec: the spec's requirement and out-of-scope items against the changed code.
+
+Model A (the cheaper reviewer) runs fewer rules, does not trace variables, and has one noisy
+rule (any broad `except` is reported, even one that re-raises, and so is a specific exception
+answered with a default value). Model B runs all rules. Each
+model also says where it looked and found nothing wrong (``checked_fine``), which is what makes
+contradictions possible. Findings are reported only on added lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer, Severity
+
+CRITICAL, IMPORTANT, MINOR = Severity.CRITICAL, Severity.IMPORTANT, Severity.MINOR
+SQL_METHODS = {"execute", "executemany", "executescript", "raw", "query", "read_sql"}
+SQL_WORDS = re.compile(r"\b(select|insert|update|delete|where|from)\b", re.IGNORECASE)
+RESOURCE_CALLS = {"open", "connect", "urlopen", "socket", "TemporaryFile", "NamedTemporaryFile"}
+BROAD = {None, "Exception", "BaseException"}
+A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql"}
+# "trace": follow a variable to where it is built, and vouch for handlers that log or re-raise
+B_RULES = {"sql-string", "swallowed-exception", "mutable-default", "unclosed-resource", "missing-await", "shell-string",
+           "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "trace"}
+
+
+@dataclass
+class FileView:
+    path: str
+    language: str
+    lines: dict[int, str]
+    added: set[int]
+    excerpt: bool = False
+
+    @property
+    def text(self) -> str:
+        last = max(self.lines) if self.lines else 0
+        return "\n".join(self.lines.get(n, "") for n in range(1, last + 1)) + "\n"
+
+    def quote(self, line: int) -> str:
+        return self.lines.get(line, "").strip()
+
+
+@dataclass
+class Result:
+    findings: list[CodeFinding] = field(default_factory=list)
+    fine: list[CheckedFine] = field(default_factory=list)
+
+    def add(self, view: FileView, line: int, severity: Severity, category: str, description: str, fix: str) -> None:
+        if line not in view.added:
+            return
+        if any(f.file == view.path and f.line == line and f.category == category for f in self.findings):
+            return
+        self.findings.append(CodeFinding(severity=severity, category=category, file=view.path, line=line,
+                                         description=description, suggested_fix=fix, quote=view.quote(line) or None))
+
+    def ok(self, view: FileView, line: int, end: int | None, note: str) -> None:
+        if any(n in view.added for n in range(line, (end or line) + 1)):
+            self.fine.append(CheckedFine(file=view.path, line=line, end_line=end, note=note))
+
+
+# ---------------------------------------------------------------------------- python
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _built_string(node: ast.AST, full: bool) -> bool:
+    """A string assembled from pieces at run time: f-string with values, + concatenation;
+    with `full` also %-formatting and .format()."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return any(isinstance(side, (ast.Constant, ast.JoinedStr, ast.BinOp)) for side in (node.left, node.right)) and not (
+            isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant))
+    if full and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+        return True
+    if full and isinstance(node, ast.Call) and _name(node.func) == "format" and isinstance(getattr(node.func, "value", None), ast.Constant):
+        return True
+    return False
+
+
+def _mentions_sql(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and SQL_WORDS.search(n.value) for n in ast.walk(node))
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _assignments(func: ast.AST) -> dict[str, ast.AST]:
+    out: dict[str, ast.AST] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = node.value
+    return out
+
+
+def _swallows(handler: ast.ExceptHandler) -> bool:
+    for stmt in handler.body:
+        if isinstance(stmt, (ast.Pass, ast.Continue)):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Return) and (stmt.value is None or isinstance(stmt.value, ast.Constant)):
+            continue
+        return False
+    return True
+
+
+def _handler_type(handler: ast.ExceptHandler) -> str | None:
+    return _name(handler.type) if handler.type is not None else None
+
+
+def python_quality(view: FileView, rules: set[str], result: Result) -> None:
+    try:
+        tree = ast.parse(view.text)
+    except SyntaxError:
+        return  # an excerpt or invalid file: the line checks still run (debug prints)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    async_defs = {f.name for f in _functions(tree) if isinstance(f, ast.AsyncFunctionDef)}
+    for func in _functions(tree):
+        assigned = _assignments(func)
+        if "mutable-default" in rules:
+            for default in func.args.defaults + [d for d in func.args.kw_defaults if d is not None]:
+                if isinstance(default, (ast.List, ast.Dict, ast.Set)) or (
+                        isinstance(default, ast.Call) and _name(default.func) in ("list", "dict", "set") and not default.args):
+                    result.add(view, default.lineno, IMPORTANT, "bug",
+                               f"{func.name}() has a mutable default argument: one object is shared by every call.",
+                               "Default to None and create the object inside the function.")
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Call):
+                continue
+            callee = _name(node.func)
+            if "sql-string" in rules and callee in SQL_METHODS and node.args:
+                query = node.args[0]
+                traced = assigned.get(query.id) if isinstance(query, ast.Name) and "trace" in rules else None
+                if _built_string(query, "trace" in rules) or (traced is not None and _built_string(traced, True) and _mentions_sql(traced)):
+                    result.add(view, node.lineno, CRITICAL, "security",
+                               f"SQL passed to {callee}() is built from strings: values reach the query unescaped (SQL injection).",
+                               "Use a parameterised query: placeholders in a constant SQL string and the values as parameters.")
+                elif isinstance(query, ast.Name) and "trace" not in rules:
+                    result.ok(view, node.lineno, None, f"{callee}() receives the query as a variable; assumed built elsewhere")
+                elif len(node.args) > 1 or node.keywords:
+                    result.ok(view, node.lineno, None, f"{callee}() uses a query with separate parameters")
+            if "eval-string" in rules and callee in ("eval", "exec") and isinstance(node.func, ast.Name) and node.args and not isinstance(node.args[0], ast.Constant):
+                result.add(view, node.lineno, CRITICAL, "security",
+                           f"{callee}() runs a string built at run time: arbitrary code execution if any part comes from input.",
+                           "Parse the value (e.g. ast.literal_eval, json.loads) instead of evaluating it.")
+            if "shell-string" in rules and callee in ("run", "call", "check_output", "check_call", "Popen", "system"):
+                shell = any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+                if (shell or callee == "system") and node.args and _built_string(node.args[0], True):
+                    result.add(view, node.lineno, CRITICAL, "security",
+                               "A shell command is built from strings: input can inject shell syntax.",
+                               "Pass the command as a list of arguments without shell=True.")
+            if "debug-print" in rules and callee == "print" and isinstance(node.func, ast.Name) and not view.path.split("/")[-1].startswith(("test_", "cli", "__main__")):
+                result.add(view, node.lineno, MINOR, "maintainability",
+                           "print() left in library code; output bypasses the logging setup.",
+                           "Use the module's logger, or remove the print.")
+        if "unclosed-resource" in rules:
+            _unclosed(view, func, parents, result)
+        if "missing-await" in rules and isinstance(func, ast.AsyncFunctionDef):
+            _missing_await(view, func, async_defs, parents, result)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ExceptHandler):
+            continue
+        kind = _handler_type(node)
+        end = node.body[-1].end_lineno or node.lineno
+        if "swallowed-exception" in rules and kind in BROAD and _swallows(node):
+            result.add(view, node.lineno, IMPORTANT, "error-handling",
+                       f"`except {kind or ''}` catches every error and discards it: failures vanish silently.".replace("except ` ", "except` "),
+                       "Catch the specific exception you expect, and log or re-raise the rest.")
+        elif "broad-except" in rules and kind in BROAD:
+            result.add(view, node.lineno, IMPORTANT, "error-handling",
+                       f"Broad `except {kind or ''}` handler: it may hide unexpected errors.",
+                       "Catch a specific exception type.")
+        elif "broad-except" in rules and len(node.body) == 1 and isinstance(node.body[0], (ast.Pass, ast.Return)):
+            # the noisy rule also objects to a specific exception handled by a default value
+            result.add(view, node.lineno, IMPORTANT, "error-handling",
+                       f"`except {kind}` discards the error: callers cannot tell it happened.",
+                       "Log the error or let it propagate.")
+        elif kind in BROAD and "trace" in rules:
+            result.ok(view, node.lineno, end, "broad handler checked: the error is logged or re-raised, not swallowed")
+
+
+def _unclosed(view: FileView, func: ast.AST, parents: dict, result: Result) -> None:
+    closed = {n.func.value.id for n in ast.walk(func) if isinstance(n, ast.Call) and _name(n.func) == "close"
+              and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
+    returned = {n.value.id for n in ast.walk(func) if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _name(node.value.func) in RESOURCE_CALLS):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or target.id in returned:
+            continue
+        if target.id in closed:
+            result.ok(view, node.lineno, None, f"{target.id} is closed explicitly")
+            continue
+        result.add(view, node.lineno, IMPORTANT, "resource",
+                   f"{target.id} = {_name(node.value.func)}(...) is never closed: the handle leaks (and on error paths too).",
+                   f"Open it in a `with` block so {target.id} is closed on every path.")
+    for node in ast.walk(func):
+        if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call) and _name(node.context_expr.func) in RESOURCE_CALLS:
+            result.ok(view, node.context_expr.lineno, None, "resource opened in a with block: closed on every path")
+
+
+def _missing_await(view: FileView, func: ast.AsyncFunctionDef, async_defs: set[str], parents: dict, result: Result) -> None:
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        callee = _name(node.func)
+        known = callee in async_defs or (isinstance(node.func, ast.Attribute) and _name(node.func.value) == "asyncio" and callee == "sleep")
+        if not known:
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Await):
+            result.ok(view, node.lineno, None, f"{callee}() is awaited")
+            continue
+        if isinstance(parent, ast.Call) and _name(parent.func) in ("create_task", "gather", "ensure_future", "run", "wait_for", "shield"):
+            continue
+        if isinstance(parent, (ast.Expr, ast.Assign, ast.Return)) or parent is None:
+            result.add(view, node.lineno, CRITICAL, "concurrency",
+                       f"{callee}() is a coroutine called without await: it never runs (and Python warns 'never awaited').",
+                       f"await {callee}(...), or schedule it with asyncio.create_task.")
+
+
+# ---------------------------------------------------------------------------- other languages
+
+JS_SQL = re.compile(r"\.(query|execute|raw)\s*\(\s*(`[^`]*\$\{|['\"][^'\"]*['\"]\s*\+)")
+JS_EMPTY_CATCH = re.compile(r"catch\s*(\([^)]*\))?\s*\{\s*\}")
+JS_EVAL = re.compile(r"(?<![\w.])(eval|Function)\s*\(")
+GO_SQL = re.compile(r"\.(Query|QueryRow|Exec)(Context)?\s*\(.*fmt\.Sprintf\(|\.(Query|QueryRow|Exec)(Context)?\s*\([^)]*\"\s*\+")
+GO_IGNORED = re.compile(r"^\s*[\w, ]*\b_\s*(:=|=)\s*[\w.]+\(")
+
+
+def line_quality(view: FileView, rules: set[str], result: Result) -> None:
+    for n in sorted(view.added):
+        text = view.lines.get(n, "")
+        if view.language in ("javascript", "typescript"):
+            if "js-sql" in rules and JS_SQL.search(text):
+                result.add(view, n, CRITICAL, "security", "SQL is built by string interpolation before query(): SQL injection.",
+                           "Use placeholders and pass the values as the query's parameters.")
+            if "js-empty-catch" in rules and JS_EMPTY_CATCH.search(text):
+                result.add(view, n, IMPORTANT, "error-handling", "Empty catch block: the error is swallowed.",
+                           "Log the error or rethrow it.")
+            if "js-eval" in rules and JS_EVAL.search(text) and not text.strip().startswith("//"):
+                result.add(view, n, CRITICAL, "security", "eval/Function on a run-time string: code injection.",
+                           "Parse the data (JSON.parse) instead of evaluating it.")
+        elif view.language == "go":
+            if "go-sql" in rules and GO_SQL.search(text):
+                result.add(view, n, CRITICAL, "security", "SQL built with Sprintf or concatenation: SQL injection.",
+                           "Use query placeholders ($1, ?) and pass the values as arguments.")
+            if "go-ignored-error" in rules and GO_IGNORED.search(text) and "err" not in text.split("=")[0]:
+                result.add(view, n, IMPORTANT, "error-handling", "The error return is discarded with _.",
+                           "Check the error and return or log it.")
+
+
+def review_quality(files: list[FileView], letter: str) -> ReviewerAnswer:
+    rules = A_RULES if letter == "A" else B_RULES
+    result = Result()
+    for view in files:
+        if view.language == "python":
+            python_quality(view, rules, result)
+        else:
+            line_quality(view, rules, result)
+    return _answer(result, "quality", len(files))
+
+
+# ---------------------------------------------------------------------------- spec
+
+HEADING = re.compile(r"^#{1,6}\s+(.*)$")
+ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
+TICKS = re.compile(r"`([^`]+)`")
+OUT_OF_SCOPE = re.compile(r"out of scope|non-goals?|not in scope|do not", re.IGNORECASE)
+IN_SCOPE = re.compile(r"requirement|acceptance|must|deliverable|scope|tasks?\b|changes?", re.IGNORECASE)
+MUST = re.compile(r"\b(must|shall|required?)\b", re.IGNORECASE)
+DEF_LINE = {
+    "python": re.compile(r"^(?:async\s+)?def\s+([A-Za-z]\w*)|^class\s+([A-Za-z]\w*)"),
+    "javascript": re.compile(r"^(?:export\s+)?(?:async\s+)?function\s+([A-Za-z]\w*)|^export\s+(?:const|class)\s+([A-Za-z]\w*)"),
+    "typescript": re.compile(r"^(?:export\s+)?(?:async\s+)?function\s+([A-Za-z]\w*)|^export\s+(?:const|class)\s+([A-Za-z]\w*)"),
+    "go": re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Z]\w*)"),
+}
+
+
+def spec_items(spec: str) -> tuple[list[str], list[str]]:
+    """(requirement items, out-of-scope items): list items under requirement-like headings."""
+    required, excluded, section = [], [], None
+    for line in spec.splitlines():
+        heading = HEADING.match(line)
+        if heading:
+            title = heading.group(1)
+            section = "out" if OUT_OF_SCOPE.search(title) else "in" if IN_SCOPE.search(title) else None
+            continue
+        item = ITEM.match(line)
+        if item and section:
+            (excluded if section == "out" else required).append(item.group(1))
+    return required, excluded
+
+
+def _tokens(item: str) -> list[str]:
+    return [t.strip() for t in TICKS.findall(item) if t.strip()]
+
+
+def _where(token: str, files: list[FileView], added_only: bool) -> tuple[FileView, int] | None:
+    bare = token.rstrip("()").strip()
+    for view in files:
+        if view.path == bare or view.path.endswith("/" + bare):
+            return view, min(view.added) if view.added else 1
+    for view in files:
+        for n in sorted(view.added if added_only else view.lines):
+            if bare in view.lines.get(n, ""):
+                return view, n
+    return None
+
+
+def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer:
+    required, excluded = spec_items(spec)
+    result = Result()
+    strict = letter == "B"
+    for item in required:
+        tokens = _tokens(item)
+        if not tokens:
+            continue
+        places = {t: _where(t, files, added_only=strict) for t in tokens}
+        missing = [t for t, p in places.items() if p is None]
+        met = not missing if strict else len(missing) < len(tokens)
+        if met:
+            view, line = next(p for p in places.values() if p is not None)
+            result.fine.append(CheckedFine(file=view.path, line=line, end_line=None, note=f"requirement met: {item}"))
+            continue
+        severity = CRITICAL if MUST.search(item) else IMPORTANT
+        result.findings.append(CodeFinding(
+            severity=severity, category="missing-requirement", file="spec", line=None,
+            description=f"The spec asks for {', '.join('`' + t + '`' for t in missing)}; the change does not provide it.",
+            suggested_fix=f"Implement: {item}", quote=item))
+    for item in excluded:
+        for token in _tokens(item):
+            place = _where(token, files, added_only=True)
+            if place is not None:
+                view, line = place
+                result.add(view, line, IMPORTANT, "scope-creep",
+                           f"The spec puts `{token}` out of scope, but the change adds it.",
+                           "Remove it from this task; propose it separately if it is needed.")
+    if strict:
+        spec_lower = spec.lower()
+        for view in files:
+            pattern = DEF_LINE.get(view.language)
+            if pattern is None or "test" in view.path.lower():
+                continue
+            for n in sorted(view.added):
+                match = pattern.match(view.lines.get(n, ""))
+                name = match and next((g for g in match.groups() if g), None)
+                if name and not name.startswith("_") and name.lower() not in spec_lower:
+                    result.add(view, n, MINOR, "scope-creep",
+                               f"{name} is new public code the spec does not mention.",
+                               f"Remove {name} or make it private, unless the spec is updated to ask for it.")
+    return _answer(result, "spec", len(files))
+
+
+def _answer(result: Result, stage: str, files: int) -> ReviewerAnswer:
+    blocking = sum(1 for f in result.findings if f.blocking)
+    summary = (f"{len(result.findings)} finding(s), {blocking} blocking, over {files} file(s)"
+               if result.findings else f"no {stage} issues found in {files} file(s)")
+    return ReviewerAnswer(findings=result.findings, checked_fine=result.fine, summary=summary)
