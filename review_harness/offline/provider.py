@@ -49,6 +49,7 @@ def estimate_tokens(text: str) -> int:
 RESPONDERS = (
     "review_harness.design.offline",
     "review_harness.ds.offline.responder",
+    "review_harness.impact.offline",
 )
 
 
