@@ -11,6 +11,7 @@ from inspect_ai.log import EvalLog
 from review_harness.core import gate
 from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.design.cli import add_design_commands, run_design
+from review_harness.impact.cli import add_impact_commands, impact_summary_rows, run_impact
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
 from review_harness.ds.rubric import RubricError
@@ -50,6 +51,9 @@ def design_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
 
 
 def summary_table(log: EvalLog) -> str:
+    impact_rows = impact_summary_rows(log)
+    if impact_rows:
+        return f"log status: {log.status}\n" + _table(impact_rows)
     if any(SYNTHESIS_SCORER not in (s.scores or {}) for s in log.samples or []):
         design_rows = design_summary_rows(log)
         if len(design_rows) > 1:
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     lint_cmd.add_argument("--update-hashes", action="store_true",
                           help="accept the current stable prefixes (after an intended prompt change)")
     add_design_commands(sub)
+    add_impact_commands(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "lint-prompts":
@@ -158,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.design_command == "export":
                 args.log = str(newest_log(args.log))
             return run_design(args)
+        if args.command == "impact":
+            return run_impact(args)
     except (LogError, gate.GateError, RubricError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import anyio
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, Model
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.panel import StoreLike
+from review_harness.core.panel import StoreLike, generate_structured
 from review_harness.core.prompts import prefix_hash
 from review_harness.impact.artifact import build_payload
 from review_harness.impact.checks import render_facts, run_checks
@@ -18,7 +21,7 @@ from review_harness.impact.knowledge import Chunk, KnowledgeBase, knowledge_cont
 from review_harness.impact.models import (
     ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewResult,
 )
-from review_harness.impact.parse import format_instructions, parse_answer
+from review_harness.impact.parse import answer_schema, format_instructions, parse_answer
 from review_harness.impact.registry import PromptSpec, render_part
 
 REQUEST_KEY = "impact:request"
@@ -100,6 +103,55 @@ def prepare_request(
         notes=list(artifact.notes), confidence=score_initiative(payload.initiative_id, artifact.model_type, settings.confidence_map),
         prefix_hash=prefix_hash(system),
     )
+
+
+STRUCTURED_PROVIDERS = ("anthropic", "openai")
+
+
+def use_structured(mode: str, provider: str) -> bool:
+    """Send a response schema: always ('on'), never ('off'), or for providers with structured
+    output ('auto'). The offline reviewer answers in the text format, so the text parser runs."""
+    return mode == "on" or (mode == "auto" and provider in STRUCTURED_PROVIDERS)
+
+
+async def call_reviewer(
+    request: ReviewRequest,
+    model: Model,
+    *,
+    structured: str = "auto",
+    timeout: float = 120.0,
+    retries: int = 1,
+    backoff: float = 1.0,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> ReviewRun:
+    """The reviewer's model call: `retries` more tries after a failed call or an answer with no
+    usable dimension (exponential backoff). Never raises for model failures."""
+    provider, _, name = str(model).partition("/")
+    schema = answer_schema(request.dimensions) if use_structured(structured, provider) else None
+    messages = [ChatMessageSystem(content=request.system), ChatMessageUser(content=request.user)]
+    run = ReviewRun(backend_name=provider, model=name or provider, structured=schema is not None)
+    for attempt in range(retries + 1):
+        if attempt:
+            await anyio.sleep(backoff * 2 ** (attempt - 1))
+        run.attempts += 1
+        call = await generate_structured(
+            messages, schema, timeout=timeout, max_tokens=max_tokens,  # type: ignore[arg-type]
+            cache=cache if attempt == 0 else False, model=model,
+        )
+        run.input_tokens += call.input_tokens
+        run.output_tokens += call.output_tokens
+        if call.completion is None:
+            run.reason = call.reason
+            continue
+        run.raw_response, run.truncated = call.completion, call.truncated
+        parsed = parse_answer(call.completion, request.dimensions)
+        if parsed.dimensions:
+            run.reason = None
+            break
+        run.reason = "unusable answer: " + "; ".join(parsed.warnings[:3])
+    run.timestamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return run
 
 
 def build_review(request: ReviewRequest, run: ReviewRun | None) -> ImpactReview:
