@@ -8,6 +8,7 @@ the deterministic confidence.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -72,6 +73,13 @@ class ImpactGold(BaseModel):
 
 
 def load_impact_gold(path: Path) -> ImpactGold:
+    """Read and check a gold file (cached by path and modification time: scorers read it per sample)."""
+    path = Path(path)
+    return _load_gold(path, path.stat().st_mtime_ns if path.exists() else 0)
+
+
+@lru_cache(maxsize=256)
+def _load_gold(path: Path, mtime: int) -> ImpactGold:
     try:
         gold = ImpactGold.model_validate(read_yaml(path))
     except YamlReadError as ex:

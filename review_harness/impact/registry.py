@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined, TemplateSyntaxError, UndefinedError
+from jinja2 import Environment, StrictUndefined, Template, TemplateSyntaxError, UndefinedError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
@@ -127,9 +128,14 @@ class PromptRegistry:
         return versions[str(version)]
 
 
+@lru_cache(maxsize=64)
+def _compiled(source: str) -> Template:
+    return _ENV.from_string(source)
+
+
 def render_part(spec: PromptSpec, part: str, variables: dict[str, Any]) -> str:
     try:
-        return _ENV.from_string(getattr(spec, part)).render(**variables)
+        return _compiled(getattr(spec, part)).render(**variables)
     except UndefinedError as ex:
         match = re.search(r"'([^']+)' is undefined", str(ex))
         key = match.group(1) if match else str(ex)
