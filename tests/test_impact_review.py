@@ -162,6 +162,14 @@ def test_custom_template_and_no_knowledge(tmp_path):
     assert "mean" in review.result.dimensions[1].justification
 
 
+def test_structured_on_still_parses_the_text_answer(tmp_path):
+    # the schema is sent; the offline reviewer answers in the text format and the parser reads it
+    log = run(tmp_path, artifact=str(FIX / "missing-p-value.json"), structured="on")
+    review = reviews(log)["missing-p-value"]
+    assert review.status == "complete" and review.answer_format == "text"
+    assert review.score("statistical_rigor") == 0.65
+
+
 def test_epochs_are_consistent(tmp_path):
     log = run(tmp_path, epochs=2, artifact=str(FIX / "heldout-n-mismatch.json"))
     reduced = {k: v for r in log.reductions if r.scorer == "impact_synthesis" for s in r.samples for k, v in s.value.items()}

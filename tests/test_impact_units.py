@@ -344,3 +344,10 @@ def test_offline_ignores_other_prompts():
     from review_harness.impact.offline import answer
     assert answer("DESIGN REVIEW REQUEST something") is None
     assert not math.isnan(1.0)
+
+
+def test_structured_output_only_where_it_fits():
+    from review_harness.impact.review import use_structured
+    assert use_structured("auto", "anthropic") and use_structured("auto", "openai")
+    assert not use_structured("auto", "offline") and not use_structured("off", "anthropic")
+    assert use_structured("on", "offline")

@@ -23,7 +23,6 @@ and when it has no DIMENSION line, JSON (fenced or bare): ``{"dimensions": [{"na
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
@@ -222,7 +221,3 @@ def format_instructions(dimensions: list[str]) -> str:
         "Answer in exactly this format, one block per dimension in this order, then the overall score. "
         "No other text.\n" + f"Dimensions to score: {', '.join(dimensions)}\n\n" + blocks + "\nOVERALL: <0.0-1.0>"
     )
-
-
-def dump_structured(answer: dict) -> str:
-    return json.dumps(answer, indent=1)
