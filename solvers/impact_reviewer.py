@@ -1,9 +1,9 @@
 """Solvers of the impact review: one reviewer reads the artifact (with the consistency checks
 as facts and the retrieved methodology notes) and answers per dimension; then the report.
 
-The reviewer gets `retries` more tries when its call fails or its answer has no usable
-dimension; a reviewer that still fails leaves a failed review with the reason (never a
-sample error).
+The reviewer gets `retries` more tries when its call fails or its answer lacks a dimension;
+a reviewer that still fails leaves a failed (or partial) review with the reason, never a
+sample error.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def impact_review(
     top_k: knowledge chunks retrieved per review.
     split: all | dev | heldout cases of the gold set.
     structured: auto | on | off -- send a response schema (auto: anthropic and openai models).
-    timeout: seconds per reviewer call; retries: extra tries after a failed call or unusable answer.
+    timeout: seconds per reviewer call; retries: extra tries after a failed call or an answer missing a dimension.
     max_tokens: output cap per call; cache: reuse responses for identical prompts.
     """
     reject_unknown_params(unknown, known=inspect.signature(impact_review).parameters)

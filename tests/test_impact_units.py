@@ -261,6 +261,13 @@ def test_text_format_rules():
     assert any("1.3 is outside 0-1; clamped to 1" in w for w in p.warnings)
 
 
+def test_garbled_score_is_dropped_not_misread():
+    warnings: list[str] = []
+    from review_harness.impact.parse import read_score
+    assert read_score('0.5 <<unexpected token>> "5', "d", warnings) is None and "not a clean number" in warnings[0]
+    assert read_score("0.7 (solid)", "d", []) == 0.7 and read_score("8.5/10", "d", []) == 0.85
+
+
 def test_missing_and_repeated_dimensions():
     p = parse_answer("DIMENSION: statistical_rigor\nSCORE: 0.5\nJUSTIFICATION: a\n"
                      "DIMENSION: statistical_rigor\nSCORE: 0.9\nJUSTIFICATION: b\nDIMENSION: methodology_fit\nSCORE: n/a\n", DIMS)

@@ -14,8 +14,8 @@ and when it has no DIMENSION line, JSON (fenced or bare): ``{"dimensions": [{"na
 
 * names are normalised (case, spaces, hyphens, markdown emphasis) before matching;
 * a score written as a percentage ("85%") or out of ten ("8.5/10") is rescaled; any other
-  score outside 0-1 is clamped to the nearest bound; a score that is not a number drops the
-  dimension;
+  score outside 0-1 is clamped to the nearest bound; a score that is not a number, or a number
+  followed by anything but words or a parenthesis (a garbled answer), drops the dimension;
 * a dimension the template does not ask for is dropped; a repeated dimension keeps its first
   occurrence; a missing dimension stays missing (the review is partial);
 * overall_score is the mean of the kept dimensions; the model's OVERALL is kept for audit only.
@@ -33,6 +33,7 @@ from review_harness.core.schema import response_schema
 from review_harness.impact.models import ReviewDimension
 
 NUMBER = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*(%|/\s*10(?:\.0)?|/\s*100)?")
+TRAILING_OK = re.compile(r"^[(\-\u2013\u2014A-Za-z]")  # "0.7 (solid)", "0.7 - fine", "0.7 out of 1"
 FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 KEY_LINE = re.compile(r"^\s*[*_#>\-\s]*(DIMENSION|SCORE|JUSTIFICATION|OVERALL)[*_\s]*:[*_\s]*(.*)$", re.IGNORECASE)
 
@@ -93,6 +94,10 @@ def read_score(raw: object, label: str, warnings: list[str]) -> float | None:
         match = NUMBER.match(str(raw or ""))
         if not match:
             warnings.append(f"{label}: score {str(raw)!r} is not a number; dimension dropped")
+            return None
+        rest = str(raw)[match.end():].strip()
+        if rest and not TRAILING_OK.match(rest):  # "0.5 <<garbage>> 5" is not 0.5
+            warnings.append(f"{label}: score {str(raw)!r} is not a clean number; dimension dropped")
             return None
         value, unit = float(match.group(1)), (match.group(2) or "").replace(" ", "")
     if unit == "%" or unit == "/100":

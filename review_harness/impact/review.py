@@ -125,12 +125,14 @@ async def call_reviewer(
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
 ) -> ReviewRun:
-    """The reviewer's model call: `retries` more tries after a failed call or an answer with no
-    usable dimension (exponential backoff). Never raises for model failures."""
+    """The reviewer's model call: `retries` more tries after a failed call or an answer that
+    lacks a dimension (exponential backoff); the most complete answer is kept. Never raises for
+    model failures."""
     provider, _, name = str(model).partition("/")
     schema = answer_schema(request.dimensions) if use_structured(structured, provider) else None
     messages = [ChatMessageSystem(content=request.system), ChatMessageUser(content=request.user)]
     run = ReviewRun(backend_name=provider, model=name or provider, structured=schema is not None)
+    best = 0
     for attempt in range(retries + 1):
         if attempt:
             await anyio.sleep(backoff * 2 ** (attempt - 1))
@@ -144,12 +146,16 @@ async def call_reviewer(
         if call.completion is None:
             run.reason = call.reason
             continue
-        run.raw_response, run.truncated = call.completion, call.truncated
         parsed = parse_answer(call.completion, request.dimensions)
-        if parsed.dimensions:
+        if len(parsed.dimensions) > best:  # keep the most complete answer of the tries
+            best = len(parsed.dimensions)
+            run.raw_response, run.truncated = call.completion, call.truncated
+        if len(parsed.dimensions) == len(request.dimensions):
             run.reason = None
             break
-        run.reason = "unusable answer: " + "; ".join(parsed.warnings[:3])
+        run.reason = ("incomplete answer: " if parsed.dimensions else "unusable answer: ") + "; ".join(parsed.warnings[:3])
+    if 0 < best < len(request.dimensions):
+        run.reason = f"{run.reason} (kept the answer with {best} of {len(request.dimensions)} dimensions)"
     run.timestamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     return run
 
