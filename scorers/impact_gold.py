@@ -80,9 +80,9 @@ def _mean(values: list[float | None]) -> float:
 
 @score_reducer(name="impact_epochs")
 def impact_epochs() -> ScoreReducer:
-    """Every key averaged over epochs (NaN-aware). The review score also gets `overall_spread`
-    (max - min of the overall score) and `epoch_consistent` (1 when every dimension's spread is
-    within 0.1); the gold comparison of the last epoch stays in metadata, with its scores
+    """Every key averaged over epochs (NaN-aware). With several epochs the review score also
+    gets `overall_spread` (max - min of the overall score) and `epoch_consistent` (1 when every
+    dimension's spread is within 0.1); the gold comparison of the last epoch stays in metadata, with its scores
     replaced by the epoch means so the ranking uses them."""
 
     def reduce(scores: list[Score]) -> Score:
@@ -95,10 +95,10 @@ def impact_epochs() -> ScoreReducer:
             defined = [v for v in defined if not math.isnan(v)]
             value[key] = statistics.fmean(defined) if defined else NAN
         metadata = dict(scores[-1].metadata or {})
-        if "overall" in value:
+        if "overall" in value and len(scores) > 1:
             overall = [float(s.value["overall"]) for s in scores if not math.isnan(float(s.value["overall"]))]  # type: ignore[index]
             value["overall_spread"] = max(overall) - min(overall) if overall else NAN
-            dims = [k for k in keys if k not in ("complete", "partial", "failed", "overall", "confidence", "checks_failed")]
+            dims = [k for k in keys if k not in ("complete", "failed", "overall")]
             spreads = []
             for key in dims:
                 got = [float(s.value[key]) for s in scores if not math.isnan(float(s.value[key]))]  # type: ignore[index]

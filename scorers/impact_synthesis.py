@@ -19,13 +19,13 @@ def impact_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store)
         result = review.result
-        value: dict[str, float] = {key: float(review.status == key) for key in ("complete", "partial", "failed")}
+        # few keys: each becomes a metric row (partial = 1 - complete - failed; the confidence and
+        # the checks are in the review JSON)
+        value: dict[str, float] = {key: float(review.status == key) for key in ("complete", "failed")}
         value["overall"] = NAN if result.overall_score is None else result.overall_score
         for name in review.expected_dimensions:
             scored = review.score(name)
             value[name] = NAN if scored is None else scored
-        value["confidence"] = review.confidence.score
-        value["checks_failed"] = float(sum(c.status == "fail" for c in review.checks))
         overall = "-" if result.overall_score is None else f"{result.overall_score:.2f}"
         return Score(
             value=value,

@@ -41,6 +41,17 @@ def prompt_spec(prompt: str | None, prompt_version: str | None, template_dirs: l
         raise PrerequisiteError(f"prompt: {ex}") from None
 
 
+def check_template(spec: PromptSpec, samples: list) -> None:
+    """Render the template once for the first artifact at task creation, so a template that
+    uses an unknown key stops the run with one line (file and key) instead of failing samples."""
+    if not samples:
+        return
+    try:
+        prepare_request(ImpactArtifact.model_validate(samples[0].metadata["artifact"]), spec, EmptyKnowledgeBase(), 1)
+    except PromptError as ex:
+        raise PrerequisiteError(f"prompt: {ex}") from None
+
+
 @solver
 def impact_reviewer(
     spec: PromptSpec,

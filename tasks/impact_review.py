@@ -18,7 +18,7 @@ from review_harness.core.params import as_flag, choice, reject_unknown_params
 from review_harness.impact.dataset import gold_samples, user_samples
 from scorers.impact_gold import impact_epochs, impact_gold
 from scorers.impact_synthesis import impact_synthesis
-from solvers.impact_reviewer import impact_pipeline, prompt_spec
+from solvers.impact_reviewer import check_template, impact_pipeline, prompt_spec
 
 
 @task
@@ -61,6 +61,7 @@ def impact_review(
     dirs = template_dirs.split(",") if isinstance(template_dirs, str) else list(template_dirs or [])
     samples = user_samples(artifact) if artifact is not None else gold_samples(split)
     spec = prompt_spec(prompt, None if prompt_version is None else str(prompt_version), [d.strip() for d in dirs if d.strip()])
+    check_template(spec, samples)
     solvers = impact_pipeline(
         spec, knowledge=knowledge, top_k=top_k,
         structured=structured, timeout=timeout, retries=retries, max_tokens=max_tokens,

@@ -134,6 +134,17 @@ def test_bad_parameters(tmp_path):
         impact_task()(artifacts="x")
 
 
+def test_template_with_an_unknown_key_stops_the_task(tmp_path):
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    path = folder / "typo.yaml"
+    path.write_text(yaml.safe_dump({"name": "typo", "version": "1", "description": "d", "dimensions": ["x"],
+                                    "system": "s", "user": "{{ artifcat }}"}))
+    with pytest.raises(PrerequisiteError) as ex:
+        impact_task()(prompt="typo", template_dirs=str(folder))
+    assert str(ex.value).startswith(f"prompt: {path}: user: unknown key 'artifcat'")
+
+
 def test_faults_never_fail_a_sample(tmp_path):
     log = run(tmp_path, model_args={"fault_rate": 0.5, "fault_seed": 3})
     assert log.status == "success"
