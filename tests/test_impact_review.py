@@ -201,3 +201,36 @@ def test_engine_from_python(tmp_path):
     import asyncio
     again = asyncio.run(engine.areview(FIX / "unfit-model-did.json"))
     assert [d.score for d in again.dimensions] == [d.score for d in result.dimensions]
+
+
+def test_summary_table_for_impact_logs(gold_log):
+    from review_harness.cli import summary_table
+
+    table = summary_table(gold_log)
+    lines = table.splitlines()
+    assert lines[0] == "log status: success"
+    assert lines[1].split()[:7] == ["sample", "epoch", "status", "overall", "estimate_plausibility",
+                                    "statistical_rigor", "methodology_fit"]
+    row = next(line for line in lines if line.startswith("broken-arithmetic"))
+    assert row.split()[2:5] == ["complete", "0.85", "0.55"] and row.endswith("post_minus_pre")
+
+
+def test_impact_cli_commands(capsys):
+    from review_harness.cli import main
+
+    assert main(["impact", "confidence", "checkout-redesign-2024", "interrupted_time_series"]) == 0
+    assert capsys.readouterr().out.startswith("checkout-redesign-2024 (interrupted_time_series): 0.")
+    assert main(["impact", "check", str(FIX / "ci-excludes-estimate.json")]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] ci_contains_estimate (statistical_rigor, major): the interval [1.2, 9.8] does not contain the estimate 12.5" in out
+    assert main(["impact", "check", str(FIX / "nope.json")]) == 2
+    assert "nope.json: does not exist" in capsys.readouterr().out
+
+
+def test_gold_set_shape():
+    golds = gold_files()
+    assert len(golds) >= 12 and {g.split for g in golds} == {"dev", "heldout"}
+    assert sum(g.clean for g in golds if g.split == "heldout") >= 1
+    for g in golds:
+        assert g.clean or g.concerns, g.case  # a broken artifact says what a reviewer should raise
+        assert all(c.dimension in g.breaks for c in g.concerns) or g.clean, g.case
