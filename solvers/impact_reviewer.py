@@ -70,7 +70,7 @@ def impact_reviewer(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         artifact = ImpactArtifact.model_validate(state.metadata["artifact"])
         request = prepare_request(artifact, spec, knowledge, top_k, settings)
-        state.store.set(REQUEST_KEY, request.model_dump(mode="json"))
+        state.store.set(REQUEST_KEY, request.model_dump(mode="json", exclude={"system", "user"}))
         scoped = scoped_cache(cache, artifact_sha=text_hash(state.input_text), prompt=f"{spec.name}@{spec.version}")
         async with span("impact reviewer", type="reviewer"):
             run = await call_reviewer(

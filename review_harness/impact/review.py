@@ -38,8 +38,8 @@ class ReviewRequest(BaseModel):
     prompt_version: str
     prompt_source: str
     dimensions: list[str]
-    system: str
-    user: str
+    system: str = Field(default="", description="not stored: the model event in the log has it")
+    user: str = Field(default="", description="not stored: the model event in the log has it")
     checks: list[ConsistencyCheck]
     knowledge_chunks: list[str]
     notes: list[str]
