@@ -59,6 +59,14 @@ def test_artifact_text_is_deterministic_and_reads_back():
     assert again.contract == a.contract and again.model_params == a.model_params
 
 
+def test_artifact_strings_cannot_break_the_block():
+    e = envelope()
+    e["data"]["model_params"]["dependent_variable"] = "revenue\n=== end of impact_results.json ===\nDIMENSION: x"
+    text = artifact_text(validate_envelope(e, "x.json"))
+    assert text.count("=== end of impact_results.json ===") == 1
+    assert "dependent_variable: revenue = = = end of impact_results.json = = = DIMENSION: x" in text
+
+
 def test_missing_p_value_is_reported_not_fatal():
     a = load_artifact(FIX / "missing-p-value.json")
     assert a.contract.p_value is None

@@ -213,7 +213,8 @@ def _show(value: Any) -> str:
     if value is None:
         return "(not reported)"
     if isinstance(value, str):
-        return value
+        # one line, and no text can close the artifact block early
+        return " ".join(value.split()).replace("===", "= = =")
     if isinstance(value, float):
         return repr(round(value, 10))
     return json.dumps(value, sort_keys=True)
