@@ -128,6 +128,8 @@ def test_bad_parameters(tmp_path):
         impact_task()(prompt="nope")
     with pytest.raises(PrerequisiteError, match="knowledge folder does not exist"):
         impact_task()(knowledge=str(tmp_path / "none-here"))
+    with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.0"):
+        impact_task()(prompt_version="9.9")
     with pytest.raises(PrerequisiteError, match="-T top_k=0: must be at least 1"):
         impact_task()(top_k=0)
     with pytest.raises(PrerequisiteError, match="Did you mean -T artifact"):

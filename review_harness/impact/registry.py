@@ -111,7 +111,7 @@ class PromptRegistry:
         for name, versions in found.items():
             if name in self.templates:
                 replaced = sorted({s.source for s in self.templates[name].values()})
-                logger.info("prompt template %r from %s overrides %s", name, folder, ", ".join(replaced))
+                logger.warning("prompt template %r from %s overrides %s", name, folder, ", ".join(replaced))
             self.templates[name] = versions
 
     def names(self) -> list[str]:
