@@ -14,6 +14,7 @@ from review_harness.code.cli import CodeCliError, add_code_commands, code_summar
 from review_harness.design.cli import add_design_commands, run_design
 from review_harness.domain.cli import add_domain_commands, run_domain
 from review_harness.ds.cli import add_ds_commands, run_ds
+from review_harness.impact.cli import add_impact_commands, impact_summary_rows, run_impact
 from review_harness.ds.models import Review
 from review_harness.core.paths import BASELINES_DIR
 from review_harness.ds.calibrate import CalibrationError
@@ -57,6 +58,9 @@ def summary_table(log: EvalLog) -> str:
     code_rows = code_summary_rows(log)
     if len(code_rows) > 1:
         return f"log status: {log.status}\n" + _table(code_rows)
+    impact_rows = impact_summary_rows(log)
+    if impact_rows:
+        return f"log status: {log.status}\n" + _table(impact_rows)
     if any(SYNTHESIS_SCORER not in (s.scores or {}) for s in log.samples or []):
         design_rows = design_summary_rows(log)
         if len(design_rows) > 1:
@@ -177,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     add_ds_commands(sub)
     add_domain_commands(sub)
     add_code_commands(sub)
+    add_impact_commands(sub)
     args = parser.parse_args(argv)
     try:
         ds_result = run_ds(args)
@@ -198,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_design(args)
         if args.command == "code":
             return run_code(args)
+        if args.command == "impact":
+            return run_impact(args)
     except (LogError, gate.GateError, RubricError, CalibrationError, CodeCliError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2

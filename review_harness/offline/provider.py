@@ -50,6 +50,7 @@ RESPONDERS = (
     "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
     "review_harness.ds.offline.responder",
     "review_harness.code.offline",
+    "review_harness.impact.offline",
 )
 
 

@@ -1,0 +1,119 @@
+"""Knowledge bases: methodology notes retrieved into the reviewer's system prompt.
+
+``KnowledgeBase`` is the interface (``retrieve(query, top_k) -> list[Chunk]``);
+``StaticKnowledgeBase`` reads the .md and .txt files of a folder, cuts them into one chunk per
+heading and ranks chunks by keyword overlap with the query (a term in the heading counts twice).
+Ranking is deterministic: score, then file name, then position in the file.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from review_harness.impact.config import IMPACT_DIR, default_settings
+
+WORD = re.compile(r"[a-z0-9]+")
+STOPWORDS = frozenset(
+    "a an and are as at be by can for from has have in into is it its not of on or the this that "
+    "to was were with without what when where which who will".split()
+)
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+class KnowledgeError(ValueError):
+    """A knowledge folder that cannot be read."""
+
+
+def terms(text: str) -> set[str]:
+    """Lower-case words without stopwords, plural 's' dropped (so 'tests' meets 'test')."""
+    out = set()
+    for word in WORD.findall(text.lower()):
+        if word in STOPWORDS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.add(word)
+    return out
+
+
+@dataclass(frozen=True)
+class Chunk:
+    source: str
+    heading: str
+    text: str
+    position: int = 0
+    score: float = 0.0
+
+
+class KnowledgeBase(ABC):
+    @abstractmethod
+    def retrieve(self, query: str, top_k: int = 5) -> list[Chunk]:
+        """The top_k chunks most relevant to the query, best first."""
+
+
+class EmptyKnowledgeBase(KnowledgeBase):
+    def retrieve(self, query: str, top_k: int = 5) -> list[Chunk]:
+        return []
+
+
+def split_chunks(source: str, text: str) -> list[Chunk]:
+    """One chunk per heading; text before the first heading is a chunk titled by the file."""
+    chunks: list[Chunk] = []
+    heading, body = Path(source).stem.replace("_", " "), []
+
+    def flush() -> None:
+        content = "\n".join(body).strip()
+        if content:
+            chunks.append(Chunk(source=source, heading=heading, text=content, position=len(chunks)))
+
+    for line in text.splitlines():
+        match = HEADING.match(line)
+        if match:
+            flush()
+            heading, body = match.group(2), []
+        else:
+            body.append(line)
+    flush()
+    return chunks
+
+
+class StaticKnowledgeBase(KnowledgeBase):
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise KnowledgeError(f"{self.path}: knowledge folder does not exist")
+        files = sorted(p for p in self.path.rglob("*") if p.suffix in (".md", ".txt") and p.is_file())
+        if not files:
+            raise KnowledgeError(f"{self.path}: knowledge folder has no .md or .txt files")
+        self.chunks: list[Chunk] = []
+        for file in files:
+            try:
+                text = file.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise KnowledgeError(f"{file}: not a UTF-8 text file") from None
+            self.chunks += split_chunks(file.relative_to(self.path).as_posix(), text)
+        self._terms = [(terms(c.heading), terms(c.text)) for c in self.chunks]
+
+    def retrieve(self, query: str, top_k: int = 5) -> list[Chunk]:
+        if top_k < 1:
+            raise KnowledgeError(f"top_k must be at least 1, got {top_k}")
+        wanted = terms(query)
+        scored = []
+        for chunk, (head, body) in zip(self.chunks, self._terms):
+            score = 2 * len(wanted & head) + len(wanted & (body - head))
+            if score:
+                scored.append((score, chunk))
+        scored.sort(key=lambda t: (-t[0], t[1].source, t[1].position))
+        return [Chunk(c.source, c.heading, c.text, c.position, float(s)) for s, c in scored[:top_k]]
+
+
+def default_knowledge_dir() -> Path:
+    return IMPACT_DIR / default_settings().knowledge_dir
+
+
+def knowledge_context(chunks: list[Chunk]) -> str:
+    """The chunks as the prompt's knowledge_context (empty string without any)."""
+    return "\n\n".join(f"### {c.heading} ({c.source})\n{c.text}" for c in chunks)

@@ -1,0 +1,119 @@
+"""Gold scorer of the impact review: dimension-in-window rate, overall-in-window, concern
+recall and confidence-in-range per sample; ranking agreement across samples (do broken
+artifacts score below clean ones on the dimension they break); and the epoch reducer that
+measures consistency across epochs."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Scorer, Target, metric, score_reducer, scorer
+from inspect_ai.solver import TaskState
+
+from review_harness.impact.gold import GoldComparison, ImpactGoldError, compare_impact, load_impact_gold, ranking_agreement
+from review_harness.impact.review import review_from_store
+from scorers.metrics import nanmean
+
+GOLD_KEYS = ("dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
+EPOCH_SPREAD_BAND = 0.1  # per-dimension max - min across epochs above this is inconsistent
+NAN = float("nan")
+
+
+@metric
+def ranking_agreement_metric() -> Metric:
+    """Across samples: the share of (broken, dimension, clean) triples ranked right."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        cases = [GoldComparison.model_validate(s.score.metadata["gold"])
+                 for s in scores if s.score.metadata and "gold" in s.score.metadata]
+        value, _ = ranking_agreement(cases)
+        return NAN if value is None else value
+
+    return compute
+
+
+@scorer(metrics={
+    "dimension_in_window": [nanmean()], "overall_in_window": [nanmean()], "concern_recall": [nanmean()],
+    "confidence_in_range": [nanmean()], "ranking": [ranking_agreement_metric()],
+})
+def impact_gold() -> Scorer:
+    async def score(state: TaskState, target: Target) -> Score:
+        path = state.metadata.get("gold")
+        empty = {key: NAN for key in GOLD_KEYS}
+        if not path:
+            return Score(value=empty, explanation="no gold file for this sample")
+        try:
+            gold = load_impact_gold(Path(path))
+        except ImpactGoldError as ex:
+            return Score(value=empty, explanation=str(ex))
+        review = review_from_store(state.store)
+        comparison = compare_impact(review, gold)
+        value = {
+            "dimension_in_window": NAN if comparison.dimension_in_window is None else comparison.dimension_in_window,
+            "overall_in_window": comparison.overall_in_window,
+            "concern_recall": NAN if comparison.concern_recall is None else comparison.concern_recall,
+            "confidence_in_range": comparison.confidence_in_range,
+            # per sample: the mean score on the dimensions it breaks (all of them for a clean one);
+            # the metric turns these into the cross-sample ranking agreement
+            "ranking": _mean([comparison.scores.get(d) for d in (gold.breaks or list(gold.windows))]),
+        }
+        lines = [f"{'clean' if gold.clean else 'breaks ' + ', '.join(gold.breaks)} ({gold.split})"]
+        lines += [f"outside window: {o}" for o in comparison.outside]
+        if comparison.missed:
+            lines.append("missed concerns: " + ", ".join(comparison.missed))
+        return Score(
+            value=value,
+            answer=f"{comparison.dimension_in_window}",
+            explanation="\n".join(lines),
+            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(path), "split": gold.split},
+        )
+
+    return score
+
+
+def _mean(values: list[float | None]) -> float:
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else NAN
+
+
+@score_reducer(name="impact_epochs")
+def impact_epochs() -> ScoreReducer:
+    """Every key averaged over epochs (NaN-aware). With several epochs the review score also
+    gets `overall_spread` (max - min of the overall score) and `epoch_consistent` (1 when every
+    dimension's spread is within 0.1); the gold comparison of the last epoch stays in metadata, with its scores
+    replaced by the epoch means so the ranking uses them."""
+
+    def reduce(scores: list[Score]) -> Score:
+        if not scores or not isinstance(scores[0].value, dict):
+            raise ValueError("impact_epochs reduces the impact review's dict-valued scores only")
+        keys = list(scores[0].value)
+        value = {}
+        for key in keys:
+            defined = [float(s.value.get(key, NAN)) for s in scores]  # type: ignore[union-attr]
+            defined = [v for v in defined if not math.isnan(v)]
+            value[key] = statistics.fmean(defined) if defined else NAN
+        metadata = dict(scores[-1].metadata or {})
+        if "overall" in value and len(scores) > 1:
+            overall = [float(s.value["overall"]) for s in scores if not math.isnan(float(s.value["overall"]))]  # type: ignore[index]
+            value["overall_spread"] = max(overall) - min(overall) if overall else NAN
+            dims = [k for k in keys if k not in ("complete", "failed", "overall")]
+            spreads = []
+            for key in dims:
+                got = [float(s.value[key]) for s in scores if not math.isnan(float(s.value[key]))]  # type: ignore[index]
+                if got:
+                    spreads.append(max(got) - min(got))
+            value["epoch_consistent"] = float(all(s <= EPOCH_SPREAD_BAND for s in spreads)) if spreads else NAN
+        if "gold" in metadata:
+            gold = dict(metadata["gold"])
+            per_epoch = [s.metadata["gold"]["scores"] for s in scores if s.metadata and "gold" in s.metadata]
+            gold["scores"] = {
+                k: _mean([e.get(k) for e in per_epoch]) if any(e.get(k) is not None for e in per_epoch) else None
+                for k in gold["scores"]
+            }
+            metadata["gold"] = gold
+        metadata["epochs"] = len(scores)
+        return Score(value=value, answer=scores[-1].answer, explanation=scores[-1].explanation, metadata=metadata)
+
+    return reduce
