@@ -93,12 +93,20 @@ def all_project_schemas():
     rubric = default_rubric()
     for dim_id in rubric.dimensions:
         found[f"ds reviewer {dim_id}"] = reviewer_schema(rubric.dimension(dim_id))
+    from review_harness.domain.prompt import report_schema
+    from review_harness.domain.reviewer import default_reviewer_rubric
+    from review_harness.impact.parse import answer_schema
+
+    found["domain reviewer"] = report_schema(default_reviewer_rubric())
+    found["impact reviewer"] = answer_schema(["estimate_plausibility", "statistical_rigor", "methodology_fit"])
     return found
 
 
 def test_every_schema_the_project_sends_is_accepted_by_both_providers():
     schemas = all_project_schemas()
-    assert {"solvers.design_panel.PERSONA_SCHEMA", "scorers.ds_judge.JUDGE_SCHEMA", "ds reviewer analysis"} <= set(schemas)
+    assert {"solvers.design_panel.PERSONA_SCHEMA", "scorers.ds_judge.JUDGE_SCHEMA", "ds reviewer analysis",
+            "solvers.code_panel.REVIEWER_SCHEMA", "solvers.code_panel.MATCH_SCHEMA", "impact reviewer",
+            "domain reviewer"} <= set(schemas)
     for name, schema in schemas.items():
         assert schema.strict is True, name
         assert schema_problems(schema_dict(schema)) == [], name

@@ -303,7 +303,11 @@ def test_unusable_answers():
 def test_response_schema_is_sendable():
     schema = schema_dict(answer_schema(DIMS))
     assert schema_problems(schema) == []
-    assert schema["properties"]["dimensions"]["items"]["properties"]["name"]["enum"] == DIMS
+    # every dimension is a required key: a schema-valid answer scores all of them
+    assert schema["required"] == [*DIMS, "overall"]
+    assert schema["properties"]["statistical_rigor"]["required"] == ["score", "justification"]
+    parsed = parse_answer(json.dumps({d: {"score": 0.5, "justification": "j"} for d in DIMS} | {"overall": None}), DIMS)
+    assert [d.name for d in parsed.dimensions] == DIMS and parsed.overall == 0.5
 
 
 # --- configuration ------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 
 from review_harness.core.jsonsalvage import load_json_lenient
 from review_harness.core.schema import response_schema
@@ -38,26 +38,21 @@ FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 KEY_LINE = re.compile(r"^\s*[*_#>\-\s]*(DIMENSION|SCORE|JUSTIFICATION|OVERALL)[*_\s]*:[*_\s]*(.*)$", re.IGNORECASE)
 
 
-class AnswerDimension(BaseModel):
+class DimensionAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str
     score: float
     justification: str
 
 
-class StructuredAnswer(BaseModel):
-    """The response schema's shape (when the provider supports structured output)."""
-
-    model_config = ConfigDict(extra="forbid")
-    dimensions: list[AnswerDimension]
-    overall: float | None
-
-
 def answer_schema(dimensions: list[str]):
+    """One required key per dimension of the template (a schema-valid answer always scores
+    every dimension), plus the model's overall score, kept for audit."""
+    fields = {name: (DimensionAnswer, ...) for name in dimensions}
+    model = create_model("StructuredAnswer", __config__=ConfigDict(extra="forbid"),
+                         **fields, overall=(float | None, ...))
     return response_schema(
-        "impact_review", StructuredAnswer,
+        "impact_review", model,
         description="A score from 0 to 1 and a justification per dimension, and an overall score.",
-        enums={"dimensions[].name": list(dimensions)},
     )
 
 
