@@ -23,7 +23,7 @@ from review_harness.code.panel import (
     CHANGE_KEY, FIXES_KEY, ITERATIONS_KEY, OUTCOME_KEY, iteration_from_store, match_key, member_key, member_name,
     review_from_store, strategy_label,
 )
-from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_fix, parse_reviewer
+from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_fix, parse_reviewer, unverified_quotes
 from review_harness.code.prompts import render_change, render_fix_prompt, render_reviewer_prompt
 from review_harness.code.render import render_report
 from review_harness.core.panel import generate_structured, run_concurrently, scoped_cache, text_hash
@@ -77,7 +77,9 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
                     run.reason = "partial answer: " + "; ".join(parsed.problems[:3])
                     continue
                 report, run.status, partial = parsed.report, "complete", parsed.partial
-                run.reason = ("partial answer (no PASS from it): " if partial else "") + "; ".join(parsed.problems[:3]) or None
+                # the model can quote only what it was shown: the rendered change and the spec
+                problems = parsed.problems + unverified_quotes(report, change.text, meta["spec"])
+                run.reason = ("partial answer (no PASS from it): " if partial else "") + "; ".join(problems[:3]) or None
                 break
         state.store.set(member_key(iteration, stage, letter), {
             "run": run.model_dump(mode="json"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from review_harness.code.models import CATEGORIES, SEVERITIES, CheckedFine, CodeFinding, FixAnswer, FixedFile, ReviewerAnswer
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
+from review_harness.core.matching import normalize_space
 from review_harness.core.schema import response_schema
 
 REVIEWER_SCHEMA = response_schema(
@@ -49,6 +50,17 @@ def parse_reviewer(text: str, truncated: bool = False) -> ParsedReview:
         return ParsedReview(None, problems + ["no findings list in the answer"])
     summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
     return ParsedReview(ReviewerAnswer(findings=findings, checked_fine=fine, summary=summary), problems, partial)
+
+
+def unverified_quotes(report: ReviewerAnswer, *sources: str) -> list[str]:
+    """Findings whose quote is not verbatim in the change or the spec (whitespace aside): kept,
+    and named so the log and report say the evidence is unverified."""
+    haystack = normalize_space("\n".join(sources))
+    return [
+        f"finding {n} ({f.where}): quote not found verbatim in the change or spec; kept as unverified"
+        for n, f in enumerate(report.findings, 1)
+        if f.quote and normalize_space(f.quote) not in haystack
+    ]
 
 
 def parse_fix(text: str) -> tuple[FixAnswer | None, list[str]]:
