@@ -18,10 +18,9 @@ import asyncio
 import re
 import statistics
 import tempfile
-import time
 from collections import defaultdict
 
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
@@ -34,18 +33,9 @@ from review_harness.code.parse import REVIEWER_SCHEMA
 from review_harness.code.prompts import render_change
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
 
-MODEL = "offline/rules"
 code_review = load_task("code_review")
-
-
-def run(task: Task, log_dir: str, latency: float = 0.0):
-    start = time.perf_counter()
-    log = eval(task, model=MODEL, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
-    if log.status != "success":
-        raise RuntimeError(f"eval failed: {log.status} {log.error}")
-    return time.perf_counter() - start, log
 
 
 def rounds_of(sample) -> list[list[tuple[str, str]]]:

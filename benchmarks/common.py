@@ -1,10 +1,13 @@
-"""What both benchmark scripts use: loading a task file as `inspect eval` does, and the bare
-baseline's constant scorer."""
+"""What every benchmark script uses: loading a task file as `inspect eval` does, one timed
+offline run, and the bare baseline's constant scorer."""
 
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
+
+from inspect_ai import Task, eval
 
 from inspect_ai.scorer import Score, mean, scorer
 
@@ -17,6 +20,15 @@ def load_task(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return getattr(module, name)
+
+
+def run(task: Task, log_dir: str, latency: float = 0.0, model: str = "offline/rules"):
+    """Seconds for one offline eval of `task`, and its log (which must succeed)."""
+    start = time.perf_counter()
+    log = eval(task, model=model, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
+    if log.status != "success":
+        raise RuntimeError(f"eval failed: {log.status} {log.error}")
+    return time.perf_counter() - start, log
 
 
 @scorer(metrics=[mean()])

@@ -19,9 +19,8 @@ from __future__ import annotations
 import asyncio
 import statistics
 import tempfile
-import time
 
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import solver
@@ -32,21 +31,12 @@ from review_harness.design.rules import review_as_persona
 from review_harness.offline.provider import estimate_tokens
 from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
 
-from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
 
-MODEL = "offline/rules"
 CONFIG = default_personas()
 
 
 design_review = load_task("design_review")
-
-
-def run(task: Task, log_dir: str, latency: float = 0.0):
-    start = time.perf_counter()
-    log = eval(task, model=MODEL, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
-    if log.status != "success":
-        raise RuntimeError(f"eval failed: {log.status} {log.error}")
-    return time.perf_counter() - start, log
 
 
 @solver

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import time
 
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import solver
@@ -31,21 +30,12 @@ from review_harness.impact.registry import PromptRegistry
 from review_harness.impact.review import prepare_request
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
 
-MODEL = "offline/rules"
 TOKEN_BUDGET = 4_000
 impact_review = load_task("impact_review")
 SPEC = PromptRegistry().get("impact_results_review")
 KB = StaticKnowledgeBase(default_knowledge_dir())
-
-
-def run(task: Task, log_dir: str, latency: float = 0.0):
-    start = time.perf_counter()
-    log = eval(task, model=MODEL, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
-    if log.status != "success":
-        raise RuntimeError(f"eval failed: {log.status} {log.error}")
-    return time.perf_counter() - start, log
 
 
 @solver
