@@ -406,7 +406,7 @@ def test_bad_case_file(tmp_path: Path):
     with pytest.raises(PrerequisiteError, match="max_fix_iterations must be 1-5"):
         task_function()(cases=str(cases))
     (cases / "bad" / "case.yaml").write_text("task: '9'\nchange: {base: base}\n")
-    with pytest.raises(PrerequisiteError, match="case.yaml: title: Field required"):
+    with pytest.raises(PrerequisiteError, match="case.yaml is invalid: title: Field required"):
         task_function()(cases=str(cases))
 
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Sample
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from review_harness.code.change import ChangeError, ChangeSet, from_git, from_patch, from_trees, infer_service
 from review_harness.code.config import ConfigError, ReviewConfig, load_project_config, resolve_config
 from review_harness.core.params import resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import read_model, read_yaml
 
 SPLITS = ("all", "dev", "heldout")
 PROJECT_CONFIG = Path(".claude") / "project.yml"
@@ -126,13 +126,7 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
 
 def load_case(folder: Path) -> CaseFile:
     path = folder / "case.yaml"
-    try:
-        return CaseFile.model_validate(read_yaml(path))
-    except YamlReadError as ex:
-        raise PrerequisiteError(str(ex)) from None
-    except ValidationError as ex:
-        where, message, more = first_error(ex)
-        raise PrerequisiteError(f"{path}: {where}: {message}" + (f" (+{more} more)" if more else "")) from None
+    return read_model(path, CaseFile, f"case file {path}", PrerequisiteError)
 
 
 def case_change(folder: Path, case: CaseFile) -> ChangeSet:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from review_harness.code.merge import MATCH_THRESHOLD, counted_stages, similarity
 from review_harness.code.models import CodeFinding, CodeReview, Decision, ReviewerAnswer, Severity
 from review_harness.core.matching import one_to_one, ratio
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import read_model
 
 
 class CodeGoldError(ValueError):
@@ -68,13 +68,7 @@ class CodeGold(BaseModel):
 
 
 def load_code_gold(path: Path) -> CodeGold:
-    try:
-        return CodeGold.model_validate(read_yaml(path))
-    except YamlReadError as ex:
-        raise CodeGoldError(str(ex)) from None
-    except ValidationError as ex:
-        where, message, more = first_error(ex)
-        raise CodeGoldError(f"{path}: {where}: {message}" + (f" (+{more} more)" if more else "")) from None
+    return read_model(path, CodeGold, f"gold file {path}", CodeGoldError)
 
 
 def matched(predicted: list[CodeFinding], gold: list[GoldFinding]) -> list[tuple[int, int, float]]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from review_harness.core.paths import PROMPTS_DIR
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import YamlReadError, first_error, read_model, read_yaml
 
 IMPACT_DIR = PROMPTS_DIR / "impact"
 SETTINGS_FILE = IMPACT_DIR / "config.yaml"
@@ -87,13 +87,7 @@ class ImpactSettings(BaseModel):
 
 
 def load_settings(path: str | Path = SETTINGS_FILE) -> ImpactSettings:
-    try:
-        return ImpactSettings.model_validate(read_yaml(path))
-    except YamlReadError as ex:
-        raise ConfigError(str(ex)) from None
-    except ValidationError as ex:
-        where, msg, more = first_error(ex)
-        raise ConfigError(f"{path}: {where}: {msg}" + (f" (+{more} more)" if more else "")) from None
+    return read_model(path, ImpactSettings, f"impact settings {path}", ConfigError)
 
 
 @lru_cache(maxsize=1)
