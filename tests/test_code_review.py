@@ -446,3 +446,10 @@ def test_huge_change_is_cut_and_says_so(repo: Path, tmp_path: Path):
     review = _review(log)
     assert any("big.py" in cut for cut in review["change"]["cuts"])
     assert "cut to fit the prompt budget: services/orders/big.py" in log.samples[0].output.completion
+
+
+def test_eval_rule_flags_the_builtin_not_a_name_the_module_imports():
+    builtin = "def run(expr):\n    return eval('1 + ' + expr)\n"
+    imported = "from inspect_ai import eval\n\ndef run(task):\n    return eval(task, model='m')\n"
+    assert [(f.line, f.category) for f in review_quality([_view(builtin)], "B").findings] == [(2, "security")]
+    assert review_quality([_view(imported)], "B").findings == []

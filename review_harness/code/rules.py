@@ -132,6 +132,9 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
         return  # an excerpt or invalid file: the line checks still run (debug prints)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     async_defs = {f.name for f in _functions(tree) if isinstance(f, ast.AsyncFunctionDef)}
+    # names the module binds itself (``from inspect_ai import eval``): not the builtins
+    bound = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             for alias in node.names} | {f.name for f in _functions(tree)}
     for func in _functions(tree):
         assigned = _assignments(func)
         if "mutable-default" in rules:
@@ -156,7 +159,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
                     result.ok(view, node.lineno, None, f"{callee}() receives the query as a variable; assumed built elsewhere")
                 elif len(node.args) > 1 or node.keywords:
                     result.ok(view, node.lineno, None, f"{callee}() uses a query with separate parameters")
-            if "eval-string" in rules and callee in ("eval", "exec") and isinstance(node.func, ast.Name) and node.args and not isinstance(node.args[0], ast.Constant):
+            if "eval-string" in rules and callee in ("eval", "exec") and callee not in bound and isinstance(node.func, ast.Name) and node.args and not isinstance(node.args[0], ast.Constant):
                 result.add(view, node.lineno, CRITICAL, "security",
                            f"{callee}() runs a string built at run time: arbitrary code execution if any part comes from input.",
                            "Parse the value (e.g. ast.literal_eval, json.loads) instead of evaluating it.")
