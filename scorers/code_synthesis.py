@@ -9,6 +9,7 @@ from inspect_ai.solver import TaskState
 
 from review_harness.code.models import DECISIONS
 from review_harness.code.panel import review_from_store
+from review_harness.code.render import render_report
 from scorers.metrics import nanmean
 
 STATUS_KEYS = ("complete", "escalated", "waiting")
@@ -36,7 +37,8 @@ def code_synthesis() -> Scorer:
         }
         explanation = (f"{first.decision} at {first.confidence.label} ({first.confidence.value:g}); "
                        f"final status {review.final_status} after {review.fix_iterations} fix(es)") if first else "no review"
-        return Score(value=value, answer=review.final_status, explanation=explanation,
+        # the answer is what `inspect view` shows as ANSWER: the readable report
+        return Score(value=value, answer=render_report(review), explanation=explanation,
                      metadata={"review": review.model_dump(mode="json")})
 
     return score

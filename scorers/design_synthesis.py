@@ -10,6 +10,7 @@ from inspect_ai.solver import TaskState
 from review_harness.design.personas import default_personas
 from scorers.metrics import nanmean
 from review_harness.design.panel import review_from_store
+from review_harness.design.render import render_summary
 
 VERDICT_KEYS = ("proceed", "revise", "escalate")
 
@@ -31,7 +32,7 @@ def design_synthesis() -> Scorer:
         counts = ", ".join(f"{n} {k}" for k, n in review.counts.items() if n)
         return Score(
             value=value,
-            answer=review.verdict or "no verdict",
+            answer=render_summary(review),  # what `inspect view` shows as ANSWER: the summary
             explanation=f"{review.verdict or 'no verdict'} ({review.completion_note}; {counts or 'no findings'})",
             metadata={"review": review.model_dump(mode="json")},
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from review_harness.impact.render import render_report
 from review_harness.impact.review import review_from_store
 from scorers.metrics import nanmean
 
@@ -29,7 +30,7 @@ def impact_synthesis() -> Scorer:
         overall = "-" if result.overall_score is None else f"{result.overall_score:.2f}"
         return Score(
             value=value,
-            answer=overall,
+            answer=render_report(review),  # what `inspect view` shows as ANSWER
             explanation=f"{review.status}: overall {overall}; "
             + ", ".join(f"{d.name} {d.score:.2f}" for d in result.dimensions)
             + f"; confidence {review.confidence.score:.2f}"
