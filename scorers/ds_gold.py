@@ -86,7 +86,7 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
             gold = load_gold(path, the_rubric)
         except GoldError as ex:
             return Score(value={key: float("nan") for key in GOLD_METRICS}, explanation=str(ex))
-        review = review_from_store(state.store, the_rubric)
+        review = review_from_store(state.store, the_rubric, state.input_text)
         if review.status == "deferred":
             # no review happened: no accuracy to report (a deferred run must not read as precise)
             return Score(

@@ -166,7 +166,7 @@ def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Sc
             gold = load_gold(path, the_rubric)
         except GoldError as ex:
             return _nan_score(str(ex))
-        review = review_from_store(state.store, the_rubric)
+        review = review_from_store(state.store, the_rubric, state.input_text)
         result = await run_judge(
             model, state.input_text, judged_review(review, the_rubric), gold.expected_findings, max_tokens
         )

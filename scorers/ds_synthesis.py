@@ -32,7 +32,7 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
-        review = review_from_store(state.store, the_rubric)
+        review = review_from_store(state.store, the_rubric, state.input_text)
         value = {
             "score": review.final_score if review.final_score is not None else float("nan"),
             "complete": float(review.status == "complete"),

@@ -219,7 +219,7 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
     the_rubric = _rubric(rubric)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        review = review_from_store(state.store, the_rubric)
+        review = review_from_store(state.store, the_rubric, state.input_text)
         report = render_report(review, the_rubric)
         state.messages.append(ChatMessageAssistant(content=report, source="generate"))
         state.output.completion = report

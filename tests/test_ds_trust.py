@@ -357,3 +357,20 @@ def test_suggested_fixes_invent_no_numbers():
                     continue
                 for number in _re.findall(r"\d+(?:[.,]\d+)?", f.suggested_fix):
                     assert number in text or number in ("95",), (path.stem, f.issue_type, f.suggested_fix)
+
+
+def test_evidence_not_in_the_document_is_kept_and_marked_unverified():
+    from review_harness.ds.panel import mark_evidence
+    from review_harness.ds.render import render_report
+
+    report = ReviewerReport(dimension="analysis", findings=[
+        _f("metrics", "MAJOR", "No interval", "The lift has no interval.", evidence="conversion rose   4.1%"),
+        _f("metrics", "MINOR", "Made-up quote", "Quote not in the text.", evidence="revenue tripled overnight"),
+    ])
+    review = _synth({"analysis": report, "communication": ReviewerReport(dimension="communication")})
+    mark_evidence(review, "In March conversion rose 4.1% after the change.")
+    verified = {f.title: f.evidence_verified for f in review.findings}
+    assert verified == {"No interval": True, "Made-up quote": False}
+    bad = next(f for f in review.findings if f.title == "Made-up quote")
+    assert f"(kept, unverified): {bad.id}." in review.warnings[-1]
+    assert '"revenue tripled overnight" (not found verbatim in the document)' in render_report(review, default_rubric())

@@ -218,3 +218,12 @@ def test_missing_key_stops_before_any_sample(tmp_path):
     )
     assert result.returncode == 1
     assert "No ANTHROPIC_API_KEY defined in the environment." in result.stdout + result.stderr
+
+
+def test_made_up_evidence_is_kept_and_marked_unverified(loopback, tmp_path):
+    log = run_task("ds_review", ANTHROPIC, {}, tmp_path)
+    [sample] = log.samples
+    review = sample.scores["review_synthesis"].metadata["review"]
+    assert review["findings"], "the full schema instance carries a finding per reviewer"
+    assert all(f["evidence_verified"] is False for f in review["findings"])
+    assert any("kept, unverified" in w for w in review["warnings"])

@@ -120,6 +120,9 @@ class Finding(ReviewerFinding):
     id: str = Field(description="Stable within the review: A1, A2... for analysis, C1... ")
     dimension: str
     deduction: float = 0.0
+    evidence_verified: bool | None = Field(
+        default=None, description="Whether the evidence quote is verbatim in the document; None without a quote."
+    )
 
 
 class ReviewerRun(BaseModel):

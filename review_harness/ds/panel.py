@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from review_harness.core.documents import SourceMap
+from review_harness.core.matching import normalize_space
 from review_harness.ds.models import (
     PANEL_STORE_KEY,
     PanelRecord,
@@ -93,7 +94,10 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
     return record
 
 
-def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
+def review_from_store(store: StoreLike, rubric: Rubric, document_text: str | None = None) -> Review:
+    """The review synthesized from the stored reports. With `document_text`, each evidence quote
+    is checked against it: one that is not verbatim is kept, marked unverified, and named in the
+    warnings."""
     record = load_record(store, rubric)
     review = synthesize(
         record.document,
@@ -115,4 +119,16 @@ def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
         mapping = SourceMap.model_validate(source_map)
         for finding in review.findings:
             finding.location = mapping.relabel(finding.location)
+    if document_text is not None:
+        mark_evidence(review, document_text)
     return review
+
+
+def mark_evidence(review: Review, document_text: str) -> None:
+    document = normalize_space(document_text)
+    for finding in review.findings:
+        if finding.evidence:
+            finding.evidence_verified = normalize_space(finding.evidence) in document
+    unverified = [f.id for f in review.findings if f.evidence_verified is False]
+    if unverified:
+        review.warnings.append(f"Evidence quotes not found verbatim in the document (kept, unverified): {', '.join(unverified)}.")

@@ -77,7 +77,8 @@ def _finding_block(n: int, finding: Finding) -> list[str]:
         f"**Issue:** {finding.issue}",
     ]
     if finding.evidence:
-        lines.append(f"**Evidence:** \"{finding.evidence}\"")
+        unverified = " (not found verbatim in the document)" if finding.evidence_verified is False else ""
+        lines.append(f"**Evidence:** \"{finding.evidence}\"{unverified}")
     lines += [f"**Suggested fix:** {finding.suggested_fix}", ""]
     return lines
 
