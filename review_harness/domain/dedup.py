@@ -168,6 +168,19 @@ async def dedup(analysis: list[FindingRef], domain: list[FindingRef], settings: 
     return decisions
 
 
+def replay_dedup(analysis: list[FindingRef], domain: list[FindingRef], settings: DedupSettings,
+                 recorded: list[DedupDecision]) -> list[DedupDecision]:
+    """Both stages with no model call, for a synthesis re-run (`inspect score`): stage 1 again,
+    stage 2 from the recorded decisions (a pair with none keeps both findings)."""
+    coroutine = dedup(analysis, domain, settings, model=None, recorded=recorded)
+    try:  # with no model the coroutine never awaits: it finishes in one step
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("dedup replay tried to call a model")
+
+
 def suppressed(decisions: list[DedupDecision]) -> set[str]:
     """Analysis finding ids to drop (their domain version stands)."""
     return {d.analysis_id for d in decisions if d.duplicate}

@@ -18,6 +18,7 @@ from review_harness.ds.models import (
     ReviewerReport,
     ReviewerRun,
 )
+from review_harness.ds.domain_dim import load_domain_input
 from review_harness.ds.rubric import Rubric
 from review_harness.ds.synthesis import synthesize
 
@@ -93,7 +94,9 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
     return record
 
 
-def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
+def review_from_store(store: StoreLike, rubric: Rubric, with_domain: bool = True) -> Review:
+    """The synthesized review; with a domain (-T domain=) it has the domain dimension unless
+    `with_domain` is False (the dedup step reads the two-dimension findings)."""
     record = load_record(store, rubric)
     review = synthesize(
         record.document,
@@ -109,6 +112,7 @@ def review_from_store(store: StoreLike, rubric: Rubric) -> Review:
         warnings=record.warnings,
         prompt_version=record.prompt_version,
         prompt_prefix_hashes=record.prompt_prefix_hashes,
+        domain=load_domain_input(store) if with_domain else None,
     )
     source_map = store.get(SOURCE_MAP_KEY)
     if source_map:  # line references point into the original (cell, section, page)
