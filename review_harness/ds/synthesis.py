@@ -233,15 +233,17 @@ def synthesize(
         findings += domain_findings
         runs = [*runs, domain_run]
 
-    reviewed = [d for d in dimensions.values() if d.reviewed]
+    # the domain dimension alone is no DS review: without analysis and communication it defers
+    reviewed = [d for d in dimensions.values() if d.reviewed and d.dimension in rubric.dimensions]
     salvaged = [r for r in runs if r.status == "salvaged"]
     if not reviewed:
         status = "deferred"
         degradation_level = 2
         for run in runs:
-            warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
+            if run.dimension in rubric.dimensions or run.status == "failed":
+                warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
         warnings.append(DEFER_MESSAGE)
-    elif len(reviewed) < len(dimensions) or salvaged:
+    elif any(not d.reviewed for d in dimensions.values()) or salvaged:
         status = "partial"
         for d in dimensions.values():
             if not d.reviewed:
@@ -295,7 +297,7 @@ def synthesize(
     ] + domain_rows
     chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
     if not chosen and status != "deferred":
-        chosen = lead_positives(dimensions, rubric)
+        chosen = lead_positives({d: r for d, r in dimensions.items() if d in rubric.dimensions}, rubric)
     return Review(
         document=document,
         mode=mode,
