@@ -166,6 +166,10 @@ def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: Reviewe
                 for lens in spec.lenses]
         return DimensionResult(dimension=DIMENSION, title=spec.title, reviewed=False), [], rows, reviewer_run
     ds_findings = [as_ds_finding(f) for f in domain.findings if f.severity != "ADVISORY"]
+    if draft:  # draft feedback has no CRITICAL severities, as for the DS reviewers
+        for f in ds_findings:
+            if f.severity == Severity.CRITICAL:
+                f.severity = Severity.MAJOR
     # the DS curve, with the domain rubric's credit cap (+25); ADVISORY counts as a MINOR deduction
     curve = rubric.model_copy(update={"scoring": rubric.scoring.model_copy(
         update={"credit_cap": domain_rubric.scoring.credit_cap})})
