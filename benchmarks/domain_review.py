@@ -6,8 +6,8 @@
 1. Calibration (seed 001 s8): per document, today's two-dimension score and band (the run without
    a domain) beside the three-dimension score and band (50/25/25), and whether the band moved.
 2. Cost: model calls and input tokens per review, and the round trips on the critical path at
-   1 s per call (`-M latency=1`): the panel is one round trip; each stage-2 dedup question adds one
-   after it (budget DS 1; DESIGN.md 7b).
+   1 s per call (`-M latency=1`): the panel is one round trip; stage-2 dedup questions, when a
+   document has any, add one more after it (asked at once; budget DS 1, DESIGN.md 7b).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def main() -> None:
     slow = run("search-ranking", latency=1.0)
     times = [s.working_time for s in slow.samples]
     print(f"with domain, 1 s per call: {statistics.mean(times):.1f} s per review (max {max(times):.1f}); "
-          "round trips on the critical path = panel 1 + stage-2 dedup questions (budget: DS 1)")
+          "round trips on the critical path = panel 1 (+1 with stage-2 dedup questions; budget: DS 1)")
 
 
 if __name__ == "__main__":
