@@ -192,3 +192,29 @@ def test_domain_alone_is_no_review_it_defers():
                         mode="full", audience="mixed", workflow="general", domain=domain)
     assert review.status == "deferred" and review.final_score is None
     assert not any("domain-expert-reviewer failed" in w for w in review.warnings)
+
+
+def test_stage_two_questions_go_out_at_once_and_apply_in_pair_order():
+    import anyio
+    from inspect_ai.model import ModelOutput
+
+    from review_harness.domain.dedup import FindingRef, dedup, replay_dedup
+
+    a = FindingRef(id="A1", summary="Headline number lacks a baseline", section="Results")
+    d1 = FindingRef(id="D1", summary="No interval for the uplift", section="Results")
+    d2 = FindingRef(id="D2", summary="Tail queries not split out", section="Results")
+    in_flight, peak = 0, 0
+
+    class Fake:  # says "same issue" to every question; notes how many were in flight at once
+        async def generate(self, messages, config=None, cache=False):
+            nonlocal in_flight, peak
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await anyio.sleep(0)
+            in_flight -= 1
+            return ModelOutput.from_content("fake", '{"same_issue": true, "reason": "same"}')
+
+    out = anyio.run(lambda: dedup([a], [d1, d2], DRUB.dedup, model=Fake()))
+    assert peak == 2  # both questions asked together
+    assert [(x.domain_id, x.duplicate) for x in out] == [("D1", True)]  # A1 merges into its first match
+    assert replay_dedup([a], [d1, d2], DRUB.dedup, out) == out
