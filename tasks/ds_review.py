@@ -22,9 +22,8 @@ from review_harness.core.params import (
     reject_unknown_params,
     require_model,
 )
-from review_harness.domain.config import domain_task_param
 from review_harness.ds.dataset import fixture_samples, input_error_tolerance, many_document_samples, task_rubric
-from review_harness.ds.preflight import domain_reference, output_folder, register_review_pointer
+from review_harness.ds.preflight import domain_reference, output_folder, register_review_pointer, task_domains
 from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
@@ -77,7 +76,7 @@ def ds_review(
         tokens = as_number("max_tokens", max_tokens, integer=True)
         folder = output_folder(output_dir)
         rubric, the_rubric = task_rubric(rubric)
-        domains = domain_task_param(domain) if domain is not None else None
+        domains = task_domains(domain)
         reference_text = domain_reference(reference, domains)
         overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
         if confluence and not document:

@@ -115,6 +115,11 @@ def test_unknown_domain_is_a_one_line_error_before_any_sample():
                        "search-ranking, query-understanding, search-infra")
 
 
+def test_empty_domain_is_an_error_not_a_silent_two_dimension_review():
+    with pytest.raises(PrerequisiteError, match=r"^-T domain=: name one or more domains; choose from: search-ranking"):
+        ds_review_task()(document=DOC, domain="")
+
+
 def test_reference_needs_a_domain_and_a_readable_file(tmp_path):
     with pytest.raises(PrerequisiteError, match=r"-T reference=x\.md: a reference supplements the domain brief"):
         ds_review_task()(document=DOC, reference="x.md")
