@@ -1,6 +1,6 @@
 """Offline figures of the domain knowledge skill and the domain reviewer's pieces (no API key, no
-network), beside the project's budgets. The DS task does not run the domain reviewer yet, so the
-harness-overhead and round-trip figures of DESIGN.md 7b are measured when it is wired; here:
+network), beside the project's budgets. The DS review with `-T domain=` (calls, tokens, round trips,
+two- vs three-dimension scores) is measured by benchmarks/domain_review.py; here:
 
     . .venv/bin/activate
     python benchmarks/domain.py            # a few seconds

@@ -48,7 +48,8 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
             answer=render_report(review, the_rubric),
             # the full report is the sample output; keep the explanation to the headline
             explanation=headline(review),
-            metadata={"review": review.model_dump(mode="json")},
+            # without -T domain the JSON has no "domain" key: two-dimension reviews are unchanged
+            metadata={"review": review.model_dump(mode="json", exclude={"domain"} if review.domain is None else None)},
         )
 
     return score

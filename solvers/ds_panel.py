@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
@@ -19,6 +19,21 @@ from review_harness.core.panel import (
     text_hash,
 )
 
+from review_harness.domain.dedup import dedup
+from review_harness.domain.member import MEMBER as DOMAIN_MEMBER
+from review_harness.domain.member import domain_review
+from review_harness.domain.prompt import PROMPT_VERSION as DOMAIN_PROMPT_VERSION
+from review_harness.domain.reviewer import default_reviewer_rubric
+from review_harness.domain.skill import get_domain_context
+from review_harness.ds.domain_dim import (
+    analysis_refs,
+    domain_refs,
+    load_brief,
+    load_domain_input,
+    save_brief,
+    save_dedup,
+    save_domain_run,
+)
 from review_harness.ds.models import (
     PanelRecord,
     ReviewerReport,
@@ -119,6 +134,7 @@ async def call_reviewer(
     timeout: float,
     max_tokens: int | None,
     cache: bool | CachePolicy,
+    guardrail: str | None = None,
 ) -> tuple[ReviewerRun, ReviewerReport | None, str]:
     """Prompt one reviewer, parse what it returns, and say what happened.
     Returns (run record, report or None, stable-prefix hash)."""
@@ -134,6 +150,7 @@ async def call_reviewer(
         audience=options.audience,
         workflow=options.workflow,
         draft=options.draft,
+        guardrail=guardrail,
     )
     run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
     messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
@@ -163,15 +180,18 @@ def reviewer(
     timeout: float = 600,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
+    guardrail: str | None = None,
 ) -> Solver:
-    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis')."""
+    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `guardrail`:
+    a sentence added to its instructions (the analysis reviewer's, when a domain reviewer runs)."""
     the_rubric = _rubric(rubric)
     the_rubric.dimension(dimension)  # fail at task creation on an unknown dimension
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         async with span(the_rubric.dimension(dimension).reviewer, type="reviewer"):
             run, report, prefix_hash = await call_reviewer(
-                dimension, state, the_rubric, timeout=timeout, max_tokens=max_tokens, cache=cache
+                dimension, state, the_rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+                guardrail=guardrail,
             )
         save_reviewer_result(state.store, dimension, run, report, prefix_hash)
         return state
@@ -232,21 +252,101 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
     return solve
 
 
+@solver
+def domain_brief(domains: list[str], reference: str | None = None) -> Solver:
+    """Lead step 6.5 (with -T domain=): fetch the domain context brief before dispatch and record
+    it (digest versions, tokens, warnings) in the store and the sample metadata."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        brief = get_domain_context(domains)
+        save_brief(state.store, brief, reference)
+        state.metadata["domain_brief"] = brief.log_record()
+        return state
+
+    return solve
+
+
+@solver
+def domain_reviewer(
+    timeout: float = 600,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+    reference_text: str | None = None,
+) -> Solver:
+    """The domain expert reviewer (third panel member): the document against the brief, under
+    the evaluated model. A failure is recorded with its reason (the review goes partial)."""
+    rubric = default_reviewer_rubric()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        brief = load_brief(state.store)
+        if brief is None:
+            raise RuntimeError("no domain brief in the sample store: run domain_brief() first")
+        prepared = load_prepared(state.store, state.input_text)
+        async with span(DOMAIN_MEMBER, type="reviewer"):
+            run = await domain_review(
+                prepared.reviewer_content, brief, rubric, model=get_model(), timeout=timeout,
+                reference=reference_text, max_tokens=max_tokens,
+                cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
+            )
+        save_domain_run(state.store, run)
+        return state
+
+    return solve
+
+
+@solver
+def domain_dedup(rubric: str | None = None) -> Solver:
+    """Lead step 9a: two-stage dedup between the analysis and domain findings. Stage 1 is
+    heuristic; stage 2 asks the evaluated model about one-signal pairs only. The decisions go to
+    the store, where synthesis (and `inspect score`) replays them without a model call."""
+    the_rubric = _rubric(rubric)
+    settings = default_reviewer_rubric().dedup
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        domain = load_domain_input(state.store)
+        if domain is None or not domain.reviewed:
+            return state
+        review = review_from_store(state.store, the_rubric, with_domain=False)
+        decisions = await dedup(analysis_refs(review.findings), domain_refs(domain.findings), settings,
+                                model=get_model())
+        save_dedup(state.store, decisions)
+        return state
+
+    return solve
+
+
 def review_pipeline(
     rubric: str | None = None,
     timeout: float = 600,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     output_dir: str | None = None,
+    domains: list[str] | None = None,
+    reference: str | None = None,
+    reference_text: str | None = None,
 ) -> list[Solver]:
-    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report."""
+    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report.
+    With `domains`: the brief is fetched before dispatch, the domain expert reviewer joins the
+    panel, the analysis reviewer gets the domain guardrail, and dedup runs before synthesis."""
     the_rubric = _rubric(rubric)
+    guardrail = default_reviewer_rubric().analysis_guardrail if domains else None
     reviewers = [
-        reviewer(dimension, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache)
+        reviewer(dimension, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+                 **({"guardrail": guardrail} if guardrail and dimension == "analysis" else {}))
         for dimension in the_rubric.dimensions
     ]
+    if not domains:
+        return [
+            prepare_document_step(rubric=rubric),
+            review_panel(reviewers, rubric=rubric),
+            render_review(rubric=rubric, output_dir=output_dir),
+        ]
+    reviewers.append(domain_reviewer(timeout=timeout, max_tokens=max_tokens, cache=cache,
+                                     reference_text=reference_text))
     return [
         prepare_document_step(rubric=rubric),
+        domain_brief(domains, reference=reference),
         review_panel(reviewers, rubric=rubric),
+        domain_dedup(rubric=rubric),
         render_review(rubric=rubric, output_dir=output_dir),
     ]

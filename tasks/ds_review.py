@@ -23,7 +23,7 @@ from review_harness.core.params import (
     require_model,
 )
 from review_harness.ds.dataset import fixture_samples, input_error_tolerance, many_document_samples, task_rubric
-from review_harness.ds.preflight import output_folder, register_review_pointer
+from review_harness.ds.preflight import domain_reference, output_folder, register_review_pointer, task_domains
 from review_harness.ds.prompts import PROMPT_VERSION
 from scorers import gold_comparison, review_epochs, review_synthesis
 from solvers import review_pipeline
@@ -44,6 +44,8 @@ def ds_review(
     cache: bool = False,
     cache_per_epoch: bool = True,
     output_dir: str | None = None,
+    domain: str | list[str] | None = None,
+    reference: str | None = None,
     **unknown: Any,
 ) -> Task:
     """Args:
@@ -63,6 +65,9 @@ def ds_review(
     cache_per_epoch: with cache, keep epochs apart (default) so --epochs still measures
         run-to-run variation; false shares one cached answer across epochs.
     output_dir: also write each review to DIR/<document>.review.md.
+    domain: add the domain knowledge dimension for these domains (search-ranking, or
+        search-ranking,query-understanding): a third reviewer, weights 50/25/25.
+    reference: with domain, a file whose text supplements (never overrides) the domain brief.
     """
     with loud_errors("ds_review"):
         reject_unknown_params(unknown, known=inspect.signature(ds_review).parameters)
@@ -71,6 +76,8 @@ def ds_review(
         tokens = as_number("max_tokens", max_tokens, integer=True)
         folder = output_folder(output_dir)
         rubric, the_rubric = task_rubric(rubric)
+        domains = task_domains(domain)
+        reference_text = domain_reference(reference, domains)
         overrides = {"mode": mode, "audience": audience, "workflow": workflow, "draft": draft}
         if confluence and not document:
             raise PrerequisiteError(f"-T confluence={confluence}: give the page with -T document=PAGE_ID or URL")
@@ -85,6 +92,7 @@ def ds_review(
             max_tokens=tokens,
             cache=cache_policy(as_flag("cache", cache), as_flag("cache_per_epoch", cache_per_epoch)),
             output_dir=str(folder) if folder else None,
+            **({"domains": domains, "reference": reference, "reference_text": reference_text} if domains else {}),
         )
     return Task(
         dataset=MemoryDataset(samples, name=f"ds-review:{document or fixtures}"),
@@ -94,5 +102,6 @@ def ds_review(
         # --epochs N keeps this reducer: it adds score spread and per-finding stability
         epochs=Epochs(1, review_epochs()),
         fail_on_error=input_error_tolerance(samples),
-        metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version},
+        metadata={"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version}
+        | ({"domains": domains} if domains else {}),
     )

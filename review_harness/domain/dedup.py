@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+import anyio
+
 from inspect_ai.model import ChatMessageUser, Model
 from pydantic import BaseModel
 from rapidfuzz import fuzz
@@ -147,25 +149,47 @@ def llm_decision(analysis: FindingRef, domain: FindingRef, found: list[str], ans
 
 async def dedup(analysis: list[FindingRef], domain: list[FindingRef], settings: DedupSettings,
                 model: Model | None = None, recorded: list[DedupDecision] | None = None) -> list[DedupDecision]:
-    """Both stages. `recorded` decisions (from a log) answer stage-2 pairs without a model call."""
+    """Both stages. `recorded` decisions (from a log) answer stage-2 pairs without a model call.
+    The stage-2 questions go out at once (one round trip however many there are); their answers
+    are then applied in pair order, so an analysis finding merges into its first match."""
     decisions, questions = heuristic_stage(analysis, domain, settings)
     replay = {(r.analysis_id, r.domain_id): r for r in recorded or [] if r.stage.startswith("llm")}
+    if model is not None:
+        asked = [(a, d, found) for a, d, found in questions if (a.id, d.id) not in replay]
+
+        async def ask(a: FindingRef, d: FindingRef, found: list[str]) -> None:
+            result = await generate_structured([ChatMessageUser(content=dedup_prompt(a, d))], DEDUP_SCHEMA,
+                                               timeout=DEDUP_TIMEOUT, model=model)
+            replay[(a.id, d.id)] = llm_decision(a, d, found, result.completion, result.reason)
+
+        async with anyio.create_task_group() as group:
+            for a, d, found in asked:
+                group.start_soon(ask, a, d, found)
     merged = {d.analysis_id for d in decisions}
     for a, d, found in questions:
         if a.id in merged:
             continue
         if (a.id, d.id) in replay:
             decision = replay[(a.id, d.id)]
-        elif model is None:
-            decision = llm_decision(a, d, found, None, "no model to ask and no recorded answer")
         else:
-            result = await generate_structured([ChatMessageUser(content=dedup_prompt(a, d))], DEDUP_SCHEMA,
-                                               timeout=DEDUP_TIMEOUT, model=model)
-            decision = llm_decision(a, d, found, result.completion, result.reason)
+            decision = llm_decision(a, d, found, None, "no model to ask and no recorded answer")
         if decision.duplicate:
             merged.add(a.id)
         decisions.append(decision)
     return decisions
+
+
+def replay_dedup(analysis: list[FindingRef], domain: list[FindingRef], settings: DedupSettings,
+                 recorded: list[DedupDecision]) -> list[DedupDecision]:
+    """Both stages with no model call, for a synthesis re-run (`inspect score`): stage 1 again,
+    stage 2 from the recorded decisions (a pair with none keeps both findings)."""
+    coroutine = dedup(analysis, domain, settings, model=None, recorded=recorded)
+    try:  # with no model the coroutine never awaits: it finishes in one step
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("dedup replay tried to call a model")
 
 
 def suppressed(decisions: list[DedupDecision]) -> set[str]:

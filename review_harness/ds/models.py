@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from review_harness.core.models import RankedEnum
+from review_harness.domain.dedup import DedupDecision
+from review_harness.domain.reviewer import DomainFinding
 
 
 class Severity(RankedEnum):
@@ -161,7 +163,24 @@ class DashboardRow(BaseModel):
     dimension: str
     lens: str
     lens_title: str
-    rating: LensRating | Literal["Not reviewed"]
+    rating: LensRating | Literal["Not reviewed", "ADVISORY"]
+
+
+class DomainSection(BaseModel):
+    """The domain knowledge dimension (with `-T domain=`): the brief it was judged against,
+    every domain finding with its source (ADVISORY ones only here: they never reach the DS
+    findings or a floor rule), the claims, the dedup decisions and the weights used."""
+
+    domains: list[str]
+    brief: dict = Field(default_factory=dict, description="The brief's log record: digest versions, tokens, warnings.")
+    banner: str | None = None
+    reference: str | None = None
+    findings: list[DomainFinding] = Field(default_factory=list)
+    credits: list[str] = Field(default_factory=list)
+    unverified_claims: list[str] = Field(default_factory=list)
+    verified_claims: list[str] = Field(default_factory=list)
+    dedup: list[DedupDecision] = Field(default_factory=list)
+    weights: dict[str, float] = Field(default_factory=dict)
 
 
 class DocumentInfo(BaseModel):
@@ -210,6 +229,7 @@ class Review(BaseModel):
         default_factory=dict, description="Hash of each reviewer's stable prompt prefix."
     )
     rubric_version: str = ""
+    domain: DomainSection | None = Field(default=None, description="Only with -T domain= (absent from the JSON otherwise).")
 
     def finding(self, finding_id: str) -> Finding:
         for f in self.findings:

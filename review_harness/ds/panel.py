@@ -19,6 +19,7 @@ from review_harness.ds.models import (
     ReviewerReport,
     ReviewerRun,
 )
+from review_harness.ds.domain_dim import load_domain_input
 from review_harness.ds.rubric import Rubric
 from review_harness.ds.synthesis import synthesize
 
@@ -94,10 +95,13 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
     return record
 
 
-def review_from_store(store: StoreLike, rubric: Rubric, document_text: str | None = None) -> Review:
-    """The review synthesized from the stored reports. With `document_text`, each evidence quote
-    is checked against it: one that is not verbatim is kept, marked unverified, and named in the
-    warnings."""
+def review_from_store(
+    store: StoreLike, rubric: Rubric, document_text: str | None = None, with_domain: bool = True
+) -> Review:
+    """The review synthesized from the stored reports; with a domain (-T domain=) it has the
+    domain dimension unless `with_domain` is False (the dedup step reads the two-dimension
+    findings). With `document_text`, each evidence quote is checked against it: one that is not
+    verbatim is kept, marked unverified, and named in the warnings."""
     record = load_record(store, rubric)
     review = synthesize(
         record.document,
@@ -113,6 +117,7 @@ def review_from_store(store: StoreLike, rubric: Rubric, document_text: str | Non
         warnings=record.warnings,
         prompt_version=record.prompt_version,
         prompt_prefix_hashes=record.prompt_prefix_hashes,
+        domain=load_domain_input(store) if with_domain else None,
     )
     source_map = store.get(SOURCE_MAP_KEY)
     if source_map:  # line references point into the original (cell, section, page)

@@ -34,6 +34,38 @@ def output_folder(output_dir: str | None) -> Path | None:
     return folder
 
 
+def task_domains(domain: str | list[str] | None) -> list[str] | None:
+    """`-T domain=` as a list of domains (None: no domain dimension), or a one-line error."""
+    from review_harness.domain.config import default_index, domain_task_param
+
+    if domain is None:
+        return None
+    domains = domain_task_param(domain)
+    if not domains:
+        raise PrerequisiteError("-T domain=: name one or more domains; choose from: "
+                                + ", ".join(default_index().reviewable()))
+    return domains
+
+
+def domain_reference(reference: str | None, domains: list[str] | None) -> str | None:
+    """The text of `-T reference=PATH` (it supplements the domain brief), or a one-line error."""
+    if reference is None:
+        return None
+    if not domains:
+        raise PrerequisiteError(f"-T reference={reference}: a reference supplements the domain brief; "
+                                "add -T domain=DOMAIN")
+    path = resolve_user_path(str(reference))
+    if not path.is_file():
+        raise PrerequisiteError(f"-T reference={reference}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as ex:
+        raise PrerequisiteError(f"-T reference={reference}: cannot read it as text ({ex})") from None
+    if not text.strip():
+        raise PrerequisiteError(f"-T reference={reference}: the file is empty")
+    return text
+
+
 def review_file(folder: Path, sample_id: str) -> Path:
     return folder / f"{sample_id}{REVIEW_SUFFIX}"
 

@@ -52,8 +52,13 @@ def render_reviewer_prompt(
     draft: bool,
     version: str = PROMPT_VERSION,
     prompts_dir: Path = PROMPTS_DIR,
+    guardrail: str | None = None,
 ) -> ReviewerPrompt:
+    """`guardrail`: a sentence added at the end of the system message (the analysis reviewer's
+    domain boundary, only when a domain reviewer runs too); None leaves the prompt as it is."""
     system = render_system(dimension, rubric, version=version, prompts_dir=prompts_dir)
+    if guardrail:
+        system = system.rstrip("\n") + "\n\n## Domain boundary\n" + guardrail.strip() + "\n"
     template = template_environment(str(prompts_dir)).get_template(template_names(version)[1])
     request = template.render(
         dimension=dimension,

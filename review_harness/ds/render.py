@@ -19,6 +19,8 @@ def _option(value: str, default: str) -> str:
 
 def _header(review: Review) -> list[str]:
     lines = [f"# DS Analysis Review: {review.document.title}", ""]
+    if review.domain is not None and review.domain.banner:  # the brief's warnings, above the results
+        lines += [review.domain.banner, ""]
     notice = capacity_notice(review)
     if notice:
         lines += [f"> **[!] Capacity Notice:** {notice}", ""]
@@ -44,8 +46,59 @@ def _header(review: Review) -> list[str]:
     lines += [
         f"**Processing:** Tier {review.tier} ({doc.word_count:,} words, ~{doc.reading_minutes:g} min read){structure}",
         f"**Status:** {review.status}",
+    ]
+    if review.domain is not None:
+        lines.append(_domain_line(review))
+    return lines + [""]
+
+
+def _domain_line(review: Review) -> str:
+    weights = " / ".join(f"{d} {w * 100:g}%" for d, w in review.domain.weights.items())
+    versions = ", ".join(f"{d}@{v}" for d, v in review.domain.brief.get("versions", {}).items()) or "none"
+    return f"**Domain:** {', '.join(review.domain.domains)} | **Weights:** {weights} | **Digests:** {versions}"
+
+
+def _domain_breakdown(review: Review) -> list[str]:
+    """The domain knowledge dimension: findings by lens with their source, ADVISORY ones marked,
+    unverified claims listed apart (no deduction), and the dedup decisions."""
+    from review_harness.domain.reviewer import default_reviewer_rubric
+
+    section = review.domain
+    result = review.dimensions.get("domain")
+    spec = default_reviewer_rubric().dimension
+    if result is None:
+        return []
+    score = "not reviewed" if not result.reviewed else (
+        "draft" if result.score is None else f"{_score_text(result.score)}/100")
+    lines = [f"## {spec.title} Dimension (Score: {score})", ""]
+    if not result.reviewed:
+        return lines + ["Not reviewed (see warnings).", ""]
+    lines += [
+        f"**Deductions:** -{_score_text(result.effective_deductions)} | **Credits:** +{_score_text(result.credits)}"
+        + (f" ({', '.join(c.replace('_', ' ') for c in result.credits_earned)})" if result.credits_earned else ""),
         "",
     ]
+    rows = {row.lens: row.rating for row in review.dashboard if row.dimension == spec.title}
+    for lens in spec.lenses:
+        rating = getattr(rows.get(lens.id), "value", rows.get(lens.id))
+        lines += [f"### {lens.title} -- {rating}", ""]
+        found = [f for f in section.findings if f.lens == lens.id]
+        if not found:
+            lines += ["No issues found.", ""]
+        for f in found:
+            lines.append(f"- **[{f.severity}, -{f.points}] {f.summary}** ({f.section or 'whole document'}; "
+                         f"source: {f.source.cite()})")
+            if f.quote:
+                lines.append(f"  - Evidence: \"{f.quote}\"")
+            if f.fix:
+                lines.append(f"  - Suggested fix: {f.fix}")
+        lines.append("")
+    if section.unverified_claims:
+        lines += ["### Unverified claims (no deduction)", ""] + [f"- {c}" for c in section.unverified_claims] + [""]
+    merged = [d for d in section.dedup if d.duplicate]
+    if merged:
+        lines += [f"*Dedup: {len(merged)} analysis finding(s) were the same issue as a domain finding and were dropped "
+                  "(see Notes).*", ""]
     return lines
 
 
@@ -62,7 +115,12 @@ def capacity_notice(review: Review) -> str | None:
             "with `-T mode=full` once the cause is fixed."
         )
     missing = [d.title for d in review.dimensions.values() if not d.reviewed]
-    if missing:
+    if missing and [d for d, r in review.dimensions.items() if not r.reviewed] == ["domain"]:
+        parts.append(
+            "Partial review: the Domain Knowledge dimension was not reviewed (the domain reviewer failed); "
+            "the score is the two-dimension analysis and communication score."
+        )
+    elif missing:
         parts.append(
             f"Partial review: the {', '.join(missing)} dimension was not reviewed; "
             "the score covers the reviewed dimension only."
@@ -229,6 +287,8 @@ def render_report(review: Review, rubric: Rubric) -> str:
         lines += ["---", ""] + _positives(review)
         lines += _cross_cutting(review)
         lines += ["---", ""] + _lens_breakdown(review, rubric)
+        if review.domain is not None:
+            lines += _domain_breakdown(review)
     else:
         lines += _status_table(review)
         lines += ["---", ""] + _top_fixes(review, "Top 3 Priority Fixes")

@@ -24,6 +24,8 @@ from review_harness.ds.models import (
 )
 from review_harness.ds.rubric import Dimension, Rubric
 from review_harness.ds import scoring
+from review_harness.ds import domain_dim
+from review_harness.ds.domain_dim import DomainInput
 
 DEFER_MESSAGE = (
     "This review could not be completed: no reviewer returned a usable report. "
@@ -201,13 +203,21 @@ def synthesize(
     warnings: list[str] | None = None,
     prompt_version: str = "",
     prompt_prefix_hashes: dict[str, str] | None = None,
+    domain: DomainInput | None = None,
 ) -> Review:
+    """`domain`: the domain dimension's inputs (only with -T domain=); None is the two-dimension
+    review, unchanged."""
     warnings = list(warnings or [])
     notes: list[str] = []
     reports = reroute(reports, rubric, notes)
     by_dim: dict[str, list[Finding]] = {}
     for dim_id, dimension in rubric.dimensions.items():
         by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings)
+    decisions = []
+    if domain is not None and domain.reviewed and "analysis" in by_dim:
+        by_dim["analysis"], decisions, dedup_notes = domain_dim.apply_dedup(
+            by_dim["analysis"], domain, domain_dim.default_domain_rubric())
+        notes += dedup_notes
     findings: list[Finding] = [f for fs in by_dim.values() for f in fs]
     cross_cutting = find_cross_cutting(findings)
     dimensions: dict[str, DimensionResult] = {}
@@ -216,22 +226,33 @@ def synthesize(
         report = reports.get(dim_id)
         dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft)
         positives[dim_id] = list(report.positives) if report else []
+    domain_rows = []
+    if domain is not None:
+        dimensions["domain"], domain_findings, domain_rows, domain_run = domain_dim.domain_dimension(
+            domain, rubric, domain_dim.default_domain_rubric(), draft)
+        findings += domain_findings
+        runs = [*runs, domain_run]
 
-    reviewed = [d for d in dimensions.values() if d.reviewed]
+    # the domain dimension alone is no DS review: without analysis and communication it defers
+    reviewed = [d for d in dimensions.values() if d.reviewed and d.dimension in rubric.dimensions]
     salvaged = [r for r in runs if r.status == "salvaged"]
     if not reviewed:
         status = "deferred"
         degradation_level = 2
         for run in runs:
-            warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
+            if run.dimension in rubric.dimensions or run.status == "failed":
+                warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
         warnings.append(DEFER_MESSAGE)
-    elif len(reviewed) < len(dimensions) or salvaged:
+    elif any(not d.reviewed for d in dimensions.values()) or salvaged:
         status = "partial"
         for d in dimensions.values():
             if not d.reviewed:
                 run = next((r for r in runs if r.dimension == d.dimension), None)
                 why = f": {run.reason}" if run and run.reason else ""
                 warnings.append(
+                    f"{d.title} dimension not reviewed{why}. The review goes on with the analysis and "
+                    "communication dimensions, scored as a two-dimension review."
+                    if d.dimension == "domain" else
                     f"{d.title} dimension not reviewed{why}. The score covers the reviewed dimension only."
                 )
         for run in salvaged:
@@ -244,9 +265,13 @@ def synthesize(
     final = None
     band = verdict = floor_note = None
     if status != "deferred" and not draft:
-        final = scoring.final_score(
-            {d: r.score for d, r in dimensions.items()}, rubric.scoring.weights
-        )
+        if domain is None:
+            final = scoring.final_score(
+                {d: r.score for d, r in dimensions.items()}, rubric.scoring.weights
+            )
+        else:  # 50/25/25, or the two-dimension weights when the domain reviewer failed
+            weights = domain_dim.final_weights(domain, rubric, domain_dim.default_domain_rubric())
+            final = scoring.final_score({d: r.score for d, r in dimensions.items() if d in weights}, weights)
         band = scoring.band_verdict(final, rubric)
         # a cross-cutting duplicate (deduction set to 0) is one issue: it counts once for the floors too
         verdict, floor_note = scoring.apply_floor_rules(band, [f for f in findings if f.deduction > 0], rubric)
@@ -269,10 +294,10 @@ def synthesize(
         )
         for dim_id, dimension in rubric.dimensions.items()
         for lens in dimension.lenses
-    ]
+    ] + domain_rows
     chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
     if not chosen and status != "deferred":
-        chosen = lead_positives(dimensions, rubric)
+        chosen = lead_positives({d: r for d, r in dimensions.items() if d in rubric.dimensions}, rubric)
     return Review(
         document=document,
         mode=mode,
@@ -299,5 +324,7 @@ def synthesize(
         prompt_version=prompt_version,
         prompt_prefix_hashes=prompt_prefix_hashes or {},
         rubric_version=rubric.version,
+        domain=None if domain is None else domain_dim.domain_section(
+            domain, decisions, domain_dim.final_weights(domain, rubric, domain_dim.default_domain_rubric())),
     )
 

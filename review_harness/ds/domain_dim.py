@@ -1,0 +1,211 @@
+"""The domain knowledge dimension inside the DS review (`-T domain=`, seed 001 s9).
+
+What the domain solvers leave in the sample store (the brief, the domain reviewer's run and
+findings, the dedup decisions) and how synthesis turns it into the third dimension: dedup
+against the analysis findings (stage 1 re-run, stage 2 replayed from the recorded decisions, so
+`inspect score` needs no model), the dimension's score on the DS curve, ADVISORY findings kept
+out of the DS findings (so they never reach a floor rule) and the 50/25/25 weights. Without a
+domain none of this runs and the DS review is what it always was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from review_harness.domain.dedup import DedupDecision, FindingRef, replay_dedup, suppressed
+from review_harness.domain.member import MEMBER, DomainRun
+from review_harness.domain.reviewer import (
+    DomainFinding,
+    ReviewerRubric,
+    credit_points,
+    default_reviewer_rubric,
+    lens_worst,
+)
+from review_harness.domain.scoring import weights_for
+from review_harness.domain.skill import DomainContextBrief
+from review_harness.ds import scoring
+from review_harness.ds.models import (
+    DashboardRow,
+    DimensionResult,
+    DomainSection,
+    Finding,
+    LensRating,
+    ReviewerRun,
+    Severity,
+)
+from review_harness.ds.rubric import Rubric
+
+BRIEF_KEY = "domain_brief"
+RUN_KEY = "domain_reviewer"
+DEDUP_KEY = "domain_dedup"
+DIMENSION = "domain"
+TITLE_WORDS = 12
+
+
+class DomainInput(BaseModel):
+    """Everything synthesis needs of the domain dimension, read back from the store."""
+
+    domains: list[str]
+    brief: DomainContextBrief
+    reference: str | None = None
+    run: dict[str, Any] | None = None  # DomainRun.log_record(); None: the reviewer never reported
+    findings: list[DomainFinding] = Field(default_factory=list)
+    credits: list[str] = Field(default_factory=list)
+    unverified: list[str] = Field(default_factory=list)
+    verified: list[str] = Field(default_factory=list)
+    dedup: list[DedupDecision] = Field(default_factory=list)
+
+    @property
+    def reviewed(self) -> bool:
+        return bool(self.run) and self.run.get("status") == "ok"
+
+
+# ---------------------------------------------------------------------------------- store
+
+
+def save_brief(store, brief: DomainContextBrief, reference: str | None) -> None:
+    store.set(BRIEF_KEY, {"domains": brief.domains_included, "brief": brief.model_dump(mode="json"),
+                          "record": brief.log_record(), "reference": reference})
+
+
+def load_brief(store) -> DomainContextBrief | None:
+    data = store.get(BRIEF_KEY)
+    return DomainContextBrief.model_validate(data["brief"]) if data else None
+
+
+def save_domain_run(store, run: DomainRun) -> None:
+    review = run.review
+    store.set(RUN_KEY, {
+        "run": run.log_record(),
+        "findings": [f.model_dump(mode="json") for f in review.findings] if review else [],
+        "credits": list(review.credits) if review else [],
+        "unverified": list(review.unverified) if review else [],
+        "verified": list(review.verified) if review else [],
+    })
+
+
+def save_dedup(store, decisions: list[DedupDecision]) -> None:
+    store.set(DEDUP_KEY, [d.model_dump(mode="json") for d in decisions])
+
+
+def load_domain_input(store) -> DomainInput | None:
+    """None when the review was not asked for a domain."""
+    brief = store.get(BRIEF_KEY)
+    if not brief:
+        return None
+    result = store.get(RUN_KEY) or {}
+    return DomainInput(
+        domains=brief["domains"], brief=brief["brief"], reference=brief.get("reference"),
+        run=result.get("run"), findings=result.get("findings", []), credits=result.get("credits", []),
+        unverified=result.get("unverified", []), verified=result.get("verified", []),
+        dedup=store.get(DEDUP_KEY) or [],
+    )
+
+
+# ---------------------------------------------------------------------------------- dedup
+
+
+def analysis_refs(findings: list[Finding]) -> list[FindingRef]:
+    return [FindingRef(id=f.id, summary=f"{f.title}. {f.issue}", quote=f.evidence or None,
+                       section=f.location or None, fix=f.suggested_fix or None)
+            for f in findings if f.dimension == "analysis"]
+
+
+def domain_refs(findings: list[DomainFinding]) -> list[FindingRef]:
+    return [FindingRef(id=f.id, summary=f.summary, quote=f.quote, section=f.section, fix=f.fix) for f in findings]
+
+
+def apply_dedup(analysis: list[Finding], domain: DomainInput, rubric: ReviewerRubric
+                ) -> tuple[list[Finding], list[DedupDecision], list[str]]:
+    """(analysis findings that stand, every decision, notes): an analysis finding that is the
+    same issue as a domain finding is dropped; the domain version stands."""
+    decisions = replay_dedup(analysis_refs(analysis), domain_refs(domain.findings), rubric.dedup, domain.dedup)
+    drop = suppressed(decisions)
+    notes = [f"{d.analysis_id} dropped: the same issue as domain finding {d.domain_id} "
+             f"({d.stage} stage: {d.reason}); the domain version stands." for d in decisions if d.duplicate]
+    return [f for f in analysis if f.id not in drop], decisions, notes
+
+
+# ---------------------------------------------------------------------------------- dimension
+
+
+def _title(summary: str) -> str:
+    words = summary.split()
+    return " ".join(words[:TITLE_WORDS]) + ("..." if len(words) > TITLE_WORDS else "")
+
+
+def as_ds_finding(finding: DomainFinding) -> Finding:
+    """A CRITICAL/MAJOR/MINOR domain finding in the DS review's findings (top fixes, floors)."""
+    return Finding(
+        id=finding.id, dimension=DIMENSION, lens=finding.lens, severity=Severity(finding.severity),
+        title=_title(finding.summary), location=finding.section or "whole document",
+        issue=f"{finding.summary} (source: {finding.source.cite()})", evidence=finding.quote or "",
+        suggested_fix=finding.fix or "", issue_type=finding.issue_type, deduction=float(finding.points),
+    )
+
+
+def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, draft: bool
+                     ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], ReviewerRun]:
+    """The domain dimension's result, its findings for the DS list (no ADVISORY), its dashboard
+    rows and its reviewer run."""
+    spec = domain_rubric.dimension
+    run = domain.run or {}
+    status = "ok" if domain.reviewed else "failed"
+    if domain.reviewed and run.get("truncated"):
+        status = "salvaged"
+    reviewer_run = ReviewerRun(
+        reviewer=MEMBER, dimension=DIMENSION, status=status,
+        reason=run.get("reason") or ("; ".join(run.get("problems") or []) or None) if run else "the domain reviewer did not report",
+        truncated=bool(run.get("truncated")), input_tokens=run.get("input_tokens", 0),
+        output_tokens=run.get("output_tokens", 0),
+    )
+    if not domain.reviewed:
+        rows = [DashboardRow(dimension=spec.title, lens=lens.id, lens_title=lens.title, rating="Not reviewed")
+                for lens in spec.lenses]
+        return DimensionResult(dimension=DIMENSION, title=spec.title, reviewed=False), [], rows, reviewer_run
+    ds_findings = [as_ds_finding(f) for f in domain.findings if f.severity != "ADVISORY"]
+    if draft:  # draft feedback has no CRITICAL severities, as for the DS reviewers
+        for f in ds_findings:
+            if f.severity == Severity.CRITICAL:
+                f.severity = Severity.MAJOR
+    # the DS curve, with the domain rubric's credit cap (+25); ADVISORY counts as a MINOR deduction
+    curve = rubric.model_copy(update={"scoring": rubric.scoring.model_copy(
+        update={"credit_cap": domain_rubric.scoring.credit_cap})})
+    deductions = [(f.points, Severity.MINOR if f.severity == "ADVISORY" else Severity(f.severity))
+                  for f in domain.findings]
+    earned = {c: float(p) for c, p in zip(dict.fromkeys(domain.credits), credit_points(domain.credits, domain_rubric))}
+    score, raw, effective, credits = scoring.dimension_score(deductions, list(earned.values()), curve)
+    worst = lens_worst(domain.findings, domain_rubric)
+    ratings = {lens: LensRating.for_severity(Severity(w) if w and w != "ADVISORY" else None)
+               for lens, w in worst.items()}
+    rows = [DashboardRow(dimension=spec.title, lens=lens.id, lens_title=lens.title,
+                         rating="ADVISORY" if worst[lens.id] == "ADVISORY" else ratings[lens.id])
+            for lens in spec.lenses]
+    result = DimensionResult(
+        dimension=DIMENSION, title=spec.title, reviewed=True, score=None if draft else score,
+        lens_ratings=ratings, raw_deductions=raw, effective_deductions=effective, credits=credits,
+        credits_earned=earned, status_label=scoring.dimension_status(ds_findings),
+    )
+    return result, ds_findings, rows, reviewer_run
+
+
+def final_weights(domain: DomainInput | None, rubric: Rubric, domain_rubric: ReviewerRubric) -> dict[str, float]:
+    """50/25/25 when the domain dimension was reviewed; when it failed, the DS rubric's own
+    two-dimension weights (the review goes on as a two-dimension review)."""
+    if domain is not None and domain.reviewed:
+        return dict(weights_for(domain_rubric, with_domain=True))
+    return dict(rubric.scoring.weights)
+
+
+def domain_section(domain: DomainInput, decisions: list[DedupDecision], weights: dict[str, float]) -> DomainSection:
+    return DomainSection(
+        domains=domain.domains, brief=domain.brief.log_record(), banner=domain.brief.banner(),
+        reference=domain.reference, findings=domain.findings, credits=domain.credits,
+        unverified_claims=domain.unverified, verified_claims=domain.verified, dedup=decisions, weights=weights,
+    )
+
+
+def default_domain_rubric() -> ReviewerRubric:
+    return default_reviewer_rubric()
