@@ -281,15 +281,23 @@ class _Handler(BaseHTTPRequestHandler):
                 return True
         return False
 
-    def _openai_chat(self, body: dict, headers: dict, path: str) -> None:
-        response_format = (body.get("response_format") or {}).get("json_schema") or {}
-        schema, strict = response_format.get("schema"), response_format.get("strict")
+    def _openai_answer(self, body: dict, headers: dict, path: str, schema_spec: dict) -> tuple[str, bool] | None:
+        """Record an OpenAI request; answer its scripted error or schema refusal (None), else
+        give the text to send and whether it was cut off."""
+        schema, strict = schema_spec.get("schema"), schema_spec.get("strict")
         record = self._record("openai", path, body, headers, schema, strict)
         scripted = self.state.next_scripted("openai")
         if self._error_status(record, scripted, anthropic=False) or self._openai_check(record, schema, strict):
-            return
+            return None
         text, cut = self._answer(schema, scripted)
         record.answered = text
+        return text, cut
+
+    def _openai_chat(self, body: dict, headers: dict, path: str) -> None:
+        answered = self._openai_answer(body, headers, path, (body.get("response_format") or {}).get("json_schema") or {})
+        if answered is None:
+            return
+        text, cut = answered
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
         self._json(200, {
             "id": "chatcmpl-loopback", "object": "chat.completion", "created": int(time.time()),
@@ -301,14 +309,10 @@ class _Handler(BaseHTTPRequestHandler):
         })
 
     def _openai_responses(self, body: dict, headers: dict, path: str) -> None:
-        text_format = (body.get("text") or {}).get("format") or {}
-        schema, strict = text_format.get("schema"), text_format.get("strict")
-        record = self._record("openai", path, body, headers, schema, strict)
-        scripted = self.state.next_scripted("openai")
-        if self._error_status(record, scripted, anthropic=False) or self._openai_check(record, schema, strict):
+        answered = self._openai_answer(body, headers, path, (body.get("text") or {}).get("format") or {})
+        if answered is None:
             return
-        text, cut = self._answer(schema, scripted)
-        record.answered = text
+        text, cut = answered
         input_tokens = len(json.dumps(body.get("input", "")).split())
         self._json(200, {
             "id": "resp_loopback", "object": "response", "created_at": int(time.time()),
