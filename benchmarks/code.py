@@ -33,7 +33,7 @@ from review_harness.code.parse import REVIEWER_SCHEMA
 from review_harness.code.prompts import render_change
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
 
 code_review = load_task("code_review")
 
@@ -71,9 +71,7 @@ def main() -> None:
         bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata={"rounds": rounds_of(s)})
                                            for s in log.samples]),
                     solver=same_model_calls(), scorer=constant_scorer())
-        run(bare, tmp)
-        harness = statistics.median(run(code_review(), tmp)[0] for _ in range(3))
-        baseline = statistics.median(run(bare, tmp)[0] for _ in range(3))
+        harness, baseline = overhead(code_review, bare, tmp)
         _, slow = run(code_review(), tmp, latency=1.0)
         first_round = {s.id: s.scores["code_synthesis"].metadata["review"]["iterations"][0] for s in slow.samples}
         one = next(s for s in slow.samples if s.id == "clean-feature")

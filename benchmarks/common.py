@@ -4,7 +4,9 @@ offline run, and the bare baseline's constant scorer."""
 from __future__ import annotations
 
 import importlib.util
+import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from inspect_ai import Task, eval
@@ -29,6 +31,15 @@ def run(task: Task, log_dir: str, latency: float = 0.0, model: str = "offline/ru
     if log.status != "success":
         raise RuntimeError(f"eval failed: {log.status} {log.error}")
     return time.perf_counter() - start, log
+
+
+def overhead(make_task: Callable[[], Task], bare: Task, log_dir: str, repeats: int = 3) -> tuple[float, float]:
+    """Median seconds of the harness task and of the bare task making the same model calls,
+    after one warm-up run of the bare task (the harness task is assumed warm already)."""
+    run(bare, log_dir)
+    harness = statistics.median(run(make_task(), log_dir)[0] for _ in range(repeats))
+    baseline = statistics.median(run(bare, log_dir)[0] for _ in range(repeats))
+    return harness, baseline
 
 
 @scorer(metrics=[mean()])

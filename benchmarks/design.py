@@ -31,7 +31,7 @@ from review_harness.design.rules import review_as_persona
 from review_harness.offline.provider import estimate_tokens
 from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
 
-from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
 
 CONFIG = default_personas()
 
@@ -73,9 +73,7 @@ def main() -> None:
                 solver=same_model_calls(), scorer=constant_scorer())
     with tempfile.TemporaryDirectory() as tmp:
         run(design_review(), tmp)
-        run(bare, tmp)
-        harness = statistics.median(run(design_review(), tmp)[0] for _ in range(3))
-        baseline = statistics.median(run(bare, tmp)[0] for _ in range(3))
+        harness, baseline = overhead(design_review, bare, tmp)
         one = design_review(design="fixtures/design/billing-export/design.md",
                             requirements="fixtures/design/billing-export/requirements.md")
         _, log = run(one, tmp, latency=1.0)

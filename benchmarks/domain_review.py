@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent

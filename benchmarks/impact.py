@@ -30,7 +30,7 @@ from review_harness.impact.registry import PromptRegistry
 from review_harness.impact.review import prepare_request
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
 
 TOKEN_BUDGET = 4_000
 impact_review = load_task("impact_review")
@@ -59,9 +59,7 @@ def main() -> None:
                 solver=same_model_calls(), scorer=constant_scorer())
     with tempfile.TemporaryDirectory() as tmp:
         run(impact_review(), tmp)
-        run(bare, tmp)
-        harness = statistics.median(run(impact_review(), tmp)[0] for _ in range(3))
-        baseline = statistics.median(run(bare, tmp)[0] for _ in range(3))
+        harness, baseline = overhead(impact_review, bare, tmp)
         _, log = run(impact_review(artifact="fixtures/impact/its-daily-checkout.json"), tmp, latency=1.0)
         one_review = log.samples[0].total_time
         wall, _ = run(impact_review(), tmp, latency=1.0)
