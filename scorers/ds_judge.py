@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,

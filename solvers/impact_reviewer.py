@@ -8,7 +8,7 @@ sample error.
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.model import CachePolicy, ChatMessageAssistant, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span

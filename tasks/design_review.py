@@ -11,7 +11,7 @@ import inspect
 from typing import Any
 
 from inspect_ai import Epochs, Task, task
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset
 
 from review_harness.core.panel import cache_policy

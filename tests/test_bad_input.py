@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.code.change import ChangeError, apply_fix, from_git, from_patch, infer_service
 from review_harness.code.config import ConfigError, ReviewConfig, build_config, load_project_config

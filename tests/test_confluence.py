@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import read_eval_log
 from werkzeug import Response
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import EvalLog
 
 from review_harness.core.paths import PROJECT_ROOT

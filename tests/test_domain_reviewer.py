@@ -242,7 +242,7 @@ def test_parser_salvages_items_and_caps_advisory_sources():
 
 
 def test_domain_task_param_is_a_one_line_prerequisite_error():
-    from inspect_ai._util.error import PrerequisiteError
+    from review_harness.core.inspect_adapter import PrerequisiteError
 
     from review_harness.domain.config import domain_task_param
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.paths import FIXTURES_DIR, PROMPTS_DIR
 from review_harness.domain.member import DomainRun

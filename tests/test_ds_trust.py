@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 
 from helpers import ds_review_task, reviews, run
 from review_harness import cli

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 from inspect_ai.log._transcript import ModelEvent
 

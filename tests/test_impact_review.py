@@ -9,7 +9,7 @@ import math
 import pytest
 import yaml
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.impact.gold import GoldComparison, gold_files, ranking_agreement

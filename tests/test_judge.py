@@ -12,7 +12,7 @@ import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai import score as inspect_score
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.model import get_model
 from jinja2 import UndefinedError
 

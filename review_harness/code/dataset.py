@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 from pydantic import BaseModel, ConfigDict, Field
 

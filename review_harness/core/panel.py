@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from inspect_ai._util._async import unwrap_exception_group  # the one private helper: as collect() does
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
@@ -88,6 +88,8 @@ class CallResult:
     input_tokens: int = 0
     output_tokens: int = 0
     truncated: bool = False
+    timed_out: bool = False
+    refused: bool = False
     seconds: float = 0.0
 
     @property
@@ -97,7 +99,7 @@ class CallResult:
 
 async def generate_structured(
     messages: list[ChatMessage],
-    schema: ResponseSchema,
+    schema: ResponseSchema | None,
     *,
     timeout: float,
     max_tokens: int | None = None,
@@ -119,6 +121,7 @@ async def generate_structured(
         raise
     except TimeoutError as ex:
         result.reason = f"timed out ({ex or f'no answer within {timeout:g}s'})"
+        result.timed_out = True
     except Exception as ex:  # a misbehaving model degrades the review, never the sample
         refused = refused_request(ex, model)
         if refused is not None:
@@ -135,12 +138,23 @@ async def generate_structured(
         result.reason = f"model returned an error: {output.error}"
         return result
     result.truncated = output.stop_reason == "max_tokens"
+    result.refused = output.stop_reason == "content_filter"
     return result
+
+
+if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport there
+    from exceptiongroup import BaseExceptionGroup
 
 
 async def run_concurrently(members: list[Solver], state: TaskState, generate: Generate) -> None:
     """Run member solvers at once on one sample. A plain task group: each member opens its own
-    named span, so collect()'s extra per-task spans would only add transcript events."""
-    async with unwrap_exception_group(), anyio.create_task_group() as group:
-        for member in members:
-            group.start_soon(member, state, generate)
+    named span, so collect()'s extra per-task spans would only add transcript events. One failing
+    member raises its own exception, not a group of one (as Inspect's collect() does)."""
+    try:
+        async with anyio.create_task_group() as group:
+            for member in members:
+                group.start_soon(member, state, generate)
+    except BaseExceptionGroup as group_error:
+        if len(group_error.exceptions) == 1:
+            raise group_error.exceptions[0] from None
+        raise

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError  # inspect prints it as one line, no traceback
+from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.paths import PROJECT_ROOT
 

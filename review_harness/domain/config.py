@@ -180,7 +180,7 @@ def parse_domain_list(value: str | list[str] | None, index: DomainIndex | None =
 def domain_task_param(value: str | list[str] | None, index: DomainIndex | None = None) -> list[str]:
     """`-T domain=...` for a task: the domains, or Inspect's one-line prerequisite error (no
     traceback) listing the domains a review can ask for."""
-    from inspect_ai._util.error import PrerequisiteError  # as core.params does
+    from review_harness.core.inspect_adapter import PrerequisiteError
 
     try:
         return parse_domain_list(value, index)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
 from review_harness.ds.gold import GoldError, fixture_path_for, load_gold

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from inspect_ai._util.error import PrerequisiteError  # inspect prints it as one line
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 
 from review_harness.core.params import resolve_user_path

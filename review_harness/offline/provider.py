@@ -27,7 +27,7 @@ from inspect_ai.model import (
     ModelUsage,
     modelapi,
 )
-from inspect_ai._util.error import PrerequisiteError  # inspect prints it as one line
+from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from review_harness.core.params import loud_errors

@@ -1,0 +1,120 @@
+"""The registry of review kinds. A kind is declared once, in `review_harness/<kind>/kind.py` as
+`KIND = ReviewKind(...)`; the CLI, the offline provider, the task helper and the gold scorers look
+it up here instead of guessing a kind from a log's rows or a prompt's text.
+
+The core names the kinds' declaration modules but imports one only when it is asked for, so the
+core never depends on a kind at import time and `review-harness --help` loads none of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
+
+# kind name -> the module that declares it. `domain` is the DS review's third dimension, but its
+# expert reviewer, curator and digest synthesis are members of their own with their own prompts
+KIND_MODULES: dict[str, str] = {
+    "ds": "review_harness.ds.kind",
+    "design": "review_harness.design.kind",
+    "code": "review_harness.code.kind",
+    "impact": "review_harness.impact.kind",
+    "domain": "review_harness.domain.kind",
+}
+
+
+class KindError(ValueError):
+    """An unknown kind, or a log whose kind cannot be told from its task."""
+
+
+@dataclass(frozen=True)
+class ReviewKind:
+    """What the core needs to know of a kind; everything else stays in the kind's package.
+
+    - `task`: the Inspect task name (`ds_review`); None for a kind whose members serve another
+      kind's task (domain).
+    - `review_model` / `gold_model`: the pydantic models of the log contract's review and of a
+      gold file.
+    - `synthesis_scorer` / `gold_scorer`: the scorer names that hold the review (in
+      `Score.metadata["review"]`) and the gold comparison.
+    - `render(review) -> str`: the markdown report.
+    - `summary_row(review) -> dict`: the columns of `review-harness summary` (after sample, epoch).
+    - `offline_answer(member, prompt) -> str | None`: the offline provider's answer for one of the
+      kind's members (None: the member is not the kind's).
+    - `lint(update_hashes) -> (problems, lines)`: the prompt lint of the kind's templates.
+    - `members(metadata) -> list[str]`: the members a sample dispatches.
+    """
+
+    name: str
+    title: str
+    prompts: Path
+    offline_answer: Callable[[str, str], str | None]
+    task: str | None = None
+    review_model: type[BaseModel] | None = None
+    gold_model: type[BaseModel] | None = None
+    synthesis_scorer: str | None = None
+    gold_scorer: str | None = None
+    render: Callable[[Any], str] | None = None
+    summary_row: Callable[[Any], dict[str, str]] | None = None
+    lint: Callable[[bool], tuple[list[str], list[str]]] | None = None
+    members: Callable[[dict[str, Any]], list[str]] | None = None
+    similarity: Callable[[Any, Any], float] | None = None
+    synthesize: Callable[..., Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def review_from_score(self, metadata: dict[str, Any] | None) -> Any | None:
+        """The review of one sample's synthesis score (None when it holds none)."""
+        if not metadata or "review" not in metadata or self.review_model is None:
+            return None
+        return self.review_model.model_validate(metadata["review"])
+
+
+_loaded: dict[str, ReviewKind] = {}
+
+
+def get_kind(name: str) -> ReviewKind:
+    if name not in KIND_MODULES:
+        raise KindError(f"unknown review kind '{name}'; known: {', '.join(KIND_MODULES)}")
+    if name not in _loaded:
+        kind = importlib.import_module(KIND_MODULES[name]).KIND
+        if kind.name != name:
+            raise KindError(f"{KIND_MODULES[name]} declares kind '{kind.name}', registered as '{name}'")
+        _loaded[name] = kind
+    return _loaded[name]
+
+
+def kind_names(with_task: bool = False) -> list[str]:
+    return [n for n in KIND_MODULES if not with_task or get_kind(n).task is not None]
+
+
+def kinds(with_task: bool = False) -> Sequence[ReviewKind]:
+    return [get_kind(n) for n in kind_names(with_task)]
+
+
+def task_basename(task: str) -> str:
+    """`review_harness/ds_review` and `ds_review` name the same task."""
+    return task.rsplit("/", 1)[-1]
+
+
+def kind_for_task(task: str) -> ReviewKind | None:
+    name = task_basename(task)
+    return next((k for k in kinds(with_task=True) if k.task == name), None)
+
+
+def kind_of_log(log: EvalLog) -> ReviewKind:
+    """A log's kind: the `kind` its task recorded in the eval metadata, else its task name."""
+    recorded = (log.eval.metadata or {}).get("kind")
+    if recorded:
+        return get_kind(str(recorded))
+    kind = kind_for_task(log.eval.task)
+    if kind is None:
+        raise KindError(f"the log's task '{log.eval.task}' is not a review kind's task "
+                        f"({', '.join(k.task or '' for k in kinds(with_task=True))})")
+    return kind

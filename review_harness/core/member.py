@@ -1,0 +1,203 @@
+"""One member call for every kind: a panel member (DS reviewer, domain expert, design persona or
+synthesizer, code reviewer, matcher or implementer, impact reviewer, domain curator) asks its model
+once, under one retry policy, and what happened is one `MemberRun` with one status vocabulary.
+
+- `complete`: the answer parsed (problems with single items may be listed in `reason`);
+- `malformed`: the answer was cut off or not usable as a whole, twice (the first is retried once,
+  past the cache); the items that did parse are kept beside the run and named in the review's
+  warnings, never counted as a complete review;
+- `failed`: the call raised (provider error) on every attempt;
+- `timed_out`: no answer within the policy's timeout on the last attempt;
+- `refused`: the model declined (content filter).
+
+A provider that refuses the request itself (HTTP 400/401/403/404/422: bad schema, key or model name)
+fails the sample with the provider's words (`ProviderRequestError`): every member would fail alike.
+
+Each call is tagged with its kind and member (a context variable), which is how the offline
+provider knows which rule engine answers it: a request carries its kind, nothing guesses it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar
+
+import anyio
+from inspect_ai.model import CachePolicy, ChatMessage, Model, ResponseSchema, get_model
+from inspect_ai.util import span
+from pydantic import BaseModel, Field
+
+from review_harness.core.panel import generate_structured
+
+T = TypeVar("T")
+
+MemberStatus = Literal["complete", "failed", "timed_out", "malformed", "refused"]
+MEMBER_STATUSES: tuple[str, ...] = ("complete", "failed", "timed_out", "malformed", "refused")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often a member is asked and how long it may take. `attempts` counts the first call:
+    2 means one retry after a failed call or a malformed answer."""
+
+    attempts: int = 2
+    backoff_seconds: float = 0.5
+    timeout_seconds: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"a retry policy needs at least one attempt, not {self.attempts}")
+        if self.timeout_seconds <= 0:
+            raise ValueError(f"a retry policy needs a timeout greater than 0, not {self.timeout_seconds}")
+
+    def with_timeout(self, seconds: float | None) -> RetryPolicy:
+        return self if seconds is None else RetryPolicy(self.attempts, self.backoff_seconds, float(seconds))
+
+
+@dataclass
+class ParseOutcome(Generic[T]):
+    """What a kind's parser made of one answer. `report` is what parsed (possibly only some
+    items); `malformed` says the answer is not usable as a whole (cut off, invalid JSON, a required
+    part missing), so it is worth one more try and never counts as complete; `problems` name what
+    was dropped or repaired."""
+
+    report: T | None
+    problems: list[str] = field(default_factory=list)
+    malformed: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return self.report is not None and not self.malformed
+
+
+class MemberRun(BaseModel):
+    """What happened when one member was asked: the one run record of every kind's log."""
+
+    kind: str
+    member: str
+    role: str | None = Field(default=None, description="the model role it ran under, None for the evaluated model")
+    model: str = ""
+    status: MemberStatus = "failed"
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    truncated: bool = False
+    reason: str | None = None
+    problems: list[str] = Field(default_factory=list, description="items dropped or repaired by the parser")
+    prompt_version: str = ""
+    prefix_hash: str = ""
+
+    @property
+    def completed(self) -> bool:
+        return self.status == "complete"
+
+    def describe(self) -> str:
+        """'returned malformed output' and the like, for completion lines and warnings."""
+        return {
+            "complete": "completed",
+            "malformed": "returned malformed output",
+            "timed_out": "timed out",
+            "refused": "declined to answer",
+            "failed": "failed",
+        }[self.status] + (f" ({self.reason})" if self.reason and self.status != "complete" else "")
+
+
+@dataclass
+class MemberResult(Generic[T]):
+    """The run record, the report when the member completed, and what parsed of a malformed
+    answer (kept for the warnings, never used as the member's review)."""
+
+    run: MemberRun
+    report: T | None = None
+    salvaged: T | None = None
+
+
+@dataclass(frozen=True)
+class CallTag:
+    kind: str
+    member: str
+
+
+_current_call: contextvars.ContextVar[CallTag | None] = contextvars.ContextVar("review_harness_call", default=None)
+
+
+def current_call() -> CallTag | None:
+    """The kind and member of the model call being made (None outside `call_member`/`tagged`)."""
+    return _current_call.get()
+
+
+@contextmanager
+def tagged(kind: str, member: str) -> Iterator[None]:
+    """Tag the model calls made inside with their kind and member."""
+    token = _current_call.set(CallTag(kind, member))
+    try:
+        yield
+    finally:
+        _current_call.reset(token)
+
+
+async def call_member(
+    kind: str,
+    member: str,
+    messages: list[ChatMessage],
+    schema: ResponseSchema | None,
+    parse: Callable[[str], ParseOutcome[T]],
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    model: Model | None = None,
+    role: str | None = None,
+    cache: bool | CachePolicy = False,
+    max_tokens: int | None = None,
+    prompt_version: str = "",
+    prefix_hash: str = "",
+    span_name: str | None = None,
+) -> MemberResult[T]:
+    """Ask one member under `policy`. A failed call or a malformed answer is tried again after an
+    exponential backoff; a retry after a malformed answer bypasses the response cache (the cache
+    holds that answer). Never raises for a misbehaving model, except a provider refusal of the
+    request itself and a sample limit."""
+    if model is None:
+        model = get_model(role=role) if role else get_model()
+    run = MemberRun(kind=kind, member=member, role=role, model=str(model), prompt_version=prompt_version,
+                    prefix_hash=prefix_hash)
+    result: MemberResult[T] = MemberResult(run=run)
+    started = time.monotonic()
+    bypass_cache = False
+    async with span(span_name or member, type="member"):
+        with tagged(kind, member):
+            for attempt in range(policy.attempts):
+                if attempt:
+                    await anyio.sleep(policy.backoff_seconds * 2 ** (attempt - 1))
+                run.attempts += 1
+                call = await generate_structured(
+                    messages, schema, timeout=policy.timeout_seconds, max_tokens=max_tokens,  # type: ignore[arg-type]
+                    cache=False if bypass_cache else cache, model=model,
+                )
+                run.input_tokens += call.input_tokens
+                run.output_tokens += call.output_tokens
+                run.truncated = call.truncated
+                if call.completion is None:
+                    run.status = "timed_out" if call.timed_out else "failed"
+                    run.reason = call.reason
+                    continue
+                if call.refused:
+                    run.status, run.reason = "refused", "the model declined to answer (content filter)"
+                    break
+                outcome = parse(call.completion)
+                run.problems = list(outcome.problems)
+                if outcome.usable and not call.truncated:
+                    run.status, result.report, result.salvaged = "complete", outcome.report, None
+                    run.reason = "; ".join(outcome.problems[:5]) or None
+                    break
+                run.status = "malformed"
+                what = "cut off at the output limit" if call.truncated else "malformed answer"
+                run.reason = what + (": " + "; ".join(outcome.problems[:3]) if outcome.problems else "")
+                result.salvaged = outcome.report
+                bypass_cache = True
+    run.seconds = round(time.monotonic() - started, 3)
+    return result

@@ -1,0 +1,34 @@
+"""The adversarial design review, declared for the core's registry (seed 004)."""
+
+from __future__ import annotations
+
+from review_harness.core.kinds import ReviewKind
+from review_harness.core.paths import PROMPTS_DIR
+from review_harness.design.gold import DesignGold
+from review_harness.design.models import DesignReview
+
+
+def _render(review: DesignReview) -> str:
+    from review_harness.design.render import render_summary
+
+    return render_summary(review)
+
+
+def _offline_answer(member: str, prompt: str) -> str | None:
+    from review_harness.design.offline import answer
+
+    return answer(prompt)
+
+
+KIND = ReviewKind(
+    name="design",
+    title="design",
+    prompts=PROMPTS_DIR / "design",
+    offline_answer=_offline_answer,
+    task="design_review",
+    review_model=DesignReview,
+    gold_model=DesignGold,
+    synthesis_scorer="design_synthesis",
+    gold_scorer="design_gold",
+    render=_render,
+)

@@ -1,0 +1,22 @@
+"""The domain knowledge members (expert reviewer, dedup, curator, digest synthesis), declared for
+the core's registry. They serve the DS review's third dimension and the refresh pipeline; the
+domain has no task of its own."""
+
+from __future__ import annotations
+
+from review_harness.core.kinds import ReviewKind
+from review_harness.core.paths import PROMPTS_DIR
+
+
+def _offline_answer(member: str, prompt: str) -> str | None:
+    from review_harness.domain.offline import answer
+
+    return answer(prompt)
+
+
+KIND = ReviewKind(
+    name="domain",
+    title="domain knowledge",
+    prompts=PROMPTS_DIR / "domain",
+    offline_answer=_offline_answer,
+)

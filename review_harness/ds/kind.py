@@ -1,0 +1,35 @@
+"""The DS analysis review, declared for the core's registry (seeds 000 and 001)."""
+
+from __future__ import annotations
+
+from review_harness.core.kinds import ReviewKind
+from review_harness.core.paths import PROMPTS_DIR
+from review_harness.ds.gold import GoldFile
+from review_harness.ds.models import Review
+
+
+def _render(review: Review) -> str:
+    from review_harness.ds.render import render_report
+    from review_harness.ds.rubric import default_rubric
+
+    return render_report(review, default_rubric())
+
+
+def _offline_answer(member: str, prompt: str) -> str | None:
+    from review_harness.ds.offline.responder import answer
+
+    return answer(prompt)
+
+
+KIND = ReviewKind(
+    name="ds",
+    title="DS analysis",
+    prompts=PROMPTS_DIR / "ds",
+    offline_answer=_offline_answer,
+    task="ds_review",
+    review_model=Review,
+    gold_model=GoldFile,
+    synthesis_scorer="review_synthesis",
+    gold_scorer="gold_comparison",
+    render=_render,
+)
