@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import anyio
 from inspect_ai.model import CachePolicy, ChatMessage, Model, ResponseSchema, get_model
@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from review_harness.core.panel import generate_structured
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 MemberStatus = Literal["complete", "failed", "timed_out", "malformed", "refused"]
 MEMBER_STATUSES: tuple[str, ...] = ("complete", "failed", "timed_out", "malformed", "refused")
@@ -115,6 +116,46 @@ class MemberResult(Generic[T]):
     run: MemberRun
     report: T | None = None
     salvaged: T | None = None
+
+
+class StoreLike(Protocol):
+    """The sample store (Inspect's `Store`), or a dict-backed stand-in in tests."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def set(self, key: str, value: Any) -> None: ...
+
+
+def member_key(kind: str, member: str, *scope: object) -> str:
+    """The one store key of a member's result: `<kind>:member:<member>[:<scope>...]` (a scope such
+    as a code review's iteration and stage keeps reruns apart)."""
+    return ":".join([kind, "member", member, *map(str, scope)])
+
+
+def save_result(store: StoreLike, key: str, result: MemberResult[Any], **extra: Any) -> None:
+    """One store write per member (each write is a transcript event): the run, the report, what
+    parsed of a malformed answer, and any kind-specific extras (a prompt prefix hash, say)."""
+    store.set(key, {
+        "run": result.run.model_dump(mode="json"),
+        "report": _dump(result.report),
+        "salvaged": _dump(result.salvaged),
+        **extra,
+    })
+
+
+def load_result(store: StoreLike, key: str, report_model: type[R]) -> MemberResult[R] | None:
+    """The stored result of a member, None when it never ran."""
+    entry = store.get(key)
+    if not entry or not entry.get("run"):
+        return None
+    return MemberResult(
+        run=MemberRun.model_validate(entry["run"]),
+        report=report_model.model_validate(entry["report"]) if entry.get("report") is not None else None,
+        salvaged=report_model.model_validate(entry["salvaged"]) if entry.get("salvaged") is not None else None,
+    )
+
+
+def _dump(report: Any) -> Any:
+    return report.model_dump(mode="json") if isinstance(report, BaseModel) else report
 
 
 @dataclass(frozen=True)

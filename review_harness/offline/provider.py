@@ -30,6 +30,8 @@ from inspect_ai.model import (
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from review_harness.core.kinds import get_kind
+from review_harness.core.member import CallTag, current_call
 from review_harness.core.params import loud_errors
 from review_harness.core.tokens import estimate_tokens  # noqa: F401  (benchmarks import it from here)
 
@@ -54,8 +56,11 @@ RESPONDERS = (
 )
 
 
-def answer_prompt(prompt: str) -> str | None:
-    """Ask each kind's responder in turn; None when no kind recognises the prompt."""
+def answer_prompt(prompt: str, tag: CallTag | None = None) -> str | None:
+    """The answer of the kind and member the call is tagged with. Untagged calls (members not
+    yet moved onto call_member) ask each kind's responder in turn; None when none recognises it."""
+    if tag is not None:
+        return get_kind(tag.kind).offline_answer(tag.member, prompt)
     for module in RESPONDERS:
         completion = importlib.import_module(module).answer(prompt)
         if completion is not None:
@@ -147,7 +152,7 @@ class OfflineReviewerAPI(ModelAPI):
 
         # the rule engines are CPU-bound: keep them off the event loop so other samples'
         # calls (and their latency) proceed meanwhile
-        completion = await anyio.to_thread.run_sync(answer_prompt, prompt) or NOT_A_REVIEW
+        completion = await anyio.to_thread.run_sync(answer_prompt, prompt, current_call()) or NOT_A_REVIEW
 
         stop_reason = "stop"
         if fault == "empty":
