@@ -19,10 +19,8 @@ provider knows which rule engine answers it: a request carries its kind, nothing
 
 from __future__ import annotations
 
-import contextvars
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -31,6 +29,7 @@ from inspect_ai.model import CachePolicy, ChatMessage, Model, ResponseSchema, ge
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
+from review_harness.core.calltag import CallTag, current_call, tagged  # noqa: F401  (re-exported)
 from review_harness.core.panel import generate_structured
 
 T = TypeVar("T")
@@ -156,30 +155,6 @@ def load_result(store: StoreLike, key: str, report_model: type[R]) -> MemberResu
 
 def _dump(report: Any) -> Any:
     return report.model_dump(mode="json") if isinstance(report, BaseModel) else report
-
-
-@dataclass(frozen=True)
-class CallTag:
-    kind: str
-    member: str
-
-
-_current_call: contextvars.ContextVar[CallTag | None] = contextvars.ContextVar("review_harness_call", default=None)
-
-
-def current_call() -> CallTag | None:
-    """The kind and member of the model call being made (None outside `call_member`/`tagged`)."""
-    return _current_call.get()
-
-
-@contextmanager
-def tagged(kind: str, member: str) -> Iterator[None]:
-    """Tag the model calls made inside with their kind and member."""
-    token = _current_call.set(CallTag(kind, member))
-    try:
-        yield
-    finally:
-        _current_call.reset(token)
 
 
 async def call_member(

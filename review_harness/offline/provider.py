@@ -31,7 +31,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from review_harness.core.kinds import get_kind
-from review_harness.core.member import CallTag, current_call
+from review_harness.core.calltag import CallTag, current_call
 from review_harness.core.params import loud_errors
 from review_harness.core.tokens import estimate_tokens  # noqa: F401  (benchmarks import it from here)
 
