@@ -1,10 +1,11 @@
 """The refresh's model synthesis (curator role): the model drafts each page's bullets within the
 page's token budget and names conflicts; code checks every bullet against the pages and budgets,
-and decides sections and authority (refresh.assemble). A model that fails leaves the extractive
+and decides sections and authority (drafting.assemble). A model that fails leaves the extractive
 synthesis in its place, with a warning."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Model
@@ -16,8 +17,8 @@ from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
 from review_harness.domain.digest import Bullet, Digest
+from review_harness.domain.drafting import DraftBullet, assemble, conflict_with, extractive_drafts, kind_of, within_budgets
 from review_harness.domain.importance import PAGE_WORD_LIMIT
-from review_harness.domain.refresh import DraftBullet, assemble, kind_of, within_budgets
 from review_harness.domain.sources import Page
 
 SYNTHESIS_MARK = "DOMAIN DIGEST SYNTHESIS"
@@ -105,10 +106,6 @@ def offline_synthesis(payload: list[dict]) -> SynthesisAnswer:
     """What the offline model answers: the extractive drafts of the pages in the request, and the
     conflicts the deterministic check finds between workstream drafts and the foundational
     knowledge (given, or drafted from foundational pages)."""
-    import datetime as dt
-
-    from review_harness.domain.refresh import conflict_with, extractive_drafts
-
     pages, shares, kinds, known = {}, {}, {}, []
     for item in payload:
         if "foundational_knowledge" in item:
