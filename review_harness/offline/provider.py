@@ -46,13 +46,12 @@ class OfflineFault(RuntimeError):
     """An injected failure (fault_rate): stands in for a provider error."""
 
 
-# the offline responders of the kinds whose members are not on call_member yet (design, code,
-# impact): ``answer(prompt) -> str | None``, None for another kind's prompt. The ds and domain
+# the offline responders of the kinds whose members are not on call_member yet (design, code):
+# ``answer(prompt) -> str | None``, None for another kind's prompt. The ds, domain and impact
 # members are tagged, so an untagged prompt of theirs gets no answer.
 RESPONDERS = (
     "review_harness.design.offline",
     "review_harness.code.offline",
-    "review_harness.impact.offline",
 )
 
 
