@@ -166,3 +166,19 @@ def test_within_range():
     assert within_range("timeout", 60.0, 60, 120) == 60.0
     with pytest.raises(PrerequisiteError, match=r"^-T top=3: must be between 4 and 5 items$"):
         within_range("top", 3, 4, 5, unit="items")
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ({"retries": -1}, "-T retries=-1: expected a whole number, 0 or more"),
+        ({"top_k": "two"}, "-T top_k=two: expected a whole number"),
+        ({"structured": "maybe"}, "-T structured=maybe: unknown structured; choose one of: auto, on, off"),
+    ],
+)
+def test_impact_checks_its_own_numbers_the_shared_way(args, expected):
+    assert error_of("impact_review", **args) == expected
+
+
+def test_impact_retries_zero_is_allowed():
+    assert task_function("impact_review")(retries=0).metadata["kind"] == "impact"
