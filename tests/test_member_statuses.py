@@ -204,10 +204,10 @@ def _domain_prompt() -> str:
 def _impact_prompt() -> str:
     from review_harness.impact.artifact import load_artifact
     from review_harness.impact.knowledge import EmptyKnowledgeBase
-    from review_harness.impact.pipeline import prompt_spec
+    from review_harness.impact.task import prompt_spec
     from review_harness.impact.review import prepare_request
 
-    request = prepare_request(load_artifact(FIX / "broken-arithmetic.json"), prompt_spec(None, None, None),
+    request = prepare_request(load_artifact(FIX / "broken-arithmetic.json"), prompt_spec(None, None, []),
                               EmptyKnowledgeBase(), 1)
     return request.system + "\n\n" + request.user
 

@@ -50,7 +50,7 @@ class OfflineFault(RuntimeError):
 # ``answer(prompt) -> str | None``, None for another kind's prompt. The ds, domain and impact
 # members are tagged, so an untagged prompt of theirs gets no answer.
 RESPONDERS = (
-    "review_harness.design.offline",
+    "review_harness.design.offline.responder",
     "review_harness.code.offline",
 )
 
