@@ -156,17 +156,17 @@ async def call_reviewer(
 def reviewer(
     dimension: str,
     rubric: str | None = None,
-    timeout: float | None = None,
+    policy: RetryPolicy | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     guardrail: str | None = None,
 ) -> Solver:
-    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `timeout`:
-    seconds per call (None: the rubric's). `guardrail`: a sentence added to its instructions
-    (the analysis reviewer's, when a domain reviewer runs)."""
+    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `policy`:
+    its calls' retry policy (None: the rubric's `reviewer_calls`). `guardrail`: a sentence added
+    to its instructions (the analysis reviewer's, when a domain reviewer runs)."""
     the_rubric = _rubric(rubric)
     the_rubric.dimension(dimension)  # fail at task creation on an unknown dimension
-    policy = the_rubric.reviewer_calls.with_timeout(timeout)
+    policy = policy or the_rubric.reviewer_calls
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = load_record(state.store, the_rubric)
@@ -249,17 +249,17 @@ def domain_brief(domains: list[str], reference: str | None = None) -> Solver:
 
 @solver
 def domain_reviewer(
-    rubric: str | None = None,
-    timeout: float | None = None,
+    policy: RetryPolicy | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     reference_text: str | None = None,
 ) -> Solver:
     """The domain expert reviewer (third panel member): the document against the brief, under
-    the evaluated model and the DS rubric's reviewer call policy. A failed or malformed answer
-    is recorded with its reason (the review goes partial)."""
+    the evaluated model and `policy` (None: the DS rubric's `reviewer_calls`, as the other
+    reviewers). A failed or malformed answer is recorded with its reason (the review goes
+    partial)."""
     domain_rubric = default_reviewer_rubric()
-    policy = _rubric(rubric).reviewer_calls.with_timeout(timeout)
+    policy = policy or default_rubric().reviewer_calls
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         brief = load_brief(state.store)
@@ -310,14 +310,16 @@ def review_pipeline(
     reference: str | None = None,
     reference_text: str | None = None,
 ) -> list[Solver]:
-    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report. `timeout`:
-    seconds per member call (None: the rubric's `reviewer_calls`).
+    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report. Every
+    reviewer's policy is the rubric's `reviewer_calls`; `timeout` (seconds per member call)
+    overrides its seconds.
     With `domains`: the brief is fetched before dispatch, the domain expert reviewer joins the
     panel, the analysis reviewer gets the domain guardrail, and dedup runs before synthesis."""
     the_rubric = _rubric(rubric)
+    policy = the_rubric.reviewer_calls.with_timeout(timeout)
     guardrail = default_reviewer_rubric().analysis_guardrail if domains else None
     reviewers = [
-        reviewer(dimension, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+        reviewer(dimension, rubric=rubric, policy=policy, max_tokens=max_tokens, cache=cache,
                  **({"guardrail": guardrail} if guardrail and dimension == "analysis" else {}))
         for dimension in the_rubric.dimensions
     ]
@@ -327,7 +329,7 @@ def review_pipeline(
             review_panel(reviewers, rubric=rubric),
             render_review(rubric=rubric, output_dir=output_dir),
         ]
-    reviewers.append(domain_reviewer(rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+    reviewers.append(domain_reviewer(policy=policy, max_tokens=max_tokens, cache=cache,
                                      reference_text=reference_text))
     return [
         prepare_document_step(rubric=rubric),

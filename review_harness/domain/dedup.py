@@ -25,7 +25,7 @@ from review_harness.core.member import ParseOutcome, RetryPolicy, call_member
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
-from review_harness.domain.kind import DEDUP
+from review_harness.domain.members import DEDUP
 from review_harness.domain.reviewer import DedupSettings
 
 # metric and method names of data-science and search work; an acronym of 2+ capitals also counts

@@ -22,7 +22,7 @@ from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
 from review_harness.domain.config import TeamRoster
-from review_harness.domain.kind import CURATOR
+from review_harness.domain.members import CURATOR
 from review_harness.domain.sources import Page
 
 IMPACT_WEIGHT, DENSITY_WEIGHT = 0.6, 0.4

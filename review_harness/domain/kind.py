@@ -6,12 +6,7 @@ from __future__ import annotations
 
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.paths import PROMPTS_DIR
-
-# the members' names: each call is tagged with one, and the offline provider routes by it
-EXPERT = "domain-expert-reviewer"
-DEDUP = "dedup"
-CURATOR = "curator"
-SYNTHESIS = "synthesis"
+from review_harness.domain.members import CURATOR, DEDUP, EXPERT, SYNTHESIS
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, Model
 
 from review_harness.core.member import MemberResult, RetryPolicy, call_member
-from review_harness.domain.kind import EXPERT as MEMBER
+from review_harness.domain.members import EXPERT as MEMBER
 from review_harness.domain.prompt import parse_domain_report, render_reviewer_prompt, report_schema
 from review_harness.domain.reviewer import ReviewerRubric
 from review_harness.domain.rules import DomainReview

@@ -19,7 +19,7 @@ from review_harness.core.schema import response_schema
 from review_harness.domain.digest import Bullet, Digest
 from review_harness.domain.drafting import DraftBullet, assemble, conflict_with, extractive_drafts, kind_of, within_budgets
 from review_harness.domain.importance import CURATOR_ROLE, PAGE_WORD_LIMIT
-from review_harness.domain.kind import SYNTHESIS
+from review_harness.domain.members import SYNTHESIS
 from review_harness.domain.sources import Page
 
 SYNTHESIS_POLICY = RetryPolicy(timeout_seconds=300.0)

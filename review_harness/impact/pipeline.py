@@ -18,6 +18,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.member import RetryPolicy
 from review_harness.core.metrics import nanmean
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
@@ -59,18 +60,15 @@ def knowledge_base(knowledge: str | None) -> KnowledgeBase:
 def impact_reviewer(
     spec: PromptSpec,
     knowledge: KnowledgeBase,
+    policy: RetryPolicy,
     top_k: int = 5,
     structured: str = "auto",
-    timeout: float | None = None,
-    retries: int | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
 ) -> Solver:
-    """Render the template for this artifact, ask the reviewer, store the request and the
-    member's result. `timeout` (seconds per call) and `retries` (tries after the first): None
-    for the settings' `reviewer_calls`."""
+    """Render the template for this artifact, ask the reviewer under `policy`, store the
+    request and the member's result."""
     settings = default_settings()
-    policy = reviewer_policy(settings, timeout, retries)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         artifact = ImpactArtifact.model_validate(state.metadata["artifact"])
@@ -110,11 +108,12 @@ def impact_pipeline(
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
 ) -> list[Solver]:
-    """reviewer -> rendered report. `timeout`: seconds per member call and `retries`: tries
-    after the first (None: the settings' `reviewer_calls`)."""
+    """reviewer -> rendered report. The reviewer's policy is the settings' `reviewer_calls`;
+    `timeout` (seconds per member call) and `retries` (tries after the first) override it."""
+    policy = reviewer_policy(default_settings(), timeout, retries)
     return [
-        impact_reviewer(spec, knowledge_base_obj or knowledge_base(knowledge), top_k=top_k, structured=structured,
-                        timeout=timeout, retries=retries, max_tokens=max_tokens, cache=cache),
+        impact_reviewer(spec, knowledge_base_obj or knowledge_base(knowledge), policy, top_k=top_k,
+                        structured=structured, max_tokens=max_tokens, cache=cache),
         render_impact_review(),
     ]
 
