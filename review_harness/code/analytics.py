@@ -17,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 from inspect_ai.log import EvalLog
 
-from review_harness.code.gold import CodeGoldError, load_code_gold, matched
+from review_harness.code.gold import load_code_gold, matched
+from review_harness.core.gold import GoldError
 from review_harness.code.models import CodeFinding, CodeReview, ReviewerAnswer
 from review_harness.code.panel import member_key
 
@@ -64,7 +65,7 @@ def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[s
         return None
     try:
         gold = load_code_gold(Path(path))
-    except CodeGoldError:
+    except GoldError:
         return None
     counts: dict[str, dict[str, int]] = {}
     false: dict[str, list[CodeFinding]] = {}
@@ -76,7 +77,7 @@ def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[s
             if not entry.get("report"):
                 continue
             report = ReviewerAnswer.model_validate(entry["report"])
-            stage_gold = [g for g in gold.findings if g.stage == stage]
+            stage_gold = [g for g in gold.expected_findings if g.stage == stage]
             pairs = matched(report.findings, stage_gold)
             hit = {i for i, _, _ in pairs}
             c["true_positive"] += len(pairs)
