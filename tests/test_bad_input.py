@@ -154,7 +154,7 @@ def _fixture_tree(tmp_path: Path, monkeypatch, edit) -> None:
         (lambda d: d.update(verdict_band="Excellent"), "verdict_band"),
         (lambda d: d.update(score_window="high"), "score_window"),
         (lambda d: d["expected_findings"][0].update(evidence="words that are not in the document at all"),
-         "evidence quote not found in the document"),
+         "is invalid: expected_findings.0.evidence: quote of F1 not found in causal-without-method.md"),
     ],
 )
 def test_bad_gold_file_stops_the_fixture_run(tmp_path, monkeypatch, edit, expected):
