@@ -294,6 +294,7 @@ def judged_log(tmp_path_factory):
         dataset=base.dataset,
         solver=base.solver,
         scorer=[review_synthesis(), gold_comparison(), review_judge()],
+        metadata={"kind": "ds"},  # a task of its own records its kind, so the log reader knows it
     )
     [log] = inspect_eval(
         task, model=MODEL, model_roles={"grader": JUDGE},
