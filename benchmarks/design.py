@@ -27,7 +27,7 @@ from inspect_ai.solver import solver
 
 from review_harness.design.personas import default_personas
 from review_harness.design.prompts import render_persona_prompt, render_synthesizer_prompt
-from review_harness.design.rules import review_as_persona
+from review_harness.design.offline.engine import review_as_persona
 from review_harness.offline.provider import estimate_tokens
 from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
 

@@ -39,7 +39,7 @@ def _change(state: TaskState) -> ChangeSet:
 
 @solver
 def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | None = None,
-                  cache: bool | CachePolicy = False) -> Solver:
+                  cache: bool | CachePolicy = False, timeout: float | None = None) -> Solver:
     """One reviewer: `stage` (spec | quality) under model role reviewer_a or reviewer_b."""
     role = ROLES[letter]
 
@@ -61,7 +61,7 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
                 if attempt:
                     await anyio.sleep(BACKOFF_SECONDS)
                 run.attempts += 1
-                call = await generate_structured(messages, REVIEWER_SCHEMA, timeout=TIMEOUT_SECONDS,
+                call = await generate_structured(messages, REVIEWER_SCHEMA, timeout=timeout or TIMEOUT_SECONDS,
                                                  max_tokens=max_tokens, cache=scoped if attempt == 0 else False, model=model)
                 run.input_tokens += call.input_tokens
                 run.output_tokens += call.output_tokens
@@ -166,7 +166,7 @@ async def _implement(state: TaskState, attempt: int, message: str, config: Revie
 
 
 @solver
-def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False) -> Solver:
+def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False, timeout: float | None = None) -> Solver:
     """First review (speculative: all reviewers at once), then while rejected: a fix attempt and
     a sequential re-review (spec, then quality unless spec failed), up to max_fix_iterations."""
 
@@ -179,7 +179,7 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
         outcome: dict = {}
 
         def members(stage: str, iteration: int) -> list[Solver]:
-            return [code_reviewer(stage, letter, iteration, max_tokens, cache) for letter in config.letters]
+            return [code_reviewer(stage, letter, iteration, max_tokens, cache, timeout) for letter in config.letters]
 
         for iteration in range(config.max_fix_iterations + 1):
             speculative = iteration == 0 and config.speculative_quality
@@ -247,5 +247,7 @@ def render_code_review() -> Solver:
     return solve
 
 
-def code_pipeline(*, max_tokens: int | None = None, cache: bool | CachePolicy = False) -> list[Solver]:
-    return [review_loop(max_tokens=max_tokens, cache=cache), render_code_review()]
+def code_pipeline(*, timeout: float | None = None, max_tokens: int | None = None,
+                  cache: bool | CachePolicy = False) -> list[Solver]:
+    """timeout: seconds per reviewer call (None: TIMEOUT_SECONDS)."""
+    return [review_loop(max_tokens=max_tokens, cache=cache, timeout=timeout), render_code_review()]

@@ -15,10 +15,10 @@ from inspect_ai.util import span
 
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
-from review_harness.impact.config import ConfigError, default_settings
+from review_harness.impact.config import default_settings
 from review_harness.impact.knowledge import EmptyKnowledgeBase, KnowledgeBase, KnowledgeError, StaticKnowledgeBase, default_knowledge_dir
 from review_harness.impact.models import ImpactArtifact
-from review_harness.impact.registry import PromptError, PromptRegistry, PromptSpec
+from review_harness.impact.registry import PromptSpec
 from review_harness.impact.render import render_report
 from review_harness.impact.review import REQUEST_KEY, RUN_KEY, call_reviewer, prepare_request, review_from_store
 
@@ -31,25 +31,6 @@ def knowledge_base(knowledge: str | None) -> KnowledgeBase:
         return StaticKnowledgeBase(path)
     except KnowledgeError as ex:
         raise PrerequisiteError(f"-T knowledge={knowledge}: {ex}") from None
-
-
-def prompt_spec(prompt: str | None, prompt_version: str | None, template_dirs: list[str] | None) -> PromptSpec:
-    try:
-        dirs = [resolve_user_path(d) for d in template_dirs or []]
-        return PromptRegistry(dirs).get(prompt or default_settings().prompt["name"], prompt_version)
-    except (PromptError, ConfigError) as ex:
-        raise PrerequisiteError(f"prompt: {ex}") from None
-
-
-def check_template(spec: PromptSpec, samples: list) -> None:
-    """Render the template once for the first artifact at task creation, so a template that
-    uses an unknown key stops the run with one line (file and key) instead of failing samples."""
-    if not samples:
-        return
-    try:
-        prepare_request(ImpactArtifact.model_validate(samples[0].metadata["artifact"]), spec, EmptyKnowledgeBase(), 1)
-    except PromptError as ex:
-        raise PrerequisiteError(f"prompt: {ex}") from None
 
 
 @solver

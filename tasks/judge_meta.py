@@ -10,9 +10,13 @@ has the model judge all three and `judge_ordering()` reports `ordering_accuracy`
 `gaming_resistance`.
 """
 
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 
+from review_harness.core.params import as_number
+from review_harness.core.task import checked_parameters
 from review_harness.ds.dataset import FIXTURES_DIR, judge_meta_samples
 from review_harness.ds.judge import JUDGE_PROMPT_VERSION
 from scorers.ds_judge import judge_ordering
@@ -20,15 +24,17 @@ from solvers.ds_judge_meta import judge_variants
 
 
 @task
-def judge_meta(fixtures: str = "judge_meta", rubric: str | None = None, max_tokens: int | None = None) -> Task:
+def judge_meta(fixtures: str = "judge_meta", rubric: str | None = None, max_tokens: int | None = None,
+               **unknown: Any) -> Task:
     """Args:
     fixtures: folder under fixtures/ with the meta fixtures (YAML).
     rubric: path to a rubric YAML (default prompts/ds/rubric.yaml), used to synthesize the variants.
     max_tokens: output cap per judge call.
     """
-    return Task(
-        dataset=MemoryDataset(judge_meta_samples(FIXTURES_DIR / fixtures), name=f"judge-meta:{fixtures}"),
-        solver=judge_variants(rubric, max_tokens),
-        scorer=judge_ordering(),
-        metadata={"judge_prompt": JUDGE_PROMPT_VERSION},
-    )
+    with checked_parameters("judge_meta", judge_meta, locals()):
+        return Task(
+            dataset=MemoryDataset(judge_meta_samples(FIXTURES_DIR / fixtures), name=f"judge-meta:{fixtures}"),
+            solver=judge_variants(rubric, as_number("max_tokens", max_tokens, integer=True)),
+            scorer=judge_ordering(),
+            metadata={"judge_prompt": JUDGE_PROMPT_VERSION},
+        )

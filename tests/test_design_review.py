@@ -580,7 +580,7 @@ def test_bad_input_raises_one_line_naming_the_parameter(tmp_path):
         (dict(good, stage="banana"), "-T stage=banana", "requirements, design, plan"),
         (dict(good, personas="nobody"), "-T personas=nobody", "unknown persona 'nobody'"),
         ({"design": good["design"]}, "-T requirements=", "required"),
-        (dict(good, reviewer_timeout=30), "-T reviewer_timeout=30", "between 60 and 120"),
+        (dict(good, timeout=30), "-T timeout=30", "between 60 and 120"),
     ]
     for args, parameter, detail in cases:
         with pytest.raises(PrerequisiteError) as raised:

@@ -14,7 +14,17 @@ import yaml
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.design.grouping import group_findings
 from review_harness.design.models import PersonaFinding, PersonaReport, Severity
-from review_harness.design.rules import PERSONA_CHECKS, review_as_persona
+from review_harness.design.offline.assumption_hunter import CERTAINTY_TEXT
+from review_harness.design.offline.engine import persona_detectors, review_as_persona
+from review_harness.design.offline.registry import (
+    DETECTORS,
+    FindingRule,
+    RuleDataError,
+    default_offline_rules,
+    load_offline_rules,
+)
+from review_harness.design.offline.vocabulary import V
+from review_harness.design.personas import default_personas
 
 PERSONAS = yaml.safe_load((PROJECT_ROOT / "prompts" / "design" / "personas.yaml").read_text())
 HEDGES = re.compile(r"\b(" + "|".join(PERSONAS["hedge_words"]) + r")\b", re.I)
@@ -214,7 +224,8 @@ def test_unknown_persona_and_stage_raise():
 
 
 def test_registry_covers_every_persona_in_the_yaml():
-    assert set(PERSONA_CHECKS) == set(PERSONAS["personas"])
+    for persona in PERSONAS["personas"]:
+        assert persona_detectors(persona, default_personas(), default_offline_rules())
     for persona in PERSONAS["personas"]:
         for stage in ("requirements", "design", "plan"):
             report = review_as_persona(persona, stage, DESIGN_BAD, REQS)
@@ -682,3 +693,96 @@ _To be decided._
     assert ps["Scope is not prioritised"].evidence == "_To be decided._"
     assert ps["No measurable success criterion"].evidence == "We plan to demo it at the quarterly review."
     assert any(f.title == "No look at existing tools before deciding to build" for f in reports["prior-art-scout"].findings)
+
+
+# ------------------------------------------------------------------------------ detector registry and data
+
+
+def test_every_detector_named_in_the_data_is_registered_and_every_registered_one_is_named():
+    named = {d for p in PERSONAS["personas"].values() for d in p["offline"]["detectors"]}
+    tabled = set(default_offline_rules().detectors)
+    assert named == set(DETECTORS) == tabled
+    # systems-architect reuses the prober's failure-handling detector; nothing else is shared
+    users = {d: [p for p, v in PERSONAS["personas"].items() if d in v["offline"]["detectors"]] for d in named}
+    assert {d: ps for d, ps in users.items() if len(ps) > 1} == {"failure-handling": ["edge-case-prober", "systems-architect"]}
+
+
+def test_each_kind_of_certainty_has_a_pattern_a_finding_and_its_text():
+    findings = default_offline_rules().detectors["unsupported-certainty"].findings
+    assert list(V.certainty) == list(findings) == list(CERTAINTY_TEXT)
+
+
+def _rules_with(tmp_path, old: str, new: str):
+    text = (PROJECT_ROOT / "prompts" / "design" / "offline_rules.yaml").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "offline_rules.yaml"
+    path.write_text(text.replace(old, new))
+    return load_offline_rules(path)
+
+
+def test_a_severity_changed_in_the_data_changes_the_findings_severity(tmp_path):
+    def retries(rules=None):
+        r = review_as_persona("edge-case-prober", "design", DESIGN_BAD, REQS, rules=rules)
+        return next(f for f in r.findings if f.title == "Retries without idempotency")
+
+    assert retries().severity == Severity.IMPORTANT  # no requirement forbids duplicates here
+    rules = _rules_with(tmp_path, "{severity: Important, phase: design, weight: 6, cases: {duplicates-forbidden:",
+                        "{severity: Minor, phase: design, weight: 6, cases: {duplicates-forbidden:")
+    assert retries(rules).severity == Severity.MINOR
+
+
+def test_a_named_case_in_the_data_decides_the_severity_and_the_stage_decides_the_phase(tmp_path):
+    def timeout_finding(stage="design", rules=None):
+        return review_as_persona("edge-case-prober", stage, DESIGN_TIMEOUT, REQS_TIMEOUT, rules=rules).findings[0]
+
+    top = timeout_finding()
+    assert top.title == "Unknown outcome after a timeout is retried as a failure"
+    assert (top.severity, top.phase) == (Severity.CRITICAL, "design")  # retried, and R2 forbids paying twice
+    assert timeout_finding("plan").phase == "plan"  # phase `design` lands in the stage's own phase
+    rules = _rules_with(tmp_path, "retried-against-requirement: {severity: Critical}", "retried-against-requirement: {severity: Important}")
+    assert timeout_finding(rules=rules).severity == Severity.IMPORTANT
+    # without the no-duplicates requirement only the `retried` case holds
+    no_r2 = REQS_TIMEOUT.replace("- **R2** A seller is never paid more than once for the same week.\n", "")
+    assert review_as_persona("edge-case-prober", "design", DESIGN_TIMEOUT, no_r2).findings[0].severity == Severity.IMPORTANT
+
+
+def test_case_overrides_apply_in_the_files_order_and_unknown_names_are_errors():
+    rule = FindingRule.model_validate({
+        "severity": "Minor", "phase": "design", "weight": 1,
+        "cases": {"a": {"severity": "Important", "weight": 3}, "b": {"severity": "Critical", "contributing": "calibrate"}},
+    })
+    assert rule.resolve({}, "x").severity == Severity.MINOR
+    both = rule.resolve({"b": True, "a": True}, "x")
+    assert (both.severity, both.weight, both.contributing) == (Severity.CRITICAL, 3, "calibrate")
+    assert rule.resolve({"a": True, "b": False}, "x").severity == Severity.IMPORTANT
+    with pytest.raises(RuleDataError, match="'c'"):
+        rule.resolve({"c": False}, "finding 'f' of 'd'")
+    with pytest.raises(RuleDataError, match="no finding 'nope'"):
+        default_offline_rules().finding("retries", "nope")
+
+
+def test_a_persona_naming_an_unknown_detector_is_an_error():
+    config = default_personas().model_copy(deep=True)
+    config.personas["code-realist"].offline.detectors.append("no-such-detector")
+    with pytest.raises(RuleDataError, match="no-such-detector"):
+        persona_detectors("code-realist", config, default_offline_rules())
+    config.personas["code-realist"].offline = None
+    with pytest.raises(RuleDataError, match="no offline block"):
+        persona_detectors("code-realist", config, default_offline_rules())
+
+
+def test_a_detector_allowed_at_some_stages_only_runs_there():
+    vague = "# Reqs\n\n## Requirements\n\n- The search must be fast.\n"
+    def titles(stage):
+        return {f.title for f in review_as_persona("requirement-auditor", stage, vague, vague).findings}
+
+    assert "Requirement cannot be verified as written" in titles("requirements")
+    assert "Requirement cannot be verified as written" not in titles("design")
+    assert default_offline_rules().detectors["untestable-requirements"].stages == ["requirements"]
+
+
+def test_a_bad_case_in_the_data_is_an_error_when_it_is_read(tmp_path):
+    with pytest.raises(RuleDataError, match="retried-against-requirement.*severity"):
+        _rules_with(tmp_path, "retried-against-requirement: {severity: Critical}", "retried-against-requirement: {severity: Urgent}")
+    with pytest.raises(RuleDataError, match="retried-against-requirement"):
+        _rules_with(tmp_path, "retried-against-requirement: {severity: Critical}", "retried-against-requirement: {rank: 1}")

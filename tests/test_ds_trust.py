@@ -73,8 +73,8 @@ def test_run_from_another_folder_without_a_model_fails_on_stderr(tmp_path):
 @pytest.mark.parametrize(
     "args, expected",
     [
-        ({"reviewer_timeout": "abc"}, "-T reviewer_timeout=abc: expected a number"),
-        ({"reviewer_timeout": "-5"}, "-T reviewer_timeout=-5: expected a number greater than 0"),
+        ({"timeout": "abc"}, "-T timeout=abc: expected a number"),
+        ({"timeout": "-5"}, "-T timeout=-5: expected a number greater than 0"),
         ({"max_tokens": "abc"}, "-T max_tokens=abc: expected a whole number"),
         ({"max_tokens": "2.5"}, "-T max_tokens=2.5: expected a whole number"),
         ({"document": []}, "-T document=[]: expected a path (or several, comma-separated)"),
@@ -103,7 +103,7 @@ def test_several_documents_in_one_parameter(tmp_path):
     "args, expected",
     [
         (["-T", "max_tokens=abc"], "ds_review: -T max_tokens=abc: expected a whole number"),
-        (["-T", "reviewer_timeout=abc"], "ds_review: -T reviewer_timeout=abc: expected a number"),
+        (["-T", "timeout=abc"], "ds_review: -T timeout=abc: expected a number"),
         (["-M", "latency_s=1"], "offline reviewer: -M latency_s: unknown model arg for the offline reviewer; "
                                  "known: latency, fault_rate, fault_seed, faults"),
     ],

@@ -130,7 +130,7 @@ def test_bad_parameters(tmp_path):
         impact_task()(knowledge=str(tmp_path / "none-here"))
     with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.0"):
         impact_task()(prompt_version="9.9")
-    with pytest.raises(PrerequisiteError, match="-T top_k=0: must be at least 1"):
+    with pytest.raises(PrerequisiteError, match="-T top_k=0: expected a whole number greater than 0"):
         impact_task()(top_k=0)
     with pytest.raises(PrerequisiteError, match="Did you mean -T artifact"):
         impact_task()(artifacts="x")

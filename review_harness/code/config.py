@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from review_harness.core.params import FALSE_WORDS, TRUE_WORDS
+from review_harness.core.params import flag_value
 from review_harness.core.yamlio import YamlReadError, read_yaml
 
 STRATEGIES = ("parallel", "single")
@@ -45,14 +45,10 @@ KEYS = tuple(ReviewConfig.model_fields)
 
 
 def _flag(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in TRUE_WORDS:
-        return True
-    if text in FALSE_WORDS:
-        return False
-    raise ConfigError(f"review.{key}: expected true or false, got {value!r}")
+    flag = flag_value(value)
+    if flag is None:
+        raise ConfigError(f"review.{key}: expected true or false, got {value!r}")
+    return flag
 
 
 def _int(key: str, value: Any) -> int:

@@ -10,10 +10,11 @@ from typing import Any
 
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from review_harness.code.change import ChangeError, ChangeSet, from_git, from_patch, from_trees, infer_service
 from review_harness.code.config import ConfigError, ReviewConfig, load_project_config, resolve_config
+from review_harness.core.models import ClosedModel
 from review_harness.core.params import resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.core.yamlio import read_model, read_yaml
@@ -22,25 +23,19 @@ SPLITS = ("all", "dev", "heldout")
 PROJECT_CONFIG = Path(".claude") / "project.yml"
 
 
-class CaseChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CaseChange(ClosedModel):
     base: str | None = None  # folder of the old version (relative to the case)
     head: str | None = None
     patch: str | None = None
 
 
-class ScriptedFix(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ScriptedFix(ClosedModel):
     files: dict[str, str] = Field(description="changed path -> file (relative to the case) with its fixed content")
     turns: int = 1
 
 
-class CaseFile(BaseModel):
+class CaseFile(ClosedModel):
     """fixtures/code/<case>/case.yaml: what to review and how the world answers."""
-
-    model_config = ConfigDict(extra="forbid")
 
     task: str
     title: str

@@ -6,7 +6,16 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import TypeVar
 
+from pydantic import BaseModel, ConfigDict
+
 V = TypeVar("V")
+
+
+class ClosedModel(BaseModel):
+    """A model that refuses keys it does not declare, so a misspelt key in a file the user
+    writes (a case file, a config) is an error naming it rather than a value silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class RankedEnum(str, Enum):

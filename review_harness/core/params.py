@@ -29,15 +29,25 @@ def choice(name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
     return text
 
 
-def as_flag(name: str, value: Any) -> bool | None:
-    if value is None or isinstance(value, bool):
+def flag_value(value: Any) -> bool | None:
+    """A bool, or a flag word (true/yes/1/on, false/no/0/off) as a bool; None for anything else."""
+    if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
     if text in TRUE_WORDS:
         return True
     if text in FALSE_WORDS:
         return False
-    raise PrerequisiteError(f"-T {name}={value}: expected true or false")
+    return None
+
+
+def as_flag(name: str, value: Any) -> bool | None:
+    if value is None:
+        return None
+    flag = flag_value(value)
+    if flag is None:
+        raise PrerequisiteError(f"-T {name}={value}: expected true or false")
+    return flag
 
 
 def reject_unknown_params(unknown: dict[str, Any], known: Iterable[str]) -> None:
@@ -84,6 +94,32 @@ def as_number(name: str, value: Any, *, integer: bool = False, positive: bool = 
     if number != number or (positive and number <= 0):  # NaN, zero or negative
         raise PrerequisiteError(f"-T {name}={value}: expected {kind} greater than 0")
     return number
+
+
+def within_range(name: str, value: float, low: float, high: float, unit: str = "seconds") -> float:
+    """A number the kind's data bounds (e.g. design's persona timeout, 60-120 s)."""
+    if not low <= value <= high:
+        raise PrerequisiteError(f"-T {name}={value:g}: must be between {low:g} and {high:g} {unit}")
+    return value
+
+
+def writable_folder(name: str, value: str | None) -> Path | None:
+    """A folder the run writes into, created up front so a bad one stops the run before any
+    review: relative to where the user ran the command (see `resolve_user_path`)."""
+    if value is None:
+        return None
+    folder = resolve_user_path(str(value))
+    if not folder.is_absolute():  # a new folder: relative to where the user ran the command
+        folder = Path(os.environ.get("PWD") or Path.cwd()) / folder
+    if folder.exists() and not folder.is_dir():
+        raise PrerequisiteError(f"-T {name}={value}: {folder} exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        raise PrerequisiteError(f"-T {name}={value}: cannot create {folder} ({ex.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PrerequisiteError(f"-T {name}={value}: {folder} is not writable")
+    return folder
 
 
 def as_paths(name: str, value: Any) -> list[str]:

@@ -15,7 +15,7 @@ def _render(review: DesignReview) -> str:
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
-    from review_harness.design.offline import answer
+    from review_harness.design.offline.responder import answer
 
     return answer(prompt)
 

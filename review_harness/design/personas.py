@@ -22,12 +22,21 @@ class PersonaError(ValueError):
     """The personas file is missing or malformed, or a persona or stage is unknown."""
 
 
+class OfflinePersona(BaseModel):
+    """What the offline reviewer runs for a persona: detector ids (prompts/design/offline_rules.yaml)
+    in order, and what those detectors cannot see."""
+
+    detectors: list[str]
+    blind_spot: str
+
+
 class Persona(BaseModel):
     id: str = ""
     name: str
     focus: str
     question: str
     stage_focus: dict[str, str] = {}
+    offline: OfflinePersona | None = None  # None: the offline reviewer cannot play this persona
 
     def focus_at(self, stage: str) -> str:
         return self.stage_focus.get(stage, self.focus)

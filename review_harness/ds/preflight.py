@@ -1,12 +1,12 @@
-"""Before and after a DS run: loud one-line errors, the output folder, and where the review is.
+"""Before and after a DS run: the domain parameters, and where the review is.
 
-One-line errors come from review_harness.core.params (loud_errors). After a `-T document=` run the console says where the
-review is (the log, `review-harness show`, and the written file with `-T output_dir=`).
+After a `-T document=` run the console says where the review is (the log, `review-harness show`,
+and the written file with `-T output_dir=`). The shared checks (loud one-line errors, the output
+folder) are the core task helper's (review_harness.core.task).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -17,21 +17,6 @@ from review_harness.core.params import resolve_user_path
 
 TASK_NAME = "ds_review"
 REVIEW_SUFFIX = ".review.md"
-
-
-def output_folder(output_dir: str | None) -> Path | None:
-    if output_dir is None:
-        return None
-    folder = resolve_user_path(str(output_dir))
-    if not folder.is_absolute():  # a new folder: relative to where the user ran the command
-        folder = Path(os.environ.get("PWD") or Path.cwd()) / folder
-    if folder.exists() and not folder.is_dir():
-        raise PrerequisiteError(f"-T output_dir={output_dir}: {folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as ex:
-        raise PrerequisiteError(f"-T output_dir={output_dir}: cannot create {folder} ({ex.strerror})") from None
-    return folder
 
 
 def task_domains(domain: str | list[str] | None) -> list[str] | None:

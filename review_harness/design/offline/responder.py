@@ -1,5 +1,5 @@
 """How the offline provider answers the design review's prompts: a persona's request with the
-rule engine (review_harness.design.rules), the synthesizer's with the deterministic grouping.
+rule engine (review_harness.design.offline.engine), the synthesizer's with the deterministic grouping.
 Anything else is not ours (None)."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def answer(prompt: str) -> str | None:
             return None
         return group_findings(reports_from_payload(json.loads(block))).model_dump_json(indent=1)
     if PERSONA_MARK in prompt:
-        from review_harness.design.rules import review_as_persona
+        from review_harness.design.offline.engine import review_as_persona
 
         persona, stage = _field(prompt, "Persona"), _field(prompt, "Stage")
         design = data_block(prompt, "<design>", "</design>")

@@ -1,0 +1,135 @@
+"""One way to turn a review kind's `-T` parameters into its Task.
+
+A task file (`tasks/<kind>_review.py`) declares its parameters in its signature (Inspect reads
+them from there), asks its kind's package for the samples and the kind's own checked options,
+and names its solvers and scorers. Everything else is done here, the same way for every kind:
+
+    with review_task("ds", ds_review, locals()) as run:
+        ds = ds_input(run)
+        return run.task(ds, solver=review_pipeline(ds.rubric, **run.pipeline_options), synthesis=..., gold=...)
+
+- an unknown `-T` name is an error with a "Did you mean" hint (Inspect only warns);
+- a run with no resolvable model stops before any sample (it would otherwise exit 0 having
+  reviewed nothing);
+- the shared parameters are parsed once: `timeout` (seconds per member call, a positive number;
+  not given: the kind's default), `max_tokens` (a whole number), `cache` / `cache_per_epoch`
+  (flags), `output_dir` (a folder, created and checked writable up front);
+- a bad value is one line naming the parameter, also on stderr under `--display none`;
+- the Task records `metadata["kind"]`, which is how the CLI tells a log's kind.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import CachePolicy
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Solver
+
+from review_harness.core.kinds import ReviewKind, get_kind
+from review_harness.core.panel import cache_policy
+from review_harness.core.params import (
+    as_flag,
+    as_number,
+    loud_errors,
+    reject_unknown_params,
+    require_model,
+    writable_folder,
+)
+
+# the name under which a task function collects -T names it does not declare (`**unknown`)
+UNKNOWN = "unknown"
+
+
+@dataclass
+class ReviewInput:
+    """What a kind's package makes of its own parameters: the samples, what they came from
+    (the dataset is named `<task>:<source>`), what the Task records beside the kind, and Task
+    options the kind needs (e.g. DS's `fail_on_error` for unreadable folder files). A kind
+    extends it with what its solvers and scorers need (DS: the rubric)."""
+
+    samples: list[Sample]
+    source: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    task_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_gold(self) -> bool:
+        return any((sample.metadata or {}).get("gold") for sample in self.samples)
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    """The checked parameters of one task call."""
+
+    kind: ReviewKind
+    args: dict[str, Any]  # every parameter the task declares, as Inspect passed it
+    timeout: float | None  # seconds per member call; None: the kind's default
+    max_tokens: int | None
+    cache: bool | CachePolicy
+    output_dir: Path | None  # None also when the kind has no output_dir
+
+    @property
+    def pipeline_options(self) -> dict[str, Any]:
+        """The keywords every kind's pipeline factory takes. The timeout only when given, so the
+        pipeline applies its kind's default; output_dir only for a kind that declares one."""
+        options: dict[str, Any] = {"max_tokens": self.max_tokens, "cache": self.cache}
+        if self.timeout is not None:
+            options["timeout"] = self.timeout
+        if "output_dir" in self.args:
+            options["output_dir"] = str(self.output_dir) if self.output_dir else None
+        return options
+
+    def task(
+        self,
+        review_input: ReviewInput,
+        *,
+        solver: Solver | list[Solver],
+        synthesis: Scorer,
+        gold: Scorer | None = None,
+        **options: Any,
+    ) -> Task:
+        """The kind's Task: the gold scorer only when some sample has a gold file (a user's own
+        documents have none), and the kind recorded in the metadata."""
+        task_name = self.kind.task or self.kind.name
+        return Task(
+            dataset=MemoryDataset(review_input.samples, name=f"{task_name.replace('_', '-')}:{review_input.source}"),
+            solver=solver,
+            scorer=[synthesis, gold] if gold is not None and review_input.has_gold else [synthesis],
+            metadata=review_input.metadata | {"kind": self.kind.name},
+            **review_input.task_options,
+            **options,
+        )
+
+
+@contextmanager
+def checked_parameters(who: str, task_function: Callable[..., Task], arguments: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The checks every task makes, for a task that is no review kind's (judge_meta): errors
+    inside are one line, also on stderr; unknown names and a missing model stop the run.
+    `arguments` is the task function's `locals()` taken first thing."""
+    with loud_errors(who):
+        declared = inspect.signature(task_function).parameters
+        reject_unknown_params(arguments.get(UNKNOWN) or {}, known=declared)
+        require_model()
+        yield {name: arguments[name] for name in declared if name != UNKNOWN}
+
+
+@contextmanager
+def review_task(kind_name: str, task_function: Callable[..., Task], arguments: dict[str, Any]) -> Iterator[TaskRun]:
+    """The one task helper: see the module docstring."""
+    kind = get_kind(kind_name)
+    with checked_parameters(kind.task or kind.name, task_function, arguments) as args:
+        timeout = as_number("timeout", args.get("timeout"))
+        max_tokens = as_number("max_tokens", args.get("max_tokens"), integer=True)
+        cache = bool(as_flag("cache", args.get("cache")))
+        per_epoch = as_flag("cache_per_epoch", args.get("cache_per_epoch"))  # a kind without it: per epoch
+        output_dir = writable_folder("output_dir", args.get("output_dir"))
+        yield TaskRun(kind=kind, args=args, timeout=timeout, max_tokens=max_tokens,
+                      cache=cache_policy(cache, per_epoch is not False), output_dir=output_dir)

@@ -1,0 +1,142 @@
+"""The assumption hunter: beliefs the design states as settled fact with nothing behind them
+(certain wording, dependencies on other teams, conclusions from unsourced figures), and a timeout
+taken as proof that the call failed.
+"""
+
+from __future__ import annotations
+
+from review_harness.core.markdown import Sentence
+from review_harness.design.offline.document import Doc, all_matches, clause, document, quote_of, short, skip_context
+from review_harness.design.offline.registry import Ctx, detector
+from review_harness.design.offline.shared_checks import ambiguous_outcome
+from review_harness.design.offline.vocabulary import V, numbers_in, term_set
+
+# what each kind of unsupported certainty (offline_vocabulary.yaml: certainty) is called, why it
+# matters and what to do about it
+CERTAINTY_TEXT = {
+    "load": ("Load ceiling asserted without evidence",
+             "If the real load exceeds the asserted ceiling, the sizing built on it fails at peak.",
+             "Derive the load from the requirements' figures or from measurements, and size for the peak, not the average."),
+    "dependency": ("Dependency reliability taken as given",
+                   "Every dependency fails sometimes; code written for one that never fails has no path for the day it does.",
+                   "Replace the certainty with the dependency's documented SLA and design the behaviour for when it is breached."),
+    "assume": ("Assumption stated but never validated",
+               "The design is only as sound as this assumption, and nothing in the document checks it or says what changes if it is false.",
+               "State how the assumption is validated (data, test, owner confirmation) and what the design does if it turns out false."),
+    "users": ("User behaviour asserted, not shown",
+              "Adoption and behaviour claims decide whether the work pays off; unsupported, they justify scope nobody validated.",
+              "Back the claim with user research or usage data, or drop the argument that depends on it."),
+    "justification": ("Decision rests on an unsourced generalisation",
+                      "The decision in this sentence holds only if the generalisation does; nothing in the document shows it does.",
+                      "Cite the data behind the generalisation, or choose the option that stays safe when it is false."),
+    "exclusive": ("Claim that data lives only in one place is unchecked",
+                  "If the claim is wrong, everything outside the named place escapes the controls the design applies there.",
+                  "Show how the claim was verified (schema scan, data classification), and cover the fields it does not name."),
+    "self-resolving": ("A case is declared to take care of itself",
+                       "The case the design skips still happens; when it does, nothing in the design handles it.",
+                       "Describe what happens in that case end to end, including restores and replays, and check it against the requirements."),
+    "sufficiency": ("Sufficiency claimed without a check",
+                    "A resource called sufficient without arithmetic is the first bottleneck nobody monitors.",
+                    "Show the arithmetic behind the claim against the figures in the requirements, and alert before the limit."),
+}
+
+
+def supported(doc: Doc, u: Sentence, reqs: Doc) -> bool:
+    """Whether a claim has data, a source, or requirement numbers behind it, in or next to it."""
+    for n in doc.neighbours(u, 1):
+        if V.support.search(n.plain):
+            return True
+    nums = numbers_in(u.plain)
+    if nums and nums & reqs.numbers:
+        return True
+    return False
+
+
+@detector("timeout-taken-as-failure")
+def timeout_taken_as_failure(ctx: Ctx) -> None:
+    ambiguous_outcome(ctx, "timeout-read-as-failure", "assumption")
+
+
+@detector("unsupported-certainty")
+def unsupported_certainty(ctx: Ctx) -> None:
+    """Claims worded as certain (load will stay under, never fails, we assume, users will adopt,
+    because most, only in, takes care of itself, is sufficient) with no data or source next to them."""
+    doc = ctx.artifact
+    req_doc = ctx.requirements if ctx.artifact is not ctx.requirements else document("none", "")
+    load_req = next((r for r in ctx.reqset.reqs if V.load_req.search(r.text) and r.numbers), None)
+    seen_lines: set[int] = set()
+    for kind, pat in V.certainty.items():
+        for u, m in all_matches(doc, pat):
+            if u.line in seen_lines:
+                continue
+            if supported(doc, u, req_doc):
+                ctx.ok(f"The claim '{short(u.plain, 60)}' cites data or a source in '{doc.path_of(u.line)}'")
+                continue
+            seen_lines.add(u.line)
+            backs_default = bool(V.unknown_default.search(u.plain))
+            silent = ctx.req_for_terms(term_set(u.plain), 2) is None
+            claim = clause(u.plain, m)
+            title, why, sugg = CERTAINTY_TEXT[kind]
+            issue = f"The design states '{claim}' as settled fact, and nothing in or next to the sentence supports it."
+            if kind == "load" and load_req is not None:
+                issue += f" The requirements give load figures in {load_req.label} ('{short(load_req.quote, 70)}') that the claim does not derive from."
+            if backs_default:
+                issue += " The generalisation justifies a default path for unrecognised input."
+            ctx.add(
+                kind, when={"requirements-silent": silent, "backs-default": backs_default},
+                title=title, section=doc.path_of(u.line), issue=issue, why=why, suggestion=sugg,
+                evidence=quote_of(u, m.group(0)), key=f"claim:{u.line}")
+
+
+@detector("unbacked-dependencies")
+def unbacked_dependencies(ctx: Ctx) -> None:
+    """Reliance on another team or system with no agreement, owner or SLA (the first one)."""
+    doc = ctx.artifact
+    req_terms = set().union(set(), *(r.terms for r in ctx.reqset.all + ctx.reqset.goals))
+    n = 0
+    for u, m in all_matches(doc, V.dependency):
+        pool = " ".join(v.plain for v in doc.neighbours(u, 1))
+        t = term_set(u.plain)
+        if V.commitment.search(pool) or len(t & req_terms) >= max(3, int(0.6 * len(t))):
+            ctx.ok(f"The dependency in '{doc.path_of(u.line)}' is backed by the requirements or a stated commitment")
+            continue
+        if any(f.key == f"claim:{u.line}" for f in ctx.findings):
+            continue
+        n += 1
+        if n > 1:
+            break
+        ctx.add(
+            "dependency-taken-as-given",
+            title="Dependency on another team or system taken as given", section=doc.path_of(u.line),
+            issue=f"The design relies on '{clause(u.plain, m)}' with no agreement, owner or SLA recorded, and the requirements do not state it.",
+            why="If the other party's plans, capacity or behaviour differ, this part of the design has nothing to fall back on and the schedule slips with it.",
+            suggestion="Record the dependency with its owner and the commitment obtained (API, capacity, dates), or design a fallback.",
+            evidence=quote_of(u, m.group(0)), key=f"dep:{u.line}")
+
+
+@detector("unsourced-numbers")
+def unsourced_numbers(ctx: Ctx) -> None:
+    """Conclusions ('which gives headroom', 'is enough') drawn from figures with no source."""
+    doc = ctx.artifact
+    if doc is ctx.requirements:
+        return
+    n = 0
+    for u in doc.body_units():
+        if skip_context(doc, u) or u.kind == "code":
+            continue
+        m = V.number_conclusion.search(u.plain)
+        nums = numbers_in(u.plain)
+        if not m or not nums or nums & ctx.requirements.numbers or supported(doc, u, ctx.requirements):
+            continue
+        if any(f.key == f"claim:{u.line}" for f in ctx.findings):
+            continue
+        n += 1
+        if n > 2:
+            break
+        ctx.add(
+            "conclusion-from-unsourced-number",
+            title="Conclusion drawn from a number with no source", section=doc.path_of(u.line),
+            issue=f"The design concludes '{short(m.group(0), 40)}' from figures that appear nowhere in the requirements and carry no source.",
+            why="If the figure is wrong, the conclusion and the sizing built on it are wrong too, and nobody knows to re-check them.",
+            suggestion="Cite where the figure comes from (measurement, vendor documentation, load test) or mark it as an estimate to verify before launch.",
+            evidence=quote_of(u, m.group(0)), key=f"num:{u.line}")

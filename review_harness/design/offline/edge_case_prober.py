@@ -1,0 +1,213 @@
+"""The edge case prober: what happens when dependencies fail, time out or answer twice, when
+input is empty, huge or unrecognised, and when workers run side by side.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.core.text import negated_before
+from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short
+from review_harness.design.offline.quantities import duration_topics, quantities_by_unit
+from review_harness.design.offline.registry import Ctx, detector
+from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
+from review_harness.design.offline.vocabulary import V
+
+
+@detector("unknown-outcome-retried")
+def unknown_outcome_retried(ctx: Ctx) -> None:
+    ambiguous_outcome(ctx, "timeout-retried-as-failure", "edge")
+
+
+@detector("failure-handling")
+def failure_handling(ctx: Ctx) -> None:
+    """Remote calls, queues and batch jobs with no word on failure; remote calls with no timeout."""
+    doc = ctx.artifact
+    triggers = all_matches(doc, V.external_call) + all_matches(doc, V.async_infra) + all_matches(doc, V.batch)
+    if not triggers:
+        return
+    handling_secs = [h for h in doc.headings_matching(V.sec_failure) if h.level > 1 or len(doc.sections) < 3]
+    handling_units = [u for u, _ in all_matches(doc, V.handling, skip_ctx=False)]
+    if handling_secs or handling_units:
+        where = f"'{handling_secs[0].path}'" if handling_secs else f"'{doc.path_of(handling_units[0].line)}'"
+        ctx.ok(f"Failure handling is described in {where}")
+    else:
+        u, m = sorted(triggers, key=lambda t: t[0].line)[0]
+        kinds = sorted({k for k, p in (("remote calls", V.external_call), ("queues", V.async_infra), ("batch jobs", V.batch)) if any(p.search(t.plain) for t, _ in triggers)})
+        ctx.add(
+            "no-failure-handling",
+            title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
+            issue=f"The design depends on {', '.join(kinds)} ({len(triggers)} mentions) and has no section or sentence on what happens when they fail, time out or return errors.",
+            why="The first dependency outage turns into undefined behaviour: requests hang, work is lost or repeated, and on-call has no documented response.",
+            suggestion="Add a failure-handling section: for each dependency state the timeout, the retry policy, the fallback or degraded mode, and the alert.",
+            evidence=quote_of(u, m.group(0)), key="no-failure-handling")
+    # remote calls without a timeout
+    calls = all_matches(doc, V.remote_call)
+    if calls and not design_has(doc, V.timeout_word) and (handling_secs or handling_units):
+        u, m = calls[0]
+        budget = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "latency" in duration_topics(uu.plain, q)), None)
+        ctx.add(
+            "no-timeout", when={"latency-budget": budget is not None},
+            title="Remote calls have no timeout", section=doc.path_of(u.line),
+            issue=f"The design makes remote calls ('{short(m.group(0), 40)}') and never states a timeout or deadline for any of them.",
+            why="One slow dependency holds threads and connections until the caller itself stops answering; the failure spreads upstream.",
+            suggestion="Set an explicit timeout per remote call, below the caller's own latency budget, and say what happens when it fires.",
+            evidence=quote_of(u, m.group(0)), key="no-timeout")
+
+
+@detector("retries")
+def retries(ctx: Ctx) -> None:
+    """Retried writes without idempotency, retry state held in memory, retries without end or bound."""
+    doc = ctx.artifact
+    retries = all_matches(doc, V.retry)
+    if not retries:
+        return
+    writes = [(u, m) for u, m in retries if V.write_op.search(" ".join(v.plain for v in doc.neighbours(u, 1))) and not (V.read_only.search(u.plain) and not V.write_op.search(u.plain))]
+    writes.sort(key=lambda t: (doc.in_section_like(t[0], V.sec_goal) or doc.in_section_like(t[0], V.changes_heading), t[0].line))
+    dup = ctx.reqset.first_matching(V.dup_sensitive)
+    if writes and not design_has(doc, V.idempotent):
+        u, m = writes[0]
+        ctx.add(
+            "retries-without-idempotency", when={"duplicates-forbidden": dup is not None},
+            title="Retries without idempotency", section=doc.path_of(u.line),
+            issue=f"The design retries a write ('{short(u.plain, 70)}') and never makes the write idempotent or deduplicated.",
+            why=("A retry after a lost acknowledgement performs the write twice" + (f", which breaks {dup.label}." if dup else "; duplicates reach users and downstream systems.")),
+            suggestion="Attach an idempotency key that stays the same across retries of one logical operation, and deduplicate on it at the receiver.",
+            evidence=quote_of(u, m.group(0)), key="retry-idem")
+    elif writes:
+        iu = next((u for u in doc.units if V.idempotent.search(u.plain)), None)
+        if iu is not None:
+            ctx.ok(f"Retried writes are paired with idempotency in '{doc.path_of(iu.line)}'")
+    volatile = [(u, m) for u, _ in retries for m in [V.retry_in_memory.search(u.plain)] if m and not negated_before(u.plain, m.start(), 30)]
+    volatile = [(u, m) for u, m in volatile if not any(V.persisted_retry.search(v.plain) for v in doc.units_under([doc.section_of(u.line)]) if doc.section_of(u.line))]
+    if volatile:
+        u, m = volatile[0]
+        ctx.add(
+            "retry-state-in-memory",
+            title="Retry state lives only in the worker's memory", section=doc.path_of(u.line),
+            issue=f"Retries wait inside the worker ('{short(m.group(0), 40)}'), so the schedule exists only in that process and a restart or deploy resets or loses it.",
+            why="Every deploy restarts every pending retry schedule; long retry windows never complete, and a busy worker holds its message the whole time.",
+            suggestion="Persist the next attempt time with the message (a table row, a delay queue) and release the worker between attempts.",
+            evidence=quote_of(u, V.retry), key="retry-memory")
+    forever = all_matches(doc, V.retry_forever)
+    if forever:
+        u, m = forever[0]
+        ctx.add(
+            "retries-never-stop",
+            title="Retries never stop", section=doc.path_of(u.line),
+            issue=f"The design retries without a limit ('{short(m.group(0), 60)}'); a permanent error is retried for ever.",
+            why="A poison request consumes capacity indefinitely and hides the failure from alerts; during an outage retries multiply the load.",
+            suggestion="Cap the attempts, back off exponentially with jitter, and move exhausted work to a dead-letter store with an alert.",
+            evidence=quote_of(u, m.group(0)), key="retry-forever")
+    elif not design_has(doc, V.retry_bound):
+        u, m = retries[0]
+        ctx.add(
+            "retries-unbounded",
+            title="Retry policy has no bound or backoff", section=doc.path_of(u.line),
+            issue="The design retries but states no maximum number of attempts and no backoff.",
+            why="Unbounded immediate retries amplify an outage of the dependency they target.",
+            suggestion="State the attempt limit, the backoff schedule and what happens after the last attempt.",
+            evidence=quote_of(u, m.group(0)), key="retry-bound")
+
+
+@detector("queues-and-caches")
+def queues_and_caches(ctx: Ctx) -> None:
+    """Queues with no poison-message or backlog handling; caches with no staleness bound."""
+    doc = ctx.artifact
+    queues = all_matches(doc, V.async_infra)
+    queues.sort(key=lambda t: (doc.in_section_like(t[0], V.changelog_heading), t[0].line))
+    if queues and not design_has(doc, V.queue_safety):
+        u, m = queues[0]
+        ctx.add(
+            "queue-without-poison-handling",
+            title="Queue consumers have no poison-message or backlog handling", section=doc.path_of(u.line),
+            issue=f"The design consumes from '{short(m.group(0), 30)}' but says nothing about messages that fail repeatedly, consumer lag, or a growing backlog.",
+            why="One malformed message blocks its partition or loops for ever, and a backlog grows unseen until the data is hours late.",
+            suggestion="Add a dead-letter path with an alert, and monitor consumer lag against the freshness the requirements need.",
+            evidence=quote_of(u, m.group(0)), key="queue")
+    caches = all_matches(doc, V.cache)
+    cache_secs = {doc.section_of(u.line) for u, _ in caches}
+    cache_safe = any((V.cache_safety.search(u.plain) or (V.cache.search(u.plain) and re.search(r"\bfor (?:up to )?\d+\s?(?:ms|s|seconds?|minutes?|hours?|days?)\b", u.plain, re.I)))
+                     and (V.cache.search(u.plain) or doc.section_of(u.line) in cache_secs) for u in doc.units)
+    if caches and not cache_safe:
+        reading = [(u, m) for u, m in caches if re.search(r"\b(poll\w*|read\w*|fetch\w*|serv\w*|through|get\w*|lookup\w*|hit\w*|cached)\b", u.plain, re.I)
+                   and not re.search(r"\b(decommission\w*|remov\w*|delet\w*|retir\w*)\b", u.plain, re.I)]
+        if not reading:
+            return
+        u, m = reading[0]
+        freshness_req = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "propagate" in duration_topics(uu.plain, q)), None)
+        ctx.add(
+            "cache-without-staleness-bound", when={"freshness-required": freshness_req is not None},
+            title="Cached data has no staleness bound", section=doc.path_of(u.line),
+            issue=(f"Reads go through a cache ('{short(m.group(0), 30)}') and the design states no TTL, invalidation or cache-control rule, so nothing bounds how old a served value is."
+                   + (f" {freshness_req.label} sets a freshness limit that the cache adds delay to." if freshness_req else "")),
+            why="Clients keep serving old values after a change for as long as the cache holds them, which is invisible in testing and shows up in incidents.",
+            suggestion="State the TTL or invalidation trigger for each cached object and include cache age in the worst-case freshness calculation.",
+            evidence=quote_of(u, m.group(0)), key="cache")
+
+
+@detector("input-bounds")
+def input_bounds(ctx: Ctx) -> None:
+    """Unbounded input or results, undescribed empty states, concurrent workers without coordination."""
+    doc = ctx.artifact
+    unb = all_matches(doc, V.unbounded)
+    if unb and not design_has(doc, V.limits):
+        u, m = unb[0]
+        ctx.add(
+            "unbounded-input",
+            title="Unbounded input or result size", section=doc.path_of(u.line),
+            issue=f"The design handles '{short(m.group(0), 40)}' with no pagination, size cap or limit anywhere in the document.",
+            why="The largest tenant or file decides memory use and response time; one oversized request degrades the service for everyone.",
+            suggestion="Set explicit limits (page size, maximum payload, maximum items per request) and state the behaviour when a request exceeds them.",
+            evidence=quote_of(u, m.group(0)), key="unbounded")
+    lists = all_matches(doc, V.list_ui)
+    if lists and not design_has(doc, V.empty_state):
+        u, m = lists[0]
+        ctx.add(
+            "empty-states-undescribed",
+            title="Empty and missing-data states are not described", section=doc.path_of(u.line),
+            issue=f"The design shows '{short(m.group(0), 30)}' but never says what happens with no results, missing fields or a first-time user.",
+            why="Empty and null cases are the first ones real users hit; undefined behaviour there reads as a broken product.",
+            suggestion="Describe the empty, partial and error states for each user-facing list.",
+            evidence=quote_of(u, m.group(0)), key="empty")
+    conc = all_matches(doc, V.concurrent)
+    if conc and not design_has(doc, V.concurrency_safe):
+        u, m = conc[0]
+        ctx.add(
+            "uncoordinated-workers",
+            title="Concurrent workers with no coordination", section=doc.path_of(u.line),
+            issue=f"The design runs '{short(m.group(0), 40)}' and never says how they avoid processing the same item or overwriting each other.",
+            why="Two workers picking the same item double the side effects; lost updates corrupt state without any error.",
+            suggestion="State the coordination mechanism: row locks, leases, partitioning by key, or optimistic version checks.",
+            evidence=quote_of(u, m.group(0)), key="concurrency")
+
+
+@detector("permissive-default")
+def permissive_default(ctx: Ctx) -> None:
+    """Unrecognised input sent down a permissive default path (the first one)."""
+    doc = ctx.artifact
+    for u, m in all_matches(doc, V.unknown_default):
+        ctx.add(
+            "unknown-input-permissive",
+            title="Unrecognised input takes a permissive default", section=doc.path_of(u.line),
+            issue=f"Any value the design does not recognise goes down a default path ('{clause(u.plain, (m.start(), len(u.plain)), 110)}') instead of a safe one.",
+            why="New or unexpected values arrive without notice; each one is processed on a path nobody chose for it.",
+            suggestion="Send unrecognised values to the most restrictive path, alert on each new value, and make the mapping quick to update.",
+            evidence=quote_of(u, m.group(0)), key=f"unknown:{u.line}")
+        break
+
+
+@detector("single-point-of-failure")
+def single_point_of_failure(ctx: Ctx) -> None:
+    """One instance of something the requirements want available."""
+    hit = single_instance(ctx)
+    target = next((r for r in ctx.reqset.reqs if V.availability_req.search(r.text)), None)
+    if hit is None or target is None:
+        return
+    u, m = hit
+    ctx.add(
+        "single-instance", title="Single instance is a single point of failure", section=ctx.artifact.path_of(u.line),
+        issue=f"The design runs '{clause(u.plain, m)}', so any crash, deploy or node loss stops the whole function until it restarts; {target.label} sets an availability target.",
+        why="Every restart and every bad deploy is a full outage, and the work due during it piles up.",
+        suggestion=f"Run at least two instances with the coordination already needed for safety, or show the restart arithmetic against {target.label}.",
+        evidence=quote_of(u, m.group(0)), key="spof")

@@ -1,0 +1,141 @@
+"""The first principles challenger: whether the problem is stated and measured, and whether the
+design optimises what the requirements ask for rather than something they rule out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.core.markdown import plain
+from review_harness.core.text import NEGATION
+from review_harness.design.offline.document import clause, committed_units, quote_of, short
+from review_harness.design.offline.registry import Ctx, detector
+from review_harness.design.offline.scope import nongoal_hits, nongoal_terms
+from review_harness.design.offline.vocabulary import V, term_set
+
+
+@detector("problem-statement")
+def problem_statement(ctx: Ctx) -> None:
+    """The document says what problem it solves, for whom, before the solution."""
+    doc = ctx.artifact
+    if doc.empty:
+        return
+    goal_secs = doc.headings_matching(V.sec_goal)
+    early = [u for u in doc.body_units()[:8]]
+    if goal_secs or any(V.problem_sentence.search(u.plain) for u in early):
+        where = goal_secs[0].path if goal_secs else doc.path_of(early[0].line)
+        ctx.ok(f"The document states its purpose in '{where}'")
+        return
+    what = "requirements" if doc is ctx.requirements else "design"
+    ctx.add(
+        "problem-not-stated",
+        title="The problem being solved is never stated", section=doc.title or "(top of document)",
+        issue=f"The {what} has no goal, problem or background section and does not say what problem it solves or for whom before describing the solution.",
+        why="Reviewers cannot judge whether the approach fits, and the team cannot tell when the work is done; solution-first documents routinely solve the wrong problem.",
+        suggestion=f"Open the {what} with the problem, who has it, what it costs today, and the outcome that counts as solved.",
+        evidence=None, key="no-problem")
+
+
+@detector("anecdotal-problem")
+def anecdotal_problem(ctx: Ctx) -> None:
+    """The problem statement rests on anecdotes, with no measurement of the problem itself."""
+    for doc in ctx.framing_docs:
+        secs = [s for s in doc.headings_matching(V.sec_goal) if s.level > 1 or len(doc.sections) < 3]
+        units = [u for u in doc.units_under(secs) if u.kind != "heading"] or doc.body_units()[:6]
+        anecdotes = [(u, m) for u in units for m in [V.anecdote.search(u.plain)] if m]
+        if not anecdotes:
+            continue
+        anecdotes += [(u, m) for u in units for m in [V.anecdote_weak.search(u.plain)] if m and not V.anecdote.search(u.plain)]
+        if any(V.measured.search(u.plain) for u in units if not (V.anecdote.search(u.plain) or V.anecdote_weak.search(u.plain))):
+            continue
+        u, m = anecdotes[0]
+        ctx.add(
+            "problem-rests-on-anecdotes",
+            title="Problem rests on anecdotes, not data", section=doc.path_of(u.line),
+            issue=(f"The case for the work is '{clause(u.plain, m, 90)}', and the problem statement gives no measurement of how often "
+                   "the problem happens, how much it costs, or where it comes from."),
+            why="Without a measured problem the team cannot tell whether the proposed solution addresses the real cause, or whether it worked afterwards.",
+            suggestion="Measure the problem before committing to a solution: how often it happens, for whom, and which step causes it; use that as the baseline.",
+            evidence=quote_of(u, m.group(0)), key="anecdote")
+        return
+
+
+@detector("objective-is-non-goal")
+def objective_is_non_goal(ctx: Ctx) -> None:
+    """The design states as its objective something the requirements list as a non-goal."""
+    doc = ctx.artifact
+    if ctx.stage == "requirements" or doc is ctx.requirements:
+        return
+    for u in committed_units(doc):
+        if u.kind == "heading" or not (V.objective.search(u.plain) or doc.in_section_like(u, V.sec_goal)):
+            continue
+        t = term_set(u.plain)
+        for ng in ctx.reqset.nongoals:
+            _, head = nongoal_terms(ctx, ng)
+            if len(head) >= 2 and head <= t and not re.search(r"\b(not (?:a |an |the |our )?(?:goal|aim|objective)|non-goal|out of scope)\b", u.plain, re.I):
+                primary = bool(V.primary_objective.search(u.plain))
+                ctx.add(
+                    "objective-excluded", when={"primary-objective": primary},
+                    title="Design's objective is one of the requirements' non-goals",
+                    section=doc.path_of(u.line),
+                    issue=(f"The design sets out to '{short(u.plain, 90)}', while the requirements list '{short(ng.unit.plain, 60)}' as a non-goal. "
+                           "The design answers a different problem from the one the requirements pose, and what they do ask for becomes a side effect."),
+                    why="Every later decision follows the stated objective, so the required outcomes are met only where they happen to coincide with it.",
+                    suggestion="Restate the objective in the requirements' terms and rework the approach from it; if the non-goal matters, change the requirements first.",
+                    evidence=quote_of(u), key=f"objective:{u.line}")
+                return
+
+
+@detector("success-criteria")
+def success_criteria(ctx: Ctx) -> None:
+    """The requirements' success criteria have a counterpart in the design."""
+    if ctx.stage == "requirements":
+        return
+    doc = ctx.artifact
+    misses = []
+    for s in ctx.reqset.success:
+        lead = re.split(r"[(:—–]| - ", s.unit.plain)[0]
+        lead_terms = term_set(" ".join(lead.split()[:5]))
+        if len(lead_terms) < 2:
+            continue
+        if len(lead_terms & doc.terms) / len(lead_terms) < 0.34:
+            misses.append(s)
+        else:
+            ctx.ok(f"Success criterion '{short(s.text, 50)}' is reflected in the design")
+    if misses:
+        s = misses[0]
+        ctx.add(
+            "success-criteria-unaddressed",
+            title="Design never addresses the requirements' success criteria", section=doc.title or "Design",
+            issue=(f"{len(misses)} of {len(ctx.reqset.success)} success criteria have no counterpart in the design, starting with '{short(s.text, 70)}'. "
+                   "The design optimises for something other than what the requirements will measure."),
+            why="The project is judged on these criteria; a design that never mentions them delivers features and still fails its own goal.",
+            suggestion="State in the design's goals how each success criterion is met and measured, and let that decide the priorities of the design.",
+            evidence=s.quote, key="success")
+
+
+@detector("goal-drift")
+def goal_drift(ctx: Ctx) -> None:
+    """The design's goals take on a non-goal that the design body also builds."""
+    doc = ctx.artifact
+    hits = nongoal_hits(ctx)
+    if not hits or any(f.key.startswith("objective:") for f in ctx.findings):
+        return
+    goal_units = [u for u in doc.units_under([s for s in doc.headings_matching(V.sec_goal) if s.level > 1 or len(doc.sections) < 3])
+                  if u.kind != "heading"] or doc.body_units()[:4]
+    for ng, sec, _, _ in hits:
+        full, head = nongoal_terms(ctx, ng)
+        lead = term_set(" ".join(plain(ng.unit.plain).split()[:3])) & full
+        for u in goal_units:
+            if sec.start_line <= u.line <= sec.end_line:
+                continue
+            if term_set(u.plain) & (lead or head) and not NEGATION.search(u.plain):
+                ctx.add(
+                    "objective-includes-excluded",
+                    title="Design's objective includes what the requirements exclude", section=doc.path_of(u.line),
+                    issue=(f"The design's stated goal takes on '{short(ng.text, 50)}', which the requirements put out of scope, and '{sec.heading}' builds it. "
+                           "The design is solving a broader problem than the one agreed."),
+                    why="A different objective pulls every later decision toward scope nobody asked for, and the agreed problem gets the leftover effort.",
+                    suggestion="Restate the design's goals in the requirements' terms; if the broader goal is right, take it back to the requirements first.",
+                    evidence=quote_of(u), key=f"drift:{u.line}")
+                return

@@ -1,0 +1,83 @@
+"""Scope: which design sections build what the requirements rule out (their non-goals).
+
+Several personas read the same answer (the auditor reports the excluded scope, the skeptic its
+effort, the challenger the drifted goal, the scout a rebuilt system), so it is computed once per
+pair of documents.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from review_harness.core.markdown import MdSection, Sentence
+from review_harness.core.text import NEGATION
+from review_harness.design.offline.document import document
+from review_harness.design.offline.registry import Ctx
+from review_harness.design.offline.requirements import Req
+from review_harness.design.offline.vocabulary import V, term_set
+
+
+def nongoal_terms(ctx: Ctx, ng: Req) -> tuple[set[str], set[str]]:
+    """The distinctive terms of a non-goal (whole item, lead sentence): words the requirements use
+    in two or more requirements say nothing about this non-goal."""
+    common = {t for t, n in ctx.reqset.df.items() if n >= 2}
+    return ng.terms - common, term_set(ng.unit.plain) - common
+
+
+@lru_cache(maxsize=64)
+def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[int, int, int, int], ...]:
+    """(non-goal index, section start line, unit index, score) for the best section per non-goal."""
+    ctx = Ctx("", stage, document("design", design_text), document("requirements", req_text))
+    doc = ctx.artifact
+    out = []
+    for ng_index, ng in enumerate(ctx.reqset.nongoals):
+        full, head = nongoal_terms(ctx, ng)
+        if len(full) < 2:
+            continue
+        best = None
+        for sec in doc.sections:
+            if V.sec_nongoal.search(sec.path) or V.sec_future.search(sec.path) or V.sec_alternatives.search(sec.path):
+                continue
+            units = [u for u in doc.units if sec.start_line <= u.line <= sec.end_line and u.kind != "heading"]
+            if not units:
+                continue
+            head_terms = term_set(sec.heading)
+            sec_terms = set().union(head_terms, *(term_set(u.plain) for u in units))
+            overlap = len(full & sec_terms)
+            heading_hit = bool(head_terms & full)
+            ok = ((len(head) >= 2 and head <= sec_terms and overlap >= 3) or (heading_hit and overlap >= 3)
+                  or (overlap >= 4 and overlap >= 0.3 * len(full)))
+            if not ok:
+                continue
+            score = overlap + (2 if heading_hit else 0)
+            scored = [(len(term_set(u.plain) & head), len(term_set(u.plain) & full), -u.line, u)
+                      for u in units if not NEGATION.search(u.plain[:40])]
+            scored = [t for t in scored if t[1] >= (1 if heading_hit else 2)]
+            if not scored:
+                continue
+            unit = max(scored, key=lambda t: t[:3])[3]
+            if best is None or score > best[3]:
+                best = (ng_index, sec.start_line, doc.units.index(unit), score)
+        if best:
+            out.append(best)
+    return tuple(out)
+
+
+def nongoal_hits(ctx: Ctx) -> list[tuple[Req, MdSection, Sentence, int]]:
+    """Design sections that build what a non-goal of the requirements excludes.
+
+    A section hits when it shares at least three distinctive terms with the non-goal and either
+    contains the non-goal's whole lead sentence or names it in its heading (or shares many
+    terms). Only the best section per non-goal is returned.
+    """
+    if ctx.stage == "requirements" or ctx.artifact is ctx.requirements:
+        return []
+    doc = ctx.artifact
+    raw = _nongoal_hits(ctx.design.text, ctx.requirements.text, ctx.stage)
+    out = []
+    for ng_index, sec_line, unit_index, score in raw:
+        ng = ctx.reqset.nongoals[ng_index]
+        sec = next(s for s in doc.sections if s.start_line == sec_line)
+        unit = doc.units[unit_index]
+        out.append((ng, sec, unit, score))
+    return out
