@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from pathlib import Path
 
 from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Scorer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import TaskState

@@ -359,7 +359,7 @@ def test_folder_with_one_unreadable_file_fails_only_that_sample(tmp_path):
     assert by_id["broken"].error is not None
     assert f"{docs / 'broken.md'} is not a text file" in by_id["broken"].error.message
     assert by_id["good"].error is None
-    assert f"broken (epoch 1) failed: " in summary_table(log)
+    assert "broken (epoch 1) failed: " in summary_table(log)
     review = reviews(log)["good"]
     assert f"{docs}: 2 file(s) of unsupported formats not reviewed: figures.png, notes.csv" in " ".join(review.warnings)
 

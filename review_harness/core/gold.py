@@ -22,7 +22,6 @@ from review_harness.core.paths import PROJECT_ROOT
 from review_harness.core.yamlio import read_model
 
 Split = Literal["dev", "heldout"]
-SPLITS: tuple[str, ...] = ("dev", "heldout")
 
 
 class GoldError(ValueError):
@@ -85,9 +84,8 @@ class GoldCase(BaseModel):
         """The files a finding's evidence quote may come from (any one of them); the fixture by default."""
         return [self.fixture_path]
 
-    def check_inputs(self, read: Callable[[Path], str]) -> list[str]:
-        """The kind's own checks that need the fixture, as '<key path>: <problem>'. `read` gives
-        a file's text, whitespace folded (each file is read once per load)."""
+    def check_inputs(self) -> list[str]:
+        """The kind's own checks of its fixture files, as '<key path>: <problem>'."""
         return []
 
 
@@ -116,7 +114,7 @@ def _problems(gold: GoldCase) -> list[str]:
             texts[path] = normalize_space(path.read_text(encoding="utf-8"))
         return texts[path]
 
-    problems = gold.check_inputs(read)
+    problems = gold.check_inputs()
     for n, finding in enumerate(gold.expected_findings):
         if not finding.evidence:
             continue

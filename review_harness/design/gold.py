@@ -9,7 +9,6 @@ may be rated in, its phase, and the contradictions a panel should surface.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -73,7 +72,7 @@ class DesignGold(GoldCase):
     def evidence_inputs(self, finding: GoldDesignFinding) -> list[Path]:  # type: ignore[override]
         return [self.fixture_path / f"{finding.source}.md"]
 
-    def check_inputs(self, read: Callable[[Path], str]) -> list[str]:
+    def check_inputs(self) -> list[str]:
         return [f"fixture: {self.fixture_path / f'{name}.md'} does not exist"
                 for name in ("design", "requirements") if not (self.fixture_path / f"{name}.md").is_file()]
 

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.models import SEVERITIES, Severity
+from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")

@@ -15,7 +15,6 @@ import argparse
 import os
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import anyio
 
