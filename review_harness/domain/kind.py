@@ -4,7 +4,7 @@ domain has no task of its own."""
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 
 
@@ -19,4 +19,5 @@ KIND = ReviewKind(
     title="domain knowledge",
     prompts=PROMPTS_DIR / "domain",
     offline_answer=_offline_answer,
+    lint=lazy("review_harness.domain.lint:lint"),
 )
