@@ -103,7 +103,7 @@ def main() -> None:
 
     print("5. gold metrics (offline rules + dedup)")
     results = [evaluate(g, RUBRIC, index, NOW) for g in gold]
-    for split in ("tuning", "heldout"):
+    for split in ("dev", "heldout"):
         figures = summarize([r for r in results if r.split == split])
         print(f"   {split:8s} " + "  ".join(f"{k} {v:.2f}" if v is not None else f"{k} -" for k, v in figures.items()))
 

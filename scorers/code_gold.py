@@ -3,21 +3,21 @@ merged review, against gold/code/<case>.yaml. Samples without gold get NaN."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.code.gold import GOLD_METRICS, CodeGoldError, compare_code, load_code_gold
-from review_harness.code.models import ReviewerAnswer
+from review_harness.code.gold import GOLD_METRICS, CodeGold, compare_code
+from review_harness.code.models import LETTERS, STAGES, ReviewerAnswer
 from review_harness.code.panel import member_key, review_from_store
+from review_harness.core.gold import sample_gold
+from scorers.gold_score import defined, not_compared
 from scorers.metrics import nanmean
 
 
 def first_reports(store) -> dict[str, ReviewerAnswer | None]:
     out = {}
-    for stage in ("spec", "quality"):
-        for letter in ("A", "B"):
+    for stage in STAGES:
+        for letter in LETTERS:
             entry = store.get(member_key(0, stage, letter)) or {}
             out[f"{stage}:{letter}"] = ReviewerAnswer.model_validate(entry["report"]) if entry.get("report") else None
     return out
@@ -26,20 +26,16 @@ def first_reports(store) -> dict[str, ReviewerAnswer | None]:
 @scorer(metrics={key: [nanmean()] for key in GOLD_METRICS})
 def code_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
-        empty = {key: float("nan") for key in GOLD_METRICS}
-        path = state.metadata.get("gold")
-        if not path:
-            return Score(value=empty, explanation="no gold file for this sample")
-        try:
-            gold = load_code_gold(Path(path))
-        except CodeGoldError as ex:
-            return Score(value=empty, explanation=str(ex))
+        gold, why = sample_gold(state.metadata, CodeGold)
+        if gold is None:
+            return not_compared(GOLD_METRICS, why)
         review = review_from_store(state.store, state.metadata)
         if not review.iterations:
-            return Score(value=empty, explanation="no review was made")
+            return not_compared(GOLD_METRICS, "no review was made")
         comparison = compare_code(review, gold, first_reports(state.store))
-        value = {k: float("nan") if comparison.values.get(k) is None else float(comparison.values[k]) for k in GOLD_METRICS}
-        return Score(value=value, answer=review.first.decision, explanation="\n".join(comparison.notes),
-                     metadata={"gold_file": str(path), "split": gold.split, "matcher": "rules"})
+        return Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=review.first.decision,
+                     explanation="\n".join(comparison.notes),
+                     metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(gold.path),
+                               "split": gold.split, "matcher": comparison.matcher})
 
     return score

@@ -17,14 +17,15 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.ds.gold import GoldError, GoldFinding, gold_path, load_gold
+from review_harness.core.gold import sample_gold
+from review_harness.ds.gold import GoldFile, GoldFinding, rubric_check
 from review_harness.ds.judge import MATCHER_PROMPT_VERSION, JudgeAnswerError
 from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
 from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
-from scorers.epochs import finding_stability
 from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
+from scorers.gold_score import comparison_lines, defined, not_compared, stability_values
 from scorers.metrics import nanmean
 
 GOLD_METRICS = (
@@ -40,10 +41,6 @@ GOLD_METRICS = (
     "never_findings",
 )
 MATCHERS = ("auto", "deterministic", "llm")
-
-
-def _nan(value: float | None) -> float:
-    return float("nan") if value is None else float(value)
 
 
 async def match_with(
@@ -73,54 +70,32 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
-        path = gold_path(state.metadata)
-        if path is None:
-            return Score(
-                value={key: float("nan") for key in GOLD_METRICS},
-                explanation="no gold file for this sample",
-            )
-        try:
-            gold = load_gold(path, the_rubric)
-        except GoldError as ex:
-            return Score(value={key: float("nan") for key in GOLD_METRICS}, explanation=str(ex))
+        gold, why = sample_gold(state.metadata, GoldFile, rubric_check(the_rubric))
+        if gold is None:
+            return not_compared(GOLD_METRICS, why)
         review = review_from_store(state.store, the_rubric, state.input_text)
         if review.status == "deferred":
             # no review happened: no accuracy to report (a deferred run must not read as precise)
-            return Score(
-                value={key: float("nan") for key in GOLD_METRICS},
-                answer="deferred",
-                explanation="review deferred: nothing to compare with gold",
-            )
+            return not_compared(GOLD_METRICS, "review deferred: nothing to compare with gold", answer="deferred")
         matches, matcher_name, notes = await match_with(matcher, review.findings, gold.expected_findings)
         comparison = compare_with_gold(review, gold, matches, matcher=matcher_name)
         value = {
-            "precision": _nan(comparison.precision),
-            "recall": _nan(comparison.recall),
-            "must_catch_recall": _nan(comparison.must_catch_recall),
-            "severity_agreement": _nan(comparison.severity_agreement),
-            "verdict_band_accuracy": _nan(comparison.verdict_band_correct),
-            "score_in_window": _nan(comparison.score_in_window),
-            "top3_relevance": _nan(comparison.top3_relevance),
+            "precision": defined(comparison.precision),
+            "recall": defined(comparison.recall),
+            "must_catch_recall": defined(comparison.must_catch_recall),
+            "severity_agreement": defined(comparison.severity_agreement),
+            "verdict_band_accuracy": defined(comparison.verdict_band_correct),
+            "score_in_window": defined(comparison.score_in_window),
+            "top3_relevance": defined(comparison.top3_relevance),
+            **stability_values(comparison),
         }
-        # one run: a caught finding is stable, a missed one never caught; review_epochs()
-        # recomputes these across epochs
-        stability = finding_stability([comparison.model_dump(mode="json")])
-        for status in ("stable", "flaky", "never"):
-            hits = sum(1 for v in stability.values() if v["status"] == status)
-            value[f"{status}_findings"] = hits / len(stability) if stability else float("nan")
-        lines = [f"matcher: {comparison.matcher}", *notes]
-        lines += [f"matched {m.finding} -> {m.gold} ({m.similarity:.2f})" for m in comparison.matches]
-        if comparison.missed_must_catch:
-            lines.append("missed must-catch: " + ", ".join(comparison.missed_must_catch))
-        if comparison.unmatched_findings:
-            lines.append("not in gold: " + ", ".join(comparison.unmatched_findings))
         return Score(
             value=value,
             answer=review.verdict or review.status,
-            explanation="\n".join(lines),
+            explanation="\n".join(comparison_lines(comparison, notes)),
             metadata={
                 "gold": comparison.model_dump(mode="json"),
-                "gold_file": str(path),
+                "gold_file": str(gold.path),
                 **({"matcher_prompt": MATCHER_PROMPT_VERSION} if matcher_name != DETERMINISTIC_MATCHER else {}),
                 **({"matcher_notes": notes} if notes else {}),
             },

@@ -30,10 +30,10 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from pydantic import BaseModel
 
+from review_harness.core.gold import sample_gold
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import MemberResult, MemberRun, ParseOutcome, RetryPolicy, call_member
-
-from review_harness.ds.gold import GoldError, GoldFinding, gold_path, load_gold
+from review_harness.ds.gold import GoldFile, GoldFinding, rubric_check
 from review_harness.ds.kind import JUDGE, MATCHER
 from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
@@ -183,13 +183,9 @@ def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Sc
 
     async def score(state: TaskState, target: Target) -> Score:
         model = grader_model("review_judge")
-        path = gold_path(state.metadata)
-        if path is None:
-            return _nan_score("no gold file for this sample: the judge rates reviews against gold findings")
-        try:
-            gold = load_gold(path, the_rubric)
-        except GoldError as ex:
-            return _nan_score(str(ex))
+        gold, why = sample_gold(state.metadata, GoldFile, rubric_check(the_rubric))
+        if gold is None:
+            return _nan_score(f"{why} (the judge rates reviews against gold findings)")
         review = review_from_store(state.store, the_rubric, state.input_text)
         result = await run_judge(
             model, state.input_text, judged_review(review, the_rubric), gold.expected_findings, max_tokens

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import math
 import statistics
-from pathlib import Path
 
 from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Scorer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.impact.gold import GoldComparison, ImpactGoldError, compare_impact, load_impact_gold, ranking_agreement
+from review_harness.core.gold import sample_gold
+from review_harness.impact.gold import ImpactGold, ImpactGoldComparison, compare_impact, ranking_agreement
 from review_harness.impact.review import review_from_store
+from scorers.gold_score import NAN, defined, not_compared
 from scorers.metrics import nanmean
 
 GOLD_KEYS = ("dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
 EPOCH_SPREAD_BAND = 0.1  # per-dimension max - min across epochs above this is inconsistent
-NAN = float("nan")
 
 
 @metric
@@ -26,7 +26,7 @@ def ranking_agreement_metric() -> Metric:
     """Across samples: the share of (broken, dimension, clean) triples ranked right."""
 
     def compute(scores: list[SampleScore]) -> float:
-        cases = [GoldComparison.model_validate(s.score.metadata["gold"])
+        cases = [ImpactGoldComparison.model_validate(s.score.metadata["gold"])
                  for s in scores if s.score.metadata and "gold" in s.score.metadata]
         value, _ = ranking_agreement(cases)
         return NAN if value is None else value
@@ -40,20 +40,15 @@ def ranking_agreement_metric() -> Metric:
 })
 def impact_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
-        path = state.metadata.get("gold")
-        empty = {key: NAN for key in GOLD_KEYS}
-        if not path:
-            return Score(value=empty, explanation="no gold file for this sample")
-        try:
-            gold = load_impact_gold(Path(path))
-        except ImpactGoldError as ex:
-            return Score(value=empty, explanation=str(ex))
+        gold, why = sample_gold(state.metadata, ImpactGold)
+        if gold is None:
+            return not_compared(GOLD_KEYS, why)
         review = review_from_store(state.store)
         comparison = compare_impact(review, gold)
         value = {
-            "dimension_in_window": NAN if comparison.dimension_in_window is None else comparison.dimension_in_window,
+            "dimension_in_window": defined(comparison.dimension_in_window),
             "overall_in_window": comparison.overall_in_window,
-            "concern_recall": NAN if comparison.concern_recall is None else comparison.concern_recall,
+            "concern_recall": defined(comparison.recall),
             "confidence_in_range": comparison.confidence_in_range,
             # per sample: the mean score on the dimensions it breaks (all of them for a clean one);
             # the metric turns these into the cross-sample ranking agreement
@@ -61,13 +56,13 @@ def impact_gold() -> Scorer:
         }
         lines = [f"{'clean' if gold.clean else 'breaks ' + ', '.join(gold.breaks)} ({gold.split})"]
         lines += [f"outside window: {o}" for o in comparison.outside]
-        if comparison.missed:
-            lines.append("missed concerns: " + ", ".join(comparison.missed))
+        if comparison.missed_gold:
+            lines.append("missed concerns: " + ", ".join(comparison.missed_gold))
         return Score(
             value=value,
             answer=f"{comparison.dimension_in_window}",
             explanation="\n".join(lines),
-            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(path), "split": gold.split},
+            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(gold.path), "split": gold.split},
         )
 
     return score

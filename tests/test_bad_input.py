@@ -154,7 +154,7 @@ def _fixture_tree(tmp_path: Path, monkeypatch, edit) -> None:
         (lambda d: d.update(verdict_band="Excellent"), "verdict_band"),
         (lambda d: d.update(score_window="high"), "score_window"),
         (lambda d: d["expected_findings"][0].update(evidence="words that are not in the document at all"),
-         "evidence quote not found in the document"),
+         "is invalid: expected_findings.0.evidence: quote of F1 not found in causal-without-method.md"),
     ],
 )
 def test_bad_gold_file_stops_the_fixture_run(tmp_path, monkeypatch, edit, expected):
@@ -359,7 +359,7 @@ def test_folder_with_one_unreadable_file_fails_only_that_sample(tmp_path):
     assert by_id["broken"].error is not None
     assert f"{docs / 'broken.md'} is not a text file" in by_id["broken"].error.message
     assert by_id["good"].error is None
-    assert f"broken (epoch 1) failed: " in summary_table(log)
+    assert "broken (epoch 1) failed: " in summary_table(log)
     review = reviews(log)["good"]
     assert f"{docs}: 2 file(s) of unsupported formats not reviewed: figures.png, notes.csv" in " ".join(review.warnings)
 

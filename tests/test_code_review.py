@@ -412,8 +412,9 @@ def test_bad_case_file(tmp_path: Path):
 
 def test_prompt_lint_passes():
     from review_harness.code.lint import lint_code_prompts
-    problems, hashes, _ = lint_code_prompts()
-    assert problems == [] and set(hashes) == {"spec", "quality", "implementer", "matcher"}
+    from review_harness.core.lint import lint_prefixes
+    report = lint_prefixes("code", lint_code_prompts())
+    assert report.problems == [] and {p.key for p in report.prompts} == {"spec", "quality", "implementer", "matcher"}
 
 
 def test_patch_with_revisions_is_an_error(tmp_path: Path):

@@ -8,7 +8,8 @@ import pytest
 
 from review_harness.core.matching import normalize_space
 from review_harness.domain.config import default_index
-from review_harness.domain.gold import DOMAIN_FIXTURES_DIR, GoldError, evaluate, load_gold, summarize
+from review_harness.core.gold import GoldError
+from review_harness.domain.gold import DOMAIN_FIXTURES_DIR, evaluate, load_gold, summarize
 from review_harness.domain.reviewer import default_reviewer_rubric
 
 NOW = datetime(2026, 11, 20, tzinfo=timezone.utc)
@@ -16,7 +17,7 @@ GOLD = load_gold()
 
 
 def test_gold_set_shape_and_verbatim_evidence():
-    assert len(GOLD) == 8 and {g.split for g in GOLD} == {"tuning", "heldout"}
+    assert len(GOLD) == 8 and {g.split for g in GOLD} == {"dev", "heldout"}
     assert sum(1 for g in GOLD if g.expected_dedup) == 2  # gray-zone fixtures
     for gold in GOLD:
         text = normalize_space((DOMAIN_FIXTURES_DIR / gold.fixture).read_text())
@@ -31,8 +32,8 @@ def results():
     return [evaluate(g, default_reviewer_rubric(), default_index(), NOW) for g in GOLD]
 
 
-def test_tuning_split(results):
-    figures = summarize([r for r in results if r.split == "tuning"])
+def test_dev_split(results):
+    figures = summarize([r for r in results if r.split == "dev"])
     assert figures["must_catch_recall"] == 1.0 and figures["precision"] == 1.0
     assert figures["dedup_accuracy"] == 1.0
 
@@ -49,6 +50,6 @@ def test_heldout_split_is_measured_not_tuned(results):
 
 
 def test_bad_gold_file_is_one_line(tmp_path):
-    (tmp_path / "x.yaml").write_text("fixture: a.md\ndomains: [search-ranking]\nsplit: tuning\n")
-    with pytest.raises(GoldError, match=r"^gold file x.yaml is invalid: designed_deficiency: Field required \(and 1 more\)$"):
+    (tmp_path / "x.yaml").write_text("fixture: a.md\ndomains: [search-ranking]\nsplit: dev\n")
+    with pytest.raises(GoldError, match=r"^gold file .*/x.yaml is invalid: expected_findings: Field required \(and 1 more\)$"):
         load_gold(tmp_path)

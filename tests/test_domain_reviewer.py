@@ -262,11 +262,12 @@ def test_domain_task_param_is_a_one_line_prerequisite_error():
 
 
 def test_domain_prompt_lint_passes_with_recorded_hashes():
+    from review_harness.core.lint import lint_prefixes
     from review_harness.domain.lint import lint_domain_prompts
 
-    problems, hashes, counts = lint_domain_prompts(R)
-    assert problems == [] and set(hashes) == {"domain-reviewer", "curator", "synthesis"}
-    assert counts["domain-reviewer"] <= 150
+    report = lint_prefixes("domain", lint_domain_prompts(R))
+    assert report.problems == [] and [p.key for p in report.prompts] == ["domain-reviewer", "curator", "synthesis"]
+    assert next(p for p in report.prompts if p.key == "domain-reviewer").instructions <= 150
 
 
 def test_lens_rows_banner_log_record_and_calibration_table():

@@ -9,11 +9,13 @@ import pytest
 from inspect_ai.log import write_eval_log
 
 from review_harness.core import gate
-from review_harness.cli import DEFAULT_BASELINE, main as cli_main
+from review_harness.cli import main as cli_main
+from review_harness.core.paths import BASELINES_DIR
 from review_harness.ds.offline.registry import DETECTORS
 from helpers import run
 
-CONFIG = gate.load_config(DEFAULT_BASELINE.parent / "gate.yaml")
+DEFAULT_BASELINE = BASELINES_DIR / "ds_review.json"
+CONFIG = gate.load_config(BASELINES_DIR / "gate.yaml")
 
 
 @pytest.fixture(scope="module")

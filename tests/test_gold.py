@@ -12,7 +12,8 @@ from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from helpers import FIXTURES, reviews, run
-from review_harness.ds.gold import GoldError, load_gold
+from review_harness.core.gold import GoldError
+from review_harness.ds.gold import load_gold
 from review_harness.ds.matching import compare_with_gold, match_findings
 from review_harness.ds.models import DocumentInfo, Finding, Review, Severity
 from review_harness.core.paths import PROJECT_ROOT
@@ -47,8 +48,9 @@ def _gold_copy(tmp_path: Path, source: str, edit) -> Path:
     "edit, message",
     [
         (lambda d: d["expected_findings"][0].update(evidence="a sentence that is nowhere in the document"),
-         "evidence quote not found in the document"),
-        (lambda d: d["expected_findings"][0].update(lens="vibes"), "lens 'vibes' is not a lens of"),
+         "is invalid: expected_findings.0.evidence: quote of"),
+        (lambda d: d["expected_findings"][0].update(lens="vibes"),
+         "is invalid: expected_findings.0.lens: lens 'vibes' is not a lens of"),
         (lambda d: d.update(score_window=[40, 90]), "wider than 20 points"),
         (lambda d: d.update(verdict_band="Great"), "verdict_band"),
         (lambda d: d.pop("designed_deficiency"), "designed_deficiency"),

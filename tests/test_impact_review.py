@@ -13,7 +13,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.member import MEMBER_STATUSES
 from review_harness.core.paths import PROJECT_ROOT
-from review_harness.impact.gold import GoldComparison, gold_files, ranking_agreement
+from review_harness.impact.gold import ImpactGoldComparison, impact_gold_files, ranking_agreement
 from review_harness.impact.models import ImpactReview
 
 TASK = PROJECT_ROOT / "tasks" / "impact_review.py"
@@ -45,28 +45,28 @@ def gold_log(tmp_path_factory):
 
 def test_gold_set_runs_offline(gold_log):
     assert gold_log.status == "success"
-    assert len(gold_log.samples) == len(gold_files()) >= 12
+    assert len(gold_log.samples) == len(impact_gold_files()) >= 12
     assert all(s.error is None for s in gold_log.samples)
     assert gold_log.eval.metadata["prompt_name"] == "impact_results_review" and gold_log.eval.metadata["prompt_version"] == "1.0"
 
 
 def test_every_broken_artifact_scores_below_every_clean_one_on_what_it_breaks(gold_log):
     got = reviews(gold_log)
-    golds = gold_files()
+    golds = impact_gold_files()
     clean = [g for g in golds if g.clean]
     broken = [g for g in golds if not g.clean]
     assert len(clean) >= 4 and len(broken) >= 8
     for b in broken:
         for dim in b.breaks:
-            worst_clean = min(got[c.case].score(dim) for c in clean)
-            assert got[b.case].score(dim) < worst_clean, (b.case, dim)
+            worst_clean = min(got[c.id].score(dim) for c in clean)
+            assert got[b.id].score(dim) < worst_clean, (b.id, dim)
 
 
 def test_ranking_agreement_helper_counts_triples():
-    cases = [GoldComparison(case="c", dimension_in_window=1, overall_in_window=1, concern_recall=None,
-                            confidence_in_range=1, scores={"d": 0.9}),
-             GoldComparison(case="b", dimension_in_window=1, overall_in_window=1, concern_recall=None,
-                            confidence_in_range=1, scores={"d": 0.95}, breaks=["d"])]
+    cases = [ImpactGoldComparison(case="c", dimension_in_window=1, overall_in_window=1,
+                                  confidence_in_range=1, scores={"d": 0.9}),
+             ImpactGoldComparison(case="b", dimension_in_window=1, overall_in_window=1,
+                                  confidence_in_range=1, scores={"d": 0.95}, breaks=["d"])]
     assert ranking_agreement(cases) == (0.0, ["b d 0.95 vs c 0.9"])
 
 
@@ -238,9 +238,9 @@ def test_impact_cli_commands(capsys):
 
 
 def test_gold_set_shape():
-    golds = gold_files()
+    golds = impact_gold_files()
     assert len(golds) >= 12 and {g.split for g in golds} == {"dev", "heldout"}
     assert sum(g.clean for g in golds if g.split == "heldout") >= 1
     for g in golds:
-        assert g.clean or g.concerns, g.case  # a broken artifact says what a reviewer should raise
-        assert all(c.dimension in g.breaks for c in g.concerns) or g.clean, g.case
+        assert g.clean or g.expected_findings, g.id  # a broken artifact says what a reviewer should raise
+        assert all(c.dimension in g.breaks for c in g.expected_findings) or g.clean, g.id

@@ -22,7 +22,7 @@ from review_harness.impact.config import ConfigError, ReviewConfig, default_sett
 from review_harness.impact.confidence import score_initiative
 from review_harness.impact.knowledge import EmptyKnowledgeBase, KnowledgeError, StaticKnowledgeBase, default_knowledge_dir, split_chunks
 from review_harness.impact.parse import answer_schema, normalize_name, parse_answer
-from review_harness.impact.registry import PromptError, PromptRegistry, render_part
+from review_harness.impact.registry import BUILTIN_TEMPLATES, PromptError, PromptRegistry, render_part
 from review_harness.impact.review import prepare_request
 from review_harness.impact.rules import review_prompt
 
@@ -209,6 +209,19 @@ def test_bad_template_files(tmp_path):
         PromptRegistry([folder])
     with pytest.raises(PromptError, match="prompt 'missing' not found"):
         PromptRegistry().get("missing")
+
+
+def test_templates_compile_through_the_core_prompt_system(tmp_path):
+    from review_harness.core import prompts as core_prompts
+
+    assert PromptError is core_prompts.PromptError  # one error type for every kind's prompts
+    path = write_template(tmp_path / "t", "broken", user="{% if x %}no end")
+    with pytest.raises(core_prompts.PromptError) as ex:
+        PromptRegistry([tmp_path / "t"])
+    assert str(ex.value).startswith(f"{path}: user: template syntax error at line 1: Unexpected end of template.")
+    spec = PromptRegistry().get("impact_results_review")
+    compiled = core_prompts.compile_template(spec.system, str(BUILTIN_TEMPLATES))
+    assert compiled.environment is core_prompts.template_environment(str(BUILTIN_TEMPLATES))
 
 
 # --- knowledge base ---------------------------------------------------------------------------

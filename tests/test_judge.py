@@ -17,7 +17,7 @@ from inspect_ai.model import get_model
 from jinja2 import UndefinedError
 
 from helpers import MODEL, ds_review_task, reviews
-from review_harness.ds.gold import GoldFinding, fixture_path_for, load_gold
+from review_harness.ds.gold import GoldFinding, load_gold
 from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
     JUDGE_KEYS,
@@ -72,7 +72,7 @@ def _meta(path: Path):
     fixture = load_meta_fixture(path)
     gold_path = PROJECT_ROOT / "gold" / fixture.gold
     gold = load_gold(gold_path)
-    return fixture, gold, fixture_path_for(gold_path, gold).read_text()
+    return fixture, gold, gold.fixture_path.read_text()
 
 
 def _offline_answer(document: str, review: JudgedReview, gold: list[GoldFinding]) -> JudgeAnswer:
@@ -294,6 +294,7 @@ def judged_log(tmp_path_factory):
         dataset=base.dataset,
         solver=base.solver,
         scorer=[review_synthesis(), gold_comparison(), review_judge()],
+        metadata={"kind": "ds"},  # a task of its own records its kind, so the log reader knows it
     )
     [log] = inspect_eval(
         task, model=MODEL, model_roles={"grader": JUDGE},

@@ -17,24 +17,13 @@ from pathlib import Path
 import pandas as pd
 from inspect_ai.log import EvalLog
 
-from review_harness.code.gold import CodeGoldError, load_code_gold, matched
+from review_harness.code.gold import load_code_gold, matched
+from review_harness.core.gold import GoldError
 from review_harness.code.models import CodeFinding, CodeReview, ReviewerAnswer
 from review_harness.code.panel import member_key
+from review_harness.core.logs import reviewed_samples
 
-SYNTHESIS_SCORER = "code_synthesis"
 FP_RATE_HINT = 0.3
-
-
-def code_reviews(log: EvalLog) -> list[tuple[str, int, CodeReview, dict, dict]]:
-    """(sample id, epoch, review, sample metadata, store) of each sample scored by the code review."""
-    out = []
-    for sample in log.samples or []:
-        score = (sample.scores or {}).get(SYNTHESIS_SCORER)
-        if score is None or not score.metadata or "review" not in score.metadata:
-            continue
-        out.append((str(sample.id), sample.epoch, CodeReview.model_validate(score.metadata["review"]),
-                    sample.metadata or {}, sample.store or {}))
-    return out
 
 
 def _same(a: CodeFinding, b: CodeFinding) -> bool:
@@ -64,7 +53,7 @@ def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[s
         return None
     try:
         gold = load_code_gold(Path(path))
-    except CodeGoldError:
+    except GoldError:
         return None
     counts: dict[str, dict[str, int]] = {}
     false: dict[str, list[CodeFinding]] = {}
@@ -76,7 +65,7 @@ def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[s
             if not entry.get("report"):
                 continue
             report = ReviewerAnswer.model_validate(entry["report"])
-            stage_gold = [g for g in gold.findings if g.stage == stage]
+            stage_gold = [g for g in gold.expected_findings if g.stage == stage]
             pairs = matched(report.findings, stage_gold)
             hit = {i for i, _, _ in pairs}
             c["true_positive"] += len(pairs)
@@ -91,7 +80,8 @@ def build_analytics(logs: list[EvalLog], overrides: list[dict] | None = None) ->
     entries, accuracy_rows, tasks = [], [], []
     for log in logs:
         date = (log.eval.created or "")[:10]
-        for sample_id, epoch, review, metadata, store in code_reviews(log):
+        for sample, review in reviewed_samples(log, expected_kind="code"):
+            sample_id, epoch, metadata, store = str(sample.id), sample.epoch, sample.metadata or {}, sample.store or {}
             override = next((o["decision"] for o in reversed(overrides)
                              if o.get("sample") == sample_id and o.get("task") in (None, review.task)), None)
             truth = _gold_truth(metadata, store, review)

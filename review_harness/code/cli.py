@@ -11,24 +11,19 @@ import datetime
 import json
 from pathlib import Path
 
-from inspect_ai.log import EvalLog
-
-from review_harness.code.analytics import build_analytics, code_reviews, render_html
+from review_harness.code.analytics import build_analytics, render_html
 from review_harness.code.memory import pattern_of, update_service
 from review_harness.code.merge import counted_stages
-from review_harness.core.logs import LogError, read_log
+from review_harness.code.models import CodeReview
+from review_harness.core.commands import CommandError, command_group
+from review_harness.core.logs import read_log, reviews_in_log
 
 DEFAULT_OVERRIDES = Path(".claude") / "review-overrides.jsonl"
 DEFAULT_MEMORY = Path(".claude") / "agent-memory"
 
 
-class CodeCliError(ValueError):
-    """Bad input to a code command; printed as one line."""
-
-
 def add_code_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    code = subparsers.add_parser("code", help="code reviews: analytics from logs, human overrides")
-    sub = code.add_subparsers(dest="code_command", required=True)
+    code, sub = command_group(subparsers, "code", "code reviews: analytics from logs, human overrides")
     analytics = sub.add_parser("analytics", help="rebuild review analytics (JSON, optional HTML page) from eval logs")
     analytics.add_argument("logs", nargs="+", help=".eval logs of the code review task, or folders of them")
     analytics.add_argument("--overrides", default=str(DEFAULT_OVERRIDES), help="human overrides file (default: %(default)s)")
@@ -51,12 +46,12 @@ def _log_paths(items: list[str]) -> list[Path]:
         if path.is_dir():
             found = sorted(path.glob("*.eval"))
             if not found:
-                raise CodeCliError(f"{path}: folder has no .eval logs")
+                raise CommandError(f"{path}: folder has no .eval logs")
             paths += found
         elif path.exists():
             paths.append(path)
         else:
-            raise CodeCliError(f"{path}: no such log file or folder")
+            raise CommandError(f"{path}: no such log file or folder")
     return paths
 
 
@@ -70,7 +65,7 @@ def read_overrides(path: Path) -> list[dict]:
         try:
             out.append(json.loads(line))
         except json.JSONDecodeError:
-            raise CodeCliError(f"{path}: line {n} is not JSON") from None
+            raise CommandError(f"{path}: line {n} is not JSON") from None
     return out
 
 
@@ -78,7 +73,7 @@ def run_analytics(args: argparse.Namespace) -> int:
     logs = [read_log(p) for p in _log_paths(args.logs)]
     analytics = build_analytics(logs, read_overrides(Path(args.overrides)))
     if not analytics["reviews"]:
-        raise CodeCliError("no code reviews in these logs (scorer code_synthesis not found)")
+        raise CommandError("no code reviews in these logs")
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(json.dumps(analytics, indent=2), encoding="utf-8")
@@ -99,11 +94,11 @@ def run_analytics(args: argparse.Namespace) -> int:
 
 
 def run_override(args: argparse.Namespace, today=datetime.date.today) -> int:
-    log = read_log(args.log)
-    found = [r for r in code_reviews(log) if r[0] == args.sample]
+    found = [review for sample_id, _, review in reviews_in_log(read_log(args.log), expected_kind="code")
+             if sample_id == args.sample]
     if not found:
-        raise CodeCliError(f"{args.log}: no code review for sample {args.sample!r}")
-    _, _, review, _, _ = found[-1]
+        raise CommandError(f"{args.log}: no code review for sample {args.sample!r}")
+    review = found[-1]
     first = review.first
     root = Path(args.memory_dir)
     touched = []
@@ -136,18 +131,13 @@ def run_code(args: argparse.Namespace) -> int:
     return run_override(args)
 
 
-def code_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
-    rows = [("sample", "epoch", "decision", "confidence", "spec", "quality", "status", "fixes", "degraded")]
-    for sample_id, epoch, review, _, _ in code_reviews(log):
-        first = review.first if review.iterations else None
-        if first is None:
-            rows.append((sample_id, str(epoch), "-", "-", "-", "-", review.final_status, str(review.fix_iterations), "-"))
-            continue
-        quality = "discarded" if first.quality and first.quality.discarded else (first.quality.verdict if first.quality else "-")
-        degraded = len(first.degraded)
-        rows.append((sample_id, str(epoch), first.decision, f"{first.confidence.value:g}", first.spec.verdict, quality,
-                     review.final_status, str(review.fix_iterations), str(degraded)))
-    return rows
-
-
-__all__ = ["CodeCliError", "LogError", "add_code_commands", "code_summary_rows", "run_code"]
+def summary_row(review: CodeReview) -> dict[str, str]:
+    """The columns of `review-harness summary` for one code review (its first round)."""
+    row = {"decision": "-", "confidence": "-", "spec": "-", "quality": "-", "status": review.final_status,
+           "fixes": str(review.fix_iterations), "degraded": "-"}
+    if not review.iterations:
+        return row
+    first = review.first
+    quality = "discarded" if first.quality and first.quality.discarded else (first.quality.verdict if first.quality else "-")
+    return {**row, "decision": first.decision, "confidence": f"{first.confidence.value:g}", "spec": first.spec.verdict,
+            "quality": quality, "degraded": str(len(first.degraded))}

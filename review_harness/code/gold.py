@@ -1,6 +1,7 @@
-"""Gold files of the code review (gold/code/<case>.yaml) and the comparison of a review with
-one: precision, recall and must-catch recall per model and stage, decision, confidence,
-final status, fix iterations, false-positive traps, and Agreed vs one-model precision."""
+"""Gold files of the code review (gold/code/<case>.yaml over fixtures/code/<case>/) and the
+comparison of a review with one: precision, recall and must-catch recall per model and stage,
+decision, confidence, final status, fix iterations, false-positive traps, and Agreed vs
+one-model precision."""
 
 from __future__ import annotations
 
@@ -9,31 +10,25 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from review_harness.code.merge import MATCH_THRESHOLD, counted_stages, similarity
-from review_harness.code.models import CodeFinding, CodeReview, Decision, ReviewerAnswer, Severity
-from review_harness.core.matching import one_to_one, ratio
-from review_harness.core.yamlio import read_model
+from review_harness.code.models import LETTERS, STAGES, CodeFinding, CodeReview, Decision, ReviewerAnswer
+from review_harness.core.gold import ExpectedFinding, GoldCase, load_gold
+from review_harness.core.matching import GoldComparison, matches_of, one_to_one, ratio
+from review_harness.core.models import Severity
 
 
-class CodeGoldError(ValueError):
-    pass
+CASE_GOLD = "gold.yaml"
 
 
-class GoldFinding(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
+class GoldFinding(ExpectedFinding):
     stage: str
     file: str
     line: int | None = None
     severity: Severity
     category: str
-    must_catch: bool = False
-    summary: str
-    quote: str | None = None
 
     def as_finding(self) -> CodeFinding:
         return CodeFinding(severity=self.severity, category=self.category, file=self.file, line=self.line,
-                           description=self.summary, suggested_fix=None, quote=self.quote)
+                           description=self.summary, suggested_fix=None, quote=self.evidence or None)
 
 
 class GoldTrap(BaseModel):
@@ -55,83 +50,137 @@ class Expected(BaseModel):
     fix_iterations: int
 
 
-class CodeGold(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    split: str = "dev"
+class CodeGold(GoldCase):
     language: str = "python"
     notes: str | None = None
     expected: Expected
-    findings: list[GoldFinding] = Field(default_factory=list)
+    expected_findings: list[GoldFinding] = Field(default_factory=list)
     traps: list[GoldTrap] = Field(default_factory=list)
+
+    @classmethod
+    def id_for(cls, path: Path) -> str:
+        return path.parent.name if path.name == CASE_GOLD else path.stem
+
+    @property
+    def fixture_path(self) -> Path:
+        """gold/code/<case>.yaml describes fixtures/code/<case>/; a case folder of one's own
+        (-T cases=) keeps its gold.yaml beside its case.yaml."""
+        return self.path.parent if self.path.name == CASE_GOLD else super().fixture_path
+
+    def evidence_inputs(self, finding: GoldFinding) -> list[Path]:  # type: ignore[override]
+        """A quote is code of the new version (its file, or the patch) or a sentence of the spec."""
+        case = self.fixture_path
+        return [case / "head" / finding.file, case / "change.patch", case / "spec.md"]
 
 
 def load_code_gold(path: Path) -> CodeGold:
-    return read_model(path, CodeGold, f"gold file {path}", CodeGoldError)
+    return load_gold(path, CodeGold)
+
+
+MATCHER = "rules"
 
 
 def matched(predicted: list[CodeFinding], gold: list[GoldFinding]) -> list[tuple[int, int, float]]:
     return one_to_one(predicted, [g.as_finding() for g in gold], similarity, MATCH_THRESHOLD)
 
 
+def compare_findings(predicted: list[CodeFinding], gold: list[GoldFinding]) -> GoldComparison:
+    """One model's (or the merge's) findings against the gold findings of the same stages. With
+    no findings precision is not applicable (None): a model that found nothing is measured by
+    its recall."""
+    as_finding = {g.id: g.as_finding() for g in gold}
+    matches = matches_of(predicted, gold, lambda p, g: similarity(p, as_finding[g.id]), MATCH_THRESHOLD,
+                         finding_id=lambda i, f: f"{i + 1}:{f.where}",
+                         severity_agrees=lambda p, g: p.severity == g.severity)
+    return GoldComparison.from_matches([f"{i + 1}:{f.where}" for i, f in enumerate(predicted)], gold, matches,
+                                       matcher=MATCHER, precision_without_findings=None)
+
+
 def _hits_trap(f: CodeFinding, trap: GoldTrap) -> bool:
     return f.file == trap.file and f.line is not None and abs(f.line - trap.line) <= 2
 
 
-class GoldComparison(BaseModel):
-    values: dict[str, float | None]
-    notes: list[str]
+class CodeGoldComparison(GoldComparison):
+    """The core comparison of the first review's merged findings (the stages that count), plus
+    each model's own first report per stage, Agreed vs one-model precision, the decision,
+    confidence, final status and fix iterations, and the false-positive traps."""
+
+    per_model: dict[str, GoldComparison | None] = Field(
+        default_factory=dict, description="'{stage}_{letter}' -> that model's first report (None: it failed)"
+    )
+    agreed_precision: float | None
+    one_model_precision: float | None
+    agreed_count: int
+    one_model_count: int
+    decision_accuracy: float
+    confidence_exact: float
+    final_status_accuracy: float
+    fix_iterations_exact: float
+    fp_trap_rate: float | None
+    traps_hit: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def values(self) -> dict[str, float | None]:
+        """The gold scorer's metrics (GOLD_METRICS), None where not applicable."""
+        out: dict[str, float | None] = {}
+        for figure, field in (("precision", "precision"), ("recall", "recall"), ("must_catch", "must_catch_recall")):
+            for key, comparison in self.per_model.items():
+                out[f"{figure}_{key}"] = None if comparison is None else getattr(comparison, field)
+        for name in REVIEW_METRICS:
+            value = getattr(self, name)
+            out[name] = None if value is None else float(value)
+        return {name: out[name] for name in GOLD_METRICS}
 
 
-def compare_code(review: CodeReview, gold: CodeGold, reports: dict[str, ReviewerAnswer | None]) -> GoldComparison:
+def compare_code(review: CodeReview, gold: CodeGold, reports: dict[str, ReviewerAnswer | None]) -> CodeGoldComparison:
     """`reports`: '{stage}:{letter}' -> that model's first-review report (None when it failed)."""
-    values: dict[str, float | None] = {}
     notes: list[str] = []
+    per_model: dict[str, GoldComparison | None] = {}
     all_predicted: list[CodeFinding] = []
-    for stage in ("spec", "quality"):
-        stage_gold = [g for g in gold.findings if g.stage == stage]
-        for letter in ("A", "B"):
+    for stage in STAGES:
+        stage_gold = [g for g in gold.expected_findings if g.stage == stage]
+        for letter in LETTERS:
             report = reports.get(f"{stage}:{letter}")
-            key = f"{stage}_{letter}"
+            per_model[f"{stage}_{letter}"] = None if report is None else compare_findings(report.findings, stage_gold)
             if report is None:
-                values[f"precision_{key}"] = values[f"recall_{key}"] = values[f"must_catch_{key}"] = None
                 continue
             all_predicted += report.findings
-            pairs = matched(report.findings, stage_gold)
-            hit = {stage_gold[j].id for _, j, _ in pairs}
-            values[f"precision_{key}"] = ratio(len(pairs), len(report.findings))
-            values[f"recall_{key}"] = ratio(len(hit), len(stage_gold))
-            must = [g.id for g in stage_gold if g.must_catch]
-            values[f"must_catch_{key}"] = ratio(sum(1 for g in must if g in hit), len(must))
-            missed = [g for g in must if g not in hit]
+            missed = per_model[f"{stage}_{letter}"].missed_must_catch  # type: ignore[union-attr]
             if missed:
                 notes.append(f"model {letter} {stage}: missed must-catch {', '.join(missed)}")
     first = review.first
-    merged = [m for s in counted_stages(first.spec, first.quality) for m in s.findings]
-    gold_counted = [g for g in gold.findings if g.stage in {s.stage for s in counted_stages(first.spec, first.quality)}]
+    counted = counted_stages(first.spec, first.quality)
+    merged = [m for s in counted for m in s.findings]
+    gold_counted = [g for g in gold.expected_findings if g.stage in {s.stage for s in counted}]
     agreed = [m.finding for m in merged if m.category == "agreed"]
     single = [m.finding for m in merged if m.category != "agreed"]
-    values["agreed_precision"] = ratio(len(matched(agreed, gold_counted)), len(agreed))
-    values["one_model_precision"] = ratio(len(matched(single, gold_counted)), len(single))
-    values["agreed_count"] = float(len(agreed))
-    values["one_model_count"] = float(len(single))
-    values["decision_accuracy"] = float(first.decision == gold.expected.decision)
-    values["confidence_exact"] = float(abs(first.confidence.value - gold.expected.confidence) < 1e-9)
-    values["final_status_accuracy"] = float(review.final_status == gold.expected.final_status)
-    values["fix_iterations_exact"] = float(review.fix_iterations == gold.expected.fix_iterations)
     flagged = [t.id for t in gold.traps if any(_hits_trap(f, t) for f in all_predicted)]
-    values["fp_trap_rate"] = ratio(len(flagged), len(gold.traps))
     if flagged:
         notes.append("fell into traps: " + ", ".join(flagged))
     notes.append(f"decision {first.decision} (gold {gold.expected.decision}); confidence {first.confidence.value:g} "
                  f"(gold {gold.expected.confidence:g}); status {review.final_status} (gold {gold.expected.final_status}); "
                  f"fixes {review.fix_iterations} (gold {gold.expected.fix_iterations})")
-    return GoldComparison(values=values, notes=notes)
+    overall = compare_findings([m.finding for m in merged], gold_counted)
+    return CodeGoldComparison(
+        **overall.model_dump(),
+        per_model=per_model,
+        agreed_precision=ratio(len(matched(agreed, gold_counted)), len(agreed)),
+        one_model_precision=ratio(len(matched(single, gold_counted)), len(single)),
+        agreed_count=len(agreed),
+        one_model_count=len(single),
+        decision_accuracy=float(first.decision == gold.expected.decision),
+        confidence_exact=float(abs(first.confidence.value - gold.expected.confidence) < 1e-9),
+        final_status_accuracy=float(review.final_status == gold.expected.final_status),
+        fix_iterations_exact=float(review.fix_iterations == gold.expected.fix_iterations),
+        fp_trap_rate=ratio(len(flagged), len(gold.traps)),
+        traps_hit=flagged,
+        notes=notes,
+    )
 
 
+# per model and stage, then of the merged review
+REVIEW_METRICS = ("agreed_precision", "one_model_precision", "agreed_count", "one_model_count", "decision_accuracy",
+                  "confidence_exact", "final_status_accuracy", "fix_iterations_exact", "fp_trap_rate")
 GOLD_METRICS = tuple(
-    [f"{m}_{s}_{l}" for m in ("precision", "recall", "must_catch") for s in ("spec", "quality") for l in ("A", "B")]
-    + ["agreed_precision", "one_model_precision", "agreed_count", "one_model_count", "decision_accuracy",
-       "confidence_exact", "final_status_accuracy", "fix_iterations_exact", "fp_trap_rate"]
+    [f"{m}_{s}_{l}" for m in ("precision", "recall", "must_catch") for s in STAGES for l in LETTERS] + list(REVIEW_METRICS)
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
 from review_harness.code.models import CodeReview
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 
 
@@ -31,4 +31,6 @@ KIND = ReviewKind(
     synthesis_scorer="code_synthesis",
     gold_scorer="code_gold",
     render=_render,
+    summary_row=lazy("review_harness.code.cli:summary_row"),
+    lint=lazy("review_harness.code.lint:lint_code_prompts"),
 )

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.models import RankedEnum
+from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 StageName = Literal["spec", "quality"]
 STAGES: tuple[str, ...] = ("spec", "quality")
@@ -26,17 +26,6 @@ CATEGORIES: tuple[str, ...] = (
 Decision = Literal["AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN"]
 DECISIONS: tuple[str, ...] = ("AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN")
 MergeCategory = Literal["agreed", "b_only", "a_only", "contradiction"]
-
-
-class Severity(RankedEnum):
-    """Rank 0 is the most severe."""
-
-    CRITICAL = "Critical"
-    IMPORTANT = "Important"
-    MINOR = "Minor"
-
-
-SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
 
 
 # ---------------------------------------------------------------------------- reviewer output

@@ -9,7 +9,7 @@ core never depends on a kind at import time and `review-harness --help` loads no
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,8 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
+
+    from review_harness.core.lint import PromptPrefixes
 
 # kind name -> the module that declares it. `domain` is the DS review's third dimension, but its
 # expert reviewer, curator and digest synthesis are members of their own with their own prompts
@@ -48,7 +50,9 @@ class ReviewKind:
     - `summary_row(review) -> dict`: the columns of `review-harness summary` (after sample, epoch).
     - `offline_answer(member, prompt) -> str | None`: the offline provider's answer for one of the
       kind's members (None: the member is not the kind's).
-    - `lint(update_hashes) -> (problems, lines)`: the prompt lint of the kind's templates.
+    - `lint(options) -> PromptPrefixes`: the stable prefix of every prompt variant of the kind
+      and the problems only it can see (`core/lint.py` drives it; `options` are the lint
+      command's options, e.g. `rubric`).
     - `members(metadata) -> list[str]`: the members a sample dispatches.
     """
 
@@ -63,7 +67,7 @@ class ReviewKind:
     gold_scorer: str | None = None
     render: Callable[[Any], str] | None = None
     summary_row: Callable[[Any], dict[str, str]] | None = None
-    lint: Callable[[bool], tuple[list[str], list[str]]] | None = None
+    lint: Callable[[Mapping[str, Any]], PromptPrefixes] | None = None
     members: Callable[[dict[str, Any]], list[str]] | None = None
     similarity: Callable[[Any, Any], float] | None = None
     synthesize: Callable[..., Any] | None = None
@@ -74,6 +78,18 @@ class ReviewKind:
         if not metadata or "review" not in metadata or self.review_model is None:
             return None
         return self.review_model.model_validate(metadata["review"])
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """'package.module:function' as a callable that imports its module on the first call, so a
+    kind's declaration loads none of the kind's code until the core asks for it."""
+    module, _, name = target.partition(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = target
+    return call
 
 
 _loaded: dict[str, ReviewKind] = {}

@@ -27,6 +27,18 @@ class RankedEnum(str, Enum):
         return list(type(self)).index(self)
 
 
+class Severity(RankedEnum):
+    """The three-level severity of the design and code reviews. Rank 0 is the most severe:
+    sorting by rank puts Critical first."""
+
+    CRITICAL = "Critical"
+    IMPORTANT = "Important"
+    MINOR = "Minor"
+
+
+SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
+
+
 def lookup(mapping: Mapping[str, V], key: str, what: str, error: type[Exception]) -> V:
     """mapping[key], or `error` naming the unknown key and the known ones."""
     try:

@@ -2,6 +2,8 @@
 
 Every kind keeps its versioned templates under prompts/<kind>/; the system message is the
 stable, cacheable prefix, the request carries the per-review payload with the documents last.
+Templates held in data files (impact's YAML templates) compile through the same environment
+(`compile_template`), so every prompt fails the same way: a `PromptError`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 
 DOCUMENT_OPEN = "<document>"
 DOCUMENT_CLOSE = "</document>"
@@ -44,6 +46,16 @@ def template_environment(prompts_dir: str) -> Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+
+
+@lru_cache(maxsize=64)
+def compile_template(source: str, prompts_dir: str) -> Template:
+    """A template kept in a data file (not a file of its own) compiled by the environment of its
+    prompt folder; a syntax error is a `PromptError` naming the line."""
+    try:
+        return template_environment(prompts_dir).from_string(source)
+    except TemplateSyntaxError as ex:
+        raise PromptError(f"template syntax error at line {ex.lineno}: {ex.message}") from None
 
 
 def neutralize_delimiters(content: str, open_tag: str = DOCUMENT_OPEN, close_tag: str = DOCUMENT_CLOSE) -> str:

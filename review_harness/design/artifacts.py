@@ -28,6 +28,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, utils
 
+from review_harness.core.text import STOPWORDS
 from review_harness.design.models import DesignFinding, DesignReview, Pattern
 from review_harness.design.render import (
     failure_reason,
@@ -44,8 +45,6 @@ SUMMARY_FILE = "summary.md"
 RUNS_FILE = "runs.jsonl"
 MATCH_THRESHOLD = 70.0
 MATCH_SCORER = "rapidfuzz.fuzz.token_set_ratio"
-# Words that make unrelated titles look alike to a token-set comparison.
-_STOPWORDS = frozenset("a an the of in on for to and or is are be with by at from as it its this that".split())
 
 
 class ArtifactError(ValueError):
@@ -332,8 +331,9 @@ def _findings_by_member(findings: Sequence[DesignFinding | Mapping]) -> dict[str
 
 
 def _text(*parts: str) -> str:
+    # stop words make unrelated titles look alike to a token-set comparison
     words = utils.default_process(" ".join(p for p in parts if p)).split()
-    return " ".join(w for w in words if w not in _STOPWORDS)
+    return " ".join(w for w in words if w not in STOPWORDS)
 
 
 def _pattern_text(pattern: Pattern, by_member: Mapping[str, Mapping]) -> str:

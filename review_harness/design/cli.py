@@ -8,32 +8,22 @@ its findings (accept / reject with a note).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
-from review_harness.core.logs import LogError, read_log
-from review_harness.core.yamlio import first_error
+from review_harness.core.commands import CommandError, command_group
+from review_harness.core.logs import LogError, read_log, reviews_in_log
 from review_harness.design.artifacts import ArtifactError, write_artifacts
 from review_harness.design.models import DesignReview
 from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
 from review_harness.design.triage import MODES, StopTriage, TriageError, commit_topic, load_decisions, process
 
-SYNTHESIS_SCORER = "design_synthesis"
 DEFAULT_OUTPUT_DIR = Path("docs") / "reviews"
-
-
-class DesignCliError(ValueError):
-    """Bad input to a design command; printed as one line."""
 
 
 def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register `design export` and `design process` on the main CLI's subparsers."""
-    design = subparsers.add_parser("design", help="design review folders: export from a log, process findings")
-    sub = design.add_subparsers(dest="design_command", required=True)
+    design, sub = command_group(subparsers, "design", "design review folders: export from a log, process findings")
     export = sub.add_parser("export", help="write each design review of an eval log to <output-dir>/<topic>/")
     export.add_argument("log", help="an Inspect .eval log of the design review task")
     export.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR), help="parent of the topic folders (default: %(default)s)")
@@ -48,33 +38,27 @@ def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.Argu
     return design
 
 
+def summary_row(review: DesignReview) -> dict[str, str]:
+    """The columns of `review-harness summary` for one design review."""
+    verdict = review.verdict + (f" ({review.escalation_target})" if review.escalation_target else "") if review.verdict else "-"
+    return {
+        "status": review.status,
+        "verdict": verdict,
+        "findings": str(len(review.findings)),
+        "critical": str(review.counts.get("Critical", 0)),
+        "reviewers": f"{len(review.reviewers_completed)}/{len(review.personas)}",
+    }
+
+
 # ---------------------------------------------------------------------------- export
 
 
 def design_reviews_in_log(path: str | Path) -> list[tuple[str, int, DesignReview]]:
-    """(sample id, epoch, review) for each sample scored by the design synthesis scorer."""
-    log = read_log(path)
-    out = []
-    for sample in log.samples or []:
-        score = (sample.scores or {}).get(SYNTHESIS_SCORER)
-        if score is None or not score.metadata or "review" not in score.metadata:
-            continue
-        raw: Any = score.metadata["review"]
-        try:
-            if isinstance(raw, str):
-                raw = json.loads(raw)
-            review = DesignReview.model_validate(raw)
-        except (ValueError, ValidationError) as ex:
-            if isinstance(ex, ValidationError):
-                where, msg, more = first_error(ex)
-                detail = f"{where}: {msg}" + (f" (and {more} more)" if more else "")
-            else:
-                detail = str(ex)
-            raise DesignCliError(f"{path}: sample {sample.id} has an invalid design review ({detail})") from None
-        out.append((str(sample.id), sample.epoch, review))
-    if not out:
-        raise DesignCliError(f"{path}: no design reviews in this log (no '{SYNTHESIS_SCORER}' scores with a review)")
-    return out
+    """(sample id, epoch, review) of each design review in the log; a log without any is an error."""
+    reviews = reviews_in_log(read_log(path), expected_kind="design")
+    if not reviews:
+        raise CommandError(f"{path}: no design reviews in this log (no synthesis scores with a review)")
+    return reviews
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -142,12 +126,12 @@ def terminal_ask(out=None, read=input):
 def run_process(args: argparse.Namespace) -> int:
     folder = Path(args.topic_dir)
     if not folder.is_dir():
-        raise DesignCliError(f"{folder}: no such review folder")
+        raise CommandError(f"{folder}: no such review folder")
     decisions = load_decisions(args.decisions) if args.decisions else None
     ask = None
     if decisions is None:
         if not sys.stdin.isatty():
-            raise DesignCliError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
+            raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
         ask = terminal_ask()
     result = process(folder, args.mode, decisions, ask, commit=False)
     decided = len(result.decided)
@@ -176,7 +160,7 @@ def run_design(args: argparse.Namespace) -> int:
             return run_export(args)
         if args.design_command == "process":
             return run_process(args)
-    except (DesignCliError, ArtifactError, TriageError, LogError) as ex:
+    except (CommandError, ArtifactError, TriageError, LogError) as ex:
         print(f"review-harness: {ex}", file=sys.stderr)
         return 2
     except OSError as ex:

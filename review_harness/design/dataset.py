@@ -12,7 +12,8 @@ from inspect_ai.dataset import Sample
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
-from review_harness.design.gold import DesignGoldError, load_design_gold
+from review_harness.core.gold import GoldError
+from review_harness.design.gold import load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
 
@@ -102,7 +103,7 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
             raise PrerequisiteError(f"{case}: no gold file {gold_path}")
         try:
             gold = load_design_gold(gold_path)
-        except DesignGoldError as ex:
+        except GoldError as ex:
             raise PrerequisiteError(str(ex)) from None
         if split != "all" and gold.split != split:
             continue

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from review_harness.core.markdown import normalize
+from review_harness.core.text import STOPWORDS, content_words, words
 from review_harness.design.models import (
     Contradiction,
     ContradictionPosition,
@@ -39,13 +40,9 @@ MAX_PATTERNS = 15
 TEXT_THRESHOLD = 72  # token_set_ratio of key words of title + issue, same section
 EVIDENCE_THRESHOLD = 90
 
-_STOP = frozenset(
-    """a an the and or but of to in on at by for with from into as is are was were be been it its this that these those
-    there their they we our you your not no so than then too very can could would should shall must may might will
-    just only also each every any all some such same other more most less one two which who what when where why how
-    while if because since design designs document requirement requirements section states stated""".split()
-)
-_WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+# words every finding of a design review uses: they say nothing about which issue it is
+_DESIGN_STOP = frozenset("design designs document requirement requirements section states stated".split())
+_STOP = STOPWORDS | _DESIGN_STOP
 _REQ_ID = re.compile(r"(?<![\w-])((?:REQ|FR|NFR|US|UC|AC|BR|SR|QR|CR|DR|SEC|PERF|OPS)[-_.]?\d+(?:\.\d+)*|R-?\d+(?:\.\d+)*)(?![\w-])")
 
 _ADD = re.compile(r"^(add|extend|introduce|expand|increase|include|define|document|design|build|run|state|set|attach|cap|size|"
@@ -121,7 +118,7 @@ def _norm_evidence(e: str | None) -> str:
 
 
 def _key_words(text: str) -> str:
-    return " ".join(w for w in _WORD.findall(normalize(text)) if w not in _STOP)
+    return " ".join(w for w in words(normalize(text)) if w not in _STOP)
 
 
 def _norm_section(s: str) -> str:
@@ -260,7 +257,7 @@ def _quoted(text: str) -> list[str]:
 
 
 def _content(text: str) -> set[str]:
-    return {w[:6] for w in _WORD.findall(normalize(text)) if w not in _STOP and len(w) > 2}
+    return content_words(normalize(text), extra_stop=_DESIGN_STOP, stem=6)
 
 
 def _fine_conflict(item: str, it: _F) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.design.gold import DesignGold
 from review_harness.design.models import DesignReview
@@ -31,4 +31,6 @@ KIND = ReviewKind(
     synthesis_scorer="design_synthesis",
     gold_scorer="design_gold",
     render=_render,
+    summary_row=lazy("review_harness.design.cli:summary_row"),
+    lint=lazy("review_harness.design.lint:lint"),
 )

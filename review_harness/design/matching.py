@@ -7,10 +7,10 @@ overlap. The same matching decides contradiction recall and the duplicate rate.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from rapidfuzz import fuzz
 
-from review_harness.core.matching import one_to_one, quote_overlap, ratio
+from review_harness.core.matching import GoldComparison, Match, one_to_one, quote_overlap, ratio
 from review_harness.design.gold import DesignGold, GoldContradiction, GoldDesignFinding
 from review_harness.design.models import Contradiction, DesignFinding, DesignReview
 
@@ -43,70 +43,52 @@ def contradiction_similarity(pred: Contradiction, gold: GoldContradiction) -> fl
     return round(0.3 * (len(personas & set(gold.personas)) / max(1, len(gold.personas))) + 0.3 * wording + 0.4 * hits, 4)
 
 
-class DesignMatch(BaseModel):
-    finding: str
-    gold: str
-    similarity: float
-    severity_in_range: bool
+class DesignMatch(Match):
+    """severity_agrees: the predicted severity is inside the gold finding's severity range."""
+
     phase_agrees: bool
 
 
-class DesignGoldComparison(BaseModel):
+class DesignGoldComparison(GoldComparison):
+    """The core comparison plus the design review's own: phases, the verdict with its escalation
+    target, contradictions and duplicates."""
+
     matcher: str = DETERMINISTIC_MATCHER
     matches: list[DesignMatch] = Field(default_factory=list)
-    unmatched_findings: list[str] = Field(default_factory=list)
-    missed_gold: list[str] = Field(default_factory=list)
-    missed_must_catch: list[str] = Field(default_factory=list)
     duplicates: list[str] = Field(default_factory=list, description="Findings that repeat a matched gold finding.")
     contradictions_found: list[str] = Field(default_factory=list)
-    precision: float | None
-    recall: float | None
-    must_catch_recall: float | None
-    phase_accuracy: float | None
-    severity_agreement: float | None
-    verdict_accuracy: float | None
-    contradiction_recall: float | None
-    duplicate_rate: float | None
+    phase_accuracy: float | None = None
+    verdict_accuracy: float | None = None
+    contradiction_recall: float | None = None
+    duplicate_rate: float | None = None
 
 
 def compare_design(review: DesignReview, gold: DesignGold, threshold: float = MATCH_THRESHOLD) -> DesignGoldComparison:
     if review.status == "failed":
-        return DesignGoldComparison(
-            missed_gold=[g.id for g in gold.expected_findings], precision=None, recall=None,
-            must_catch_recall=None, phase_accuracy=None, severity_agreement=None,
-            verdict_accuracy=None, contradiction_recall=None, duplicate_rate=None,
-        )
+        return DesignGoldComparison(missed_gold=[g.id for g in gold.expected_findings])
     preds, golds = review.findings, gold.expected_findings
     pairs = one_to_one(preds, golds, similarity, threshold)
     matches = [
         DesignMatch(
             finding=preds[i].id, gold=golds[j].id, similarity=s,
-            severity_in_range=golds[j].accepts(preds[i].severity),
+            severity_agrees=golds[j].accepts(preds[i].severity),
             phase_agrees=preds[i].primary_phase == golds[j].phase,
         )
         for i, j, s in pairs
     ]
     matched_p = {i for i, _, _ in pairs}
-    matched_gold = {golds[j].id: golds[j] for _, j, _ in pairs}
+    matched_gold = [golds[j] for _, j, _ in pairs]
     duplicates = [
         preds[i].id for i in range(len(preds))
-        if i not in matched_p and any(similarity(preds[i], g) >= threshold for g in matched_gold.values())
+        if i not in matched_p and any(similarity(preds[i], g) >= threshold for g in matched_gold)
     ]
-    must = [g.id for g in golds if g.must_catch]
     c_pairs = one_to_one(review.contradictions, gold.expected_contradictions, contradiction_similarity, threshold)
     target_ok = review.verdict == gold.verdict and review.escalation_target == gold.escalation_target
-    return DesignGoldComparison(
-        matches=matches,
-        unmatched_findings=[p.id for i, p in enumerate(preds) if i not in matched_p],
-        missed_gold=[g.id for g in golds if g.id not in matched_gold],
-        missed_must_catch=[g for g in must if g not in matched_gold],
+    return DesignGoldComparison.from_matches(
+        [p.id for p in preds], golds, matches, matcher=DETERMINISTIC_MATCHER,
         duplicates=duplicates,
         contradictions_found=[gold.expected_contradictions[j].id for _, j, _ in c_pairs],
-        precision=ratio(len(matches), len(preds)) if preds else 1.0,
-        recall=ratio(len(matches), len(golds)),
-        must_catch_recall=ratio(sum(1 for g in must if g in matched_gold), len(must)),
         phase_accuracy=ratio(sum(m.phase_agrees for m in matches), len(matches)),
-        severity_agreement=ratio(sum(m.severity_in_range for m in matches), len(matches)),
         verdict_accuracy=float(target_ok),
         contradiction_recall=ratio(len(c_pairs), len(gold.expected_contradictions)),
         duplicate_rate=ratio(len(duplicates), len(preds)) if preds else 0.0,

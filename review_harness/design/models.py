@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.models import RankedEnum
+from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
@@ -26,17 +26,6 @@ Phase = Literal["survey", "calibrate", "design", "plan"]
 PHASES: tuple[str, ...] = ("survey", "calibrate", "design", "plan")
 Verdict = Literal["proceed", "revise", "escalate"]
 ReviewStatus = Literal["complete", "partial", "failed"]
-
-
-class Severity(RankedEnum):
-    """Rank 0 is the most severe: sorting by rank puts Critical first."""
-
-    CRITICAL = "Critical"
-    IMPORTANT = "Important"
-    MINOR = "Minor"
-
-
-SEVERITIES: tuple[str, ...] = tuple(s.value for s in Severity)
 
 
 # ---------------------------------------------------------------------------- persona output

@@ -15,10 +15,10 @@ import argparse
 import os
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import anyio
 
+from review_harness.core.commands import command_group
 from review_harness.domain.config import INDEX_FILE, ROSTER_FILE, DomainConfigError, load_index, load_roster
 from review_harness.domain.digest import DigestError
 from review_harness.domain.importance import ask_curator, curator_model
@@ -31,10 +31,9 @@ TIERS = ("all", "workstream", "foundational")
 
 
 def add_domain_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    domain = subparsers.add_parser("domain", help="domain knowledge digests: list, show, refresh, rollback")
+    domain, sub = command_group(subparsers, "domain", "domain knowledge digests: list, show, refresh, rollback")
     domain.add_argument("--index", default=str(INDEX_FILE), help="domain-index.yaml (default: %(default)s)")
     domain.add_argument("--roster", default=str(ROSTER_FILE), help="team-roster.yaml (default: %(default)s)")
-    sub = domain.add_subparsers(dest="domain_command", required=True)
     sub.add_parser("list", help="each domain with its current digest version, age and last refresh")
     show = sub.add_parser("show", help="the context brief a reviewer would get for a domain")
     show.add_argument("domain", help="a domain, or several separated by commas")

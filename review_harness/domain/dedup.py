@@ -24,6 +24,7 @@ from review_harness.core.matching import normalize_space, quote_overlap
 from review_harness.core.member import ParseOutcome, RetryPolicy, call_member
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
+from review_harness.core.text import content_words
 from review_harness.core.schema import response_schema
 from review_harness.domain.members import DEDUP
 from review_harness.domain.reviewer import DedupSettings
@@ -201,19 +202,14 @@ def suppressed(decisions: list[DedupDecision]) -> set[str]:
     return {d.analysis_id for d in decisions if d.duplicate}
 
 
-STOPWORDS = frozenset(
-    "the a an and or of to in on for with without is are was were be been it its this that these those "
-    "as at by from not no only any every each than then there their they we our you your can may "
-    "should would could will into over under when where which what who how why also more most".split())
 SAME_QUOTE = 0.8
 SAME_WORDS = 0.25
 
 
-def content_words(text: str) -> set[str]:
-    """Words that carry the issue: no stopwords, no metric or method names (those are what two
-    different issues about one metric share), cut to a 6-letter stem."""
-    words = re.findall(r"[a-z][a-z-]+", text.lower())
-    return {w[:6] for w in words if w not in STOPWORDS and len(w) > 2 and not terms_in(w)}
+def issue_words(text: str) -> set[str]:
+    """Words that carry the issue: content words but no metric or method names (those are what
+    two different issues about one metric share), cut to a 6-letter stem."""
+    return {w[:6] for w in content_words(text) if not terms_in(w)}
 
 
 def offline_same_issue(analysis: dict, domain: dict) -> tuple[bool, str]:
@@ -221,8 +217,8 @@ def offline_same_issue(analysis: dict, domain: dict) -> tuple[bool, str]:
     passage, or when what they say is wrong and what they propose share enough words beyond the
     metric's name."""
     overlap = quote_overlap(analysis.get("quote"), domain.get("quote"))
-    a = content_words(f"{analysis.get('summary', '')} {analysis.get('fix') or ''}")
-    d = content_words(f"{domain.get('summary', '')} {domain.get('fix') or ''}")
+    a = issue_words(f"{analysis.get('summary', '')} {analysis.get('fix') or ''}")
+    d = issue_words(f"{domain.get('summary', '')} {domain.get('fix') or ''}")
     shared = len(a & d) / len(a | d) if a | d else 0.0
     same = overlap >= SAME_QUOTE or shared >= SAME_WORDS
     return same, f"quote overlap {overlap:.2f}, shared issue words {shared:.2f}"

@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 from pydantic import BaseModel
 
+from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import one_to_one, quote_overlap, ratio
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
-from review_harness.core.yamlio import read_model
 from review_harness.domain.config import DomainIndex
 from review_harness.domain.dedup import FindingRef, dedup, suppressed
 from review_harness.domain.reviewer import DomainFinding, ReviewerRubric
@@ -26,17 +26,11 @@ DOMAIN_FIXTURES_DIR = FIXTURES_DIR / "domain"
 QUOTE_MATCH = 0.8
 
 
-class GoldError(ValueError):
-    """A gold file is missing or malformed (one line)."""
-
-
-class ExpectedFinding(BaseModel):
-    id: str
+class GoldDomainFinding(ExpectedFinding):
     lens: str
     issue_type: str
     severity: str
     must_catch: bool
-    summary: str
     evidence: str
 
 
@@ -45,19 +39,19 @@ class ExpectedDedup(BaseModel):
     merged: bool
 
 
-class DomainGold(BaseModel):
+class DomainGold(GoldCase):
     fixture: str
     domains: list[str]
-    split: str
     designed_deficiency: str
-    expected_findings: list[ExpectedFinding]
+    expected_findings: list[GoldDomainFinding]
     expected_unverified: list[str] = []
     analysis_findings: list[FindingRef] = []
     expected_dedup: list[ExpectedDedup] = []
 
 
 def load_gold(directory: Path = DOMAIN_GOLD_DIR) -> list[DomainGold]:
-    return [read_model(p, DomainGold, f"gold file {p.name}", GoldError) for p in sorted(directory.glob("*.yaml"))]
+    """Every gold file of the folder, each checked against its fixture document."""
+    return gold_files(directory, DomainGold)
 
 
 class FixtureResult(BaseModel):
@@ -76,7 +70,7 @@ class FixtureResult(BaseModel):
     dedup_correct: int = 0
 
 
-def _similarity(pred: DomainFinding, gold: ExpectedFinding) -> float:
+def _similarity(pred: DomainFinding, gold: GoldDomainFinding) -> float:
     if pred.issue_type != gold.issue_type:
         return 0.0
     return 0.5 + 0.5 * quote_overlap(pred.quote, gold.evidence)

@@ -4,7 +4,7 @@ domain has no task of its own."""
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.domain.members import CURATOR, DEDUP, EXPERT, SYNTHESIS
 
@@ -23,4 +23,5 @@ KIND = ReviewKind(
     title="domain knowledge",
     prompts=PROMPTS_DIR / "domain",
     offline_answer=_offline_answer,
+    lint=lazy("review_harness.domain.lint:lint"),
 )

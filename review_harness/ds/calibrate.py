@@ -28,7 +28,8 @@ from pathlib import Path
 
 from review_harness.core.paths import GOLD_DIR
 from review_harness.ds import scoring
-from review_harness.ds.gold import GoldFile, GoldError, load_gold
+from review_harness.core.gold import GoldError
+from review_harness.ds.gold import GoldFile, load_gold
 from review_harness.ds.models import Severity
 from review_harness.ds.rubric import DEFAULT_RUBRIC, FloorRule, Rubric, RubricError, load_rubric
 
@@ -364,12 +365,12 @@ FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "ve
 def log_figures(log) -> dict[str, dict[str, float | None]]:
     """Gold metrics of a DS eval log by gold split (dev, heldout, all): the mean of each metric
     over the samples that have it (NaN values, e.g. a draft's verdict, are left out)."""
-    from review_harness.ds.gold import gold_path
+    from review_harness.core.gold import sample_gold_path
 
     rows: dict[str, list[dict[str, float]]] = {"dev": [], "heldout": [], "all": []}
     for sample in log.samples or []:
         score = (sample.scores or {}).get("gold_comparison")
-        path = gold_path(sample.metadata or {})
+        path = sample_gold_path(sample.metadata or {})
         if score is None or path is None or not isinstance(score.value, dict):
             continue
         split = load_gold(path).split

@@ -9,11 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspect_ai.log import EvalLog
 
 from review_harness.core.logs import LogError, newest_log, read_log
 from review_harness.core.paths import PROJECT_ROOT
+
+if TYPE_CHECKING:
+    from review_harness.ds.models import Review
 
 DEFAULT_LOG_DIR = "logs"
 
@@ -53,6 +57,18 @@ def sample_report(log: EvalLog, sample_id: str | None, epoch: int) -> str:
     if not text:
         raise LogError(f"sample {chosen.id}: has no review text in {log.location}")
     return text
+
+
+def summary_row(review: Review) -> dict[str, str]:
+    """The columns of `review-harness summary` for one DS review."""
+    return {
+        "status": review.status,
+        "score": "-" if review.final_score is None else f"{review.final_score:g}",
+        "verdict": review.verdict or ("draft" if review.draft else "-"),
+        "findings": str(len(review.findings)),
+        "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
+        "warnings": str(len(review.warnings)),
+    }
 
 
 def run_show(args: argparse.Namespace) -> int:

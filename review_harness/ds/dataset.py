@@ -8,7 +8,8 @@ from typing import Any
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
-from review_harness.ds.gold import GoldError, fixture_path_for, load_gold
+from review_harness.core.gold import GoldError
+from review_harness.ds.gold import load_gold
 from review_harness.ds.judge import load_meta_fixture
 from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
 from review_harness.core.documents import Document, DocumentError, is_remote, load, read_file
@@ -133,7 +134,7 @@ def judge_meta_samples(folder: Path) -> list[Sample]:
         try:
             fixture = load_meta_fixture(path)
             gold_path = GOLD_DIR / fixture.gold
-            document = fixture_path_for(gold_path, load_gold(gold_path))
+            document = load_gold(gold_path).fixture_path
         except (ValueError, GoldError) as ex:
             raise PrerequisiteError(str(ex)) from None
         samples.append(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
@@ -42,4 +42,6 @@ KIND = ReviewKind(
     synthesis_scorer="review_synthesis",
     gold_scorer="gold_comparison",
     render=_render,
+    summary_row=lazy("review_harness.ds.cli:summary_row"),
+    lint=lazy("review_harness.ds.lint:lint"),
 )

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from rapidfuzz import fuzz
 
-from review_harness.core.matching import one_to_one, quote_overlap, ratio
-
+from review_harness.core.matching import GoldComparison, Match, matches_of, quote_overlap, ratio
 from review_harness.ds.gold import GoldFile, GoldFinding
 from review_harness.ds.models import Finding, Review
 
@@ -22,28 +21,13 @@ MATCH_THRESHOLD = 0.45
 DETERMINISTIC_MATCHER = "deterministic-v1"
 
 
-class Match(BaseModel):
-    finding: str
-    gold: str
-    similarity: float
-    severity_agrees: bool
+class DsGoldComparison(GoldComparison):
+    """The core comparison plus the DS review's own: the severity matrix, the verdict band, the
+    score window and whether the top fixes are the important findings."""
 
-
-class GoldComparison(BaseModel):
-    """What one review got right and wrong against its gold file."""
-
-    matcher: str
-    matches: list[Match] = Field(default_factory=list)
-    unmatched_findings: list[str] = Field(default_factory=list)
-    missed_gold: list[str] = Field(default_factory=list)
-    missed_must_catch: list[str] = Field(default_factory=list)
     severity_matrix: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="gold severity -> predicted severity -> count"
     )
-    precision: float
-    recall: float | None
-    must_catch_recall: float | None
-    severity_agreement: float | None
     verdict_band_correct: float | None
     score_in_window: float | None
     top3_relevance: float | None
@@ -72,25 +56,15 @@ def similarity(pred: Finding, gold: GoldFinding) -> float:
 def match_findings(
     predicted: Sequence[Finding], gold: Sequence[GoldFinding], threshold: float = MATCH_THRESHOLD
 ) -> list[Match]:
-    return [
-        Match(
-            finding=predicted[i].id,
-            gold=gold[j].id,
-            similarity=score,
-            severity_agrees=predicted[i].severity.value == gold[j].severity.value,
-        )
-        for i, j, score in one_to_one(predicted, gold, similarity, threshold)
-    ]
+    return matches_of(predicted, gold, similarity, threshold, finding_id=lambda _, f: f.id,
+                      severity_agrees=lambda p, g: p.severity.value == g.severity.value)
 
 
 def compare_with_gold(
     review: Review, gold: GoldFile, matches: list[Match], matcher: str = DETERMINISTIC_MATCHER
-) -> GoldComparison:
+) -> DsGoldComparison:
     by_id = {f.id: f for f in review.findings}
     gold_by_id = {g.id: g for g in gold.expected_findings}
-    matched_pred = {m.finding for m in matches}
-    matched_gold = {m.gold for m in matches}
-    must = [g.id for g in gold.expected_findings if g.must_catch]
     matrix = {g: {p: 0 for p in SEVERITIES} for g in SEVERITIES}
     for m in matches:
         matrix[gold_by_id[m.gold].severity.value][by_id[m.finding].severity.value] += 1
@@ -101,18 +75,9 @@ def compare_with_gold(
     top = review.top_fixes[:3]
     top_hits = sum(1 for fid in top if gold_of.get(fid) in important_gold)
     scored = review.final_score is not None
-    return GoldComparison(
-        matcher=matcher,
-        matches=matches,
-        unmatched_findings=[f.id for f in review.findings if f.id not in matched_pred],
-        missed_gold=[g.id for g in gold.expected_findings if g.id not in matched_gold],
-        missed_must_catch=[g for g in must if g not in matched_gold],
+    return DsGoldComparison.from_matches(
+        [f.id for f in review.findings], gold.expected_findings, matches, matcher=matcher,
         severity_matrix=matrix,
-        # no findings at all means no false positives
-        precision=ratio(len(matches), len(review.findings)) if review.findings else 1.0,
-        recall=ratio(len(matches), len(gold.expected_findings)),
-        must_catch_recall=ratio(len([g for g in must if g in matched_gold]), len(must)),
-        severity_agreement=ratio(sum(m.severity_agrees for m in matches), len(matches)),
         verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict else None,
         score_in_window=(
             float(gold.score_window[0] <= review.final_score <= gold.score_window[1]) if scored else None

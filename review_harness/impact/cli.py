@@ -1,43 +1,32 @@
-"""`review-harness impact ...` and the impact rows of `review-harness summary`."""
+"""`review-harness impact ...` and the impact columns of `review-harness summary`."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from inspect_ai.log import EvalLog
+from review_harness.core.commands import command_group
 
-from review_harness.impact.models import ImpactReview
+if TYPE_CHECKING:
+    from review_harness.impact.models import ImpactReview
 
-SYNTHESIS_SCORER = "impact_synthesis"
 
-
-def impact_summary_rows(log: EvalLog) -> list[tuple[str, ...]]:
-    """One row per sample and epoch: status, overall, each dimension, confidence, failed checks."""
-    reviews = []
-    for sample in log.samples or []:
-        score = (sample.scores or {}).get(SYNTHESIS_SCORER)
-        if score is None or not score.metadata or "review" not in score.metadata:
-            continue
-        reviews.append((str(sample.id), sample.epoch, ImpactReview.model_validate(score.metadata["review"])))
-    if not reviews:
-        return []
-    dims = list(dict.fromkeys(d for _, _, r in reviews for d in r.expected_dimensions))
-    rows = [("sample", "epoch", "status", "overall", *dims, "confidence", "failed checks")]
-    for sample_id, epoch, review in reviews:
-        scores = [review.score(d) for d in dims]
-        overall = review.result.overall_score
-        rows.append((
-            sample_id, str(epoch), review.status, "-" if overall is None else f"{overall:.2f}",
-            *("-" if s is None else f"{s:.2f}" for s in scores),
-            f"{review.confidence.score:.2f}",
-            ", ".join(c.id for c in review.checks if c.status == "fail") or "-",
-        ))
-    return rows
+def summary_row(review: ImpactReview) -> dict[str, str]:
+    """The columns of `review-harness summary` for one impact review: status, overall, each
+    dimension, confidence, failed checks."""
+    overall = review.result.overall_score
+    scores = {d: review.score(d) for d in review.expected_dimensions}
+    return {
+        "status": review.status,
+        "overall": "-" if overall is None else f"{overall:.2f}",
+        **{d: "-" if s is None else f"{s:.2f}" for d, s in scores.items()},
+        "confidence": f"{review.confidence.score:.2f}",
+        "failed checks": ", ".join(c.id for c in review.checks if c.status == "fail") or "-",
+    }
 
 
 def add_impact_commands(sub: argparse._SubParsersAction) -> None:
-    impact = sub.add_parser("impact", help="impact review: check an artifact, deterministic confidence")
-    commands = impact.add_subparsers(dest="impact_command", required=True)
+    _, commands = command_group(sub, "impact", "impact review: check an artifact, deterministic confidence")
     check = commands.add_parser("check", help="validate impact_results.json file(s) and print the consistency checks")
     check.add_argument("path", help="an impact_results.json file or a folder of them")
     conf = commands.add_parser("confidence", help="the deterministic confidence of an initiative (score_initiative)")

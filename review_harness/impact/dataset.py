@@ -10,7 +10,8 @@ from inspect_ai.dataset import Sample
 
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.impact.artifact import ArtifactError, artifact_files, artifact_text, load_artifact
-from review_harness.impact.gold import IMPACT_GOLD, ImpactGoldError, gold_files
+from review_harness.core.gold import GoldError
+from review_harness.impact.gold import impact_gold_files
 from review_harness.impact.models import ImpactArtifact
 
 SPLITS = ("all", "dev", "heldout")
@@ -42,7 +43,7 @@ def user_samples(path: str) -> list[Sample]:
 def gold_samples(split: str = "all") -> list[Sample]:
     split = choice("split", split, SPLITS) or "all"
     try:
-        golds = gold_files(split)
-        return [artifact_sample(g.case, load_artifact(g.artifact_path), IMPACT_GOLD / f"{g.case}.yaml") for g in golds]
-    except (ImpactGoldError, ArtifactError) as ex:
+        golds = impact_gold_files(split)
+        return [artifact_sample(g.id, load_artifact(g.fixture_path), g.path) for g in golds]
+    except (GoldError, ArtifactError) as ex:
         raise PrerequisiteError(f"gold set: {ex}") from None

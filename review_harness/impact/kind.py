@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind
+from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.impact.gold import ImpactGold
 from review_harness.impact.models import ImpactReview
@@ -36,4 +36,6 @@ KIND = ReviewKind(
     gold_scorer="impact_gold",
     render=_render,
     members=lambda metadata: [REVIEWER],
+    summary_row=lazy("review_harness.impact.cli:summary_row"),
+    lint=lazy("review_harness.impact.lint:lint_impact_prompts"),
 )

@@ -13,13 +13,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
+from review_harness.core.text import STOPWORDS
 from review_harness.impact.config import IMPACT_DIR, default_settings
 
+# letters and digits only: 'a/b' and 'difference-in-differences' are looked up word by word
 WORD = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    "a an and are as at be by can for from has have in into is it its not of on or the this that "
-    "to was were with without what when where which who will".split()
-)
+# the order of the pre and post periods is what an impact review is about: these words rank notes
+PERIOD_WORDS = frozenset({"before", "after", "during"})
+IMPACT_STOPWORDS = STOPWORDS - PERIOD_WORDS
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
@@ -31,7 +32,7 @@ def terms(text: str) -> set[str]:
     """Lower-case words without stopwords, plural 's' dropped (so 'tests' meets 'test')."""
     out = set()
     for word in WORD.findall(text.lower()):
-        if word in STOPWORDS:
+        if word in IMPACT_STOPWORDS:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]

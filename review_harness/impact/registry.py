@@ -4,31 +4,27 @@
 ``PromptRegistry`` reads the built-in templates (prompts/impact/templates/) and then each user
 folder in order; a user template with the name of an earlier one replaces it (a log line says
 so). Rendering is strict: a template that uses a key the engine does not provide is an error
-naming the file and the key.
+naming the file and the key. Templates compile through the core's prompt environment and fail
+with the core's `PromptError`, like every other kind's prompts.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined, Template, TemplateSyntaxError, UndefinedError
+from jinja2 import UndefinedError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from review_harness.core.prompts import PromptError, compile_template
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
 from review_harness.impact.config import IMPACT_DIR
 
 logger = logging.getLogger(__name__)
 BUILTIN_TEMPLATES = IMPACT_DIR / "templates"
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_ENV = Environment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
-
-
-class PromptError(ValueError):
-    """A template that cannot be read, found or filled (one line: file and key)."""
 
 
 class PromptSpec(BaseModel):
@@ -83,9 +79,9 @@ def load_template(path: Path) -> PromptSpec:
         raise PromptError(f"{path}: {where}: {msg}") from None
     for part in ("system", "user"):
         try:
-            _ENV.parse(getattr(spec, part))
-        except TemplateSyntaxError as ex:
-            raise PromptError(f"{path}: {part}: template syntax error at line {ex.lineno}: {ex.message}") from None
+            compile_template(getattr(spec, part), str(path.parent))
+        except PromptError as ex:
+            raise PromptError(f"{path}: {part}: {ex}") from None
     return spec
 
 
@@ -128,14 +124,10 @@ class PromptRegistry:
         return versions[str(version)]
 
 
-@lru_cache(maxsize=64)
-def _compiled(source: str) -> Template:
-    return _ENV.from_string(source)
-
-
 def render_part(spec: PromptSpec, part: str, variables: dict[str, Any]) -> str:
+    folder = str(Path(spec.source).parent) if spec.source else str(BUILTIN_TEMPLATES)
     try:
-        return _compiled(getattr(spec, part)).render(**variables)
+        return compile_template(getattr(spec, part), folder).render(**variables)
     except UndefinedError as ex:
         match = re.search(r"'([^']+)' is undefined", str(ex))
         key = match.group(1) if match else str(ex)
