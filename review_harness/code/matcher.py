@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from review_harness.code.models import CodeFinding, MatchAnswer
-from review_harness.code.prompts import PROMPTS_DIR, _render
+from review_harness.code.prompts import PROMPTS_DIR, render_code_template
 from review_harness.core.jsonsalvage import load_json_lenient
 from review_harness.core.prompts import ReviewerPrompt, neutralize_delimiters
 from review_harness.core.schema import response_schema
@@ -22,8 +22,9 @@ def findings_payload(a: list[CodeFinding], b: list[CodeFinding]) -> list[dict]:
 
 def render_match_prompt(stage: str, a: list[CodeFinding], b: list[CodeFinding], version: str = "v1") -> ReviewerPrompt:
     payload = neutralize_delimiters(json.dumps(findings_payload(a, b), indent=1), "<findings>", "</findings>")
-    return ReviewerPrompt(system=_render(f"matcher_system.{version}.j2"),
-                          request=_render(f"matcher_request.{version}.j2", stage=stage, findings=payload), version=version)
+    return ReviewerPrompt(system=render_code_template(f"matcher_system.{version}.j2"),
+                          request=render_code_template(f"matcher_request.{version}.j2", stage=stage, findings=payload),
+                          version=version)
 
 
 def parse_pairs(text: str, a: list[CodeFinding], b: list[CodeFinding]) -> tuple[list[tuple[int, int]] | None, str | None]:
