@@ -50,7 +50,6 @@ class OfflineFault(RuntimeError):
 RESPONDERS = (
     "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
     "review_harness.ds.offline.responder",
-    "review_harness.code.offline",
     "review_harness.impact.offline",
 )
 
