@@ -474,8 +474,8 @@ def design_review_task():
     return module.design_review
 
 
-def run(log_dir: Path, model_args: dict | None = None, **task_args) -> EvalLog:
-    [log] = inspect_eval(design_review_task()(**task_args), model=MODEL, model_args=model_args or {},
+def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, **task_args) -> EvalLog:
+    [log] = inspect_eval(design_review_task()(**task_args), model=model, model_args=model_args or {},
                          log_dir=str(log_dir), display="none")
     return log
 
@@ -640,6 +640,87 @@ def test_faults_degrade_reviews_without_failing_samples(fault_log):
             assert review.synthesis == "deterministic"
             assert any(f"The synthesizer's answer was not used (the synthesizer {synth_runs[-1].describe().split(' (')[0]}" in w
                        for w in review.warnings), review.warnings
+
+
+def test_every_persona_malformed_twice_leaves_no_persona_completed_and_no_verdict(tmp_path):
+    log = run(tmp_path, model_args={"fault_rate": 1, "faults": "malformed"},
+              **case_args("api-rate-limiter", topic="all-malformed"))
+    review = reviews_of(log)["all-malformed"]
+    assert log.samples[0].error is None
+    assert review.status == "failed" and review.verdict is None and review.findings == []
+    assert review.reviewers_completed == [] and review.persona_reports == {}
+    persona_runs = [r for r in review.reviewer_runs if r.member in review.personas]
+    assert [(r.member, r.status, r.attempts) for r in persona_runs] == [(p, "malformed", 2) for p in review.personas]
+    assert not any(r.member == "synthesizer" for r in review.reviewer_runs)  # under the threshold: not asked
+    names = [CONFIG.personas[p].name for p in review.personas]
+    assert review.completion_note == "0/6 reviewers completed, " + ", ".join(f"{n} returned malformed output" for n in names)
+    summary = log.samples[0].output.completion
+    assert "did not reach a verdict" in summary and f"- {names[0]}: returned malformed output (malformed answer" in summary
+
+
+def test_one_malformed_persona_is_named_not_counted_and_its_items_are_only_warnings(tmp_path):
+    from scripted_members import MODEL as SCRIPTED
+
+    log = run(tmp_path, model=SCRIPTED, model_args={"members": "prior-art-scout,synthesizer"},
+              **case_args("api-rate-limiter", topic="one-malformed"))
+    [sample] = log.samples
+    review = reviews_of(log)["one-malformed"]
+    scout = next(r for r in review.reviewer_runs if r.member == "prior-art-scout")
+    assert (scout.status, scout.attempts, scout.kind) == ("malformed", 2, "design")
+    assert scout.reason.startswith("malformed answer: invalid JSON")
+    # what parsed of its answer is kept in the store, beside the run, and named in the warnings only
+    salvaged = PersonaReport.model_validate(sample.store["design:member:prior-art-scout"]["salvaged"])
+    assert salvaged.findings and sample.store["design:member:prior-art-scout"]["report"] is None
+    assert review.status == "partial" and review.verdict is not None
+    assert "prior-art-scout" not in review.reviewers_completed and len(review.reviewers_completed) == 5
+    assert review.completion_note == "5/6 reviewers completed, Prior Art Scout returned malformed output"
+    assert "prior-art-scout" not in review.persona_reports
+    assert not any("prior-art-scout" in f.reviewers for f in review.findings)
+    [warning] = [w for w in review.warnings if w.startswith("Prior Art Scout returned malformed output")]
+    assert f"its {len(salvaged.findings)} finding(s) that parsed are not part of the review: {salvaged.findings[0].title}" in warning
+    # the synthesizer's malformed answer is not used, and the summary says so
+    synthesizer = next(r for r in review.reviewer_runs if r.member == "synthesizer")
+    assert (synthesizer.status, synthesizer.attempts, synthesizer.role) == ("malformed", 2, "synthesizer")
+    assert review.synthesis == "deterministic"
+    summary = sample.output.completion
+    assert "**Status:** partial — 5/6 reviewers completed, Prior Art Scout returned malformed output" in summary
+    assert "The synthesizer's answer was not used (the synthesizer returned malformed output (malformed answer" in summary
+    assert warning.split(":")[0] in summary
+
+
+def test_a_cut_off_persona_answer_is_malformed_with_its_complete_findings_kept():
+    text = json.dumps({"persona": "edge-case-prober", "findings": [_finding_json(), _finding_json(title="Second")],
+                       "checked_and_fine": [], "blind_spot_check": "Cost."})
+    outcome = parse_persona_output(text[: text.index("Second") + 20], "edge-case-prober")
+    assert outcome.malformed and not outcome.usable
+    assert [f.title for f in outcome.report.findings] == ["Queue has no bound"]
+    assert outcome.problems[0] == "output was cut off; kept the complete part"
+
+
+def test_offline_answers_are_routed_by_member_not_by_the_prompt():
+    from review_harness.core.kinds import get_kind
+    from review_harness.design.prompts import render_persona_prompt, render_synthesizer_prompt
+
+    design = get_kind("design")
+    folder = GOLD_FIXTURES / "api-rate-limiter"
+    prompt = render_persona_prompt("assumption-hunter", CONFIG, stage="design", design=(folder / "design.md").read_text(),
+                                   requirements=(folder / "requirements.md").read_text(), topic="t")
+    # the member asking is the persona that answers, whichever persona the request names
+    answer = PersonaReport.model_validate_json(design.offline_answer("edge-case-prober", prompt.system + "\n" + prompt.request))
+    assert answer.persona == "edge-case-prober"
+    assert design.offline_answer("synthesizer", prompt.request) is None  # a persona request has no findings block
+    synthesis = render_synthesizer_prompt(_trace_reports(), CONFIG, topic="t", stage="design")
+    grouped = SynthesisAnswer.model_validate_json(design.offline_answer("synthesizer", synthesis.request))
+    assert sorted(m for g in grouped.groups for m in g.members) == sorted(
+        f"{p}-{n:03d}" for p, r in _trace_reports().items() for n in range(1, len(r.findings) + 1))
+
+
+def test_synthesizer_items_its_parser_dropped_are_named_in_the_warnings():
+    reports = _trace_reports()
+    run = run_of("synthesizer").model_copy(update={"problems": ["pattern 1: theme: Field required"]})
+    review = synthesize_design(context(), results(reports, ok_runs()), MemberResult(run, report=VALID), CONFIG)
+    assert review.synthesis == "model"
+    assert "Parts of the synthesizer's answer could not be read and are left out: pattern 1: theme: Field required." in review.warnings
 
 
 # ---------------------------------------------------------------------------- 14 parallel dispatch
