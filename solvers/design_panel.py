@@ -19,9 +19,9 @@ from review_harness.core.member import call_member, save_result
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.core.schema import response_schema
 from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
-from review_harness.design.models import KIND_NAME, PersonaReport, SynthesisAnswer
+from review_harness.design.models import KIND_NAME, SYNTHESIZER, PersonaReport, SynthesisAnswer
 from review_harness.design.panel import (
-    CALIBRATION_KEY, REQUEST_KEY, SYNTHESIZER, load_context, load_reports, result_key, retry_policy, review_from_store,
+    CALIBRATION_KEY, REQUEST_KEY, load_context, load_reports, result_key, retry_policy, review_from_store,
 )
 from review_harness.design.parse import parse_persona_output, parse_synthesis_output
 from review_harness.design.personas import default_personas

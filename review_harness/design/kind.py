@@ -5,9 +5,7 @@ from __future__ import annotations
 from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.design.gold import DesignGold
-from review_harness.design.models import KIND_NAME, DesignReview
-
-SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings; every other member is a persona
+from review_harness.design.models import KIND_NAME, SYNTHESIZER, DesignReview
 
 
 def _render(review: DesignReview) -> str:

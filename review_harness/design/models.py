@@ -22,6 +22,7 @@ from review_harness.core.member import MemberRun
 from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 KIND_NAME = "design"  # the kind's name in the core's registry, member runs and store keys
+SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings; every other member is a persona
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]

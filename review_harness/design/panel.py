@@ -8,8 +8,7 @@ model calls.
 from __future__ import annotations
 
 from review_harness.core.member import MemberResult, MemberRun, RetryPolicy, StoreLike, load_result, member_key
-from review_harness.design.kind import SYNTHESIZER
-from review_harness.design.models import KIND_NAME, DesignReview, PersonaReport, SynthesisAnswer
+from review_harness.design.models import KIND_NAME, SYNTHESIZER, DesignReview, PersonaReport, SynthesisAnswer
 from review_harness.design.personas import FailureSettings, PersonaConfig
 from review_harness.design.synthesis import ReviewContext, synthesize_design
 
