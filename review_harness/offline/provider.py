@@ -48,10 +48,8 @@ class OfflineFault(RuntimeError):
 
 # each kind's offline responder: ``answer(prompt) -> str | None``, None for another kind's prompt
 RESPONDERS = (
-    "review_harness.design.offline.responder",
     "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
     "review_harness.ds.offline.responder",
-    "review_harness.code.offline",
     "review_harness.impact.offline",
 )
 
