@@ -2,10 +2,11 @@
 
 ``review_with_rules`` answers a reviewer prompt without a model. One engine serves every
 dimension: the rubric says which lenses a dimension has and which issue types each lens owns
-(its deduction rows); detectors are registered per issue type (``checks.py``) and per credit
-(``strengths.py``). The engine runs the detectors of the requested dimension's lenses, takes
-severity from the rubric row, applies draft mode, merges duplicates, orders and caps findings
-per lens, rates each lens from its worst finding and picks 2-3 specific positives.
+(its deduction rows); detectors are registered per issue type (the ``checks`` package, one
+module per lens) and per credit (``strengths.py``). The engine runs the detectors of the
+requested dimension's lenses, takes severity from the rubric row, applies draft mode, merges
+duplicates, orders and caps findings per lens, rates each lens from its worst finding and picks
+2-3 specific positives.
 
 Document text is only ever matched against patterns: instructions inside a document
 ("ignore previous instructions...") are reviewed as text and change nothing else.
@@ -27,7 +28,6 @@ from review_harness.ds.models import (
     Severity,
 )
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
-from review_harness.ds.offline import checks_stats as _checks_stats  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
