@@ -12,7 +12,7 @@ import time
 import pytest
 
 from review_harness.ds.models import LensRating, Severity
-from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context
+from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, DetectorError
 from review_harness.ds.offline.rules import CREDIT_LENS, review_with_rules, rule_table
 from review_harness.ds.offline.view import build_view
 from review_harness.ds.prepare import prepare_document
@@ -732,3 +732,43 @@ def test_fast_on_a_twenty_thousand_word_document():
         start = time.perf_counter()
         review_with_rules(dim, text + dim)
         assert time.perf_counter() - start < 2.0
+
+
+# ----------------------------------------------------------------------------- a broken rule is visible
+
+
+def _broken(ctx):
+    raise KeyError("no such section")
+
+
+def test_a_detector_that_raises_fails_the_review_with_its_name(monkeypatch):
+    monkeypatch.setitem(DETECTORS, "causal_claim_without_design", _broken)
+    with pytest.raises(DetectorError, match=r"'causal_claim_without_design' failed: KeyError: 'no such section'"):
+        review_with_rules("analysis", CAUSAL_POS)
+    # the other dimension does not run that detector and is unaffected
+    assert review_with_rules("communication", CAUSAL_POS).dimension == "communication"
+
+
+def test_a_strength_detector_that_raises_fails_the_review_with_its_name(monkeypatch):
+    monkeypatch.setitem(STRENGTHS, "sound_design", _broken)
+    with pytest.raises(DetectorError, match=r"'sound_design' failed: KeyError"):
+        review_with_rules("analysis", CAUSAL_NEG)
+
+
+def test_a_broken_detector_fails_that_reviewers_call_and_the_review_says_so(monkeypatch, tmp_path):
+    """Through the offline provider: the reviewer's model call fails with the detector's message,
+    and the review records that reviewer as not ok instead of reporting "no finding"."""
+    from helpers import reviews, run
+
+    monkeypatch.setitem(DETECTORS, "causal_claim_without_design", _broken)
+    document = tmp_path / "onboarding.md"
+    document.write_text(CAUSAL_POS)
+    log = run(tmp_path, document=str(document))
+    [review] = reviews(log).values()
+    analysis = next(r for r in review.reviewer_runs if r.dimension == "analysis")
+    communication = next(r for r in review.reviewer_runs if r.dimension == "communication")
+    assert analysis.status != "ok"
+    assert "causal_claim_without_design" in (analysis.reason or "")
+    assert communication.status == "ok"
+    assert review.status != "complete"
+    assert any("not reviewed" in w and "causal_claim_without_design" in w for w in review.warnings)

@@ -16,13 +16,10 @@ from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
 from review_harness.core.documents import collapsed_spans
+from review_harness.ds import prepare
 from review_harness.ds.models import Section, TldrDetection
 from review_harness.ds.offline import lexicon as lx
 
-try:  # preparation is another module's job; the view must still work if it fails
-    from review_harness.ds import prepare as _prepare
-except Exception:  # pragma: no cover - only when prepare.py is broken
-    _prepare = None  # type: ignore[assignment]
 
 EXTRACTION_HEADER = "DOCUMENT EXTRACTION"
 ABSENT = "ABSENT"
@@ -329,17 +326,12 @@ class _Prepared:
     title: str
 
 
-def _safe_prepare(content: str) -> _Prepared | None:
+def _prepared(content: str) -> _Prepared:
     """The preparation steps the rules need (not the tier 2/3 renderings)."""
-    if _prepare is None:
-        return None
-    try:
-        sections = _prepare.extract_sections(content)
-        tldr = _prepare.detect_tldr(content, sections)
-        inferred = _prepare.infer_structure_needed(content, sections)
-        partial = _prepare.detect_partial_input(content, sections)
-    except Exception:
-        return None
+    sections = prepare.extract_sections(content)
+    tldr = prepare.detect_tldr(content, sections)
+    inferred = prepare.infer_structure_needed(content, sections)
+    partial = prepare.detect_partial_input(content, sections)
     title = next((s.heading for s in sections if s.level == 1 and s.heading), "")
     return _Prepared(sections, tldr, bool(inferred), list(partial.reasons) if partial.is_partial else [], title)
 
@@ -355,17 +347,14 @@ def build_view(content: str) -> DocView:
 def _build_view_cached(content: str) -> DocView:
     content = content.replace("\r\n", "\n").replace("\r", "\n")
     if content.lstrip("\ufeff").lstrip().startswith(EXTRACTION_HEADER):
-        try:
-            return _build_extraction_view(content)
-        except Exception:
-            pass
+        return _build_extraction_view(content)
     return _build_document_view(content)
 
 
 def _build_document_view(content: str) -> DocView:
     lines = content.split("\n")
     n = max(len(lines), 1)
-    prepared = _safe_prepare(content) if content.strip() else None
+    prepared = _prepared(content) if content.strip() else None
     sections: list[Section] = list(prepared.sections) if prepared else []
     tldr = prepared.tldr if prepared else TldrDetection(found=False, method="absent")
     headed = [s for s in sections if s.level > 0]
@@ -378,7 +367,6 @@ def _build_document_view(content: str) -> DocView:
     h1 = [s for s in headed if s.level == 1]
     title_line = h1[0].start_line if len(h1) == 1 and headed and headed[0] is h1[0] else None
     stack: list[tuple[int, str | None]] = []
-    line_section: dict[int, tuple[str, str | None]] = {}
     heading_lines: set[int] = set()
     section_bounds: list[tuple[int, int, str, str | None, int]] = []
     for s in sections:
@@ -613,12 +601,7 @@ LABEL_NAMES = {
 
 
 def _build_extraction_view(content: str) -> DocView:
-    parts: dict[str, str] = {}
-    if _prepare is not None:
-        try:
-            parts = _prepare.parse_extraction(content)
-        except Exception:
-            parts = {}
+    parts = prepare.parse_extraction(content)
     labels = {f"{label}:": label for label in EXTRACTION_ROLES}
     lines = content.split("\n")
     n = max(len(lines), 1)
