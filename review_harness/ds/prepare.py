@@ -33,6 +33,7 @@ from typing import Iterable
 from markdown_it import MarkdownIt
 
 from review_harness.core.documents import DocumentError, collapsed_spans
+from review_harness.core.text import SENTENCE_BOUNDARY
 
 from .models import (
     PartialInputCheck,
@@ -550,7 +551,6 @@ _EMPHASIS_LABEL_RE = re.compile(
 )
 _EMPHASIS_WHOLE_RE = re.compile(r"^(\*\*|__|\*|_)(?P<inner>.+)\1$", re.DOTALL)
 _BULLET_LINE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S")
-_SENTENCE_BOUNDARY_RE = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
 _CUT_BOUNDARY_RE = re.compile(r"[.!?][\"'”’)\]*_]*(?=\s)|\n")
 _IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]|<img\b", re.IGNORECASE)
 _IMG_ALT_RE = re.compile(r"\balt=[\"']([^\"']*)[\"']", re.IGNORECASE)
@@ -1316,7 +1316,7 @@ def _find_claims(an: _Analysis) -> list[_Claim]:
             continue  # cheap paragraph-level filter before splitting into sentences
         callout = _CALLOUT_RE.match(content)
         pos = callout.end() if callout else 0
-        bounds = [m.end() for m in _SENTENCE_BOUNDARY_RE.finditer(content, pos)] + [len(content)]
+        bounds = [m.end() for m in SENTENCE_BOUNDARY.finditer(content, pos)] + [len(content)]
         for b in bounds:
             raw = content[pos:b]
             lead = len(raw) - len(raw.lstrip())

@@ -16,6 +16,7 @@ from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
 from review_harness.core.documents import collapsed_spans
+from review_harness.core.text import split_sentences
 from review_harness.ds import prepare
 from review_harness.ds.models import Section, TldrDetection
 from review_harness.ds.offline import lexicon as lx
@@ -60,7 +61,6 @@ _BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+")
 _QUOTE = re.compile(r"^\s{0,3}>\s?")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
-_SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
 _WORD = re.compile(r"\S+")
 _ALNUM = re.compile(r"[^\W_]")
 _BOLD_LABEL = re.compile(r"^(?:\*\*|__)\s*([^*_\n]{1,80}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$")
@@ -282,19 +282,6 @@ class DocView:
 
 # ---------------------------------------------------------------------- building
 
-
-def _split_sentences(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    pos = 0
-    for m in _SENTENCE_BOUNDARY.finditer(text):
-        piece = text[pos : m.start()]
-        if piece.strip():
-            out.append((pos + len(piece) - len(piece.lstrip()), piece.strip()))
-        pos = m.end()
-    tail = text[pos:]
-    if tail.strip():
-        out.append((pos + len(tail) - len(tail.lstrip()), tail.strip()))
-    return out
 
 
 def _paragraph_role_guess(text: str) -> str | None:
@@ -555,7 +542,7 @@ def _build_document_view(content: str) -> DocView:
         for ln, t in parts:
             offsets.append((acc, ln))
             acc += len(t) + 1
-        for off, sent in _split_sentences(text):
+        for off, sent in split_sentences(text):
             line = first_line
             for o, ln in offsets:
                 if o <= off:
@@ -661,7 +648,7 @@ def _build_extraction_view(content: str) -> DocView:
             lr = heading_role(text)
             if lr:
                 label_role = lr
-        for off, sent in _split_sentences(text):
+        for off, sent in split_sentences(text):
             add(sent, first, "prose")
         para = []
 
@@ -721,7 +708,7 @@ def _build_extraction_view(content: str) -> DocView:
             para = [(idx, raw[bm.end():].strip())]
             text = para[0][1]
             para = []
-            for off, sent in _split_sentences(text):
+            for off, sent in split_sentences(text):
                 add(sent, idx, "bullet")
             continue
         if stripped.startswith("|"):

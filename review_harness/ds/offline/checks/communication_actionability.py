@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.communication_conciseness import data_dump
 from review_harness.ds.offline.checks.helpers import (
@@ -185,15 +186,6 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
     return None
 
 
-_STOP = frozenset(
-    "the a an and or of to in on for with by at from is are was were be been this that these those it its as than then "
-    "their our we they more less most who which what when how after before per over under into out up down not no".split()
-)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z][a-z\-]{2,}", text.lower()) if w not in _STOP}
-
 
 @rule("so_what_missing")
 def so_what_missing(ctx: Context) -> Hit | None:
@@ -209,7 +201,7 @@ def so_what_missing(ctx: Context) -> Hit | None:
         name = clean_heading(h.text)
         if lx.GENERIC_HEADING.match(name) or lx.NON_CONTENT_HEADING.match(name) or len(name.split()) < 4:
             continue
-        words = _content_words(name)
+        words = content_words(name)
         section = [s for s in f.prose if s.section == h.text and s.kind != "heading"]
         paras: dict[int, list[Sentence]] = {}
         for s in section:
@@ -218,7 +210,7 @@ def so_what_missing(ctx: Context) -> Hit | None:
             text = " ".join(x.text for x in sents)
             if len([n for x in sents for n in f.nums(x) if n.notable]) < 2:
                 continue
-            if len(words & _content_words(text)) < 2:
+            if len(words & content_words(text)) < 2:
                 continue
             if implication.search(text) or lx.INTERPRET.search(text):
                 continue
