@@ -734,6 +734,48 @@ def test_fast_on_a_twenty_thousand_word_document():
         assert time.perf_counter() - start < 2.0
 
 
+# ----------------------------------------------------------------------------- the view reads the core markdown model
+
+
+def _units(text: str) -> list[tuple[str, int, str]]:
+    return [(s.kind, s.line, s.text) for s in build_view(text).sentences]
+
+
+def test_view_units_follow_markdown_blocks():
+    text = doc(
+        "Churn study\n===========",
+        "- Flag in code: `mode = a | b | c`.\n- Second item.",
+        "| Metric | Value |\n|---|---|\n| Churn | 4.6% |",
+        "> [!NOTE]\n> Churn fell 2%.",
+        "```sql\nSELECT 1;\nSELECT 2;\n```",
+    )
+    view = build_view(text)
+    assert _units(text) == [
+        ("heading", 1, "Churn study"),  # a setext underline is not a unit of its own
+        ("bullet", 4, "Flag in code: `mode = a | b | c`."),  # pipes in a list item are not a table
+        ("bullet", 5, "Second item."),
+        ("table", 7, "| Metric | Value |"),
+        ("table", 9, "| Churn | 4.6% |"),
+        ("quote", 12, "Churn fell 2%."),  # the callout label is not text
+    ]
+    assert view.tables == [(7, 2, "Churn study", "title")]
+    assert view.code_blocks == [(14, 17, "title")] and view.code_lines == 2
+
+
+def test_view_reads_pasted_bullets_and_indented_text_as_text():
+    text = doc("# Memo", "Key points:\n• Revenue rose 2%.\n• Churn fell.", "    Indented paragraph, not code.", "a | b\nc | d")
+    assert _units(text) == [
+        ("heading", 1, "Memo"),
+        ("prose", 3, "Key points:"),
+        ("bullet", 4, "Revenue rose 2%."),
+        ("bullet", 5, "Churn fell."),
+        ("prose", 7, "Indented paragraph, not code."),
+        ("prose", 9, "a | b c | d"),  # pipes without a delimiter row are not a table
+    ]
+    view = build_view(text)
+    assert view.code_blocks == [] and view.tables == []
+
+
 # ----------------------------------------------------------------------------- a broken rule is visible
 
 

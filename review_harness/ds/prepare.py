@@ -806,7 +806,8 @@ def _result_score(text: str, words: int, kind: str) -> float:
     return 0.0
 
 
-def _normalize_text(text: str) -> str:
+def normalize_text(text: str) -> str:
+    """The text preparation reads: no byte-order mark, Unix line ends."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
@@ -830,7 +831,7 @@ _BLOCK_KINDS = frozenset({"paragraph", "blockquote", "list", "table", "code", "h
 def _analyze(raw_text: str) -> _Analysis:
     """The document as preparation reads it: the core markdown model's top-level headings and
     blocks, every paragraph, and the elements a structure listing names."""
-    text = _normalize_text(raw_text)
+    text = normalize_text(raw_text)
     doc = read_document(text)
     lines = list(doc.lines)
     n_lines = doc.n_lines
