@@ -11,10 +11,10 @@ from review_harness.core.markdown import (
     section_at,
     section_text,
     sentences,
-    split_sentences,
     strip_emphasis,
     subtree_end,
 )
+from review_harness.core.text import sentence_spans
 
 DOC = """Draft note before any heading.
 
@@ -191,5 +191,5 @@ def test_strip_emphasis_and_plain():
 
 def test_split_sentences_spans():
     text = "First one. Second one! Version 1.5 is out. Done"
-    spans = split_sentences(text)
+    spans = sentence_spans(text)
     assert [text[a:b] for a, b in spans] == ["First one.", "Second one!", "Version 1.5 is out.", "Done"]

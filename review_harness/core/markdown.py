@@ -26,6 +26,8 @@ from typing import Sequence
 
 from markdown_it import MarkdownIt
 
+from review_harness.core.text import sentence_spans
+
 __all__ = [
     "MdBlock",
     "MdDocument",
@@ -43,7 +45,6 @@ __all__ = [
     "strip_emphasis",
     "plain",
     "normalize",
-    "split_sentences",
 ]
 
 PATH_SEPARATOR = " > "
@@ -436,32 +437,6 @@ def find_line(text: str, quote: str) -> int | None:
 
 # ----------------------------------------------------------------------------------- sentences
 
-_ABBREV = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|fig|no|nr|mr|mrs|ms|dr|st|viz|al)\.|\b[A-Z]\.)$",
-    re.I,
-)
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]*_]*\s+(?=[\"'(\[*_`]*[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of one paragraph (abbreviation- and decimal-aware)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        head = text[start:m.start() + 1]
-        if _ABBREV.search(head.rstrip(".!?") + ".") and text[m.start()] == ".":
-            continue
-        end = m.end()
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if text[start:end].strip():
-            spans.append((start, end))
-        start = m.end()
-    if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    return spans
-
-
 def _pieces_for(content: str, first_line: int, src_lines: list[str], lo: int, hi: int) -> tuple[tuple[int, str], ...]:
     """Verbatim single-line pieces of ``content[lo:hi]`` (content lines map to source lines)."""
     out: list[tuple[int, str]] = []
@@ -544,7 +519,7 @@ def _sentences_cached(text: str, include_code: bool) -> tuple[Sentence, ...]:
                 continue
             kind = "bullet" if "list_item" in ctx else ("quote" if "blockquote" in ctx else "para")
             flat = content.replace("\n", " ")
-            for lo, hi in split_sentences(flat):
+            for lo, hi in sentence_spans(flat):
                 seg = flat[lo:hi].strip()
                 if not seg:
                     continue
