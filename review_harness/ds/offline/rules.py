@@ -30,7 +30,9 @@ from review_harness.ds.models import (
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, DetectorError, Hit, Strength
+from review_harness.ds.offline.registry import (
+    DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
+)
 from review_harness.ds.offline.view import DATA, METHOD, build_view
 from review_harness.ds.rubric import Rubric, default_rubric
 
@@ -80,7 +82,7 @@ def rule_table(rubric: Rubric | None = None) -> dict[tuple[str, str], list[str]]
     }
 
 
-def _run(detector, name: str, ctx: Context):
+def _run(detector: Detector | StrengthDetector, name: str, ctx: Context) -> Hit | list | Strength | None:
     """What one detector returns. A detector that raises has a bug: the review fails with its name
     and message (the offline provider then fails the model call) instead of reading as "no finding"."""
     try:

@@ -280,7 +280,6 @@ class DocView:
 # ---------------------------------------------------------------------- building
 
 
-
 def _paragraph_role_guess(text: str) -> str | None:
     """Role of a paragraph from its own wording, for text under unusable headings."""
     short = clean_heading(text)
@@ -341,8 +340,9 @@ Unit = tuple[str, list[tuple[int, str]]]  # (kind, [(line, text)]): a heading, t
 def _units(doc: MdDocument, sec_for_line: list[tuple[str, str | None]]):
     """The document's text units in order, read from the core markdown model: a heading, each
     table row, a paragraph ('bullet' when it opens a list item, else 'prose'), a block quote as
-    one unit (its markers and callout label removed), raw HTML as prose; code is left out and
-    listed with its section's role. Also the tables, images and the number of code lines."""
+    one unit (its markers and callout label removed), raw HTML and indented blocks as prose;
+    fenced code is left out and listed with its section's role. Also the tables, images and the
+    number of code lines."""
     lines = doc.lines
     units: list[Unit] = []
     code_blocks: list[tuple[int, int, str]] = []  # start, end, section role
@@ -373,7 +373,8 @@ def _units(doc: MdDocument, sec_for_line: list[tuple[str, str | None]]):
         elif b.kind == "blockquote":
             quote_end = b.end_line
             scan_images(b.start_line, b.end_line)
-            body = [(ln, _CALLOUT.sub("", _QUOTE_MARK.sub("", lines[ln - 1]).strip())) for ln in range(b.start_line, b.end_line + 1)]
+            body = [(ln, _CALLOUT.sub("", _QUOTE_MARK.sub("", lines[ln - 1]).strip()))
+                    for ln in range(b.start_line, b.end_line + 1)]
             if any(text for _, text in body):
                 units.append(("quote", [(ln, text) for ln, text in body if text]))
         elif b.kind == "paragraph":
