@@ -29,8 +29,10 @@ from inspect_ai.solver import solver
 
 from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
+from review_harness.code.models import reviewer_member
 from review_harness.code.parse import REVIEWER_SCHEMA
 from review_harness.code.prompts import render_change
+from review_harness.core.calltag import tagged
 from review_harness.offline.provider import estimate_tokens
 
 from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
@@ -38,16 +40,18 @@ from common import constant_scorer, load_task, overhead, run  # benchmarks/commo
 code_review = load_task("code_review")
 
 
-def rounds_of(sample) -> list[list[tuple[str, str]]]:
-    """The sample's reviewer prompts grouped into the rounds the harness sent them in."""
-    groups: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
+def rounds_of(sample) -> list[list[tuple[str, str, str]]]:
+    """The sample's reviewer calls (member, system, request) grouped into the rounds the harness sent them in."""
+    groups: dict[tuple[int, int], list[tuple[str, str, str]]] = defaultdict(list)
     for event in sample.events:
         if not isinstance(event, ModelEvent) or len(event.input) != 2:
             continue
         system, request = event.input[0].text, event.input[1].text
         iteration = int(re.search(r"^Iteration: (\d+)$", request, re.M).group(1))
         stage = re.search(r"^Stage: (\w+)$", request, re.M).group(1)
-        groups[(iteration, 0 if iteration == 0 or stage == "spec" else 1)].append((system, request))
+        letter = re.search(r"^Model: (\w+)$", request, re.M).group(1)
+        groups[(iteration, 0 if iteration == 0 or stage == "spec" else 1)].append(
+            (reviewer_member(stage, letter), system, request))
     return [groups[key] for key in sorted(groups)]
 
 
@@ -55,11 +59,14 @@ def rounds_of(sample) -> list[list[tuple[str, str]]]:
 def same_model_calls():
     async def solve(state, generate_fn):
         model = get_model()
+
+        async def ask(member, system, request):
+            with tagged("code", member):  # the offline provider answers a call by its kind and member
+                return await model.generate([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
+                                            config=GenerateConfig(response_schema=REVIEWER_SCHEMA))
+
         for calls in state.metadata["rounds"]:
-            await asyncio.gather(*(
-                model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
-                               config=GenerateConfig(response_schema=REVIEWER_SCHEMA))
-                for s, r in calls))
+            await asyncio.gather(*(ask(*call) for call in calls))
         return state
     return solve
 
@@ -88,7 +95,7 @@ def main() -> None:
             diff = estimate_tokens(render_change(ChangeSet.model_validate(sample.metadata["change"]), config.max_change_chars).text)
             budget = 4 * diff + 16_000
             first = rounds_of(sample)[0]
-            share = statistics.mean(estimate_tokens(s) / (estimate_tokens(s) + estimate_tokens(r)) for s, r in first)
+            share = statistics.mean(estimate_tokens(s) / (estimate_tokens(s) + estimate_tokens(r)) for _, s, r in first)
             shares.append(share)
             print(f"                        {str(sample.id):20s} {used:7,d}  {budget:7,d}   {share:.0%}")
         print(f"  cacheable prefix      mean {statistics.mean(shares):.0%} of each reviewer prompt   (budget >= 50%)")

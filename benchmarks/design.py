@@ -25,6 +25,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import solver
 
+from review_harness.core.calltag import tagged
 from review_harness.design.personas import default_personas
 from review_harness.design.prompts import render_persona_prompt, render_synthesizer_prompt
 from review_harness.design.offline.engine import review_as_persona
@@ -43,13 +44,15 @@ design_review = load_task("design_review")
 def same_model_calls():
     async def solve(state, generate_fn):
         model = get_model()
-        await asyncio.gather(*(
-            model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
-                           config=GenerateConfig(response_schema=PERSONA_SCHEMA))
-            for s, r in state.metadata["personas"]))
-        s, r = state.metadata["synthesizer"]
-        state.output = await model.generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)],
-                                            config=GenerateConfig(response_schema=SYNTHESIS_SCHEMA))
+
+        async def ask(member, system, request, schema):
+            with tagged("design", member):  # the offline provider answers a call by its kind and member
+                return await model.generate([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
+                                            config=GenerateConfig(response_schema=schema))
+
+        await asyncio.gather(*(ask(p, s, r, PERSONA_SCHEMA)
+                               for p, (s, r) in zip(state.metadata["members"], state.metadata["personas"])))
+        state.output = await ask("synthesizer", *state.metadata["synthesizer"], SYNTHESIS_SCHEMA)
         return state
     return solve
 
@@ -63,7 +66,7 @@ def prompts_for(sample: Sample) -> dict:
         persona_prompts.append((p.system, p.request))
         reports[persona] = review_as_persona(persona, meta["stage"], sample.input, meta["requirements_text"])
     synth = render_synthesizer_prompt(reports, CONFIG, topic=meta["topic"], stage=meta["stage"])
-    return {"personas": persona_prompts, "synthesizer": (synth.system, synth.request)}
+    return {"members": list(meta["personas"]), "personas": persona_prompts, "synthesizer": (synth.system, synth.request)}
 
 
 def main() -> None:

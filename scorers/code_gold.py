@@ -8,7 +8,7 @@ from inspect_ai.solver import TaskState
 
 from review_harness.code.gold import GOLD_METRICS, CodeGold, compare_code
 from review_harness.code.models import LETTERS, STAGES, ReviewerAnswer
-from review_harness.code.panel import member_key, review_from_store
+from review_harness.code.panel import completed_report, review_from_store
 from review_harness.core.gold import sample_gold
 from scorers.gold_score import defined, not_compared
 from scorers.metrics import nanmean
@@ -18,8 +18,7 @@ def first_reports(store) -> dict[str, ReviewerAnswer | None]:
     out = {}
     for stage in STAGES:
         for letter in LETTERS:
-            entry = store.get(member_key(0, stage, letter)) or {}
-            out[f"{stage}:{letter}"] = ReviewerAnswer.model_validate(entry["report"]) if entry.get("report") else None
+            out[f"{stage}:{letter}"] = completed_report(store, 0, stage, letter)
     return out
 
 

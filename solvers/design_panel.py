@@ -2,8 +2,9 @@
 synthesizer to group their findings, then render the summary (and write the artifact folder).
 
 One persona mechanism (`persona_reviewer(persona_id)`) serves all nine personas; what differs
-is persona data. Each persona gets one retry with exponential backoff when its call fails or
-its answer is unusable; the review goes on when enough personas succeed.
+is persona data. Every call is the core's member call under the personas file's failure
+settings: one retry with exponential backoff when a call fails or its answer is malformed; the
+review goes on when enough personas complete.
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-import anyio
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ResponseSchema, get_model
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import span
 
+from review_harness.core.member import call_member, save_result
+from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.core.schema import response_schema
-from review_harness.core.panel import generate_structured, run_concurrently, scoped_cache, text_hash
 from review_harness.design.artifacts import next_iteration, topic_dir, write_artifacts
-from review_harness.design.models import PersonaReport, PersonaRun, SynthesisAnswer
-from review_harness.design.panel import CALIBRATION_KEY, REQUEST_KEY, SYNTHESIS_KEY, load_context, load_reports, persona_key, review_from_store
+from review_harness.design.models import KIND_NAME, SYNTHESIZER, PersonaReport, SynthesisAnswer
+from review_harness.design.panel import (
+    CALIBRATION_KEY, REQUEST_KEY, load_context, load_reports, result_key, retry_policy, review_from_store,
+)
 from review_harness.design.parse import parse_persona_output, parse_synthesis_output
 from review_harness.design.personas import default_personas
 from review_harness.design.prompts import PROMPT_VERSION, render_persona_prompt, render_synthesizer_prompt
@@ -36,6 +38,8 @@ SYNTHESIS_SCHEMA = response_schema(
     "design_synthesis", SynthesisAnswer,
     description="Groups of duplicate findings with phases, contradictions, patterns.",
 )
+
+
 @solver
 def prepare_design_review(output_dir: str | None = None) -> Solver:
     """Record the request: documents, stage, personas, topic, iteration and calibration rules."""
@@ -66,45 +70,6 @@ def prepare_design_review(output_dir: str | None = None) -> Solver:
     return solve
 
 
-async def _call_with_retry(
-    member: str, messages: list, schema: ResponseSchema, parse, *, timeout: float, retries: int,
-    backoff: float, cache: bool | CachePolicy, max_tokens: int | None, model=None,
-):
-    """(parsed outcome or None, the member's run record). Failed calls and malformed answers get
-    `retries` more tries after an exponential backoff. Failed calls are never cached, so a retry
-    still goes through the cache (a later re-run reuses its answer); only a retry after a
-    malformed answer, which the cache holds, bypasses it."""
-    run = PersonaRun(member=member, status="failed", attempts=0)
-    seconds = 0.0
-    bypass_cache = False
-    outcome = None
-    for attempt in range(retries + 1):
-        if attempt:
-            await anyio.sleep(backoff * 2 ** (attempt - 1))
-        run.attempts += 1
-        call = await generate_structured(
-            messages, schema, timeout=timeout, max_tokens=max_tokens,
-            cache=False if bypass_cache else cache, model=model,
-        )
-        run.input_tokens += call.input_tokens
-        run.output_tokens += call.output_tokens
-        seconds += call.seconds
-        if call.completion is None:
-            run.reason = call.reason
-            continue
-        parsed = parse(call.completion)
-        if parsed.malformed:
-            run.reason = "malformed answer: " + "; ".join(parsed.problems)
-            bypass_cache = True
-            continue
-        outcome = parsed
-        run.status = parsed.status
-        run.reason = "; ".join(parsed.problems[:5]) or None
-        break
-    run.seconds = round(seconds, 3)
-    return outcome, run
-
-
 @solver
 def persona_reviewer(
     persona: str,
@@ -114,8 +79,8 @@ def persona_reviewer(
 ) -> Solver:
     """One persona of the panel (e.g. 'edge-case-prober')."""
     config = default_personas()
-    config.persona(persona)  # fail at task creation on an unknown persona
-    failure = config.failure
+    name = config.persona(persona).name  # fail at task creation on an unknown persona
+    policy = retry_policy(config.failure, timeout)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         context = load_context(state.store)
@@ -127,17 +92,12 @@ def persona_reviewer(
         )
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
         scoped = scoped_cache(cache, design_sha=text_hash(state.input_text), prompt=prompt.version)
-        async with span(config.personas[persona].name, type="reviewer"):
-            outcome, run = await _call_with_retry(
-                persona, messages, PERSONA_SCHEMA, lambda text: parse_persona_output(text, persona),
-                timeout=timeout or failure.timeout_seconds, retries=failure.retries,
-                backoff=failure.backoff_seconds, cache=scoped, max_tokens=max_tokens,
-            )
-        state.store.set(persona_key(persona), {
-            "run": run.model_dump(mode="json"),
-            "report": outcome.report.model_dump(mode="json") if outcome is not None else None,
-            "prefix_hash": prompt.prefix_hash,
-        })
+        result = await call_member(
+            KIND_NAME, persona, messages, PERSONA_SCHEMA, lambda text: parse_persona_output(text, persona),
+            policy=policy, cache=scoped, max_tokens=max_tokens, prompt_version=prompt.version,
+            prefix_hash=prompt.prefix_hash, span_name=name,
+        )
+        save_result(state.store, result_key(persona), result)
         return state
 
     return solve
@@ -160,6 +120,7 @@ def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False
     """Ask the `synthesizer` model role (the evaluated model when unbound) to group the
     findings; its answer is checked and, if unusable, replaced in code (see synthesis.py)."""
     config = default_personas()
+    policy = retry_policy(config.failure)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         context = load_context(state.store)
@@ -167,22 +128,15 @@ def synthesizer(max_tokens: int | None = None, cache: bool | CachePolicy = False
         if len(reports) < config.failure.min_successes(len(context.personas)):
             return state  # no verdict: nothing to synthesize
         if not any(r.findings for r in reports.values()):
-            state.store.set(SYNTHESIS_KEY, {"answer": SynthesisAnswer(groups=[], contradictions=[], patterns=[]).model_dump()})
-            return state
+            return state  # nothing to group
         prompt = render_synthesizer_prompt(reports, config, topic=context.topic, stage=context.stage)
         messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
-        model = get_model(role="synthesizer")
-        async with span("Synthesizer", type="synthesizer"):
-            outcome, run = await _call_with_retry(
-                "synthesizer", messages, SYNTHESIS_SCHEMA, parse_synthesis_output,
-                timeout=config.failure.timeout_seconds, retries=config.failure.retries,
-                backoff=config.failure.backoff_seconds, cache=cache, max_tokens=max_tokens, model=model,
-            )
-        state.store.set(SYNTHESIS_KEY, {
-            "run": run.model_dump(mode="json"),
-            "answer": outcome.report.model_dump(mode="json") if outcome is not None else None,
-            "problems": [f"the synthesizer failed: {run.reason}"] if outcome is None else [],
-        })
+        result = await call_member(
+            KIND_NAME, SYNTHESIZER, messages, SYNTHESIS_SCHEMA, parse_synthesis_output,
+            policy=policy, role="synthesizer", cache=cache, max_tokens=max_tokens,
+            prompt_version=prompt.version, prefix_hash=prompt.prefix_hash, span_name="Synthesizer",
+        )
+        save_result(state.store, result_key(SYNTHESIZER), result)
         return state
 
     return solve

@@ -12,9 +12,9 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.code.change import ChangeError, apply_fix, from_git, from_patch, infer_service
 from review_harness.code.config import ConfigError, ReviewConfig, build_config, load_project_config
 from review_harness.code.merge import confidence, decide, escalation_message, fix_message, merge_stage
-from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
+from review_harness.code.models import CheckedFine, CodeFinding, FixAnswer, ReviewerAnswer
 from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_reviewer
-from review_harness.code.prompts import parse_change, render_change
+from review_harness.code.prompts import parse_change, render_change, render_reviewer_prompt
 from review_harness.code.rules import FileView, review_quality, review_spec
 from review_harness.core.schema import schema_dict, schema_problems
 
@@ -274,6 +274,18 @@ def test_confidence_and_decision_table(sa, sb, qa, qb, scenario, value, on, off)
     assert decide(spec, quality, OFF) == off
 
 
+def test_what_parsed_of_a_malformed_answer_fails_the_stage_but_never_agrees_or_passes():
+    a = R(F(line=10))
+    salvaged = R(F(line=11), fine=[CheckedFine(file="a.py", line=None, end_line=None, note="all fine")])
+    merged = merge_stage("quality", {"A": a, "B": None}, ("A", "B"), salvaged={"B": salvaged})
+    assert merged.verdicts == {"A": "FAIL", "B": None}
+    assert [(m.category, m.by, m.salvaged) for m in merged.findings] == [("b_only", "B", True), ("a_only", "A", False)]
+    assert merged.verdict == "FAIL"  # its Critical still fails the stage
+    clean = merge_stage("quality", {"A": R(), "B": None}, ("A", "B"), salvaged={"B": R(F("Minor", cat="tests"))})
+    assert clean.verdict == "INCOMPLETE" and clean.verdicts["B"] is None
+    assert decide(merged, None, ON) == "PRESENT_TO_HUMAN"  # no agreed Critical: never an auto-reject
+
+
 def test_messages():
     merged = merge_stage("quality", {"A": CRIT, "B": CRIT}, ("A", "B"))
     assert fix_message(1, 2, merged.findings).startswith("Fix attempt 1/2: ")
@@ -320,6 +332,30 @@ def test_faults_degrade_and_latency_is_one_round_trip(tmp_path: Path):
     assert _review(log)["iterations"][0]["critical_path_calls"] == 2
 
 
+def test_a_reviewer_malformed_twice_is_malformed_keeps_its_items_and_degrades_the_stage(tmp_path: Path):
+    from scripted_members import MODEL as SCRIPTED
+
+    [log] = inspect_eval(task_function()(), model=SCRIPTED, model_args={"members": "quality-B"}, display="none",
+                         log_dir=str(tmp_path), sample_id="unclosed-mutable")
+    [sample] = log.samples
+    review = _review(log)
+    first = review["iterations"][0]
+    runs = {r["member"]: r for r in first["runs"]}
+    assert (runs["quality-B"]["status"], runs["quality-B"]["attempts"], runs["quality-B"]["kind"]) == ("malformed", 2, "code")
+    assert all(runs[m]["status"] == "complete" for m in ("spec-A", "spec-B", "quality-A"))
+    entry = sample.store["code:member:quality-B:0"]
+    assert entry["report"] is None and entry["salvaged"]["findings"]
+    # its parsed findings are kept as its own, matched with no other; it has no verdict
+    kept = [m for m in first["quality"]["findings"] if m["salvaged"]]
+    assert [m["finding"] for m in kept] == entry["salvaged"]["findings"]
+    assert all(m["category"] == "b_only" and m["by"] == "B" for m in kept)
+    assert first["quality"]["verdicts"] == {"A": "FAIL", "B": None}
+    assert first["confidence"]["scenario"] == "incomplete" and first["decision"] == "PRESENT_TO_HUMAN"
+    assert sample.scores["code_synthesis"].value["degraded"] == 1.0
+    assert any(r.startswith("model B: returned malformed output (malformed answer") for r in first["quality"]["reasons"])
+    assert "- ⚠️ quality-B (reviewer_b) returned malformed output (malformed answer" in sample.output.completion
+
+
 def test_gold_set_runs_offline(tmp_path: Path):
     log = run(tmp_path)
     assert log.status == "success" and len(log.samples) >= 12
@@ -348,6 +384,31 @@ def test_llm_matcher_pairs_are_checked():
     assert parse_pairs('{"pairs": [{"a": "a1", "b": "b2"}]}', a, b)[1].endswith("different files")
     assert parse_pairs('{"pairs": [{"a": "a1", "b": "b1"}, {"a": "a2", "b": "b1"}]}', a, b)[1].startswith("finding paired twice")
     assert parse_pairs('{"pairs": [{"a": "a9", "b": "b1"}]}', a, b)[1].startswith("unknown finding id")
+    from review_harness.code.matcher import pair_indices, parse_match
+    outcome = parse_match('{"pairs": [{"a": "a2", "b": "b1"}]}', a, b)
+    assert outcome.usable and pair_indices(outcome.report) == [(1, 0)]
+    unusable = parse_match('{"pairs": [{"a": "a1", "b": "b2"}]}', a, b)
+    assert unusable.malformed and unusable.report is None and unusable.problems[0].endswith("different files")
+
+
+def test_offline_answers_are_routed_by_member_not_by_the_prompt(tmp_path: Path):
+    from review_harness.core.kinds import get_kind
+    code = get_kind("code")
+    patch = tmp_path / "c.patch"
+    added = "def parse(x):\n    return x\n\n\nclass Cache:\n    pass\n".splitlines()
+    patch.write_text(f"diff --git a/m.py b/m.py\nnew file mode 100644\n--- /dev/null\n+++ b/m.py\n@@ -0,0 +1,{len(added)} @@\n"
+                     + "".join(f"+{line}\n" for line in added))
+    spec = "# T\n\n## Requirements\n\n- Add `parse` and `dump`: must round-trip.\n\n## Out of scope\n\n- A `Cache`.\n"
+    a, b = (render_reviewer_prompt("spec", letter, spec=spec, change=render_change(from_patch(patch), 60_000), task="1",
+                                   title="t", service="s", iteration=0) for letter in "AB")
+    # the member asking decides whose rules answer, whichever letter the request names
+    assert code.offline_answer("spec-B", a.request) == code.offline_answer("spec-B", b.request)
+    assert code.offline_answer("spec-A", b.request) == code.offline_answer("spec-A", a.request)
+    by_a, by_b = (ReviewerAnswer.model_validate_json(code.offline_answer(m, a.request)) for m in ("spec-A", "spec-B"))
+    assert [f.category for f in by_a.findings] == ["scope-creep"]
+    assert "missing-requirement" in [f.category for f in by_b.findings]
+    assert FixAnswer.model_validate_json(code.offline_answer("implementer", a.request)).files == []
+    assert code.offline_answer("nobody", a.request) is None
 
 
 def _case(root: Path, name: str, case_yaml: str, gold_yaml: str | None = None) -> Path:

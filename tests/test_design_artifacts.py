@@ -19,6 +19,7 @@ from review_harness.design.artifacts import (
     topic_dir,
     write_artifacts,
 )
+from review_harness.core.member import MemberRun
 from review_harness.design.cli import add_design_commands, run_design, terminal_ask
 from review_harness.design.models import (
     Contradiction,
@@ -28,7 +29,6 @@ from review_harness.design.models import (
     Pattern,
     PersonaFinding,
     PersonaReport,
-    PersonaRun,
     Severity,
     SeverityVote,
     SystemicIssue,
@@ -108,9 +108,10 @@ def review_v1(**update) -> DesignReview:
                   Pattern(id="p3-reuse", theme="Build versus buy for scheduling", members=["prior-art-scout-001"])],
         systemic=[SystemicIssue(phase="calibrate", count=2, of=2, share=1.0)],
         persona_reports=reports,
-        reviewer_runs=[PersonaRun(member=p, status="ok", input_tokens=1000, output_tokens=200) for p in completed]
-        + [PersonaRun(member="feasibility-skeptic", status="failed", reason="timed out", attempts=2),
-           PersonaRun(member="synthesizer", status="ok", input_tokens=3000, output_tokens=500)],
+        reviewer_runs=[MemberRun(kind="design", member=p, status="complete", input_tokens=1000, output_tokens=200)
+                       for p in completed]
+        + [MemberRun(kind="design", member="feasibility-skeptic", status="timed_out", reason="timed out", attempts=2),
+           MemberRun(kind="design", member="synthesizer", status="complete", input_tokens=3000, output_tokens=500)],
         prompt_version="design-v1", calibration_version="cal-0",
     )
     data.update(update)
@@ -129,7 +130,7 @@ def review_v2() -> DesignReview:
     return review_v1(
         iteration=2, status="complete", reviewers_completed=PERSONAS, completion_note="", findings=findings,
         contradictions=[], systemic=[], persona_reports={},
-        reviewer_runs=[PersonaRun(member=p, status="ok") for p in PERSONAS],
+        reviewer_runs=[MemberRun(kind="design", member=p, status="complete") for p in PERSONAS],
         patterns=[Pattern(id="p1-capacity-limits", theme="Queue capacity limits unstated",
                           members=["edge-case-prober-001"]),
                   Pattern(id="p2-reuse", theme="Build versus buy for the scheduler", members=["prior-art-scout-001"]),

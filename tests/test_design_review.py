@@ -16,6 +16,7 @@ from inspect_ai import eval as inspect_eval
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import EvalLog
 
+from review_harness.core.member import MemberResult, MemberRun
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.design.models import (
     PHASES,
@@ -26,7 +27,6 @@ from review_harness.design.models import (
     Pattern,
     PersonaFinding,
     PersonaReport,
-    PersonaRun,
     Severity,
     SynthesisAnswer,
 )
@@ -78,8 +78,28 @@ def context(iteration: int = 1, personas: list[str] | None = None, design_text: 
                          iteration=iteration, design_text=design_text)
 
 
-def ok_runs(personas: list[str] = DESIGN_STAGE) -> list[PersonaRun]:
-    return [PersonaRun(member=p, status="ok") for p in personas]
+def run_of(member: str, status: str = "complete", reason: str | None = None, attempts: int = 1) -> MemberRun:
+    return MemberRun(kind="design", member=member, status=status, reason=reason, attempts=attempts)
+
+
+def ok_runs(personas: list[str] = DESIGN_STAGE) -> list[MemberRun]:
+    return [run_of(p) for p in personas]
+
+
+def results(reports: dict[str, PersonaReport], runs: list[MemberRun], personas: list[str] = DESIGN_STAGE,
+            salvaged: dict[str, PersonaReport] | None = None) -> dict[str, MemberResult[PersonaReport]]:
+    """Each dispatched persona's result: its run, its report when the run completed, and what
+    parsed of a malformed answer."""
+    by_member = {r.member: r for r in runs}
+    return {p: MemberResult(by_member[p], report=reports.get(p) if by_member[p].completed else None,
+                            salvaged=(salvaged or {}).get(p)) for p in personas}
+
+
+def synthesis_result(ans: SynthesisAnswer | None, run: MemberRun | None = None) -> MemberResult[SynthesisAnswer] | None:
+    """The synthesizer's result: a completed run with `ans`, or `run` (one that did not complete)."""
+    if ans is not None:
+        return MemberResult(run_of("synthesizer"), report=ans)
+    return MemberResult(run) if run is not None else None
 
 
 def group(*members: str, phase: str = "design", contributing: str | None = None, title: str = "g") -> FindingGroup:
@@ -91,9 +111,11 @@ def answer(*groups: FindingGroup) -> SynthesisAnswer:
     return SynthesisAnswer(groups=list(groups), contradictions=[], patterns=[])
 
 
-def synth(reports, ans, *, iteration: int = 1, runs=None, personas=None, problems=None) -> DesignReview:
-    return synthesize_design(context(iteration, personas), reports, runs if runs is not None else ok_runs(),
-                             ans, CONFIG, problems)
+def synth(reports, ans, *, iteration: int = 1, runs=None, personas=None, synthesizer_run=None) -> DesignReview:
+    dispatched = list(personas or DESIGN_STAGE)
+    runs = runs if runs is not None else ok_runs(dispatched)
+    return synthesize_design(context(iteration, dispatched), results(reports, runs, dispatched),
+                             synthesis_result(ans, synthesizer_run), CONFIG)
 
 
 def all_reviewer_ids(reports: dict[str, PersonaReport], iteration: int = 1) -> list[str]:
@@ -274,11 +296,12 @@ VALID = answer(group("edge-case-prober-001", "feasibility-skeptic-001"), group("
     (answer(group("edge-case-prober-001", "feasibility-skeptic-001"), group("edge-case-prober-002"),
             group("assumption-hunter-001"), group("first-principles-007")),
      "it names findings that no reviewer reported: first-principles-007"),
-    (None, "the synthesizer failed: timed out"),
+    (None, "the synthesizer timed out (no answer within 120s)"),
 ], ids=["drops", "twice", "unknown", "no-answer"])
 def test_broken_synthesizer_answer_falls_back_to_deterministic_grouping(bad, problem):
     reports = _trace_reports()
-    review = synth(reports, bad, problems=["the synthesizer failed: timed out"] if bad is None else None)
+    timed_out = run_of("synthesizer", "timed_out", "timed out (no answer within 120s)", attempts=2)
+    review = synth(reports, bad, synthesizer_run=timed_out if bad is None else None)
     assert review.synthesis == "deterministic"
     notes = [w for w in review.warnings if "answer was not used" in w]
     assert len(notes) == 1 and problem in notes[0], review.warnings
@@ -321,7 +344,7 @@ def test_evidence_is_verified_against_both_documents():
                     feasibility_skeptic=[pf("Absence", M, section="Design > Cost", evidence=None)])
     ctx = context(design_text="## Load\n\nPeak load is   10k events\nper second, measured in May.")
     ans = answer(group("assumption-hunter-001"), group("edge-case-prober-001"), group("feasibility-skeptic-001"))
-    review = synthesize_design(ctx, reports, ok_runs(), ans, CONFIG)
+    review = synthesize_design(ctx, results(reports, ok_runs()), synthesis_result(ans), CONFIG)
     verified = {f.id: f.evidence_verified for f in review.findings}
     assert verified == {"v1-assumption-hunter-001": True, "v1-edge-case-prober-001": False,
                         "v1-feasibility-skeptic-001": None}
@@ -336,8 +359,8 @@ def test_two_failed_of_six_is_partial_with_a_note():
     reports = {p: r for p, r in _trace_reports().items() if p not in ("feasibility-skeptic", "prior-art-scout")}
     ans = answer(group("edge-case-prober-001"), group("edge-case-prober-002"), group("assumption-hunter-001"))
     runs = ok_runs([p for p in DESIGN_STAGE if p in reports]) + [
-        PersonaRun(member="feasibility-skeptic", status="failed", reason="timed out (no answer within 120s)", attempts=2),
-        PersonaRun(member="prior-art-scout", status="failed", reason="model call failed: OfflineFault: boom", attempts=2),
+        run_of("feasibility-skeptic", "timed_out", "timed out (no answer within 120s)", attempts=2),
+        run_of("prior-art-scout", "failed", "model call failed: OfflineFault: boom", attempts=2),
     ]
     review = synth(reports, ans, runs=runs)
     note = ("4/6 reviewers completed, Feasibility Skeptic timed out, "
@@ -353,8 +376,7 @@ def test_two_failed_of_six_is_partial_with_a_note():
 def test_three_of_six_is_failed_without_verdict():
     keep = ("assumption-hunter", "edge-case-prober", "requirement-auditor")
     reports = {p: r for p, r in _trace_reports().items() if p in keep}
-    runs = ok_runs(list(keep)) + [PersonaRun(member=p, status="failed", reason="timed out (x)")
-                                  for p in DESIGN_STAGE if p not in keep]
+    runs = ok_runs(list(keep)) + [run_of(p, "timed_out", "timed out (x)") for p in DESIGN_STAGE if p not in keep]
     review = synth(reports, VALID, runs=runs)
     assert review.status == "failed"
     assert review.verdict is None and review.escalation_target is None
@@ -367,12 +389,11 @@ def test_three_of_six_is_failed_without_verdict():
 def test_four_of_five_completes_the_requirements_stage():
     personas = REQUIREMENTS_STAGE
     reports = {p: report(p, [pf("x", M)]) for p in personas[:4]}
-    runs = ok_runs(personas[:4]) + [PersonaRun(member=personas[4], status="failed", reason="malformed answer: x")]
-    review = synthesize_design(context(personas=personas), reports, runs, None, CONFIG, ["no answer"])
+    runs = ok_runs(personas[:4]) + [run_of(personas[4], "malformed", "malformed answer: x", attempts=2)]
+    review = synth(reports, None, runs=runs, personas=personas)
     assert review.status == "partial" and review.verdict == "proceed"
-    reports.pop(personas[3])
-    runs[3] = PersonaRun(member=personas[3], status="failed", reason="timed out")
-    review = synthesize_design(context(personas=personas), reports, runs, None, CONFIG, ["no answer"])
+    runs[3] = run_of(personas[3], "timed_out", "timed out")
+    review = synth(reports, None, runs=runs, personas=personas)
     assert review.status == "failed" and review.verdict is None
 
 
@@ -395,7 +416,7 @@ def test_parser_drops_a_bad_finding_and_keeps_the_others():
         "blind_spot_check": "Cost.",
     })
     outcome = parse_persona_output(text, "edge-case-prober")
-    assert outcome.status == "salvaged" and not outcome.malformed
+    assert outcome.usable and not outcome.malformed
     assert [f.title for f in outcome.report.findings] == ["Queue has no bound", "Lower case"]
     assert outcome.report.findings[1].severity == I and outcome.report.findings[1].phase == "calibrate"
     assert len(outcome.problems) == 1 and outcome.problems[0].startswith("finding 2: severity")
@@ -405,15 +426,15 @@ def test_parser_clean_answer_is_ok():
     text = json.dumps({"persona": "edge-case-prober", "findings": [_finding_json()], "checked_and_fine": [],
                        "blind_spot_check": "Cost."})
     outcome = parse_persona_output(text, "edge-case-prober")
-    assert outcome.status == "ok" and outcome.problems == [] and len(outcome.report.findings) == 1
+    assert outcome.usable and outcome.problems == [] and len(outcome.report.findings) == 1
 
 
 @pytest.mark.parametrize("text", ["I found no problems worth reporting.", "", "[1, 2, 3]"])
 def test_parser_without_json_object_is_malformed(text):
     outcome = parse_persona_output(text, "edge-case-prober")
-    assert outcome.status == "failed" and outcome.malformed and outcome.report is None and outcome.problems
+    assert outcome.malformed and outcome.report is None and outcome.problems
     synthesis = parse_synthesis_output(text)
-    assert synthesis.status == "failed" and synthesis.malformed
+    assert synthesis.malformed and synthesis.report is None
 
 
 def test_synthesis_parser_drops_a_bad_group():
@@ -423,7 +444,7 @@ def test_synthesis_parser_drops_a_bad_group():
                                    "contributing_phase": None, "phase_rationale": "r"}],
                        "contradictions": [], "patterns": []})
     outcome = parse_synthesis_output(text)
-    assert outcome.status == "salvaged"
+    assert outcome.usable and outcome.problems
     assert [g.members for g in outcome.report.groups] == [["a-001"]]
     assert outcome.problems[0].startswith("group 2: primary_phase")
 
@@ -453,8 +474,8 @@ def design_review_task():
     return module.design_review
 
 
-def run(log_dir: Path, model_args: dict | None = None, **task_args) -> EvalLog:
-    [log] = inspect_eval(design_review_task()(**task_args), model=MODEL, model_args=model_args or {},
+def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, **task_args) -> EvalLog:
+    [log] = inspect_eval(design_review_task()(**task_args), model=model, model_args=model_args or {},
                          log_dir=str(log_dir), display="none")
     return log
 
@@ -600,11 +621,14 @@ def test_faults_degrade_reviews_without_failing_samples(fault_log):
     degraded = {case: r for case, r in found.items() if r.status != "complete"}
     assert degraded
     for case, review in found.items():
-        failed_runs = [r for r in review.reviewer_runs if r.status == "failed" and r.member in review.personas]
+        failed_runs = [r for r in review.reviewer_runs if not r.completed and r.member in review.personas]
         assert review.status == "complete" if not failed_runs else review.status in ("partial", "failed")
+        assert sorted(review.reviewers_completed) == sorted(
+            r.member for r in review.reviewer_runs if r.completed and r.member in review.personas)
         if review.status == "partial":
             assert review.verdict is not None
-            assert re.search(r"timed out|failed \(", review.completion_note), (case, review.completion_note)
+            assert re.search(r"timed out|failed \(|returned malformed output", review.completion_note), (
+                case, review.completion_note)
             assert f"Partial review: {review.completion_note}" in review.verdict_reasoning
         elif review.status == "failed":
             assert review.verdict is None
@@ -612,8 +636,91 @@ def test_faults_degrade_reviews_without_failing_samples(fault_log):
         for run in failed_runs:
             assert CONFIG.personas[run.member].name in review.completion_note
         synth_runs = [r for r in review.reviewer_runs if r.member == "synthesizer"]
-        if synth_runs and synth_runs[-1].status == "failed":
+        if synth_runs and not synth_runs[-1].completed:
             assert review.synthesis == "deterministic"
+            assert any(f"The synthesizer's answer was not used (the synthesizer {synth_runs[-1].describe().split(' (')[0]}" in w
+                       for w in review.warnings), review.warnings
+
+
+def test_every_persona_malformed_twice_leaves_no_persona_completed_and_no_verdict(tmp_path):
+    log = run(tmp_path, model_args={"fault_rate": 1, "faults": "malformed"},
+              **case_args("api-rate-limiter", topic="all-malformed"))
+    review = reviews_of(log)["all-malformed"]
+    assert log.samples[0].error is None
+    assert review.status == "failed" and review.verdict is None and review.findings == []
+    assert review.reviewers_completed == [] and review.persona_reports == {}
+    persona_runs = [r for r in review.reviewer_runs if r.member in review.personas]
+    assert [(r.member, r.status, r.attempts) for r in persona_runs] == [(p, "malformed", 2) for p in review.personas]
+    assert not any(r.member == "synthesizer" for r in review.reviewer_runs)  # under the threshold: not asked
+    names = [CONFIG.personas[p].name for p in review.personas]
+    assert review.completion_note == "0/6 reviewers completed, " + ", ".join(f"{n} returned malformed output" for n in names)
+    summary = log.samples[0].output.completion
+    assert "did not reach a verdict" in summary and f"- {names[0]}: returned malformed output (malformed answer" in summary
+
+
+def test_one_malformed_persona_is_named_not_counted_and_its_items_are_only_warnings(tmp_path):
+    from scripted_members import MODEL as SCRIPTED
+
+    log = run(tmp_path, model=SCRIPTED, model_args={"members": "prior-art-scout,synthesizer"},
+              **case_args("api-rate-limiter", topic="one-malformed"))
+    [sample] = log.samples
+    review = reviews_of(log)["one-malformed"]
+    scout = next(r for r in review.reviewer_runs if r.member == "prior-art-scout")
+    assert (scout.status, scout.attempts, scout.kind) == ("malformed", 2, "design")
+    assert scout.reason.startswith("malformed answer: invalid JSON")
+    # what parsed of its answer is kept in the store, beside the run, and named in the warnings only
+    salvaged = PersonaReport.model_validate(sample.store["design:member:prior-art-scout"]["salvaged"])
+    assert salvaged.findings and sample.store["design:member:prior-art-scout"]["report"] is None
+    assert review.status == "partial" and review.verdict is not None
+    assert "prior-art-scout" not in review.reviewers_completed and len(review.reviewers_completed) == 5
+    assert review.completion_note == "5/6 reviewers completed, Prior Art Scout returned malformed output"
+    assert "prior-art-scout" not in review.persona_reports
+    assert not any("prior-art-scout" in f.reviewers for f in review.findings)
+    [warning] = [w for w in review.warnings if w.startswith("Prior Art Scout returned malformed output")]
+    assert f"its {len(salvaged.findings)} finding(s) that parsed are not part of the review: {salvaged.findings[0].title}" in warning
+    # the synthesizer's malformed answer is not used, and the summary says so
+    synthesizer = next(r for r in review.reviewer_runs if r.member == "synthesizer")
+    assert (synthesizer.status, synthesizer.attempts, synthesizer.role) == ("malformed", 2, "synthesizer")
+    assert review.synthesis == "deterministic"
+    summary = sample.output.completion
+    assert "**Status:** partial — 5/6 reviewers completed, Prior Art Scout returned malformed output" in summary
+    assert "The synthesizer's answer was not used (the synthesizer returned malformed output (malformed answer" in summary
+    assert warning.split(":")[0] in summary
+
+
+def test_a_cut_off_persona_answer_is_malformed_with_its_complete_findings_kept():
+    text = json.dumps({"persona": "edge-case-prober", "findings": [_finding_json(), _finding_json(title="Second")],
+                       "checked_and_fine": [], "blind_spot_check": "Cost."})
+    outcome = parse_persona_output(text[: text.index("Second") + 20], "edge-case-prober")
+    assert outcome.malformed and not outcome.usable
+    assert [f.title for f in outcome.report.findings] == ["Queue has no bound"]
+    assert outcome.problems[0] == "output was cut off; kept the complete part"
+
+
+def test_offline_answers_are_routed_by_member_not_by_the_prompt():
+    from review_harness.core.kinds import get_kind
+    from review_harness.design.prompts import render_persona_prompt, render_synthesizer_prompt
+
+    design = get_kind("design")
+    folder = GOLD_FIXTURES / "api-rate-limiter"
+    prompt = render_persona_prompt("assumption-hunter", CONFIG, stage="design", design=(folder / "design.md").read_text(),
+                                   requirements=(folder / "requirements.md").read_text(), topic="t")
+    # the member asking is the persona that answers, whichever persona the request names
+    answer = PersonaReport.model_validate_json(design.offline_answer("edge-case-prober", prompt.system + "\n" + prompt.request))
+    assert answer.persona == "edge-case-prober"
+    assert design.offline_answer("synthesizer", prompt.request) is None  # a persona request has no findings block
+    synthesis = render_synthesizer_prompt(_trace_reports(), CONFIG, topic="t", stage="design")
+    grouped = SynthesisAnswer.model_validate_json(design.offline_answer("synthesizer", synthesis.request))
+    assert sorted(m for g in grouped.groups for m in g.members) == sorted(
+        f"{p}-{n:03d}" for p, r in _trace_reports().items() for n in range(1, len(r.findings) + 1))
+
+
+def test_synthesizer_items_its_parser_dropped_are_named_in_the_warnings():
+    reports = _trace_reports()
+    run = run_of("synthesizer").model_copy(update={"problems": ["pattern 1: theme: Field required"]})
+    review = synthesize_design(context(), results(reports, ok_runs()), MemberResult(run, report=VALID), CONFIG)
+    assert review.synthesis == "model"
+    assert "Parts of the synthesizer's answer could not be read and are left out: pattern 1: theme: Field required." in review.warnings
 
 
 # ---------------------------------------------------------------------------- 14 parallel dispatch
@@ -636,7 +743,7 @@ def test_rerun_with_cache_calls_only_the_failed_personas(tmp_path, monkeypatch):
     args = case_args("billing-export", topic="rerun", cache="true")
     first = run(tmp_path / "a", model_args={"fault_rate": 0.4, "fault_seed": 2, "faults": "exception"}, **args)
     first_review = reviews_of(first)["rerun"]
-    failed = [r.member for r in first_review.reviewer_runs if r.status == "failed" and r.member in first_review.personas]
+    failed = [r.member for r in first_review.reviewer_runs if not r.completed and r.member in first_review.personas]
     assert failed  # the seed makes at least one persona fail twice
     second = run(tmp_path / "b", **args)
     review = reviews_of(second)["rerun"]

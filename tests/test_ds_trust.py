@@ -312,7 +312,7 @@ def test_new_rules_quote_the_document(name, issue_type, evidence):
 
 
 def test_arithmetic_rule_recomputes_the_documents_numbers():
-    from review_harness.ds.offline.checks_stats import _percent_claims, _table_totals
+    from review_harness.ds.offline.checks.analysis_logic import _percent_claims, _table_totals
     from review_harness.ds.offline.registry import Context
     from review_harness.ds.offline.view import build_view
 

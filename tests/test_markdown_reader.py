@@ -7,13 +7,14 @@ from review_harness.core.markdown import (
     find_line,
     parse_sections,
     plain,
+    read_document,
     section_at,
     section_text,
     sentences,
-    split_sentences,
     strip_emphasis,
     subtree_end,
 )
+from review_harness.core.text import sentence_spans
 
 DOC = """Draft note before any heading.
 
@@ -72,6 +73,50 @@ def test_section_at_and_subtree():
     assert [c.heading for c in children_of(secs, retry)] == ["Limits"]
     assert "Page size" in section_text(DOC, retry, secs, nested=True)
     assert "Page size" not in section_text(DOC, retry, secs, nested=False)
+
+
+def test_blocks_carry_lines_depth_and_what_their_kind_needs():
+    doc = read_document(DOC)
+    assert doc.n_lines == 25 and doc.lines[2] == "# Storage plan"
+    assert [(b.kind, b.start_line, b.end_line, b.depth) for b in doc.blocks] == [
+        ("paragraph", 1, 1, 0),
+        ("heading", 3, 3, 0),
+        ("paragraph", 5, 5, 0),
+        ("heading", 7, 7, 0),
+        ("list", 9, 10, 0),
+        ("item", 9, 9, 1),
+        ("paragraph", 9, 9, 2),
+        ("item", 10, 10, 1),
+        ("paragraph", 10, 10, 2),
+        ("code", 12, 14, 0),
+        ("heading", 16, 16, 0),
+        ("table", 18, 20, 0),
+        ("heading", 22, 23, 0),  # a setext heading spans its underline
+        ("paragraph", 25, 25, 0),
+    ]
+    retry = doc.blocks[6]
+    assert (retry.text, retry.container) == ("**Max attempts:** three, then give up.", "item")
+    assert doc.blocks[9].text == "text" and doc.blocks[9].fenced
+    assert doc.blocks[11].rows == (18, 20)  # header and body rows, not the delimiter row
+    assert [(h.level, h.text, h.plain) for h in doc.of_kind("heading")][-1] == (2, "Setext heading", "Setext heading")
+
+
+def test_block_quotes_nesting_and_heading_markup():
+    text = "# **Bold** title\n\n> [!NOTE]\n> Quoted line\n>\n> - nested item\n\n    indented code\n"
+    doc = read_document(text)
+    [heading] = doc.of_kind("heading")
+    assert (heading.text, heading.plain) == ("**Bold** title", "Bold title")
+    assert [(b.kind, b.depth, b.container) for b in doc.blocks if b.kind in ("blockquote", "paragraph")] == [
+        ("blockquote", 0, ""), ("paragraph", 1, "blockquote"), ("paragraph", 3, "item"),
+    ]
+    [code] = doc.of_kind("code")
+    assert (code.start_line, code.end_line, code.fenced) == (8, 8, False)
+
+
+def test_front_matter_is_not_read_as_markdown_but_keeps_its_lines():
+    doc = read_document("---\ntitle: x\n---\n# Real\n")
+    assert [(b.kind, b.start_line) for b in doc.blocks] == [("heading", 4)]
+    assert doc.lines[1] == "title: x"
 
 
 def test_no_heading_and_empty_text():
@@ -146,5 +191,5 @@ def test_strip_emphasis_and_plain():
 
 def test_split_sentences_spans():
     text = "First one. Second one! Version 1.5 is out. Done"
-    spans = split_sentences(text)
+    spans = sentence_spans(text)
     assert [text[a:b] for a, b in spans] == ["First one.", "Second one!", "Version 1.5 is out.", "Done"]

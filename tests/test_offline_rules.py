@@ -12,7 +12,7 @@ import time
 import pytest
 
 from review_harness.ds.models import LensRating, Severity
-from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context
+from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, DetectorError
 from review_harness.ds.offline.rules import CREDIT_LENS, review_with_rules, rule_table
 from review_harness.ds.offline.view import build_view
 from review_harness.ds.prepare import prepare_document
@@ -732,3 +732,85 @@ def test_fast_on_a_twenty_thousand_word_document():
         start = time.perf_counter()
         review_with_rules(dim, text + dim)
         assert time.perf_counter() - start < 2.0
+
+
+# ----------------------------------------------------------------------------- the view reads the core markdown model
+
+
+def _units(text: str) -> list[tuple[str, int, str]]:
+    return [(s.kind, s.line, s.text) for s in build_view(text).sentences]
+
+
+def test_view_units_follow_markdown_blocks():
+    text = doc(
+        "Churn study\n===========",
+        "- Flag in code: `mode = a | b | c`.\n- Second item.",
+        "| Metric | Value |\n|---|---|\n| Churn | 4.6% |",
+        "> [!NOTE]\n> Churn fell 2%.",
+        "```sql\nSELECT 1;\nSELECT 2;\n```",
+    )
+    view = build_view(text)
+    assert _units(text) == [
+        ("heading", 1, "Churn study"),  # a setext underline is not a unit of its own
+        ("bullet", 4, "Flag in code: `mode = a | b | c`."),  # pipes in a list item are not a table
+        ("bullet", 5, "Second item."),
+        ("table", 7, "| Metric | Value |"),
+        ("table", 9, "| Churn | 4.6% |"),
+        ("quote", 12, "Churn fell 2%."),  # the callout label is not text
+    ]
+    assert view.tables == [(7, 2, "Churn study", "title")]
+    assert view.code_blocks == [(14, 17, "title")] and view.code_lines == 2
+
+
+def test_view_reads_pasted_bullets_and_indented_text_as_text():
+    text = doc("# Memo", "Key points:\n• Revenue rose 2%.\n• Churn fell.", "    Indented paragraph, not code.", "a | b\nc | d")
+    assert _units(text) == [
+        ("heading", 1, "Memo"),
+        ("prose", 3, "Key points:"),
+        ("bullet", 4, "Revenue rose 2%."),
+        ("bullet", 5, "Churn fell."),
+        ("prose", 7, "Indented paragraph, not code."),
+        ("prose", 9, "a | b c | d"),  # pipes without a delimiter row are not a table
+    ]
+    view = build_view(text)
+    assert view.code_blocks == [] and view.tables == []
+
+
+# ----------------------------------------------------------------------------- a broken rule is visible
+
+
+def _broken(ctx):
+    raise KeyError("no such section")
+
+
+def test_a_detector_that_raises_fails_the_review_with_its_name(monkeypatch):
+    monkeypatch.setitem(DETECTORS, "causal_claim_without_design", _broken)
+    with pytest.raises(DetectorError, match=r"'causal_claim_without_design' failed: KeyError: 'no such section'"):
+        review_with_rules("analysis", CAUSAL_POS)
+    # the other dimension does not run that detector and is unaffected
+    assert review_with_rules("communication", CAUSAL_POS).dimension == "communication"
+
+
+def test_a_strength_detector_that_raises_fails_the_review_with_its_name(monkeypatch):
+    monkeypatch.setitem(STRENGTHS, "sound_design", _broken)
+    with pytest.raises(DetectorError, match=r"'sound_design' failed: KeyError"):
+        review_with_rules("analysis", CAUSAL_NEG)
+
+
+def test_a_broken_detector_fails_that_reviewers_call_and_the_review_says_so(monkeypatch, tmp_path):
+    """Through the offline provider: the reviewer's model call fails with the detector's message,
+    and the review records that reviewer as not ok instead of reporting "no finding"."""
+    from helpers import reviews, run
+
+    monkeypatch.setitem(DETECTORS, "causal_claim_without_design", _broken)
+    document = tmp_path / "onboarding.md"
+    document.write_text(CAUSAL_POS)
+    log = run(tmp_path, document=str(document))
+    [review] = reviews(log).values()
+    analysis = next(r for r in review.reviewer_runs if r.member == "analysis-reviewer")
+    communication = next(r for r in review.reviewer_runs if r.member == "communication-reviewer")
+    assert analysis.status == "failed" and analysis.attempts == 2  # the member call asks once more
+    assert "causal_claim_without_design" in (analysis.reason or "")
+    assert communication.status == "complete"
+    assert review.status != "complete"
+    assert any("not reviewed" in w and "causal_claim_without_design" in w for w in review.warnings)

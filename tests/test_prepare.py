@@ -264,6 +264,17 @@ def test_heading_inside_code_block_is_not_a_section() -> None:
     assert [s.heading for s in extract_sections(doc)] == ["Real", "Also real"]
 
 
+def test_front_matter_is_metadata_not_a_heading() -> None:
+    """Preparation reads the document through the core markdown model, which does not read a
+    leading YAML block as markdown (it used to become a setext heading 'title: ... author: ...')."""
+    doc = "---\ntitle: Churn study\nauthor: Jane\n---\n\n# Churn study\n\nChurn fell 2%.\n\n## Method\n\nCohorts.\n"
+    assert [(s.heading, s.level, s.start_line, s.end_line) for s in extract_sections(doc)] == [
+        ("(preamble)", 0, 1, 4),
+        ("Churn study", 1, 6, 8),
+        ("Method", 2, 10, 12),
+    ]
+
+
 # --------------------------------------------------------------------------------------
 # TL;DR detection
 # --------------------------------------------------------------------------------------

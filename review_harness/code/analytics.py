@@ -19,8 +19,8 @@ from inspect_ai.log import EvalLog
 
 from review_harness.code.gold import load_code_gold, matched
 from review_harness.core.gold import GoldError
-from review_harness.code.models import CodeFinding, CodeReview, ReviewerAnswer
-from review_harness.code.panel import member_key
+from review_harness.code.models import CodeFinding, CodeReview
+from review_harness.code.panel import completed_report
 from review_harness.core.logs import reviewed_samples
 
 FP_RATE_HINT = 0.3
@@ -61,10 +61,9 @@ def _gold_truth(metadata: dict, store: dict, review: CodeReview) -> tuple[dict[s
         c = counts.setdefault(letter, {"true_positive": 0, "false_positive": 0, "missed": 0})
         discarded = review.first.quality is None or review.first.quality.discarded
         for stage in ("spec",) if discarded else ("spec", "quality"):
-            entry = store.get(member_key(0, stage, letter)) or {}
-            if not entry.get("report"):
+            report = completed_report(store, 0, stage, letter)
+            if report is None:
                 continue
-            report = ReviewerAnswer.model_validate(entry["report"])
             stage_gold = [g for g in gold.expected_findings if g.stage == stage]
             pairs = matched(report.findings, stage_gold)
             hit = {i for i, _, _ in pairs}

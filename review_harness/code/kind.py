@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
-from review_harness.code.models import CodeReview
+from review_harness.code.models import IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
 from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 
@@ -15,13 +15,21 @@ def _render(review: CodeReview) -> str:
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
-    from review_harness.code.offline import answer
+    """The member names the answerer: a reviewer ('spec-A'), a stage's matcher, the implementer."""
+    from review_harness.code import offline
 
-    return answer(prompt)
+    reviewer = reviewer_of(member)
+    if reviewer is not None:
+        return offline.review_answer(*reviewer, prompt)
+    if member.startswith(MATCHER_PREFIX):
+        return offline.match_answer(prompt)
+    if member == IMPLEMENTER:
+        return offline.fix_answer()
+    return None
 
 
 KIND = ReviewKind(
-    name="code",
+    name=KIND_NAME,
     title="code",
     prompts=PROMPTS_DIR / "code",
     offline_answer=_offline_answer,

@@ -5,8 +5,10 @@ same category, similar text); matched pairs are Agreed, the rest B-only or A-onl
 finding at a place the other model explicitly checked and declared fine, which is a
 Contradiction. A model's PASS/FAIL is derived here from its findings: FAIL when it reports a
 Critical or Important finding. A stage fails when any model reports a blocking finding;
-a model that produced no report counts as neither PASS nor agreement (the stage is
-INCOMPLETE unless the remaining findings already fail it).
+a model whose run did not complete counts as neither PASS nor agreement (the stage is
+INCOMPLETE unless the remaining findings already fail it). What parsed of a malformed answer
+is kept as that model's own findings, matched with none of the other's: it can fail the stage,
+never pass it or agree.
 """
 
 from __future__ import annotations
@@ -53,13 +55,13 @@ def similarity(a: CodeFinding, b: CodeFinding) -> float:
 
 def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: tuple[str, ...],
                 reasons: dict[str, str] | None = None, pairs: list[tuple[int, int]] | None = None,
-                matcher: str = "rules", partial: set[str] | frozenset[str] = frozenset()) -> StageMerge:
-    """`pairs` (A index, B index) from an LLM matcher replace the deterministic matching. A
-    model in `partial` answered only in part: it can FAIL, never PASS."""
+                matcher: str = "rules", salvaged: dict[str, ReviewerAnswer] | None = None) -> StageMerge:
+    """`reports` holds the completed reviewers' reports (None: the run did not complete).
+    `pairs` (A index, B index) from an LLM matcher replace the deterministic matching.
+    `salvaged` holds what parsed of a model's malformed answer: its findings are that model's
+    alone (never agreed) and it has no verdict."""
+    salvaged = salvaged or {}
     verdicts = {letter: model_verdict(reports.get(letter)) for letter in letters}
-    for letter in partial:
-        if verdicts.get(letter) == "PASS":
-            verdicts[letter] = None
     merged = StageMerge(stage=stage, models=list(letters), verdicts=verdicts, matcher=matcher if pairs is not None else "rules")
     merged.reasons = [f"{'model ' + k if k in letters else k}: {v}" for k, v in (reasons or {}).items() if v]
     a = reports.get("A") if "A" in letters else None
@@ -77,14 +79,14 @@ def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: 
             finding.severity = a_findings[i].severity
         merged.findings.append(MergedFinding(category="agreed", finding=finding, other=a_findings[i]))
     for letter, own, other, used in (("B", b_findings, a, used_b), ("A", a_findings, b, used_a)):
-        for n, finding in enumerate(own):
-            if n in used:
-                continue
+        alone = [(f, False) for n, f in enumerate(own) if n not in used]
+        if letter in letters and letter in salvaged:
+            alone += [(f, True) for f in salvaged[letter].findings]
+        for finding, from_malformed in alone:
             fine = next((c for c in (other.checked_fine if other else []) if c.covers(finding.file, finding.line)), None)
-            if fine is not None:
-                merged.findings.append(MergedFinding(category="contradiction", finding=finding, fine_note=fine.note, by=letter))
-            else:
-                merged.findings.append(MergedFinding(category="b_only" if letter == "B" else "a_only", finding=finding, by=letter))
+            category = "contradiction" if fine is not None else ("b_only" if letter == "B" else "a_only")
+            merged.findings.append(MergedFinding(category=category, finding=finding, by=letter, salvaged=from_malformed,
+                                                 fine_note=fine.note if fine is not None else None))
     order = {"agreed": 0, "b_only": 1, "a_only": 2, "contradiction": 3}
     merged.findings.sort(key=lambda m: (order[m.category], m.finding.severity.rank, m.finding.file, m.finding.line or 0))
     if any(m.finding.blocking for m in merged.findings):

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from review_harness.core.member import MemberRun
 from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 StageName = Literal["spec", "quality"]
@@ -19,6 +20,26 @@ STAGES: tuple[str, ...] = ("spec", "quality")
 Letter = Literal["A", "B"]
 LETTERS: tuple[str, ...] = ("A", "B")
 ROLES = {"A": "reviewer_a", "B": "reviewer_b"}
+
+# member names of the code review (its runs, store keys and offline answers): a reviewer is
+# '<stage>-<letter>' ('spec-A', 'quality-B'), the grader pairing a stage's findings 'matcher-<stage>'
+KIND_NAME = "code"
+IMPLEMENTER = "implementer"
+MATCHER_PREFIX = "matcher-"
+
+
+def reviewer_member(stage: str, letter: str) -> str:
+    return f"{stage}-{letter}"
+
+
+def matcher_member(stage: str) -> str:
+    return MATCHER_PREFIX + stage
+
+
+def reviewer_of(member: str) -> tuple[str, str] | None:
+    """(stage, letter) of a reviewer's member name; None for any other member."""
+    stage, _, letter = member.partition("-")
+    return (stage, letter) if stage in STAGES and letter in LETTERS else None
 CATEGORIES: tuple[str, ...] = (
     "missing-requirement", "scope-creep", "spec-mismatch",
     "bug", "security", "error-handling", "concurrency", "resource", "tests", "maintainability",
@@ -79,20 +100,6 @@ class ReviewerAnswer(BaseModel):
     summary: str
 
 
-class MemberRun(BaseModel):
-    """What happened to one reviewer call (or the implementer's)."""
-
-    member: str
-    role: str
-    status: Literal["complete", "failed"] = "failed"
-    reason: str | None = None
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-    prefix_hash: str | None = None
-
-
 # ---------------------------------------------------------------------------- merge
 
 
@@ -102,13 +109,14 @@ class MergedFinding(BaseModel):
     other: CodeFinding | None = None  # the matched finding of the other model (agreed)
     fine_note: str | None = None  # contradictions: the other model's "checked and fine" note
     by: Letter | None = None  # one-model findings and contradictions: whose finding
+    salvaged: bool = Field(default=False, description="from what parsed of its model's malformed answer")
 
 
 class StageMerge(BaseModel):
     stage: StageName
     models: list[str]
     verdicts: dict[str, Literal["PASS", "FAIL"] | None] = Field(
-        description="per model letter; None when the model produced no report (failed)"
+        description="per model letter; None when the model's run is not complete (it has no verdict)"
     )
     findings: list[MergedFinding] = Field(default_factory=list)
     verdict: Literal["PASS", "FAIL", "INCOMPLETE"] = "PASS"
@@ -142,7 +150,7 @@ class IterationRecord(BaseModel):
 
     @property
     def degraded(self) -> list[str]:
-        """Reviewers of this round without a usable verdict (failed, or a partial answer that found nothing)."""
+        """Reviewers of this round without a verdict (their run is not complete)."""
         return [f"{s.stage}-{letter}" for s in (self.spec, self.quality) if s is not None
                 for letter, verdict in s.verdicts.items() if verdict is None]
 

@@ -1,41 +1,28 @@
-"""How the offline provider answers the code review's prompts: a reviewer request with the rule
-engine (review_harness.code.rules) under the model letter named in the request's identity line
-(the provider cannot see which role called it); an implementer request with no change (the
-offline implementer cannot write code: evals apply the case's scripted fixes instead).
-Anything else is not ours (None)."""
+"""How the offline provider answers the code review's members (see code/kind.py): a reviewer
+with the rule engine (review_harness.code.rules) under its stage and model letter; the grader's
+matcher with the merge's own similarity; the implementer with no change (the offline
+implementer cannot write code: evals apply the case's scripted fixes instead). None when the
+request lacks its data."""
 
 from __future__ import annotations
-
-import re
 
 from review_harness.code.memory import is_known, known_false_positives, pattern_of
 from review_harness.code.models import CheckedFine, FixAnswer, ReviewerAnswer
 from review_harness.core.prompts import data_block
 
-REVIEW_MARK = "CODE REVIEW REQUEST"
-MATCH_MARK = "CODE MATCH REQUEST"
-FIX_MARK = "CODE FIX REQUEST"
+
+def fix_answer() -> str:
+    return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
 
 
-def _field(text: str, name: str) -> str | None:
-    match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else None
-
-
-def answer(prompt: str) -> str | None:
-    if FIX_MARK in prompt:
-        return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
-    if MATCH_MARK in prompt:
-        return match_answer(prompt)
-    if REVIEW_MARK not in prompt:
-        return None
+def review_answer(stage: str, letter: str, prompt: str) -> str | None:
+    """Reviewer `letter`'s answer at `stage` (spec | quality) for the change and spec of the request."""
     from review_harness.code.prompts import parse_change
     from review_harness.code.rules import FileView, review_quality, review_spec
 
-    stage, letter = _field(prompt, "Stage"), _field(prompt, "Model")
     spec = data_block(prompt, "<spec>", "</spec>")
     change = data_block(prompt, "<change>", "</change>")
-    if stage not in ("spec", "quality") or letter not in ("A", "B") or spec is None or change is None:
+    if spec is None or change is None:
         return None
     views = [
         FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"])

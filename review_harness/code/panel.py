@@ -1,8 +1,10 @@
 """The code review's state in the Inspect sample store, and the review built from it.
 
-Reviewer solvers write one key per iteration, stage and model; the loop solver records what
-each iteration ran; the scorers rebuild the merged review from those records without model
-calls, so `inspect score` can redo the merge after a change to the merge rules.
+Members write their results in the core's layout, one key per member and iteration
+(`code:member:spec-A:0`, `code:member:matcher-quality:1`, `code:member:implementer:1` per fix
+attempt); the loop solver records what each iteration ran; the scorers rebuild the merged review
+from those records without model calls, so `inspect score` can redo the merge after a change to
+the merge rules.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from typing import Any
 from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
 from review_harness.code.merge import confidence, decide, merge_stage
-from review_harness.code.models import ROLES, CodeReview, FixAttempt, IterationRecord, MemberRun, ReviewerAnswer, StageMerge
+from review_harness.code.matcher import pair_indices
+from review_harness.code.models import (
+    IMPLEMENTER, KIND_NAME, ROLES, CodeReview, FixAttempt, IterationRecord, MatchAnswer, ReviewerAnswer, StageMerge,
+    matcher_member, reviewer_member,
+)
 from review_harness.code.prompts import PROMPT_VERSION, render_change
-from review_harness.core.panel import StoreLike
+from review_harness.core.member import MemberResult, MemberRun, StoreLike, load_result, member_key
 
 ITERATIONS_KEY = "code:iterations"
 FIXES_KEY = "code:fixes"
@@ -23,38 +29,64 @@ CHANGE_KEY = "code:change"
 MEMORY_KEY = "code:memory"
 
 
-def match_key(iteration: int, stage: str) -> str:
-    return f"code:matches:{iteration}:{stage}"
+def reviewer_key(iteration: int, stage: str, letter: str) -> str:
+    return member_key(KIND_NAME, reviewer_member(stage, letter), iteration)
 
 
-def member_key(iteration: int, stage: str, letter: str) -> str:
-    return f"code:member:{iteration}:{stage}:{letter}"
+def matcher_key(iteration: int, stage: str) -> str:
+    return member_key(KIND_NAME, matcher_member(stage), iteration)
 
 
-def member_name(stage: str, letter: str) -> str:
-    return f"{stage}-{letter}"
+def implementer_key(attempt: int) -> str:
+    return member_key(KIND_NAME, IMPLEMENTER, attempt)
+
+
+def reviewer_result(store: StoreLike, iteration: int, stage: str, letter: str) -> MemberResult[ReviewerAnswer]:
+    """A reviewer's stored result; one that never ran gets a failed run."""
+    result = load_result(store, reviewer_key(iteration, stage, letter), ReviewerAnswer)
+    return result or MemberResult(MemberRun(kind=KIND_NAME, member=reviewer_member(stage, letter), role=ROLES[letter],
+                                            reason="never ran"))
+
+
+def completed_report(store: StoreLike, iteration: int, stage: str, letter: str) -> ReviewerAnswer | None:
+    """A reviewer's report when its run completed (what parsed of a malformed answer is not one)."""
+    result = reviewer_result(store, iteration, stage, letter)
+    return result.report if result.run.completed else None
+
+
+def _not_complete(result: MemberResult[ReviewerAnswer]) -> str:
+    text = result.run.describe()
+    if result.salvaged is not None and result.salvaged.findings:
+        text += (f"; its {len(result.salvaged.findings)} finding(s) that parsed are kept as its own, matched with "
+                 "no other: it has no verdict")
+    return text
 
 
 def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tuple[str, ...]) -> tuple[StageMerge, list[MemberRun]]:
+    """One stage's merge: reviewers whose run completed give reports; one that did not has no
+    verdict (seed 002: neither PASS nor agreement), and what parsed of its malformed answer still
+    counts as its own findings."""
     reports: dict[str, ReviewerAnswer | None] = {}
+    salvaged: dict[str, ReviewerAnswer] = {}
     reasons: dict[str, str] = {}
-    partial: set[str] = set()
     runs = []
     for letter in letters:
-        entry = store.get(member_key(iteration, stage, letter)) or {}
-        run = MemberRun.model_validate(entry["run"]) if entry.get("run") else MemberRun(
-            member=member_name(stage, letter), role=ROLES[letter], reason="never ran")
-        runs.append(run)
-        reports[letter] = ReviewerAnswer.model_validate(entry["report"]) if entry.get("report") else None
-        if reports[letter] is None or run.reason:
-            reasons[letter] = run.reason or "no report"
-        if entry.get("partial"):
-            partial.add(letter)
-    matches = store.get(match_key(iteration, stage)) or {}
-    if matches.get("reason"):
-        reasons["matcher"] = matches["reason"]
-    pairs = [tuple(p) for p in matches["pairs"]] if matches.get("pairs") is not None else None
-    merged = merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matches.get("matcher", "rules"), partial=partial)
+        result = reviewer_result(store, iteration, stage, letter)
+        runs.append(result.run)
+        reports[letter] = result.report if result.run.completed else None
+        if not result.run.completed:
+            reasons[letter] = _not_complete(result)
+            if result.salvaged is not None:
+                salvaged[letter] = result.salvaged
+        elif result.run.reason:
+            reasons[letter] = result.run.reason
+    pairs, matcher = None, "rules"
+    matched = load_result(store, matcher_key(iteration, stage), MatchAnswer)
+    if matched is not None and matched.run.completed and matched.report is not None:
+        pairs, matcher = pair_indices(matched.report), "llm"
+    elif matched is not None:
+        reasons["matcher"] = f"LLM matcher unusable, rules used: {matched.run.describe()}"
+    merged = merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matcher, salvaged=salvaged)
     return merged, runs
 
 

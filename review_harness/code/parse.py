@@ -1,13 +1,16 @@
 """Parsing the reviewers' and the implementer's answers: lenient JSON, item-by-item salvage
-(one bad finding costs only itself), bounds checked after parsing."""
+(one bad finding costs only itself), bounds checked after parsing.
+
+An answer cut off or broken part way (only the part before the break was read), with no JSON
+object or without its findings list is malformed: asked once more, and what parsed is kept
+beside the run, never as a complete review (a missing part may have been a finding)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from review_harness.code.models import CATEGORIES, SEVERITIES, CheckedFine, CodeFinding, FixAnswer, FixedFile, ReviewerAnswer
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
 from review_harness.core.matching import normalize_space
+from review_harness.core.member import ParseOutcome
 from review_harness.core.schema import response_schema
 
 REVIEWER_SCHEMA = response_schema(
@@ -16,13 +19,6 @@ REVIEWER_SCHEMA = response_schema(
     enums={"findings[].severity": list(SEVERITIES), "findings[].category": list(CATEGORIES)},
 )
 FIX_SCHEMA = response_schema("code_fix", FixAnswer, description="The complete new content of each file changed by the fix.")
-
-
-@dataclass
-class ParsedReview:
-    report: ReviewerAnswer | None
-    problems: list[str] = field(default_factory=list)
-    partial: bool = False  # cut off or repaired: what is missing may have been a finding
 
 
 def _finding(item, label: str):
@@ -35,21 +31,20 @@ def _finding(item, label: str):
     return item, None
 
 
-def parse_reviewer(text: str, truncated: bool = False) -> ParsedReview:
+def parse_reviewer(text: str) -> ParseOutcome[ReviewerAnswer]:
     data, repaired, problem, cut_off = load_json_lenient(text)
     if not isinstance(data, dict):
-        return ParsedReview(None, [problem or "the answer is not a JSON object"])
+        return ParseOutcome(None, [problem or "the answer is not a JSON object"], malformed=True)
     problems = []
-    partial = repaired or truncated
     if repaired:
-        problems.append(("cut off" if cut_off or truncated else "malformed") + f"; kept the complete part ({problem})")
+        problems.append(("cut off" if cut_off else "malformed") + f"; kept the complete part ({problem})")
     findings, bad = validate_items(data, "findings", CodeFinding, "finding", _finding)
     fine, bad_fine = validate_items(data, "checked_fine", CheckedFine, "checked_fine item")
     problems += bad + bad_fine
     if "findings" not in data:
-        return ParsedReview(None, problems + ["no findings list in the answer"])
+        return ParseOutcome(None, problems + ["no findings list in the answer"], malformed=True)
     summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
-    return ParsedReview(ReviewerAnswer(findings=findings, checked_fine=fine, summary=summary), problems, partial)
+    return ParseOutcome(ReviewerAnswer(findings=findings, checked_fine=fine, summary=summary), problems, malformed=repaired)
 
 
 def unverified_quotes(report: ReviewerAnswer, *sources: str) -> list[str]:
@@ -63,9 +58,11 @@ def unverified_quotes(report: ReviewerAnswer, *sources: str) -> list[str]:
     ]
 
 
-def parse_fix(text: str) -> tuple[FixAnswer | None, list[str]]:
+def parse_fix(text: str) -> ParseOutcome[FixAnswer]:
+    """A fix is applied whole or not at all: an answer cut off or broken anywhere is malformed
+    with nothing kept (a file cut short must never be written)."""
     data, repaired, problem, _ = load_json_lenient(text)
     if not isinstance(data, dict) or repaired:
-        return None, [problem or "the answer is not a JSON object"]
+        return ParseOutcome(None, [problem or "the answer is not a JSON object"], malformed=True)
     files, problems = validate_items(data, "files", FixedFile, "file")
-    return FixAnswer(files=files, note=str(data.get("note") or "")), problems
+    return ParseOutcome(FixAnswer(files=files, note=str(data.get("note") or "")), problems)

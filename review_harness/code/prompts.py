@@ -1,6 +1,7 @@
 """Prompts of the code review: a stable system prefix per reviewer kind, and a request with
-the reviewer's identity line (stage and model letter: the offline provider cannot see the
-role, so it reads them there), the spec and the change last.
+the reviewer's identity line (stage and model letter: with both roles on one model, the letter
+keeps the two reviewers' prompts, and so their cached answers, apart), the spec and the change
+last.
 
 The change is rendered as numbered lines of each file's new version, '+' marking added lines,
 within a character budget; what the budget cut is said in the prompt and in the log.
@@ -10,14 +11,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from jinja2 import TemplateError
 
 from review_harness.code.change import ChangedFile, ChangeSet
 from review_harness.code.models import CATEGORIES
 from review_harness.core.paths import PROMPTS_DIR as ROOT_PROMPTS
-from review_harness.core.prompts import PromptError, ReviewerPrompt, neutralize_delimiters, template_environment
+from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, render_template
 
 PROMPT_VERSION = "v1"
 PROMPTS_DIR = ROOT_PROMPTS / "code"
@@ -30,16 +28,11 @@ NUMBERED = re.compile(r"^ *(\d+) ([+ ]) ")
 
 
 def _safe(text: str) -> str:
-    for tag in BLOCKS:
-        text = neutralize_delimiters(text, f"<{tag}>", f"</{tag}>")
-    return text
+    return neutralize_blocks(text, BLOCKS)
 
 
-def _render(name: str, **values) -> str:
-    try:
-        return template_environment(str(PROMPTS_DIR)).get_template(name).render(**values)
-    except TemplateError as ex:
-        raise PromptError(f"prompt template {PROMPTS_DIR / name} cannot be filled: {ex}") from None
+def render_code_template(name: str, **values: object) -> str:
+    return render_template(PROMPTS_DIR, name, **values)
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -134,8 +127,8 @@ def render_reviewer_prompt(
     iteration: int, memory: str = "", version: str = PROMPT_VERSION,
 ) -> ReviewerPrompt:
     common = {"stage": stage, "stage_title": STAGE_TITLES[stage]}
-    system = _render(f"reviewer_system.{version}.j2", **common, categories=CATEGORIES)
-    request = _render(
+    system = render_code_template(f"reviewer_system.{version}.j2", **common, categories=CATEGORIES)
+    request = render_code_template(
         f"reviewer_request.{version}.j2", **common, letter=letter, task=task, title=title, service=service,
         iteration=iteration, memory=_safe(memory), cuts=change.cuts, spec=_safe(spec), change=_safe(change.text),
     )
@@ -144,11 +137,7 @@ def render_reviewer_prompt(
 
 def render_fix_prompt(*, message: str, spec: str, change: RenderedChange, task: str, title: str, turns: int,
                       version: str = PROMPT_VERSION) -> ReviewerPrompt:
-    system = _render(f"implementer_system.{version}.j2")
-    request = _render(f"implementer_request.{version}.j2", task=task, title=title, turns=turns,
-                      message=message, spec=_safe(spec), change=_safe(change.text))
+    system = render_code_template(f"implementer_system.{version}.j2")
+    request = render_code_template(f"implementer_request.{version}.j2", task=task, title=title, turns=turns,
+                                   message=message, spec=_safe(spec), change=_safe(change.text))
     return ReviewerPrompt(system=system, request=request, version=version)
-
-
-def prompts_path(name: str) -> Path:
-    return PROMPTS_DIR / name

@@ -43,7 +43,7 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
     if stage.discarded:
         lines += ["Discarded: the spec review failed, so the speculative quality results do not count.", ""]
         return lines
-    verdicts = ", ".join(f"model {k}: {v or 'no report'}" for k, v in stage.verdicts.items())
+    verdicts = ", ".join(f"model {k}: {v or 'no verdict'}" for k, v in stage.verdicts.items())
     lines += [f"Verdict: **{stage.verdict}** ({verdicts})", ""]
     lines += ["| Category | Count | Severity | Action |", "|----------|-------|----------|--------|"]
     for key, name in CATEGORY_ROWS:
@@ -53,6 +53,8 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
     for m in stage.findings:
         f = m.finding
         who = {"agreed": "both", "b_only": "B", "a_only": "A", "contradiction": f"{m.by} (contradiction)"}[m.category]
+        if m.salvaged:
+            who += ", from its malformed answer"
         lines.append(f"- **{f.severity.value}** `{f.where}` ({f.category}; {who}): {f.description}"
                      + (f" Fix: {f.suggested_fix}" if f.suggested_fix else ""))
         if f.quote:
@@ -80,10 +82,8 @@ def render_iteration(it: IterationRecord, heading: str) -> list[str]:
     if it.human_decision:
         lines.append(f"**Human decision:** {it.human_decision}")
     for run in it.runs:
-        if run.status != "complete":
-            lines.append(f"- ⚠️ {run.member} ({run.role}) produced no report: {run.reason}")
-        elif run.member in it.degraded:
-            lines.append(f"- ⚠️ {run.member} ({run.role}) answered only in part, so it cannot pass: {run.reason}")
+        if not run.completed:
+            lines.append(f"- ⚠️ {run.member} ({run.role}) {run.describe()}: it has no verdict")
     lines.append("")
     lines += stage_table(it.spec, "Spec")
     lines += stage_table(it.quality, "Quality")

@@ -1,7 +1,11 @@
 """A small, generic reader of markdown documents, built on markdown-it-py.
 
-It turns a document into two views that rules of any review kind can query:
+It turns a document into views that rules of any review kind can query, all from one parse:
 
+* :func:`read_document`: the blocks of the document in order (headings, paragraphs, lists and
+  their items, block quotes, tables, code, raw HTML, rules), each with its 1-based line span,
+  its nesting depth and what the kind needs (heading level and text, a paragraph's inline
+  source, a table's row lines, a code block's info string);
 * :func:`parse_sections`: the heading outline, each section with its 1-based line span and its
   heading path ("Top > Child > Grandchild"); text before the first heading is a level-0
   section with an empty heading;
@@ -16,26 +20,31 @@ Nothing here knows about any particular kind of document.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from markdown_it import MarkdownIt
 
+from review_harness.core.text import sentence_spans
+
 __all__ = [
+    "MdBlock",
+    "MdDocument",
     "MdSection",
     "Sentence",
     "parse_sections",
+    "read_document",
     "section_at",
     "subtree_end",
     "section_text",
     "children_of",
     "find_line",
+    "last_nonblank",
     "sentences",
     "strip_emphasis",
     "plain",
     "normalize",
-    "split_sentences",
 ]
 
 PATH_SEPARATOR = " > "
@@ -206,18 +215,112 @@ def _line_count(text: str) -> int:
     return n if text.endswith("\n") else n + 1
 
 
+# ----------------------------------------------------------------------------------- blocks
+
+@dataclass(frozen=True)
+class MdBlock:
+    """One block of a document, with its 1-based line span (blank lines that close it left out).
+
+    ``depth`` is how deeply it is nested (0 at the top level; one more inside each list, list
+    item and block quote). What a kind carries: a heading its ``level``, its inline source in
+    ``text`` and its words in ``plain``; a paragraph its inline source in ``text`` (list and quote
+    markers removed, one line per source line) and the innermost ``container`` it sits in
+    (``item``, ``blockquote`` or ``""``); a code block its info string in ``text`` and whether it
+    is ``fenced``; a table the lines of its header and body rows in ``rows``.
+    """
+
+    kind: str  # heading | paragraph | list | item | blockquote | table | code | html | hr
+    start_line: int
+    end_line: int
+    depth: int = 0
+    text: str = ""
+    plain: str = ""
+    level: int = 0
+    container: str = ""
+    fenced: bool = False
+    rows: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class MdDocument:
+    """A document as blocks: its source ``lines`` (``n_lines`` of them up to the last non-blank
+    one) and its ``blocks`` in document order (a container before what it contains)."""
+
+    lines: tuple[str, ...]
+    n_lines: int
+    blocks: tuple[MdBlock, ...]
+
+    def of_kind(self, *kinds: str, depth: int | None = None) -> list[MdBlock]:
+        """The blocks of these kinds (only those at ``depth`` when given)."""
+        return [b for b in self.blocks if b.kind in kinds and (depth is None or b.depth == depth)]
+
+
+_BLOCK_KIND = {
+    "heading_open": "heading", "paragraph_open": "paragraph", "bullet_list_open": "list",
+    "ordered_list_open": "list", "list_item_open": "item", "blockquote_open": "blockquote",
+    "table_open": "table", "fence": "code", "code_block": "code", "html_block": "html", "hr": "hr",
+}
+_CONTAINER_OPEN = {"list_item_open": "item", "blockquote_open": "blockquote"}
+_CONTAINER_CLOSE = frozenset({"list_item_close", "blockquote_close"})
+
+
+def last_nonblank(lines: Sequence[str], start: int, end: int) -> int:
+    """The last 1-based line in [start, end] that is not blank (start when all are)."""
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+@lru_cache(maxsize=16)
+def read_document(text: str) -> MdDocument:
+    """The blocks of ``text`` (a leading front matter block is not read as markdown)."""
+    lines = tuple(text.split("\n"))
+    n_lines = len(lines)
+    while n_lines > 0 and not lines[n_lines - 1].strip():
+        n_lines -= 1
+    toks = _tokens(text)
+    blocks: list[MdBlock] = []
+    containers: list[str] = []
+    table_at, rows = -1, []  # the open table's index in blocks, its row lines so far
+    for i, tok in enumerate(toks):
+        if tok.type in _CONTAINER_CLOSE and containers:
+            containers.pop()
+        elif tok.type == "tr_open" and tok.map:
+            rows.append(tok.map[0] + 1)
+        elif tok.type == "table_close" and table_at >= 0:
+            blocks[table_at] = replace(blocks[table_at], rows=tuple(rows))
+            table_at, rows = -1, []
+        kind = _BLOCK_KIND.get(tok.type)
+        if kind is None or tok.map is None:
+            continue
+        start, end_excl = tok.map[0] + 1, tok.map[1]
+        end = last_nonblank(lines, start, min(end_excl, n_lines)) if end_excl >= start else start
+        block = MdBlock(kind, start, end, tok.level)
+        if kind in ("heading", "paragraph"):
+            inline = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].type == "inline" else None
+            source = inline.content if inline is not None else ""
+            if kind == "heading":
+                level = int(tok.tag[1]) if tok.tag[1:].isdigit() else 1
+                plain_text = _inline_text(inline) if inline is not None else ""
+                block = MdBlock(kind, start, end, tok.level, source.strip(), plain_text, level)
+            else:
+                block = MdBlock(kind, start, end, tok.level, source, container=containers[-1] if containers else "")
+        elif kind == "code":
+            block = MdBlock(kind, start, end, tok.level, tok.info or "", fenced=tok.type == "fence")
+        if kind == "table":
+            table_at = len(blocks)
+        blocks.append(block)
+        if tok.type in _CONTAINER_OPEN:
+            containers.append(_CONTAINER_OPEN[tok.type])
+    return MdDocument(lines, n_lines, tuple(blocks))
+
+
 @lru_cache(maxsize=16)
 def _sections_cached(text: str) -> tuple[MdSection, ...]:
     n_lines = _line_count(text)
     if n_lines == 0:
         return ()
-    heads: list[tuple[int, int, str]] = []  # (line, level, heading)
-    toks = _tokens(text)
-    for i, tok in enumerate(toks):
-        if tok.type == "heading_open" and tok.map:
-            level = int(tok.tag[1]) if tok.tag[1:].isdigit() else 1
-            heading = _inline_text(toks[i + 1]) if i + 1 < len(toks) else ""
-            heads.append((tok.map[0] + 1, level, heading))
+    heads = [(b.start_line, b.level, b.plain) for b in read_document(text).blocks if b.kind == "heading"]
     lines = _blank_front_matter(text).split("\n")
     out: list[MdSection] = []
     first = heads[0][0] if heads else n_lines + 1
@@ -334,32 +437,6 @@ def find_line(text: str, quote: str) -> int | None:
 
 # ----------------------------------------------------------------------------------- sentences
 
-_ABBREV = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|fig|no|nr|mr|mrs|ms|dr|st|viz|al)\.|\b[A-Z]\.)$",
-    re.I,
-)
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]*_]*\s+(?=[\"'(\[*_`]*[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of one paragraph (abbreviation- and decimal-aware)."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        head = text[start:m.start() + 1]
-        if _ABBREV.search(head.rstrip(".!?") + ".") and text[m.start()] == ".":
-            continue
-        end = m.end()
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if text[start:end].strip():
-            spans.append((start, end))
-        start = m.end()
-    if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    return spans
-
-
 def _pieces_for(content: str, first_line: int, src_lines: list[str], lo: int, hi: int) -> tuple[tuple[int, str], ...]:
     """Verbatim single-line pieces of ``content[lo:hi]`` (content lines map to source lines)."""
     out: list[tuple[int, str]] = []
@@ -442,7 +519,7 @@ def _sentences_cached(text: str, include_code: bool) -> tuple[Sentence, ...]:
                 continue
             kind = "bullet" if "list_item" in ctx else ("quote" if "blockquote" in ctx else "para")
             flat = content.replace("\n", " ")
-            for lo, hi in split_sentences(flat):
+            for lo, hi in sentence_spans(flat):
                 seg = flat[lo:hi].strip()
                 if not seg:
                     continue
@@ -470,7 +547,3 @@ def sentences(text: str, include_code: bool = False) -> list[Sentence]:
     """
     return list(_sentences_cached(text, include_code))
 
-
-def units_in(units: Iterable[Sentence], start_line: int, end_line: int) -> list[Sentence]:
-    """The units that start inside a line span."""
-    return [u for u in units if start_line <= u.line <= end_line]

@@ -9,10 +9,12 @@ Templates held in data files (impact's YAML templates) compile through the same 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateError, TemplateSyntaxError
 
 DOCUMENT_OPEN = "<document>"
 DOCUMENT_CLOSE = "</document>"
@@ -56,6 +58,23 @@ def compile_template(source: str, prompts_dir: str) -> Template:
         return template_environment(prompts_dir).from_string(source)
     except TemplateSyntaxError as ex:
         raise PromptError(f"template syntax error at line {ex.lineno}: {ex.message}") from None
+
+
+def render_template(prompts_dir: Path, name: str, **values: object) -> str:
+    """Fill one template of a kind's prompt folder; a missing template or value is a PromptError
+    naming the file."""
+    try:
+        return template_environment(str(prompts_dir)).get_template(name).render(**values)
+    except TemplateError as ex:
+        raise PromptError(f"prompt template {prompts_dir / name} cannot be filled: {ex}") from None
+
+
+def neutralize_blocks(content: str, tags: Iterable[str]) -> str:
+    """`content` with every `<tag>` / `</tag>` of a prompt's data blocks neutralized, so an input
+    cannot open or close any block of the request it is pasted into."""
+    for tag in tags:
+        content = neutralize_delimiters(content, f"<{tag}>", f"</{tag}>")
+    return content
 
 
 def neutralize_delimiters(content: str, open_tag: str = DOCUMENT_OPEN, close_tag: str = DOCUMENT_CLOSE) -> str:

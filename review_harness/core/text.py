@@ -67,3 +67,31 @@ def _append_piece(out: list[tuple[int, str]], text: str, begin: int, end: int) -
     piece = text[begin:end]
     if piece.strip():
         out.append((begin + len(piece) - len(piece.lstrip()), piece.strip()))
+
+
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|fig|no|nr|mr|mrs|ms|dr|st|viz|al)\.|\b[A-Z]\.)$",
+    re.I,
+)
+_SPAN_BOUNDARY = re.compile(r"[.!?]+[\"')\]*_]*\s+(?=[\"'(\[*_`]*[A-Z0-9])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of one paragraph, for units quoted by position: a
+    boundary after an abbreviation ('e.g.', 'Dr.', an initial) or inside a decimal does not
+    split."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SPAN_BOUNDARY.finditer(text):
+        head = text[start:m.start() + 1]
+        if _ABBREVIATION.search(head.rstrip(".!?") + ".") and text[m.start()] == ".":
+            continue
+        end = m.end()
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if text[start:end].strip():
+            spans.append((start, end))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text.rstrip())))
+    return spans

@@ -5,7 +5,7 @@ from __future__ import annotations
 from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.design.gold import DesignGold
-from review_harness.design.models import DesignReview
+from review_harness.design.models import KIND_NAME, SYNTHESIZER, DesignReview
 
 
 def _render(review: DesignReview) -> str:
@@ -15,13 +15,16 @@ def _render(review: DesignReview) -> str:
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
-    from review_harness.design.offline.responder import answer
+    """The member names the answerer: the synthesizer, else the persona of that id."""
+    from review_harness.design.offline import responder
 
-    return answer(prompt)
+    if member == SYNTHESIZER:
+        return responder.synthesis_answer(prompt)
+    return responder.persona_answer(member, prompt)
 
 
 KIND = ReviewKind(
-    name="design",
+    name=KIND_NAME,
     title="design",
     prompts=PROMPTS_DIR / "design",
     offline_answer=_offline_answer,

@@ -18,8 +18,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from review_harness.core.member import MemberRun
 from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
+KIND_NAME = "design"  # the kind's name in the core's registry, member runs and store keys
+SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings; every other member is a persona
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]
@@ -151,18 +154,6 @@ class SystemicIssue(BaseModel):
     share: float
 
 
-class PersonaRun(BaseModel):
-    """What happened when one persona (or the synthesizer) was called."""
-
-    member: str
-    status: Literal["ok", "salvaged", "failed"]
-    reason: str | None = None
-    attempts: int = 1
-    input_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-
-
 class DesignReview(BaseModel):
     """The whole synthesized design review: the log contract (``Score.metadata['review']``)."""
 
@@ -194,7 +185,9 @@ class DesignReview(BaseModel):
     synthesis: Literal["model", "deterministic"] = "model"
     hedge_rate: float = Field(0.0, description="Hedge words per 100 words of reviewer output.")
     warnings: list[str] = Field(default_factory=list)
-    reviewer_runs: list[PersonaRun] = Field(default_factory=list)
+    reviewer_runs: list[MemberRun] = Field(
+        default_factory=list, description="One run per dispatched persona, then the synthesizer's when it was asked."
+    )
     prompt_version: str = ""
     calibration_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

@@ -1,17 +1,18 @@
 """Read what a persona or the synthesizer answered, keeping whatever is usable.
 
 A schema-valid answer is never discarded whole: each finding is validated on its own and one
-that cannot be used is dropped with a problem naming it. An answer with no JSON object at all
-is malformed (the persona is asked once more); a missing blind spot check is reported, not
-fatal.
+that cannot be used is dropped with a problem naming it (the answer still counts). An answer
+with no JSON object, without its findings list, or cut off or broken part way (only the part
+before the break was read) is malformed: the member is asked once more, and what parsed is kept
+for the warnings only. A missing blind spot check is reported, not fatal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
+from review_harness.core.member import ParseOutcome
 from review_harness.design.models import (
     PHASES,
     SEVERITIES,
@@ -24,15 +25,6 @@ from review_harness.design.models import (
 )
 
 MISSING_BLIND_SPOT = "(no blind spot check given)"
-
-
-@dataclass
-class ParseOutcome:
-    status: Literal["ok", "salvaged", "failed"]
-    report: Any = None
-    problems: list[str] = field(default_factory=list)
-    malformed: bool = False  # nothing usable: worth one more try
-    cut_off: bool = False
 
 
 def _choose(value: Any, allowed: tuple[str, ...]) -> Any:
@@ -59,25 +51,26 @@ def _normalize_finding(item: Any, label: str) -> tuple[dict | None, str | None]:
 
 
 def _load(text: str) -> tuple[dict | None, list[str], bool]:
+    """(the JSON object, problems, whether only part of the answer was read)."""
     if not text or not text.strip():
-        return None, ["the model returned empty output"], False
+        return None, ["the model returned empty output"], True
     data, repaired, problem, cut_off = load_json_lenient(text)
     if not isinstance(data, dict):
-        return None, [f"output could not be parsed: {problem or 'not a JSON object'}"], cut_off
+        return None, [f"output could not be parsed: {problem or 'not a JSON object'}"], True
     notes = []
     if repaired:
         notes.append("output was cut off; kept the complete part" if cut_off else f"{problem}; kept the part before the error")
-    return data, notes, cut_off
+    return data, notes, repaired
 
 
-def parse_persona_output(text: str, persona: str) -> ParseOutcome:
-    data, problems, cut_off = _load(text)
+def parse_persona_output(text: str, persona: str) -> ParseOutcome[PersonaReport]:
+    data, problems, partly = _load(text)
     if data is None:
-        return ParseOutcome("failed", None, problems, malformed=True, cut_off=cut_off)
+        return ParseOutcome(None, problems, malformed=True)
     findings, finding_problems = validate_items(data, "findings", PersonaFinding, "finding", _normalize_finding)
     problems += finding_problems
     if "findings" not in data:
-        return ParseOutcome("failed", None, problems + ["the answer has no findings list"], malformed=True)
+        return ParseOutcome(None, problems + ["the answer has no findings list"], malformed=True)
     fine = [str(x) for x in data.get("checked_and_fine") or [] if str(x).strip()]
     blind_spot = str(data.get("blind_spot_check") or "").strip()
     if not blind_spot:
@@ -87,7 +80,7 @@ def parse_persona_output(text: str, persona: str) -> ParseOutcome:
     if named and named != persona:
         problems.append(f"the answer names persona '{named}', expected '{persona}'")
     report = PersonaReport(persona=persona, findings=findings, checked_and_fine=fine, blind_spot_check=blind_spot)
-    return ParseOutcome("salvaged" if problems else "ok", report, problems, cut_off=cut_off)
+    return ParseOutcome(report, problems, malformed=partly)
 
 
 def _normalize_group(item: Any, label: str) -> tuple[dict | None, str | None]:
@@ -101,13 +94,13 @@ def _normalize_group(item: Any, label: str) -> tuple[dict | None, str | None]:
     return item, None
 
 
-def parse_synthesis_output(text: str) -> ParseOutcome:
-    data, problems, cut_off = _load(text)
+def parse_synthesis_output(text: str) -> ParseOutcome[SynthesisAnswer]:
+    data, problems, partly = _load(text)
     if data is None:
-        return ParseOutcome("failed", None, problems, malformed=True, cut_off=cut_off)
+        return ParseOutcome(None, problems, malformed=True)
     groups, group_problems = validate_items(data, "groups", FindingGroup, "group", _normalize_group)
     contradictions, c_problems = validate_items(data, "contradictions", Contradiction, "contradiction")
     patterns, p_problems = validate_items(data, "patterns", Pattern, "pattern")
     problems += group_problems + c_problems + p_problems
     answer = SynthesisAnswer(groups=groups, contradictions=contradictions, patterns=patterns)
-    return ParseOutcome("salvaged" if problems else "ok", answer, problems, cut_off=cut_off)
+    return ParseOutcome(answer, problems, malformed=partly)

@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jinja2 import TemplateError
-
-from review_harness.core.prompts import PromptError, ReviewerPrompt, neutralize_delimiters, template_environment
+from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, render_template
 from review_harness.design.models import PersonaReport
 from review_harness.design.personas import PROMPTS_DIR, PersonaConfig
 
@@ -19,16 +17,7 @@ BLOCKS = ("requirements", "design", "findings")
 
 
 def _safe(text: str) -> str:
-    for tag in BLOCKS:
-        text = neutralize_delimiters(text, f"<{tag}>", f"</{tag}>")
-    return text
-
-
-def _render(name: str, prompts_dir: Path, **values) -> str:
-    try:
-        return template_environment(str(prompts_dir)).get_template(name).render(**values)
-    except TemplateError as ex:
-        raise PromptError(f"prompt template {prompts_dir / name} cannot be filled: {ex}") from None
+    return neutralize_blocks(text, BLOCKS)
 
 
 def render_persona_prompt(
@@ -46,10 +35,10 @@ def render_persona_prompt(
 ) -> ReviewerPrompt:
     persona = config.persona(persona_id)
     common = {"persona": persona, "stage": stage, "stage_noun": STAGE_NOUNS[stage], "phases": config.phases}
-    system = _render(f"persona_system.{version}.j2", prompts_dir, **common)
-    request = _render(
-        f"persona_request.{version}.j2",
+    system = render_template(prompts_dir, f"persona_system.{version}.j2", **common)
+    request = render_template(
         prompts_dir,
+        f"persona_request.{version}.j2",
         **common,
         persona_id=persona_id,
         persona_name=persona.name,
@@ -83,14 +72,14 @@ def render_synthesizer_prompt(
     version: str = PROMPT_VERSION,
     prompts_dir: Path = PROMPTS_DIR,
 ) -> ReviewerPrompt:
-    system = _render(
-        f"synthesizer_system.{version}.j2", prompts_dir,
+    system = render_template(
+        prompts_dir, f"synthesizer_system.{version}.j2",
         phases=config.phases, max_patterns=config.synthesis.max_patterns,
     )
     payload = findings_payload(reports)
-    request = _render(
-        f"synthesizer_request.{version}.j2",
+    request = render_template(
         prompts_dir,
+        f"synthesizer_request.{version}.j2",
         topic=topic,
         stage=stage,
         count=sum(1 for item in payload if "id" in item),

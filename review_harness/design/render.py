@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from review_harness.design.personas import default_personas
+from review_harness.design.synthesis import outcome_text
 from review_harness.design.models import (
     PHASES,
     SEVERITIES,
@@ -217,10 +218,11 @@ def completion_text(review: DesignReview, names: Mapping[str, str] | None = None
 
 
 def failure_reason(review: DesignReview, persona: str) -> str:
+    """'timed out (no answer within 120s)', 'returned malformed output (...)', or why no run is known."""
     runs = [r for r in review.reviewer_runs if r.member == persona]
     for run in reversed(runs):
-        if run.status == "failed":
-            return (run.reason or "failed").strip().rstrip(".")
+        if not run.completed:
+            return outcome_text(run, with_reason=True)
     return "returned no report"
 
 

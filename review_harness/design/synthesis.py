@@ -6,6 +6,9 @@ Computed here: the traceability check of the synthesizer's answer (every reviewe
 used exactly once, no unknown ids), severity ranges with the highest counting, finding ids
 `v{N}-{persona}-{seq}`, counts by severity and phase, systemic issues, the partial/failed
 status, the hedge rate and the verdict.
+
+Only a persona whose run is `complete` counts towards the threshold and the review; what parsed
+of a malformed answer is named in the warnings, never used as that persona's review.
 """
 
 from __future__ import annotations
@@ -15,15 +18,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from review_harness.core.matching import normalize_space
+from review_harness.core.member import MemberResult, MemberRun
 from review_harness.design.grouping import finding_id, group_findings
 from review_harness.design.models import (
+    KIND_NAME,
     PHASES,
     SEVERITIES,
     DesignFinding,
     DesignReview,
     PersonaFinding,
     PersonaReport,
-    PersonaRun,
     Severity,
     SeverityVote,
     SynthesisAnswer,
@@ -96,18 +100,43 @@ def _hedge_rate(reports: dict[str, PersonaReport], hedge_words: list[str]) -> fl
     return round(100 * sum(1 for w in words if w in hedges) / len(words), 3)
 
 
-def completion_note(dispatched: list[str], runs: list[PersonaRun], config: PersonaConfig) -> str:
-    failed = [r for r in runs if r.status == "failed" and r.member in dispatched]
-    done = len(dispatched) - len(failed)
-    note = f"{done}/{len(dispatched)} reviewers completed"
-    if failed:
-        parts = []
-        for run in failed:
-            name = config.personas[run.member].name
-            reason = run.reason or "failed"
-            parts.append(f"{name} timed out" if reason.startswith("timed out") else f"{name} failed ({reason})")
-        note += ", " + ", ".join(parts)
+def outcome_text(run: MemberRun, with_reason: bool) -> str:
+    """'timed out', 'returned malformed output', 'failed (model call failed: ...)'; with the
+    reason when asked (a reason that already starts with the outcome is not repeated)."""
+    outcome = run.model_copy(update={"reason": None}).describe()
+    reason = (run.reason or "").strip().rstrip(".")
+    if not with_reason or not reason or run.completed:
+        return outcome
+    return reason if reason.startswith(outcome) else f"{outcome} ({reason})"
+
+
+def completion_note(dispatched: list[str], runs: list[MemberRun], config: PersonaConfig) -> str:
+    """'4/6 reviewers completed, Feasibility Skeptic timed out, Prior Art Scout returned malformed
+    output': every dispatched persona whose run is not complete is named (a failure with its
+    reason: it can be anything)."""
+    last = {run.member: run for run in runs}
+    missing = [last[p] if p in last else MemberRun(kind=KIND_NAME, member=p, reason="never ran") for p in dispatched
+               if p not in last or not last[p].completed]
+    note = f"{len(dispatched) - len(missing)}/{len(dispatched)} reviewers completed"
+    if missing:
+        note += ", " + ", ".join(f"{config.personas[run.member].name} {outcome_text(run, run.status == 'failed')}" for run in missing)
     return note
+
+
+def salvage_warnings(results: dict[str, MemberResult[PersonaReport]], config: PersonaConfig) -> list[str]:
+    """What parsed of a persona's malformed answer: named, never counted as its review."""
+    warnings = []
+    for persona, result in results.items():
+        if result.run.completed or result.salvaged is None or not result.salvaged.findings:
+            continue
+        titles = "; ".join(f.title for f in result.salvaged.findings[:5])
+        more = len(result.salvaged.findings) - 5
+        warnings.append(
+            f"{config.personas[persona].name} returned malformed output ({result.run.reason}); its "
+            f"{len(result.salvaged.findings)} finding(s) that parsed are not part of the review: {titles}"
+            + (f" and {more} more" if more > 0 else "") + "."
+        )
+    return warnings
 
 
 def _systemic(findings: list[DesignFinding], threshold: float) -> list[SystemicIssue]:
@@ -146,16 +175,31 @@ def decide_verdict(findings: list[DesignFinding], config: PersonaConfig) -> tupl
     return "proceed", None, f"No Critical finding and no upstream gap ({noted}): proceed, and address the noted improvements."
 
 
+def _synthesizer_answer(
+    synthesis: MemberResult[SynthesisAnswer] | None, used: dict[str, PersonaReport], config: PersonaConfig
+) -> tuple[SynthesisAnswer | None, list[str], list[str]]:
+    """(the synthesizer's answer if it can be used, why it cannot, what its parser dropped)."""
+    if synthesis is None:
+        if not any(r.findings for r in used.values()):  # nothing to group: the synthesizer is not asked
+            return SynthesisAnswer(groups=[], contradictions=[], patterns=[]), [], []
+        return None, ["no synthesizer answer"], []
+    if not synthesis.run.completed or synthesis.report is None:
+        return None, [f"the synthesizer {outcome_text(synthesis.run, with_reason=True)}"], []
+    return synthesis.report, check_answer(synthesis.report, used, config.synthesis.max_patterns), synthesis.run.problems
+
+
 def synthesize_design(
     context: ReviewContext,
-    reports: dict[str, PersonaReport],
-    runs: list[PersonaRun],
-    answer: SynthesisAnswer | None,
+    results: dict[str, MemberResult[PersonaReport]],
+    synthesis: MemberResult[SynthesisAnswer] | None,
     config: PersonaConfig,
-    answer_problems: list[str] | None = None,
 ) -> DesignReview:
+    """The review from each dispatched persona's result and the synthesizer's (None when it was
+    not asked: too few personas completed, or there was nothing to group)."""
     warnings = list(context.warnings)
     dispatched = context.personas
+    reports = {p: r.report for p, r in results.items() if r.run.completed and r.report is not None}
+    runs = [results[p].run for p in dispatched if p in results] + ([synthesis.run] if synthesis else [])
     completed = [p for p in dispatched if p in reports]
     needed = config.failure.min_successes(len(dispatched))
     note = completion_note(dispatched, runs, config)
@@ -178,6 +222,7 @@ def synthesize_design(
         persona_reports={p: reports[p] for p in completed},
         hedge_rate=_hedge_rate({p: reports[p] for p in completed}, config.hedge_words),
     )
+    warnings += salvage_warnings(results, config)
     if len(completed) < needed:
         review.status = "failed"
         review.verdict_reasoning = (
@@ -187,19 +232,17 @@ def synthesize_design(
         review.warnings = warnings
         return review
     used = {p: reports[p] for p in completed}
-    synthesis = "model"
-    if answer is not None:
-        problems = check_answer(answer, used, config.synthesis.max_patterns)
-    else:
-        problems = answer_problems or ["no synthesizer answer"]
-    if problems:
+    how = "model"
+    answer, problems, dropped = _synthesizer_answer(synthesis, used, config)
+    if problems or answer is None:
         warnings.append(
             "The synthesizer's answer was not used (" + "; ".join(problems) + "): findings were grouped "
             "deterministically instead."
         )
         answer = group_findings(used)
-        synthesis = "deterministic"
-    assert answer is not None
+        how = "deterministic"
+    elif dropped:
+        warnings.append("Parts of the synthesizer's answer could not be read and are left out: " + "; ".join(dropped) + ".")
     items: dict[str, tuple[str, int, PersonaFinding]] = {
         finding_id(p, n): (p, n, f) for p, r in used.items() for n, f in enumerate(r.findings, 1)
     }
@@ -247,7 +290,7 @@ def synthesize_design(
     review.counts = {s: sum(1 for f in findings if f.severity.value == s) for s in SEVERITIES}
     review.counts["Contradictions"] = len(answer.contradictions)
     review.phase_counts = {ph: sum(1 for f in findings if f.primary_phase == ph) for ph in PHASES}
-    review.synthesis = synthesis
+    review.synthesis = how
     review.verdict, review.escalation_target, review.verdict_reasoning = decide_verdict(findings, config)
     if review.status == "partial":
         review.verdict_reasoning += f" Partial review: {note}."

@@ -11,9 +11,10 @@ Given the markdown text of an analysis document this module computes:
 * the tier 2 section map (``render_section_map``) and the tier 3 structured extraction
   (``render_extraction``, read back with ``parse_extraction``).
 
-Everything here is pure and linear in the size of the document: markdown is parsed once
-at block level with markdown-it-py (inline parsing is disabled, it is not needed) and the
-result is cached per text, so rendering after ``prepare_document`` does not re-parse.
+Everything here is pure and linear in the size of the document: the document is read once
+through the core markdown model (``review_harness.core.markdown.read_document``: headings,
+blocks, paragraphs, tables and code with their lines) and what preparation derives from it is
+cached per text, so rendering after ``prepare_document`` does not re-read it.
 
 Excerpts in the extraction are copied line by line from the document. The only lines that
 are not verbatim are the markers matched by ``EXCERPT_MARKER_RE`` (location notes and
@@ -30,9 +31,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from markdown_it import MarkdownIt
-
 from review_harness.core.documents import DocumentError, collapsed_spans
+from review_harness.core.markdown import MdBlock, last_nonblank, read_document
+from review_harness.core.text import SENTENCE_BOUNDARY
 
 from .models import (
     PartialInputCheck,
@@ -550,7 +551,6 @@ _EMPHASIS_LABEL_RE = re.compile(
 )
 _EMPHASIS_WHOLE_RE = re.compile(r"^(\*\*|__|\*|_)(?P<inner>.+)\1$", re.DOTALL)
 _BULLET_LINE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S")
-_SENTENCE_BOUNDARY_RE = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
 _CUT_BOUNDARY_RE = re.compile(r"[.!?][\"'”’)\]*_]*(?=\s)|\n")
 _IMAGE_RE = re.compile(r"!\[([^\]\n]*)\]|<img\b", re.IGNORECASE)
 _IMG_ALT_RE = re.compile(r"\balt=[\"']([^\"']*)[\"']", re.IGNORECASE)
@@ -558,7 +558,6 @@ _SETEXT_UNDERLINE_RE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _CALLOUT_RE = re.compile(r"^\s*\[!\w+\][+-]?\s*", re.IGNORECASE)
 _CAUTION_CALLOUT_RE = re.compile(r"^\s{0,3}>\s?\[!(?:warning|caution|error|danger)\]", re.IGNORECASE)
 
-_MD = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 
 # --------------------------------------------------------------------------------------
@@ -807,7 +806,8 @@ def _result_score(text: str, words: int, kind: str) -> float:
     return 0.0
 
 
-def _normalize_text(text: str) -> str:
+def normalize_text(text: str) -> str:
+    """The text preparation reads: no byte-order mark, Unix line ends."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
@@ -824,71 +824,41 @@ def _normalize_heading(text: str) -> str:
     return t.strip()
 
 
-def _last_nonblank(lines: list[str], start: int, end: int) -> int:
-    """Last 1-based line in [start, end] that is not blank (start if none)."""
-    ln = end
-    while ln > start and not lines[ln - 1].strip():
-        ln -= 1
-    return ln
+_BLOCK_KINDS = frozenset({"paragraph", "blockquote", "list", "table", "code", "html"})
 
 
 @lru_cache(maxsize=64)
 def _analyze(raw_text: str) -> _Analysis:
-    text = _normalize_text(raw_text)
-    lines = text.split("\n")
-    n_lines = len(lines)
-    while n_lines > 0 and not lines[n_lines - 1].strip():
-        n_lines -= 1
-    tokens = _MD.parse(text)
+    """The document as preparation reads it: the core markdown model's top-level headings and
+    blocks, every paragraph, and the elements a structure listing names."""
+    text = normalize_text(raw_text)
+    doc = read_document(text)
+    lines = list(doc.lines)
+    n_lines = doc.n_lines
 
     headings: list[_Heading] = []
     blocks: list[_Block] = []
     paragraphs: list[_Paragraph] = []
     elements: list[_Element] = []
-    kinds = {
-        "paragraph_open": "paragraph",
-        "blockquote_open": "blockquote",
-        "bullet_list_open": "list",
-        "ordered_list_open": "list",
-        "table_open": "table",
-        "fence": "code",
-        "code_block": "code",
-        "html_block": "html",
-    }
-    for i, tok in enumerate(tokens):
-        ttype = tok.type
-        if tok.map is None:
+    for b in doc.blocks:
+        start, end = b.start_line, b.end_line
+        if b.kind == "heading":
+            if b.depth == 0:
+                headings.append(_Heading(b.level, b.text, start, end))
             continue
-        start, end_excl = tok.map[0] + 1, tok.map[1]
-        end = _last_nonblank(lines, start, min(end_excl, n_lines)) if end_excl >= start else start
-        if ttype == "heading_open":
-            if tok.level == 0:
-                content = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
-                headings.append(_Heading(int(tok.tag[1]), content, start, end))
-            continue
-        if ttype == "inline" and i > 0 and tokens[i - 1].type == "paragraph_open":
-            paragraphs.append(_Paragraph(start, tok.content))
-            if "![" in tok.content or "<img" in tok.content.lower():
-                for m in _IMAGE_RE.finditer(tok.content):
-                    line = start + tok.content.count("\n", 0, m.start())
-                    alt = m.group(1)
-                    if alt is None:
-                        tail = tok.content[m.start() : m.start() + 300]
-                        am = _IMG_ALT_RE.search(tail)
-                        alt = am.group(1) if am else ""
-                    elements.append(_Element("image", line, line, alt.strip()))
-            continue
-        if ttype == "table_open":
+        if b.kind == "paragraph":
+            paragraphs.append(_Paragraph(start, b.text))
+            elements.extend(_images(b))
+        elif b.kind == "table":
             header = lines[start - 1].strip().strip("|")
-            cells = [c.strip() for c in header.split("|")]
-            elements.append(_Element("table", start, end, " | ".join(cells)))
-        elif ttype in ("fence", "code_block"):
-            elements.append(_Element("code", start, end, (tok.info or "").strip().split(" ")[0]))
-        elif ttype == "blockquote_open" and tok.level == 0:
+            elements.append(_Element("table", start, end, " | ".join(c.strip() for c in header.split("|"))))
+        elif b.kind == "code":
+            elements.append(_Element("code", start, end, b.text.strip().split(" ")[0]))
+        elif b.kind == "blockquote" and b.depth == 0:
             elements.append(_Element("quote", start, end))
-        if tok.level == 0 and ttype in kinds:
+        if b.depth == 0 and b.kind in _BLOCK_KINDS:
             body = "\n".join(lines[start - 1 : end])
-            blocks.append(_Block(kinds[ttype], start, end, count_words(body), body))
+            blocks.append(_Block(b.kind, start, end, count_words(body), body))
     for span in collapsed_spans(text):  # expand macros (<details>): noted, deprioritised
         elements.append(_Element("collapsed", span.start, span.end, span.title))
     elements.sort(key=lambda e: e.start)
@@ -899,15 +869,31 @@ def _analyze(raw_text: str) -> _Analysis:
     return an
 
 
+def _images(paragraph: MdBlock) -> list[_Element]:
+    """Charts and images of a paragraph (markdown images and <img> tags), with their alt text."""
+    content = paragraph.text
+    if "![" not in content and "<img" not in content.lower():
+        return []
+    out: list[_Element] = []
+    for m in _IMAGE_RE.finditer(content):
+        line = paragraph.start_line + content.count("\n", 0, m.start())
+        alt = m.group(1)
+        if alt is None:
+            am = _IMG_ALT_RE.search(content[m.start() : m.start() + 300])
+            alt = am.group(1) if am else ""
+        out.append(_Element("image", line, line, alt.strip()))
+    return out
+
+
 def _build_sections(lines: list[str], n_lines: int, headings: list[_Heading]) -> list[Section]:
     sections: list[Section] = []
     first = headings[0].start if headings else n_lines + 1
     if any(lines[i].strip() for i in range(0, min(first - 1, n_lines))):
-        end = _last_nonblank(lines, 1, first - 1)
+        end = last_nonblank(lines, 1, first - 1)
         sections.append(Section(heading=PREAMBLE_HEADING, level=0, start_line=1, end_line=end))
     for i, h in enumerate(headings):
         nxt = headings[i + 1].start - 1 if i + 1 < len(headings) else n_lines
-        end = _last_nonblank(lines, h.start, max(nxt, h.start))
+        end = last_nonblank(lines, h.start, max(nxt, h.start))
         end = max(end, h.end)
         sections.append(Section(heading=h.text, level=h.level, start_line=h.start, end_line=end))
     return sections
@@ -923,7 +909,7 @@ def _heading_spans(headings: list[_Heading], lines: list[str], n_lines: int) -> 
             spans[j] = h.start - 1
         stack.append(i)
     for i, h in enumerate(headings):
-        spans[i] = max(_last_nonblank(lines, h.start, max(spans[i], h.start)), h.end)
+        spans[i] = max(last_nonblank(lines, h.start, max(spans[i], h.start)), h.end)
     return spans
 
 
@@ -1316,7 +1302,7 @@ def _find_claims(an: _Analysis) -> list[_Claim]:
             continue  # cheap paragraph-level filter before splitting into sentences
         callout = _CALLOUT_RE.match(content)
         pos = callout.end() if callout else 0
-        bounds = [m.end() for m in _SENTENCE_BOUNDARY_RE.finditer(content, pos)] + [len(content)]
+        bounds = [m.end() for m in SENTENCE_BOUNDARY.finditer(content, pos)] + [len(content)]
         for b in bounds:
             raw = content[pos:b]
             lead = len(raw) - len(raw.lstrip())

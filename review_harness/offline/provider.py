@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import random
 from typing import Any
 
@@ -46,26 +45,12 @@ class OfflineFault(RuntimeError):
     """An injected failure (fault_rate): stands in for a provider error."""
 
 
-# the offline responders of the kinds whose members are not on call_member yet (design, code):
-# ``answer(prompt) -> str | None``, None for another kind's prompt. The ds, domain and impact
-# members are tagged, so an untagged prompt of theirs gets no answer.
-RESPONDERS = (
-    "review_harness.design.offline.responder",
-    "review_harness.code.offline",
-)
-
-
 def answer_prompt(prompt: str, tag: CallTag | None = None) -> str | None:
-    """The answer of the kind and member the call is tagged with. Untagged calls (members not
-    yet moved onto call_member) ask the remaining kinds' responders in turn; None when none
-    recognises the prompt."""
-    if tag is not None:
-        return get_kind(tag.kind).offline_answer(tag.member, prompt)
-    for module in RESPONDERS:
-        completion = importlib.import_module(module).answer(prompt)
-        if completion is not None:
-            return completion
-    return None
+    """The answer of the kind and member the call is tagged with; None for an untagged call
+    (every member is on call_member, which tags its calls: nothing guesses a kind from text)."""
+    if tag is None:
+        return None
+    return get_kind(tag.kind).offline_answer(tag.member, prompt)
 
 
 def _model_number(name: str, value: Any, kind: type) -> Any:

@@ -1,6 +1,6 @@
-"""How the offline provider answers the design review's prompts: a persona's request with the
-rule engine (review_harness.design.offline.engine), the synthesizer's with the deterministic grouping.
-Anything else is not ours (None)."""
+"""How the offline provider answers the design review's members: a persona's request with the
+rule engine (review_harness.design.offline.engine), the synthesizer's with the deterministic
+grouping. The call's member says which (see design/kind.py); None when the request lacks its data."""
 
 from __future__ import annotations
 
@@ -9,10 +9,6 @@ import re
 
 from review_harness.core.prompts import data_block
 from review_harness.design.models import PersonaFinding, PersonaReport
-
-PERSONA_MARK = "DESIGN REVIEW REQUEST"
-SYNTHESIS_MARK = "DESIGN SYNTHESIS REQUEST"
-
 
 def _field(text: str, name: str) -> str | None:
     match = re.search(rf"^{re.escape(name)}:\s*(.+)$", text, re.MULTILINE)
@@ -37,21 +33,23 @@ def reports_from_payload(items: list[dict]) -> dict[str, PersonaReport]:
     }
 
 
-def answer(prompt: str) -> str | None:
-    if SYNTHESIS_MARK in prompt:
-        from review_harness.design.grouping import group_findings
+def synthesis_answer(prompt: str) -> str | None:
+    """The synthesizer's answer: the deterministic grouping of the findings in the request."""
+    from review_harness.design.grouping import group_findings
 
-        block = data_block(prompt, "<findings>", "</findings>")
-        if block is None:
-            return None
-        return group_findings(reports_from_payload(json.loads(block))).model_dump_json(indent=1)
-    if PERSONA_MARK in prompt:
-        from review_harness.design.offline.engine import review_as_persona
+    block = data_block(prompt, "<findings>", "</findings>")
+    if block is None:
+        return None
+    return group_findings(reports_from_payload(json.loads(block))).model_dump_json(indent=1)
 
-        persona, stage = _field(prompt, "Persona"), _field(prompt, "Stage")
-        design = data_block(prompt, "<design>", "</design>")
-        requirements = data_block(prompt, "<requirements>", "</requirements>")
-        if not persona or not stage or design is None or requirements is None:
-            return None
-        return review_as_persona(persona, stage, design, requirements).model_dump_json(indent=1)
-    return None
+
+def persona_answer(persona: str, prompt: str) -> str | None:
+    """`persona`'s answer: the rule engine over the documents of the request at its stage."""
+    from review_harness.design.offline.engine import review_as_persona
+
+    stage = _field(prompt, "Stage")
+    design = data_block(prompt, "<design>", "</design>")
+    requirements = data_block(prompt, "<requirements>", "</requirements>")
+    if not stage or design is None or requirements is None:
+        return None
+    return review_as_persona(persona, stage, design, requirements).model_dump_json(indent=1)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.prepare import count_words
 from review_harness.ds.offline.view import (
     APPENDIX,
     BACKGROUND,
@@ -24,7 +25,6 @@ from review_harness.ds.offline.view import (
     TITLE,
     DocView,
     Sentence,
-    words_of,
 )
 
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -333,7 +333,7 @@ class Features:
         for s in self.text_sentences:
             if s.role in roles and s.kind != "heading" and not s.guessed:
                 by_section.setdefault(s.section, []).append(s)
-        stubbed = [p for p in by_section.values() if all(lx.PLACEHOLDER.search(s.text) or words_of(s.text) <= 2 for s in p)]
+        stubbed = [p for p in by_section.values() if all(lx.PLACEHOLDER.search(s.text) or count_words(s.text) <= 2 for s in p)]
         if stubbed and len(stubbed) == len(by_section):
             return stubbed[0][0]
         if stubbed and any(re.search(rf"\b{word}", sec, re.I) for sec in by_section if by_section[sec] in stubbed):
@@ -361,7 +361,7 @@ class Features:
         if v.is_extraction and not v.part_absent("METHODOLOGY EXCERPT"):
             return True
         real = [s for s in self.text_sentences if s.role in (METHOD, DATA) and not s.guessed and not lx.PLACEHOLDER.search(s.text)]
-        if sum(words_of(s.text) for s in real if s.kind != "heading") >= 12:
+        if sum(count_words(s.text) for s in real if s.kind != "heading") >= 12:
             return True
         hits = {
             m.group(0).lower()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.text import NEGATION
+
 I = re.IGNORECASE
 
 
@@ -159,7 +161,10 @@ ROLLOUT = rx(
     r"expand(?:ing)? (?:it |this |the \w+ )?(?:to|across)|scal(?:e|ing) (?:it|this|up)|deploy(?:ing)? (?:it|this|to)|"
     r"make (?:it|this) (?:the )?default|(?:to|for) (?:all|100%(?: of)?) (?:users|customers|traffic|markets|stores)|go(?:ing)? live)\b"
 )
-NEGATION_NEAR = rx(r"\b(not|no|never|don't|do not|didn't|did not|isn't|wasn't|cannot|can't|against|instead of|rather than|hold off|without)\b")
+#: negation words analyses add to the core's ("the data argue against rolling out")
+DS_NEGATION = ("against",)
+# a negation close before a claim: "we do not recommend", "rather than ship"
+NEGATION_NEAR = rx(rf"{NEGATION.pattern}|\b(?:{'|'.join(DS_NEGATION)})\b")
 OVERCLAIM = rx(
     r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
     r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"

@@ -16,6 +16,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from review_harness.ds.offline.view import DocView
 
 
+class DetectorError(RuntimeError):
+    """A detector raised: a bug in the offline rules, never a finding about the document."""
+
+
 @dataclass
 class Hit:
     """What a detector found; the engine turns it into a ``ReviewerFinding``."""

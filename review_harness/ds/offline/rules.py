@@ -2,10 +2,11 @@
 
 ``review_with_rules`` answers a reviewer prompt without a model. One engine serves every
 dimension: the rubric says which lenses a dimension has and which issue types each lens owns
-(its deduction rows); detectors are registered per issue type (``checks.py``) and per credit
-(``strengths.py``). The engine runs the detectors of the requested dimension's lenses, takes
-severity from the rubric row, applies draft mode, merges duplicates, orders and caps findings
-per lens, rates each lens from its worst finding and picks 2-3 specific positives.
+(its deduction rows); detectors are registered per issue type (the ``checks`` package, one
+module per lens) and per credit (``strengths.py``). The engine runs the detectors of the
+requested dimension's lenses, takes severity from the rubric row, applies draft mode, merges
+duplicates, orders and caps findings per lens, rates each lens from its worst finding and picks
+2-3 specific positives.
 
 Document text is only ever matched against patterns: instructions inside a document
 ("ignore previous instructions...") are reviewed as text and change nothing else.
@@ -27,10 +28,11 @@ from review_harness.ds.models import (
     Severity,
 )
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
-from review_harness.ds.offline import checks_stats as _checks_stats  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.registry import DETECTORS, STRENGTHS, Context, Hit, Strength
+from review_harness.ds.offline.registry import (
+    DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
+)
 from review_harness.ds.offline.view import DATA, METHOD, build_view
 from review_harness.ds.rubric import Rubric, default_rubric
 
@@ -78,6 +80,15 @@ def rule_table(rubric: Rubric | None = None) -> dict[tuple[str, str], list[str]]
         for dim_id, dim in rubric.dimensions.items()
         for lens in dim.lenses
     }
+
+
+def _run(detector: Detector | StrengthDetector, name: str, ctx: Context) -> Hit | list | Strength | None:
+    """What one detector returns. A detector that raises has a bug: the review fails with its name
+    and message (the offline provider then fails the model call) instead of reading as "no finding"."""
+    try:
+        return detector(ctx)
+    except Exception as exc:
+        raise DetectorError(f"offline rule {name!r} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _as_list(result) -> list[Hit]:
@@ -165,19 +176,6 @@ def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positiv
     return out[: max(0, 3 - have)]
 
 
-def _empty_report(dimension: str, rubric: Rubric) -> ReviewerReport:
-    dim = rubric.dimension(dimension)
-    return ReviewerReport(
-        dimension=dimension,
-        lens_ratings=[LensAssessment(lens=lens.id, rating=LensRating.SOUND) for lens in dim.lenses],
-        findings=[],
-        positives=[
-            Positive(title="Shared for review before circulating", detail="Asking for a review before sharing is the right habit."),
-            Positive(title="Nothing misleading found", detail="The offline rules found no statement that would mislead a reader."),
-        ],
-        score=100,
-    )
-
 
 def review_with_rules(
     dimension: str,
@@ -197,13 +195,7 @@ def review_with_rules(
     audience = audience if audience in AUDIENCES else "mixed"
     workflow = workflow if workflow in WORKFLOWS else "general"
     content = content if isinstance(content, str) else ("" if content is None else str(content))
-    try:
-        view = build_view(content)
-    except Exception:
-        try:
-            view = build_view("")
-        except Exception:
-            return _empty_report(dimension, rubric)
+    view = build_view(content)
     ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier, draft=bool(draft))
     cap = int(rubric.scoring.finding_caps.get(mode, 3 if mode == "full" else 2))
 
@@ -218,10 +210,7 @@ def review_with_rules(
             detector = DETECTORS.get(row.id)
             if detector is None or (draft and row.id in DRAFT_SKIPPED):
                 continue
-            try:
-                hits = _as_list(detector(ctx))
-            except Exception:
-                hits = []  # one broken detector must not cost the others
+            hits = _as_list(_run(detector, row.id, ctx))
             for hit in sorted(hits, key=lambda h: -h.strength):
                 if row.id in seen_types:
                     break  # duplicates of an issue type are merged into the first
@@ -248,10 +237,7 @@ def review_with_rules(
         detector = STRENGTHS.get(credit.id)
         if detector is None or emitted & CREDIT_CONFLICTS.get(credit.id, frozenset()):
             continue
-        try:
-            s = detector(ctx)
-        except Exception:
-            s = None
+        s = _run(detector, credit.id, ctx)
         if s is not None:
             s.credit = credit.id
             found.append(s)
@@ -259,10 +245,7 @@ def review_with_rules(
     for s in found[:3]:
         positives.append(Positive(title=s.title, detail=s.detail, lens=CREDIT_LENS.get(s.credit), credit=s.credit))
     if len(positives) < 2:
-        try:
-            positives.extend(_fallback_positives(ctx, dimension, len(positives)))
-        except Exception:
-            pass
+        positives.extend(_fallback_positives(ctx, dimension, len(positives)))
     seen_titles: set[str] = set()
     positives = [p for p in positives if not (p.title in seen_titles or seen_titles.add(p.title))][:3]
 

@@ -4,8 +4,10 @@ The reviewer receives either the whole markdown document (tiers 1 and 2) or the 
 structured extraction. Both are turned into the same thing here: a list of ``Sentence``
 units, each with its verbatim text, its line in ``content``, the section it sits in, the
 *role* of that section (summary, method, results, ...) and its kind (prose, bullet, table
-row, heading). Rules never parse markdown themselves; headings, the TL;DR and the
-structure verdict come from :mod:`review_harness.ds.prepare`.
+row, heading). Rules never parse markdown themselves: the blocks (headings, paragraphs, list
+items, quotes, tables, code, with their lines) come from the core markdown model
+(:func:`review_harness.core.markdown.read_document`), and the sections, the TL;DR and the
+structure verdict from :mod:`review_harness.ds.prepare`, which reads the same model.
 """
 
 from __future__ import annotations
@@ -13,16 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from review_harness.core.documents import collapsed_spans
+from review_harness.core.markdown import MdDocument, read_document
+from review_harness.core.text import split_sentences
+from review_harness.ds import prepare
+from review_harness.ds.prepare import count_words
 from review_harness.ds.models import Section, TldrDetection
 from review_harness.ds.offline import lexicon as lx
 
-try:  # preparation is another module's job; the view must still work if it fails
-    from review_harness.ds import prepare as _prepare
-except Exception:  # pragma: no cover - only when prepare.py is broken
-    _prepare = None  # type: ignore[assignment]
 
 EXTRACTION_HEADER = "DOCUMENT EXTRACTION"
 ABSENT = "ABSENT"
@@ -56,16 +58,12 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
                        r"purpose|why|overview|scope)\b")),
 )
 _NUMBERING = re.compile(r"^(?:(?:\d+|[ivxlc]+|[a-z])[.)]|\d+(?:\.\d+)+\.?)\s+", re.I)
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^[^|\n]+\|[^|\n]+\|")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _BULLET = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+")
-_QUOTE = re.compile(r"^\s{0,3}>\s?")
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
-_SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
-_SENTENCE_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]*_]*\s+(?=[\"'“‘(\[*_$€£]?[A-Z0-9])")
+_QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
+_CALLOUT = re.compile(r"^\[!\w+\][+-]?\s*")  # "> [!NOTE]": a callout's label, not its text
+_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+|\s+#+\s*$")
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _WORD = re.compile(r"\S+")
-_ALNUM = re.compile(r"[^\W_]")
 _BOLD_LABEL = re.compile(r"^(?:\*\*|__)\s*([^*_\n]{1,80}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$")
 _EMPH_EDGE = re.compile(r"^[*_`>\s]+|[*_`\s]+$")
 _EXTRACTION_MARKER = re.compile(
@@ -89,10 +87,6 @@ EXTRACTION_ROLES = {
     "RECOMMENDATIONS / CONCLUSIONS": CONCLUSION,
     "LIMITATIONS STATED": LIMITATIONS,
 }
-
-
-def words_of(text: str) -> int:
-    return sum(1 for t in text.split() if _ALNUM.search(t))
 
 
 def clean_heading(text: str) -> str:
@@ -168,7 +162,7 @@ class DocView:
             m = re.search(r"^Word count:\s*([\d,]+)", self.content, re.M)
             if m:
                 return int(m.group(1).replace(",", ""))
-        return sum(words_of(s.text) for s in self.sentences)
+        return sum(count_words(s.text) for s in self.sentences)
 
     @cached_property
     def text(self) -> str:
@@ -286,24 +280,10 @@ class DocView:
 # ---------------------------------------------------------------------- building
 
 
-def _split_sentences(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    pos = 0
-    for m in _SENTENCE_BOUNDARY.finditer(text):
-        piece = text[pos : m.start()]
-        if piece.strip():
-            out.append((pos + len(piece) - len(piece.lstrip()), piece.strip()))
-        pos = m.end()
-    tail = text[pos:]
-    if tail.strip():
-        out.append((pos + len(tail) - len(tail.lstrip()), tail.strip()))
-    return out
-
-
 def _paragraph_role_guess(text: str) -> str | None:
     """Role of a paragraph from its own wording, for text under unusable headings."""
     short = clean_heading(text)
-    if words_of(short) <= 4:
+    if count_words(short) <= 4:
         role = heading_role(short)
         if role:
             return role
@@ -329,17 +309,12 @@ class _Prepared:
     title: str
 
 
-def _safe_prepare(content: str) -> _Prepared | None:
+def _prepared(content: str) -> _Prepared:
     """The preparation steps the rules need (not the tier 2/3 renderings)."""
-    if _prepare is None:
-        return None
-    try:
-        sections = _prepare.extract_sections(content)
-        tldr = _prepare.detect_tldr(content, sections)
-        inferred = _prepare.infer_structure_needed(content, sections)
-        partial = _prepare.detect_partial_input(content, sections)
-    except Exception:
-        return None
+    sections = prepare.extract_sections(content)
+    tldr = prepare.detect_tldr(content, sections)
+    inferred = prepare.infer_structure_needed(content, sections)
+    partial = prepare.detect_partial_input(content, sections)
     title = next((s.heading for s in sections if s.level == 1 and s.heading), "")
     return _Prepared(sections, tldr, bool(inferred), list(partial.reasons) if partial.is_partial else [], title)
 
@@ -355,17 +330,95 @@ def build_view(content: str) -> DocView:
 def _build_view_cached(content: str) -> DocView:
     content = content.replace("\r\n", "\n").replace("\r", "\n")
     if content.lstrip("\ufeff").lstrip().startswith(EXTRACTION_HEADER):
-        try:
-            return _build_extraction_view(content)
-        except Exception:
-            pass
+        return _build_extraction_view(content)
     return _build_document_view(content)
 
 
+Unit = tuple[str, list[tuple[int, str]]]  # (kind, [(line, text)]): a heading, table row, paragraph or quote
+
+
+def _units(doc: MdDocument, sec_for_line: list[tuple[str, str | None]]):
+    """The document's text units in order, read from the core markdown model: a heading, each
+    table row, a paragraph ('bullet' when it opens a list item, else 'prose'), a block quote as
+    one unit (its markers and callout label removed), raw HTML and indented blocks as prose;
+    fenced code is left out and listed with its section's role. Also the tables, images and the
+    number of code lines."""
+    lines = doc.lines
+    units: list[Unit] = []
+    code_blocks: list[tuple[int, int, str]] = []  # start, end, section role
+    tables: list[tuple[int, int, str, str]] = []  # start, rows, section, role
+    images: list[tuple[int, str, str]] = []  # line, alt, next line
+    code_lines = 0
+    item_starts = {b.start_line for b in doc.blocks if b.kind == "item"}
+    quote_end = 0
+
+    def scan_images(first: int, last: int) -> None:
+        for idx in range(first, last + 1):
+            for im in _IMAGE.finditer(lines[idx - 1]):
+                images.append((idx, im.group(1).strip(), lines[idx].strip() if idx < len(lines) else ""))
+
+    for b in doc.blocks:
+        if b.start_line <= quote_end:
+            continue  # inside a block quote: read with the quote's own lines
+        if b.kind == "heading":
+            text = _HEADING_MARKS.sub("", lines[b.start_line - 1]).strip() if b.depth == 0 else b.text
+            units.append(("heading", [(b.start_line, text)]))
+        elif b.kind == "code" and b.fenced:
+            code_blocks.append((b.start_line, b.end_line, sec_for_line[b.start_line][1] or OTHER))
+            code_lines += max(0, b.end_line - b.start_line - 1)  # the fences are not code
+        elif b.kind == "table":
+            units.extend(("table", [(ln, lines[ln - 1].strip())]) for ln in b.rows)
+            heading, role = sec_for_line[b.start_line]
+            tables.append((b.start_line, len(b.rows), heading, role or OTHER))
+        elif b.kind == "blockquote":
+            quote_end = b.end_line
+            scan_images(b.start_line, b.end_line)
+            body = [(ln, _CALLOUT.sub("", _QUOTE_MARK.sub("", lines[ln - 1]).strip()))
+                    for ln in range(b.start_line, b.end_line + 1)]
+            if any(text for _, text in body):
+                units.append(("quote", [(ln, text) for ln, text in body if text]))
+        elif b.kind == "paragraph":
+            scan_images(b.start_line, b.end_line)
+            kind = "bullet" if b.container == "item" and b.start_line in item_starts else "prose"
+            parts = [(b.start_line + k, piece.strip()) for k, piece in enumerate(b.text.split("\n"))]
+            units.extend(_pasted_bullets(kind, [(ln, text) for ln, text in parts if text], lines))
+        elif b.kind in ("html", "code"):
+            # raw HTML (an expand macro's tags, a comment) and indented text read as prose: an
+            # indented block in an analysis is more often an indented paragraph than code
+            scan_images(b.start_line, b.end_line)
+            group: list[tuple[int, str]] = []
+            for ln in range(b.start_line, b.end_line + 1):
+                if lines[ln - 1].strip():
+                    group.append((ln, lines[ln - 1].strip()))
+                elif group:
+                    units.append(("prose", group))
+                    group = []
+            if group:
+                units.append(("prose", group))
+    return units, code_blocks, tables, images, code_lines
+
+
+def _pasted_bullets(kind: str, parts: list[tuple[int, str]], lines: Sequence[str]) -> list[Unit]:
+    """A paragraph's units: itself, or, where lines open with a pasted bullet ('•', which markdown
+    does not read as a list), one bullet per such line; a line after a bullet that is not
+    indented starts prose again."""
+    if not any(text.startswith("•") for _, text in parts):
+        return [(kind, parts)] if parts else []
+    units: list[Unit] = []
+    for ln, text in parts:
+        if text.startswith("•"):
+            units.append(("bullet", [(ln, text[1:].strip())]))
+        elif units and (units[-1][0] != "bullet" or lines[ln - 1].startswith((" ", "\t"))):
+            units[-1][1].append((ln, text))
+        else:
+            units.append((kind if not units else "prose", [(ln, text)]))
+    return units
+
+
 def _build_document_view(content: str) -> DocView:
-    lines = content.split("\n")
-    n = max(len(lines), 1)
-    prepared = _safe_prepare(content) if content.strip() else None
+    doc = read_document(prepare.normalize_text(content))
+    n = max(len(doc.lines), 1)
+    prepared = _prepared(content) if content.strip() else None
     sections: list[Section] = list(prepared.sections) if prepared else []
     tldr = prepared.tldr if prepared else TldrDetection(found=False, method="absent")
     headed = [s for s in sections if s.level > 0]
@@ -378,8 +431,6 @@ def _build_document_view(content: str) -> DocView:
     h1 = [s for s in headed if s.level == 1]
     title_line = h1[0].start_line if len(h1) == 1 and headed and headed[0] is h1[0] else None
     stack: list[tuple[int, str | None]] = []
-    line_section: dict[int, tuple[str, str | None]] = {}
-    heading_lines: set[int] = set()
     section_bounds: list[tuple[int, int, str, str | None, int]] = []
     for s in sections:
         if s.level == 0:
@@ -392,9 +443,6 @@ def _build_document_view(content: str) -> DocView:
         role = own or inherited
         stack.append((s.level, own))
         heading_infos.append(HeadingInfo(s.heading, s.level, s.start_line, own))
-        heading_lines.add(s.start_line)
-        if s.end_line > s.start_line and _SETEXT.match(lines[min(s.start_line, n - 1)] or ""):
-            heading_lines.add(s.start_line + 1)
         section_bounds.append((s.start_line, s.end_line, s.heading, role, s.level))
 
     # precompute section lookups linearly
@@ -417,95 +465,7 @@ def _build_document_view(content: str) -> DocView:
         else None
     )
 
-    # walk lines into paragraphs / bullets / table rows / headings
-    units: list[tuple[str, list[tuple[int, str]]]] = []  # (kind, [(line, text)])
-    code_blocks: list[tuple[int, int, str]] = []
-    tables: list[tuple[int, int, str, str]] = []
-    images: list[tuple[int, str, str]] = []
-    in_code = False
-    code_start = 0
-    fence = ""
-    current: tuple[str, list[tuple[int, str]]] | None = None
-    table_start = 0
-    table_rows = 0
-
-    def close() -> None:
-        nonlocal current
-        if current is not None and current[1]:
-            units.append(current)
-        current = None
-
-    def close_table(ln: int) -> None:
-        nonlocal table_start, table_rows
-        if table_start:
-            heading, role = sec_for_line[table_start]
-            tables.append((table_start, table_rows, heading, role or OTHER))
-        table_start, table_rows = 0, 0
-
-    for idx, raw in enumerate(lines, start=1):
-        if in_code:
-            if raw.strip().startswith(fence):
-                in_code = False
-                code_blocks.append((code_start, idx, (sec_for_line[code_start][1] or OTHER)))
-            continue
-        fm = _FENCE.match(raw)
-        if fm:
-            close()
-            close_table(idx)
-            in_code, fence, code_start = True, fm.group(1), idx
-            continue
-        stripped = raw.strip()
-        if not stripped:
-            close()
-            close_table(idx)
-            continue
-        if idx in heading_lines or _HEADING_LINE.match(raw):
-            close()
-            close_table(idx)
-            units.append(("heading", [(idx, re.sub(r"^\s{0,3}#{1,6}\s+|\s+#+\s*$", "", raw).strip())]))
-            continue
-        if _TABLE_SEP.match(stripped) and "-" in stripped:
-            continue
-        if _TABLE_ROW.match(raw) and stripped.count("|") >= 2:
-            close()
-            if not table_start:
-                table_start = idx
-            table_rows += 1
-            units.append(("table", [(idx, stripped)]))
-            continue
-        close_table(idx)
-        for im in re.finditer(r"!\[([^\]\n]*)\]\([^)\n]*\)", raw):
-            nxt = lines[idx].strip() if idx < len(lines) else ""
-            images.append((idx, im.group(1).strip(), nxt))
-        bm = _BULLET.match(raw)
-        if bm:
-            close()
-            current = ("bullet", [(idx, raw[bm.end():].strip())])
-            continue
-        qm = _QUOTE.match(raw)
-        if qm:
-            body = _QUOTE.sub("", raw).strip()
-            body = re.sub(r"^\[!\w+\][+-]?\s*", "", body)
-            if current is None or current[0] != "quote":
-                close()
-                current = ("quote", [])
-            if body:
-                current[1].append((idx, body))
-            continue
-        if current is not None and current[0] in ("prose", "bullet", "quote"):
-            if current[0] == "bullet" and not raw.startswith((" ", "\t")):
-                close()
-                current = ("prose", [(idx, stripped)])
-            else:
-                current[1].append((idx, stripped))
-            continue
-        close()
-        current = ("prose", [(idx, stripped)])
-    close()
-    close_table(n)
-    if in_code:
-        code_blocks.append((code_start, n, sec_for_line[code_start][1] or OTHER))
-    code_lines = sum(max(0, e - s - 1) for s, e, _ in code_blocks)
+    units, code_blocks, tables, images, code_lines = _units(doc, sec_for_line)
 
     # Roles. A section's heading gives its role; text under headings that say nothing gets a
     # role from its own wording ("guessed"). Bold-only paragraphs ("**Method**") act as
@@ -524,7 +484,7 @@ def _build_document_view(content: str) -> DocView:
             last_heading = heading
         text = " ".join(t for _, t in parts)
         guessed = False
-        if kind == "prose" and len(parts) == 1 and _BOLD_LABEL.match(text) and words_of(text) <= 8:
+        if kind == "prose" and len(parts) == 1 and _BOLD_LABEL.match(text) and count_words(text) <= 8:
             label = _BOLD_LABEL.match(text).group(1)
             prole = heading_role(label)
             pseudo = (clean_heading(label), prole, first_line)
@@ -541,7 +501,7 @@ def _build_document_view(content: str) -> DocView:
         elif tldr_range and tldr_range[0] <= first_line <= tldr_range[1]:
             role = SUMMARY
         else:
-            if kind == "prose" and words_of(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
+            if kind == "prose" and count_words(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
                 lr = heading_role(text)
                 if lr:
                     label_role[heading] = lr
@@ -567,7 +527,7 @@ def _build_document_view(content: str) -> DocView:
         for ln, t in parts:
             offsets.append((acc, ln))
             acc += len(t) + 1
-        for off, sent in _split_sentences(text):
+        for off, sent in split_sentences(text):
             line = first_line
             for o, ln in offsets:
                 if o <= off:
@@ -613,12 +573,7 @@ LABEL_NAMES = {
 
 
 def _build_extraction_view(content: str) -> DocView:
-    parts: dict[str, str] = {}
-    if _prepare is not None:
-        try:
-            parts = _prepare.parse_extraction(content)
-        except Exception:
-            parts = {}
+    parts = prepare.parse_extraction(content)
     labels = {f"{label}:": label for label in EXTRACTION_ROLES}
     lines = content.split("\n")
     n = max(len(lines), 1)
@@ -674,11 +629,11 @@ def _build_extraction_view(content: str) -> DocView:
             return
         text = " ".join(t for _, t in para)
         first = para[0][0]
-        if words_of(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
+        if count_words(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
             lr = heading_role(text)
             if lr:
                 label_role = lr
-        for off, sent in _split_sentences(text):
+        for off, sent in split_sentences(text):
             add(sent, first, "prose")
         para = []
 
@@ -738,7 +693,7 @@ def _build_extraction_view(content: str) -> DocView:
             para = [(idx, raw[bm.end():].strip())]
             text = para[0][1]
             para = []
-            for off, sent in _split_sentences(text):
+            for off, sent in split_sentences(text):
                 add(sent, idx, "bullet")
             continue
         if stripped.startswith("|"):

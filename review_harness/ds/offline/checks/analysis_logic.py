@@ -1,0 +1,370 @@
+"""Detectors of the analysis dimension's logic lens: conclusions that contradict the results or
+lack support, numbers that cannot be traced, arithmetic that does not add up (recomputed
+percentages and table totals) and guardrails called stable while they moved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.checks.helpers import (
+    CONDITIONAL, IMPERATIVE, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
+    quoted_hit, tables_with_cells, unmarked,
+)
+from review_harness.ds.offline.registry import Context, Hit, rule
+from review_harness.ds.offline.view import (
+    APPENDIX, CLOSING_ROLES, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence,
+)
+
+
+def _adverse_move(text: str) -> bool:
+    pos_m, neg_m = lx.POS_METRIC.search(text), lx.NEG_METRIC.search(text)
+    if pos_m and not neg_m and lx.DECLINE.search(text):
+        return True
+    if neg_m and not pos_m and lx.RISE.search(text):
+        return True
+    return False
+
+
+@rule("conclusion_contradicts_results")
+def conclusion_contradicts_results(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    closing = [s for s in f.closing if s.kind != "heading"]
+    if not closing:
+        return None
+    neg: list[Sentence] = []
+    pos_count = 0
+    for s in f.body:
+        if s.role in (LIMITATIONS, APPENDIX, METHOD) or s.kind == "heading":
+            continue
+        kind = evidence_kind(s.text)
+        if kind == "neg" or (kind is None and s.kind != "table" and _adverse_move(s.text)):
+            neg.append(s)
+        elif kind == "pos":
+            pos_count += 1
+    if not neg:
+        return None
+    claims: list[tuple[int, Sentence, re.Match[str], Sentence]] = []
+    for c in closing:
+        if evidence_kind(c.text) == "neg" or lx.NONSIG.search(c.text):
+            continue
+        for pat, kind in ((lx.POS_CLAIM, "claim"), (lx.ROLLOUT, "rollout")):
+            for m in pat.finditer(c.text):
+                if negated_before(c.text, m.start(), 30) or CONDITIONAL.search(c.text[max(0, m.start() - 70) : m.start()]):
+                    continue
+                if kind == "claim":
+                    terms = metric_terms(c.text)
+                    for r in neg:
+                        if terms & metric_terms(r.text):
+                            claims.append((3.5 if c.role == CONCLUSION else 3, c, m, r))
+                            break
+                else:
+                    if not (c.role == RECOMMENDATION or lx.RECOMMENDATION.search(c.text) or IMPERATIVE.match(unmarked(c.text))):
+                        break
+                    primary = primary_nulls(ctx, neg)
+                    if primary:
+                        claims.append((2, c, m, primary[0]))
+                break
+    if not claims:
+        return None
+    claims.sort(key=lambda t: (-t[0], t[1].line))
+    _, c, m, r = claims[0]
+    where = "recommendation" if c.role == RECOMMENDATION else ("summary" if c.role == SUMMARY else "conclusion")
+    return Hit(
+        title="Conclusion says the opposite of the reported result",
+        issue=(
+            f"The results report \"{first_words(unmarked(r.text), 22)}\" ({v.location(r)}), yet the {where} states "
+            f"\"{first_words(unmarked(c.text), 18)}\". A null or adverse result is being presented as a win, which would lead readers "
+            f"to act on an effect the data does not show."
+        ),
+        evidence=v.quote(c, m),
+        location=v.location(c),
+        suggested_fix=(
+            "Make the summary and recommendation say what the primary result shows, with its interval as reported; if a "
+            "segment result motivates a decision, label it exploratory and propose a confirmatory test instead of a full "
+            "rollout."
+        ),
+        strength=3,
+    )
+
+
+@rule("unsupported_conclusion")
+def unsupported_conclusion(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    candidates = [s for s in f.text_sentences if s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and s.kind != "heading"]
+    claimed = ctx.memo.get("claimed_lines", set())
+    for s in candidates:
+        m = lx.OVERCLAIM.search(s.text)
+        if not m or negated_before(s.text, m.start(), 20) or s.line in claimed:
+            continue
+        if s.text.rstrip("*_ ").endswith("?"):
+            continue
+        return Hit(
+            title="Conclusion stated more strongly than the evidence",
+            issue=(
+                f"\"{first_words(unmarked(s.text), 18)}\" asserts a conclusion (\"{unmarked(m.group(0))}\") that no reported result "
+                f"backs at that strength. Readers will take it as established when the document only shows suggestive "
+                f"evidence."
+            ),
+            evidence=v.quote(s, m),
+            location=v.location(s),
+            suggested_fix=(
+                f"Point \"{unmarked(m.group(0))}\" at the result that supports it, or scale it down to what was actually "
+                "measured and say how."
+            ),
+            strength=1.5 if s.role in CLOSING_ROLES else 1.0,
+        )
+    # a conclusion with no quantitative results behind it
+    concl = [s for s in f.closing if s.kind != "heading" and lx.CONCLUSION_SIGNAL.search(s.text)]
+    if concl and not f.results_present and f.method_present:
+        s = concl[0]
+        return Hit(
+            title="Conclusion has no result behind it",
+            issue=(
+                f"The document concludes \"{first_words(unmarked(s.text), 18)}\" but reports no results (no numbers, tables or "
+                f"tests) that the conclusion could rest on."
+            ),
+            evidence=v.quote(s),
+            location=v.location(s),
+            suggested_fix="Add the result that supports the conclusion (the metric, its change and its uncertainty) before stating it.",
+        )
+    return None
+
+
+_YEARLIKE = re.compile(r"^(?:19|20)\d\d$")
+_FROM_TO = re.compile(r"\bfrom [$€£]?(\d[\d,]*(?:\.\d+)?)\s?%?\s?(?:\w+ )?to [$€£]?(\d[\d,]*(?:\.\d+)?)")
+
+
+def _derived_change(text: str, value: float) -> bool:
+    for m in _FROM_TO.finditer(text):
+        a, b = (float(x.replace(",", "")) for x in m.groups())
+        if a and abs(abs(b - a) / a * 100 - abs(value)) <= 1.0:
+            return True
+    return False
+
+
+@rule("untraceable_number")
+def untraceable_number(ctx: Context) -> Hit | None:
+    f = ctx.features
+    v = ctx.view
+    if not f.body_values:
+        return None
+    if v.is_extraction and v.part_absent("RESULTS EXCERPT"):
+        return None
+    closing = [
+        s for s in f.closing if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION) and s.kind != "heading" and not s.guessed
+    ]
+    for s in closing:
+        intervals = [m.span() for pat in (lx.CI, lx.BRACKET_INTERVAL) for m in pat.finditer(s.text)]
+        for n in f.nums(s):
+            if not n.notable or abs(n.value) == 100 or (n.unit == "" and abs(n.value) < 10 and "." not in n.raw):
+                continue
+            if _YEARLIKE.match(n.raw.strip()):
+                continue
+            if f.traceable(n.value, n.raw):
+                continue
+            at = s.text.find(n.raw)
+            if any(lo <= at < hi for lo, hi in intervals):
+                continue  # an interval bound belongs to the estimate it is quoted with
+            if _derived_change(s.text, n.value):
+                continue  # a relative change recomputed from the two figures quoted with it
+            return Hit(
+                title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
+                issue=(
+                    f"\"{first_words(unmarked(s.text), 18)}\" cites {n.raw}, but that figure (or a simple difference or ratio of "
+                    f"reported figures) does not appear anywhere in the body. Readers cannot check where it comes from."
+                ),
+                evidence=v.quote(s, re.search(re.escape(n.raw), s.text)),
+                location=v.location(s),
+                suggested_fix=f"Show how {n.raw} is derived in the results (the inputs and the calculation), or replace it with the figure the results report.",
+            )
+    return None
+
+
+# ---------------------------------------------------------------------- arithmetic
+
+_NUM = r"[$€£]?\d[\d,]*(?:\.\d+)?\s?(?:[MKBk]|bn|m)?%?"
+_FROM_TO_PCT = re.compile(
+    rf"\bfrom (?P<a>{_NUM})(?!\d|[.,]\d) to (?P<b>{_NUM})(?!\d|[.,]\d|%)(?:(?!\bfrom\b|\bto\b)[^.;]){{0,40}}?(?:\(|,|—|–|-)?\s*(?:\*\*)?(?:an?|up|down|or)?\s*(?P<sign>[+−-])?(?<![\d.])(?P<x>\d+(?:\.\d+)?)\s?%(?!\s*(?:CI|interval))\s*(?:relative\s*)?(?P<what>increase|rise|lift|improvement|decrease|drop|decline|gain|growth|higher|lower)?",
+    lx.I,
+)
+_PCT_POINTS = re.compile(r"\b(pp|points?|percentage points?)\b", lx.I)
+
+
+def _value(text: str) -> tuple[float, str] | None:
+    t = text.strip().replace(",", "").replace("$", "").replace("€", "").replace("£", "")
+    unit = ""
+    if t.endswith("%"):
+        unit, t = "%", t[:-1].strip()
+    scale = 1.0
+    for suffix, mult in (("bn", 1e9), ("B", 1e9), ("M", 1e6), ("m", 1e6), ("K", 1e3), ("k", 1e3)):
+        if t.endswith(suffix):
+            t, scale = t[: -len(suffix)].strip(), mult
+            break
+    try:
+        return float(t) * scale, unit
+    except ValueError:
+        return None
+
+
+def _percent_claims(ctx: Context) -> Hit | None:
+    v = ctx.view
+    for s in ctx.features.text_sentences:
+        if s.kind == "table":
+            continue
+        for m in _FROM_TO_PCT.finditer(s.text):
+            a, b = _value(m.group("a")), _value(m.group("b"))
+            if not a or not b or a[0] == 0:
+                continue
+            if _PCT_POINTS.search(s.text[m.end("x") : m.end("x") + 12]):
+                continue
+            if m.group("what") is None and not re.search(r"\(\s*(?:\*\*)?[+−-]?$", s.text[: m.start("x")]):
+                continue  # a percentage that is not stated as the change between the two figures
+            claimed = float(m.group("x"))
+            relative = abs(b[0] - a[0]) / abs(a[0]) * 100
+            points = abs(b[0] - a[0]) if a[1] == "%" else None
+            tolerance = max(1.0, 0.06 * relative)
+            if abs(claimed - relative) <= tolerance or (points is not None and abs(claimed - points) <= 0.15):
+                continue
+            return quoted_hit(
+                v, s, m,
+                title="Percentage change does not match its own numbers",
+                issue=(
+                    f"\"{v.quote(s, m, max_words=18)}\": going from {m.group('a').strip()} to {m.group('b').strip()} is a "
+                    f"{relative:.0f}% relative change"
+                    + (f" ({points:.1f} points)" if points is not None else "")
+                    + f", not {m.group('x')}%."
+                ),
+                fix=(
+                    f"Recompute the change from {m.group('a').strip()} and {m.group('b').strip()} "
+                    f"({relative:.0f}% relative) and correct every place that quotes {m.group('x')}%."
+                ), strength=2.5,
+            )
+    return None
+
+
+_CELL_NUM = re.compile(rf"^\s*(?:\*\*)?(?P<n>{_NUM})(?:\*\*)?\s*$")
+_NOT_PARTS = re.compile(r"\b(avg|average|mean|median|per|rate|share|before|during|after|over \w+ weeks?)\b", lx.I)
+_TOTAL_LABEL = re.compile(r"\b(total|all \w+|overall|sum)\b", lx.I)
+
+
+
+
+def _table_totals(ctx: Context) -> Hit | None:
+    v = ctx.view
+    for table in tables_with_cells(ctx):
+        if len(table) < 4:
+            continue
+        body = table[1:]
+        if not _TOTAL_LABEL.search(body[-1][1][0].replace("*", "")):
+            continue  # a total is the last row
+        if any(_NOT_PARTS.search(c[0]) for _, c in body):
+            continue  # rows are averages or periods, not the parts of the total
+        total_row = body[-1]
+        parts = body[:-1]
+        s, cells = total_row
+        for col in range(1, len(cells)):
+            total_cell = _CELL_NUM.match(cells[col])
+            values = [_CELL_NUM.match(c[col]) if col < len(c) else None for _, c in parts]
+            if not total_cell or not all(values) or len(values) < 2:
+                continue
+            total = _value(total_cell.group("n"))
+            items = [_value(x.group("n")) for x in values]
+            if total is None or not all(items) or total[1] == "%" or any(i[1] == "%" for i in items):
+                continue
+            summed = sum(i[0] for i in items)
+            if abs(summed - total[0]) <= max(0.011 * abs(total[0]), 0.051 * (1e6 if "M" in total_cell.group("n") else 1)):
+                continue
+            shown = cells[col].replace("*", "")
+            return quoted_hit(
+                v, s, None,
+                title="Table total does not match its rows",
+                issue=(
+                    f"In the table row \"{v.quote(s, None, max_words=12)}\", the {table[0][1][col] if col < len(table[0][1]) else 'column'} "
+                    f"total is {shown}, but the rows above it add up to {_fmt_like(summed, shown)}."
+                ),
+                fix=f"Recompute the total from the rows (they sum to {_fmt_like(summed, shown)}) and update every figure derived from {shown}.", strength=2.5,
+            )
+    return None
+
+
+def _fmt_like(value: float, shown: str) -> str:
+    prefix = "$" if "$" in shown else ""
+    if "M" in shown:
+        return f"{prefix}{value / 1e6:.1f}M"
+    if "K" in shown or "k" in shown:
+        return f"{prefix}{value / 1e3:.1f}K"
+    return f"{prefix}{value:,.2f}".rstrip("0").rstrip(".")
+
+
+@rule("arithmetic_inconsistent")
+def arithmetic_inconsistent(ctx: Context) -> list[Hit]:
+    return [h for h in (_table_totals(ctx), _percent_claims(ctx)) if h is not None]
+
+
+# ---------------------------------------------------------------------- guardrails called stable while they moved
+
+_STABLE = re.compile(r"\b(stable|unchanged|held (?:steady|flat|up)|flat|no (?:significant |meaningful )?(?:change|movement|impact|harm)|did not (?:change|move|worsen)|no cost)\b", lx.I)
+_GUARDRAIL_LIST = re.compile(r"\bguardrails?\b[^:]{0,40}:\s*(?P<list>[^.]+)", lx.I)
+_ROW_CI = re.compile(r"\((?P<lo>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\s*(?:to|,|–)\s*(?P<hi>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\)")
+
+
+def _signed(text: str) -> float | None:
+    t = text.replace("−", "-").replace("$", "").replace("€", "").replace("£", "").replace(",", "")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+@rule("guardrail_contradiction")
+def guardrail_contradiction(ctx: Context) -> Hit | None:
+    v = ctx.view
+    sentences = ctx.features.text_sentences
+    claim = next(
+        ((s, m) for s in sentences if s.kind != "table" and re.search(r"\bguardrails?\b", s.text, lx.I)
+         for m in [_STABLE.search(s.text)] if m),
+        None,
+    )
+    if claim is None:
+        return None
+    names: list[set[str]] = []
+    for s in sentences:
+        lm = _GUARDRAIL_LIST.search(s.text)
+        if lm:
+            for part in re.split(r",|\band\b", lm.group("list")):
+                words = {w for w in re.findall(r"[a-z0-9]+", part.lower()) if len(w) > 2 and w not in {"the", "share", "rate", "within", "our"}}
+                if words:
+                    names.append(words)
+    moved = []
+    for table in tables_with_cells(ctx):
+        for s, cells in table[1:]:
+            label = {w for w in re.findall(r"[a-z0-9]+", cells[0].lower()) if len(w) > 2}
+            if names and not any(len(label & n) >= min(2, len(n)) for n in names):
+                continue
+            ci = next((m for c in cells[1:] for m in [_ROW_CI.search(c)] if m), None)
+            if ci is None:
+                continue
+            lo, hi = _signed(ci.group("lo")), _signed(ci.group("hi"))
+            if lo is None or hi is None or (lo <= 0 <= hi) or (hi < 0 <= lo):
+                continue
+            moved.append((s, cells))
+    if not names or not moved:
+        return None
+    s, m = claim
+    rows = "; ".join(f"{c[0]}: {c[-1]}" for _, c in moved[:3])
+    return quoted_hit(
+        v, s, m,
+        title="Guardrails called stable while the results show them moving",
+        issue=(
+            f"The text says \"{v.quote(s, m, max_words=12)}\", but guardrail rows in the results have intervals that "
+            f"exclude zero: {rows}."
+        ),
+        fix=(
+            "Report each guardrail's change with its interval next to the primary result, say which ones moved, and make "
+            "the rollout decision on the trade-off rather than on 'stable'."
+        ), strength=2.5,
+    )

@@ -1,0 +1,179 @@
+"""What detectors of several lenses share: short quotes, text without markdown emphasis, metric
+terms, negation close before a match, the evidence a result sentence gives (null or significant),
+the document's headline number and how a TL;DR falls short.
+"""
+
+from __future__ import annotations
+
+import re
+
+from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.features import numbers
+from review_harness.ds.offline.registry import Context, Hit
+from review_harness.ds.offline.view import Sentence
+
+
+def first_words(text: str, words: int = 14) -> str:
+    parts = text.split()
+    out = " ".join(parts[:words])
+    return out + ("..." if len(parts) > words else "")
+
+
+def unmarked(text: str) -> str:
+    """Text for use inside our own sentences: markdown emphasis removed."""
+    return re.sub(r"[*_`]+", "", text).strip()
+
+
+def metric_terms(text: str) -> set[str]:
+    terms = set()
+    for pat in (lx.POS_METRIC, lx.NEG_METRIC):
+        for m in pat.finditer(text):
+            t = m.group(0).lower().replace("-", " ")
+            terms.add(re.sub(r"s$", "", t))
+    return terms
+
+
+def negated_before(text: str, start: int, window: int = 40) -> bool:
+    return bool(lx.NEGATION_NEAR.search(text[max(0, start - window) : start]))
+
+
+def ci_values(text: str) -> list[tuple[float, float]]:
+    out = []
+    for pat in (lx.CI, lx.BRACKET_INTERVAL):
+        for m in pat.finditer(text):
+            try:
+                lo = float(re.sub(r"[^\d.\-]", "", m.group("lo").replace("−", "-")))
+                hi = float(re.sub(r"[^\d.\-]", "", m.group("hi").replace("−", "-")))
+            except ValueError:
+                continue
+            out.append((lo, hi))
+    return out
+
+
+BALANCE_CHECK = lx.rx(r"\b(sample ratio|srm|balanced?|balance check|covariate balance|pre-?period|a/a|randomi[sz]ation check|as expected)\b")
+
+
+def evidence_kind(text: str) -> str | None:
+    """'neg' when a sentence reports a null / adverse result, 'pos' for a significant one.
+    Design checks (sample ratio, covariate balance) are expected to be null and do not count."""
+    if BALANCE_CHECK.search(text):
+        return None
+    if lx.NONSIG.search(text):
+        return "neg"
+    for lo, hi in ci_values(text):
+        if lo < 0 < hi:
+            return "neg"
+    for m in lx.PVALUE.finditer(text):
+        try:
+            val = float(m.group("val"))
+        except ValueError:
+            continue
+        op = m.group("op")
+        if op in (">", "≥", ">=") and val >= 0.05:
+            return "neg"
+        if op not in ("<", "≤", "<=", ">", "≥", ">=") and val > 0.05:
+            return "neg"
+    for m in lx.POS_SIG.finditer(text):
+        if not negated_before(text, m.start(), 25):
+            return "pos"
+    for m in lx.PVALUE.finditer(text):
+        try:
+            if float(m.group("val")) <= 0.05 and m.group("op") not in (">", "≥", ">="):
+                return "pos"
+        except ValueError:
+            continue
+    return None
+
+
+IMPERATIVE = lx.rx(r"^(?:\W*(?:recommendation|ask|action|decision)\s*:\s*)?(roll|ship|launch|expand|scale|deploy|make|go|move|switch|adopt)\b")
+NULL_ACKNOWLEDGED = lx.rx(r"\b(flat|unchanged|no (?:meaningful |significant |detectable |measurable )?(?:change|hit|difference|effect|impact|lift)|not (?:statistically )?significant|inconclusive|did not (?:change|improve|move))\b")
+
+
+def primary_nulls(ctx: Context, neg: list[Sentence]) -> list[Sentence]:
+    """Null results on the metric the decision rests on: labelled primary, or headlined in the
+    summary without the summary admitting the null."""
+    f = ctx.features
+    out = [r for r in neg if re.search(r"\bprimary\b", r.text + " " + r.section, re.I)]
+    if out:
+        return out
+    summary = " ".join(s.text for s in f.summary if s.kind != "heading")
+    if not summary or NULL_ACKNOWLEDGED.search(summary):
+        return []
+    terms = metric_terms(summary)
+    return [r for r in neg if terms & metric_terms(r.text)]
+
+
+CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until|before any)\b")
+
+
+def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | None:
+    f = ctx.features
+    for group in (f.summary, f.results, f.closing, f.text_sentences):
+        for s in group:
+            if s.kind == "heading":
+                continue
+            m = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)
+            if m:
+                return s, m
+    return None
+
+
+def tldr_weakness(ctx: Context) -> str | None:
+    t = ctx.view.tldr
+    if not t.found:
+        return None
+    text = unmarked(t.text)
+    if not text:
+        return "it is empty"
+    has_number = bool(numbers(text))
+    has_finding = bool(lx.FINDING_VERB.search(text))
+    if lx.DEFERRAL.search(text) and not has_number:
+        return "it defers the answer"
+    if lx.TLDR_PURPOSE.search(text) and not has_number:
+        return "it describes what the document covers instead of stating the answer"
+    if lx.QUESTION_SIGNAL.search(text) and not has_number:
+        return "it restates the question without answering it"
+    if not has_number and not has_finding:
+        return "it states no finding and no number"
+    if ctx.workflow == "proactive" and not lx.IMPACT.search(text):
+        return "it does not say what the finding is worth or who it affects"
+    if ctx.workflow == "reactive" and not (lx.DIRECT_ANSWER.search(text) or has_number):
+        return "it does not answer the stakeholder's question directly"
+    return None
+
+
+def quoted_hit(v, s: Sentence, m: re.Match[str] | None, *, title: str, issue: str, fix: str, strength: float = 1.0) -> Hit:
+    """A finding that quotes sentence `s` (at match `m`) and points to where it is."""
+    return Hit(title=title, issue=issue, evidence=v.quote(s, m), location=v.location(s), suggested_fix=fix, strength=strength)
+
+
+def first_in_roles(sentences, pattern: re.Pattern[str], roles: tuple[str, ...]) -> tuple[Sentence, re.Match[str]] | None:
+    """The first prose sentence in one of `roles` that matches `pattern`."""
+    return first_where(sentences, pattern, lambda s, n: s.role in roles and s.kind not in ("table", "heading"))
+
+
+def first_where(sentences, pattern: re.Pattern[str], keep) -> tuple[Sentence, re.Match[str]] | None:
+    """The first sentence matching `pattern` for which keep(sentence, index) holds."""
+    for n, s in enumerate(sentences):
+        m = pattern.search(s.text)
+        if m and keep(s, n):
+            return s, m
+    return None
+
+
+def tables_with_cells(ctx: Context) -> list[list[tuple[Sentence, list[str]]]]:
+    """Markdown tables as lists of (sentence, cells), one list per table."""
+    tables: list[list[tuple[Sentence, list[str]]]] = []
+    last_line = -10
+    for s in ctx.view.sentences:
+        if s.kind != "table":
+            continue
+        if re.fullmatch(r"[\s|:\-]+", s.text):
+            last_line = s.line
+            continue
+        cells = [c.strip() for c in s.text.strip().strip("|").split("|")]
+        if s.line > last_line + 2 or not tables:  # the separator row is not a sentence
+            tables.append([])
+        tables[-1].append((s, cells))
+        last_line = s.line
+    return tables
