@@ -31,7 +31,7 @@ from review_harness.domain.config import default_index, load_index, load_roster
 from review_harness.domain.dedup import FindingRef, heuristic_stage
 from review_harness.domain.gold import DOMAIN_FIXTURES_DIR, evaluate, load_gold, summarize
 from review_harness.domain.importance import parse_curator_answer, render_curator_prompt
-from review_harness.domain.offline import answer
+from review_harness.domain.offline import answer_curator
 from review_harness.domain.prompt import render_reviewer_prompt
 from review_harness.domain.refresh import refresh_domain
 from review_harness.domain.reviewer import default_reviewer_rubric
@@ -90,7 +90,8 @@ def main() -> None:
         kb = Path(tmp) / "kb"
 
         async def curator(page, context):
-            return parse_curator_answer(answer(render_curator_prompt("search-ranking", page, context)[1]))
+            outcome = parse_curator_answer(answer_curator(render_curator_prompt("search-ranking", page, context)[1]))
+            return outcome.report, "; ".join(outcome.problems) or None
 
         started = time.perf_counter()
         report = anyio.run(lambda: refresh_domain(

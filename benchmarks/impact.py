@@ -24,6 +24,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import solver
 
+from review_harness.core.calltag import tagged
+from review_harness.impact.kind import REVIEWER
 from review_harness.impact.knowledge import StaticKnowledgeBase, default_knowledge_dir
 from review_harness.impact.models import ImpactArtifact
 from review_harness.impact.registry import PromptRegistry
@@ -42,7 +44,8 @@ KB = StaticKnowledgeBase(default_knowledge_dir())
 def same_model_calls():
     async def solve(state, generate_fn):
         system, user = state.metadata["prompt"]
-        state.output = await get_model().generate([ChatMessageSystem(content=system), ChatMessageUser(content=user)])
+        with tagged("impact", REVIEWER):  # as call_member tags it, so the offline model knows who asks
+            state.output = await get_model().generate([ChatMessageSystem(content=system), ChatMessageUser(content=user)])
         return state
     return solve
 
@@ -78,7 +81,7 @@ def main() -> None:
             stable_tokens = estimate_tokens(req.system[: req.system.find("Methodology notes")]) if "Methodology notes" in req.system else 0
             shares.append(share)
             stables.append(stable_tokens / total)
-            print(f"                        {str(sample.id):32s} {review['input_tokens']:6,d}  {TOKEN_BUDGET:6,d}   {share:12.0%}   {stable_tokens / total:12.0%}")
+            print(f"                        {str(sample.id):32s} {review['reviewer_run']['input_tokens']:6,d}  {TOKEN_BUDGET:6,d}   {share:12.0%}   {stable_tokens / total:12.0%}")
         print(f"  cacheable prefix      system message mean {statistics.mean(shares):.0%}; identical for every artifact "
               f"{statistics.mean(stables):.0%}   (budget >= 50%)")
         systems = {r.system for r in requests.values()}

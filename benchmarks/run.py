@@ -45,6 +45,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig,
 from inspect_ai.solver import generate, solver
 
 from review_harness.ds.dataset import document_samples, fixture_samples
+from review_harness.core.calltag import tagged
 from review_harness.ds.models import ReviewOptions
 from review_harness.offline.provider import estimate_tokens
 from review_harness.ds.prepare import count_words, prepare_document
@@ -124,12 +125,16 @@ def make_document(target_words: int, variant: str = "") -> str:
 
 @solver
 def same_model_calls():
-    """Bare Inspect: the sample's two pre-rendered reviewer prompts, sent concurrently."""
+    """Bare Inspect: the sample's two pre-rendered reviewer prompts, sent concurrently (each
+    tagged with its member, as call_member does, so the offline model knows who asks)."""
+    async def ask(reviewer: str, system: str, request: str, config: GenerateConfig):
+        with tagged("ds", reviewer):
+            return await get_model().generate([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
+                                              config=config)
+
     async def solve(state, generate_fn):
         config = GenerateConfig(response_schema=REVIEWER_SCHEMA)
-        outputs = await asyncio.gather(*(
-            get_model().generate([ChatMessageSystem(content=s), ChatMessageUser(content=r)], config=config)
-            for s, r in state.metadata["prompts"]))
+        outputs = await asyncio.gather(*(ask(reviewer, s, r, config) for reviewer, s, r in state.metadata["prompts"]))
         state.output = outputs[0]
         return state
     return solve
@@ -144,8 +149,9 @@ def baseline_tasks(samples: list[Sample]) -> dict[str, Task]:
         prompts = [render_reviewer_prompt(RUBRIC.dimension(d), RUBRIC, prepared, mode=options.mode,
                                           audience=options.audience, workflow=options.workflow,
                                           draft=options.draft) for d in RUBRIC.dimensions]
+        reviewers = [RUBRIC.dimension(d).reviewer for d in RUBRIC.dimensions]
         with_prompts.append(Sample(id=s.id, input=s.input,
-                                   metadata={"prompts": [(p.system, p.request) for p in prompts]}))
+                                   metadata={"prompts": [(m, p.system, p.request) for m, p in zip(reviewers, prompts)]}))
     plain = [Sample(id=s.id, input=s.input) for s in samples]
     return {"same model calls": Task(dataset=MemoryDataset(with_prompts), solver=same_model_calls(),
                                      scorer=constant_scorer()),
@@ -245,7 +251,8 @@ def bench_latency(log_dir: str, docs_dir: Path, latency: float = 1.0, runs: int 
 # ---------------------------------------------------------------------------------- 4. tokens
 
 def bench_tokens(log_dir: str, docs_dir: Path) -> list[dict]:
-    system_tokens = {d: estimate_tokens(render_system(RUBRIC.dimension(d), RUBRIC)) for d in RUBRIC.dimensions}
+    system_tokens = {RUBRIC.dimension(d).reviewer: estimate_tokens(render_system(RUBRIC.dimension(d), RUBRIC))
+                     for d in RUBRIC.dimensions}
     cases = [("1K full", 1_000, "full", "full_1k"), ("1K quick", 1_000, "quick", "quick"),
              ("19.5K full", 19_500, "full", "tier3_20k"),
              ("20K full (auto-quick)", 20_000, "full", "quick"), ("20K quick", 20_000, "quick", "quick")]
@@ -257,7 +264,7 @@ def bench_tokens(log_dir: str, docs_dir: Path) -> list[dict]:
         review = log.samples[0].scores["review_synthesis"].metadata["review"]
         runs = review["reviewer_runs"]
         inp, outp = sum(r["input_tokens"] for r in runs), sum(r["output_tokens"] for r in runs)
-        prefix = sum(system_tokens[r["dimension"]] for r in runs)
+        prefix = sum(system_tokens[r["member"]] for r in runs)
         seed_name, seed_in, seed_out = SEED[seed_key]
         rows.append({"case": label, "words": review["document"]["word_count"], "requested_mode": mode,
                      "mode": review["mode"], "tier": review["tier"], "degradation_level": review["degradation_level"],

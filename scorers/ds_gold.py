@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import LimitExceededError
 
 from review_harness.core.gold import sample_gold
 from review_harness.ds.gold import GoldFile, GoldFinding, rubric_check
-from review_harness.ds.judge import MATCHER_PROMPT_VERSION
+from review_harness.ds.judge import MATCHER_PROMPT_VERSION, JudgeAnswerError
 from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
 from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
@@ -53,9 +52,7 @@ async def match_with(
     model = grader_model("gold_comparison(matcher='llm')")
     try:
         matches, dropped = await llm_match_findings(model, findings, gold)
-    except LimitExceededError:
-        raise
-    except Exception as ex:  # an unusable matcher answer degrades to the deterministic matcher
+    except JudgeAnswerError as ex:  # no usable matcher answer: the deterministic matcher decides
         note = f"LLM matcher {model} failed ({ex}): used {DETERMINISTIC_MATCHER}"
         return match_findings(findings, gold), DETERMINISTIC_MATCHER, [note]
     notes = [f"dropped from the LLM matching: {', '.join(dropped)}"] if dropped else []

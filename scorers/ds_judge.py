@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 
-from review_harness.core.inspect_adapter import PrerequisiteError
+from collections.abc import Callable
+from typing import TypeVar
+
 from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
-    GenerateConfig,
     Model,
     ModelRole,
     ResponseSchema,
@@ -27,15 +28,18 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import LimitExceededError
 from pydantic import BaseModel
 
 from review_harness.core.gold import sample_gold
+from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.member import MemberResult, MemberRun, ParseOutcome, RetryPolicy, call_member
 from review_harness.ds.gold import GoldFile, GoldFinding, rubric_check
+from review_harness.ds.kind import JUDGE, MATCHER
 from review_harness.ds.judge import (
     JUDGE_DIMENSIONS,
     JUDGE_KEYS,
     JUDGE_PROMPT_VERSION,
+    MATCHER_PROMPT_VERSION,
     OVERALL,
     JudgeAnswer,
     JudgeAnswerError,
@@ -58,6 +62,8 @@ from review_harness.core.schema import response_schema
 from scorers.metrics import nanmean
 
 GRADER = ModelRole("grader", required=True)
+GRADER_POLICY = RetryPolicy()  # one retry after a failed call or an unusable answer
+A = TypeVar("A", bound=BaseModel)
 JUDGE_SCHEMA = response_schema(
     "review_judgement", JudgeAnswer,
     description="A 0-10 score and a short reason for each of the five judge dimensions.",
@@ -91,6 +97,7 @@ class JudgeResult(BaseModel):
     reasons: dict[str, str] = {}
     error: str | None = None
     raw: str = ""
+    run: MemberRun | None = None
 
     def explanation(self) -> str:
         if self.error:
@@ -100,12 +107,30 @@ class JudgeResult(BaseModel):
         return "\n".join(lines)
 
 
-async def _ask(model: Model, prompt: JudgePrompt, schema: ResponseSchema, max_tokens: int | None) -> str:
-    messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
-    output = await model.generate(messages, config=GenerateConfig(response_schema=schema, max_tokens=max_tokens))
-    if output.error:
-        raise JudgeAnswerError(f"the model returned an error: {output.error}")
-    return output.completion
+def _outcome(parse: Callable[[str], A], answers: list[str]) -> Callable[[str], ParseOutcome[A]]:
+    """A judge or matcher parser as a member's parse: an unusable answer is malformed (retried
+    once) with the parser's reason. Each answer is kept in `answers` (the log shows an unusable one)."""
+
+    def parse_outcome(text: str) -> ParseOutcome[A]:
+        answers.append(text)
+        try:
+            return ParseOutcome(parse(text))
+        except JudgeAnswerError as ex:
+            return ParseOutcome(None, [str(ex)], malformed=True)
+
+    return parse_outcome
+
+
+async def _ask(model: Model, member: str, prompt: JudgePrompt, schema: ResponseSchema,
+               parse: Callable[[str], A], version: str, max_tokens: int | None) -> tuple[MemberResult[A], str]:
+    """The grader as one member call: (the result, the last answer's text)."""
+    answers: list[str] = []
+    result = await call_member(
+        "ds", member, [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)], schema,
+        _outcome(parse, answers), policy=GRADER_POLICY, model=model, role=GRADER.name, max_tokens=max_tokens,
+        prompt_version=version,
+    )
+    return result, answers[-1] if answers else ""
 
 
 async def run_judge(
@@ -115,31 +140,29 @@ async def run_judge(
     gold: list[GoldFinding],
     max_tokens: int | None = None,
 ) -> JudgeResult:
-    """Ask the judge; a failed call or an unusable answer gives NaN scores and the reason."""
-    prompt = render_judge_prompt(document, review, gold)
-    raw = ""
-    try:
-        raw = await _ask(model, prompt, JUDGE_SCHEMA, max_tokens)
-        answer = parse_judge_answer(raw)
-    except LimitExceededError:
-        raise
-    except Exception as ex:  # a misbehaving judge costs this score, never the sample
-        reason = str(ex) if isinstance(ex, JudgeAnswerError) else f"{type(ex).__name__}: {ex}"
-        return JudgeResult(
-            model=str(model), scores={k: math.nan for k in JUDGE_KEYS}, error=reason, raw=raw[:2000]
-        )
-    return JudgeResult(model=str(model), scores=answer.scores(), reasons=answer.reasons())
+    """Ask the judge; a failed call or an unusable answer (after its retry) gives NaN scores and
+    the reason."""
+    result, raw = await _ask(model, JUDGE, render_judge_prompt(document, review, gold), JUDGE_SCHEMA,
+                             parse_judge_answer, JUDGE_PROMPT_VERSION, max_tokens)
+    if result.report is None:
+        return JudgeResult(model=str(model), scores={k: math.nan for k in JUDGE_KEYS},
+                           error=result.run.describe(), raw=raw[:2000], run=result.run)
+    return JudgeResult(model=str(model), scores=result.report.scores(), reasons=result.report.reasons(),
+                       run=result.run)
 
 
 async def llm_match_findings(
     model: Model, findings: list[Finding], gold: list[GoldFinding], max_tokens: int | None = None
 ) -> tuple[list[Match], list[str]]:
-    """One-to-one matches decided by the model, validated; raises JudgeAnswerError (or the
-    model's exception) when the answer is unusable. Returns (matches, dropped pairs)."""
+    """One-to-one matches decided by the model, validated; raises JudgeAnswerError naming the
+    matcher's status when it gave no usable answer. Returns (matches, dropped pairs)."""
     if not findings or not gold:
         return [], []
-    raw = await _ask(model, render_matcher_prompt(findings, gold), MATCHER_SCHEMA, max_tokens)
-    return validate_matches(parse_matcher_answer(raw), findings, gold)
+    result, _ = await _ask(model, MATCHER, render_matcher_prompt(findings, gold), MATCHER_SCHEMA,
+                           parse_matcher_answer, MATCHER_PROMPT_VERSION, max_tokens)
+    if result.report is None:
+        raise JudgeAnswerError(result.run.describe())
+    return validate_matches(result.report, findings, gold)
 
 
 def _nan_score(explanation: str) -> Score:
@@ -176,6 +199,7 @@ def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Sc
                 "judge_prompt": JUDGE_PROMPT_VERSION,
                 "reasons": result.reasons,
                 "judge_error": result.error,
+                "judge_run": result.run.model_dump(mode="json") if result.run else None,
                 **({"judge_raw": result.raw} if result.error else {}),
             },
         )

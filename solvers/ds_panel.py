@@ -10,17 +10,10 @@ from pathlib import Path
 
 from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import span
 
-from review_harness.core.panel import (
-    generate_structured,
-    run_concurrently,
-    scoped_cache,
-    text_hash,
-)
-
+from review_harness.core.member import MemberResult, RetryPolicy, call_member
+from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.domain.dedup import dedup
-from review_harness.domain.member import MEMBER as DOMAIN_MEMBER
 from review_harness.domain.member import domain_review
 from review_harness.domain.prompt import PROMPT_VERSION as DOMAIN_PROMPT_VERSION
 from review_harness.domain.reviewer import default_reviewer_rubric
@@ -34,16 +27,13 @@ from review_harness.ds.domain_dim import (
     save_dedup,
     save_domain_run,
 )
-from review_harness.ds.models import (
-    PanelRecord,
-    ReviewerReport,
-    ReviewerRun,
-    ReviewOptions,
-)
+from review_harness.ds.models import PanelRecord, ReviewerReport, ReviewOptions
 from review_harness.ds.panel import (
+    KIND,
+    count_earlier_round,
     load_prepared,
     load_record,
-    mark_retried,
+    load_reviewer_result,
     review_from_store,
     save_prepared,
     save_record,
@@ -130,16 +120,16 @@ async def call_reviewer(
     dimension_id: str,
     state: TaskState,
     rubric: Rubric,
+    record: PanelRecord,
     *,
-    timeout: float,
+    policy: RetryPolicy,
     max_tokens: int | None,
     cache: bool | CachePolicy,
     guardrail: str | None = None,
-) -> tuple[ReviewerRun, ReviewerReport | None, str]:
-    """Prompt one reviewer, parse what it returns, and say what happened.
-    Returns (run record, report or None, stable-prefix hash)."""
+) -> MemberResult[ReviewerReport]:
+    """Ask one reviewer under `policy` and parse what it returns: a malformed or cut-off answer
+    is retried, then counts as malformed with what parsed kept beside the run."""
     dimension = rubric.dimension(dimension_id)
-    record = load_record(state.store, rubric)
     options = record.options
     prepared = load_prepared(state.store, state.input_text)
     prompt = render_reviewer_prompt(
@@ -152,48 +142,41 @@ async def call_reviewer(
         draft=options.draft,
         guardrail=guardrail,
     )
-    run = ReviewerRun(reviewer=dimension.reviewer, dimension=dimension_id, status="failed", mode=options.mode)
-    messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
-    cache = scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=prompt.version)
-    call = await generate_structured(messages, reviewer_schema(dimension), timeout=timeout, max_tokens=max_tokens, cache=cache)
-    run.input_tokens, run.output_tokens, run.truncated = call.input_tokens, call.output_tokens, call.truncated
-    if call.completion is None:
-        run.reason = call.reason
-        return run, None, prompt.prefix_hash
-    outcome = parse_reviewer_output(call.completion, dimension, rubric)
-    run.status = outcome.status
-    if outcome.status == "failed":
-        run.reason = "; ".join(outcome.problems)
-        return run, None, prompt.prefix_hash
-    run.truncated = run.truncated or outcome.cut_off
-    if run.truncated or outcome.repaired:
-        run.status = "salvaged"
-    if outcome.problems:
-        run.reason = "; ".join(outcome.problems[:5])
-    return run, outcome.report, prompt.prefix_hash
+    return await call_member(
+        KIND, dimension.reviewer,
+        [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)],
+        reviewer_schema(dimension), lambda text: parse_reviewer_output(text, dimension, rubric),
+        policy=policy, max_tokens=max_tokens,
+        cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=prompt.version),
+        prompt_version=prompt.version, prefix_hash=prompt.prefix_hash,
+    )
 
 
 @solver
 def reviewer(
     dimension: str,
     rubric: str | None = None,
-    timeout: float = 600,
+    policy: RetryPolicy | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     guardrail: str | None = None,
 ) -> Solver:
-    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `guardrail`:
-    a sentence added to its instructions (the analysis reviewer's, when a domain reviewer runs)."""
+    """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `policy`:
+    its calls' retry policy (None: the rubric's `reviewer_calls`). `guardrail`: a sentence added
+    to its instructions (the analysis reviewer's, when a domain reviewer runs)."""
     the_rubric = _rubric(rubric)
     the_rubric.dimension(dimension)  # fail at task creation on an unknown dimension
+    policy = policy or the_rubric.reviewer_calls
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        async with span(the_rubric.dimension(dimension).reviewer, type="reviewer"):
-            run, report, prefix_hash = await call_reviewer(
-                dimension, state, the_rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
-                guardrail=guardrail,
-            )
-        save_reviewer_result(state.store, dimension, run, report, prefix_hash)
+        record = load_record(state.store, the_rubric)
+        result = await call_reviewer(
+            dimension, state, the_rubric, record, policy=policy, max_tokens=max_tokens, cache=cache,
+            guardrail=guardrail,
+        )
+        earlier = load_reviewer_result(state.store, the_rubric, dimension)
+        count_earlier_round(result.run, earlier.run if earlier else None)
+        save_reviewer_result(state.store, the_rubric, dimension, result, mode=record.options.mode)
         return state
 
     return solve
@@ -201,16 +184,16 @@ def reviewer(
 
 @solver
 def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
-    """Run the reviewers concurrently. If a reviewer's output was cut off in full mode,
-    switch to quick mode and run the panel once more (degradation level 1)."""
+    """Run the reviewers concurrently. If a reviewer's answer was still cut off in full mode
+    after its retry, switch to quick mode and run the panel once more (degradation level 1)."""
     the_rubric = _rubric(rubric)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         await run_concurrently(reviewers, state, generate)
         record = load_record(state.store, the_rubric)
-        truncated = [r for r in record.runs if r.truncated]
-        if truncated and record.options.mode == "full":
-            names = ", ".join(r.reviewer for r in truncated)
+        cut_off = [r for r in record.runs if r.status == "malformed" and r.truncated]
+        if cut_off and record.options.mode == "full":
+            names = ", ".join(r.member for r in cut_off)
             record.options.mode = "quick"
             record.degradation_level = 1
             record.warnings.append(
@@ -224,8 +207,6 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
             save_prepared(state.store, prepared)
             save_record(state.store, record)
             await run_concurrently(reviewers, state, generate)
-            for dimension in the_rubric.dimensions:
-                mark_retried(state.store, dimension, attempts=2)
         return state
 
     return solve
@@ -268,27 +249,31 @@ def domain_brief(domains: list[str], reference: str | None = None) -> Solver:
 
 @solver
 def domain_reviewer(
-    timeout: float = 600,
+    policy: RetryPolicy | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     reference_text: str | None = None,
 ) -> Solver:
     """The domain expert reviewer (third panel member): the document against the brief, under
-    the evaluated model. A failure is recorded with its reason (the review goes partial)."""
-    rubric = default_reviewer_rubric()
+    the evaluated model and `policy` (None: the DS rubric's `reviewer_calls`, as the other
+    reviewers). A failed or malformed answer is recorded with its reason (the review goes
+    partial)."""
+    domain_rubric = default_reviewer_rubric()
+    policy = policy or default_rubric().reviewer_calls
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         brief = load_brief(state.store)
         if brief is None:
             raise RuntimeError("no domain brief in the sample store: run domain_brief() first")
         prepared = load_prepared(state.store, state.input_text)
-        async with span(DOMAIN_MEMBER, type="reviewer"):
-            run = await domain_review(
-                prepared.reviewer_content, brief, rubric, model=get_model(), timeout=timeout,
-                reference=reference_text, max_tokens=max_tokens,
-                cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
-            )
-        save_domain_run(state.store, run)
+        result = await domain_review(
+            prepared.reviewer_content, brief, domain_rubric, model=get_model(), policy=policy,
+            reference=reference_text, max_tokens=max_tokens,
+            cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
+        )
+        earlier = load_domain_input(state.store)
+        count_earlier_round(result.run, earlier.run if earlier else None)
+        save_domain_run(state.store, result, brief)
         return state
 
     return solve
@@ -317,7 +302,7 @@ def domain_dedup(rubric: str | None = None) -> Solver:
 
 def review_pipeline(
     rubric: str | None = None,
-    timeout: float = 600,
+    timeout: float | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     output_dir: str | None = None,
@@ -325,13 +310,16 @@ def review_pipeline(
     reference: str | None = None,
     reference_text: str | None = None,
 ) -> list[Solver]:
-    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report.
+    """prepare -> one reviewer per rubric dimension, concurrently -> rendered report. Every
+    reviewer's policy is the rubric's `reviewer_calls`; `timeout` (seconds per member call)
+    overrides its seconds.
     With `domains`: the brief is fetched before dispatch, the domain expert reviewer joins the
     panel, the analysis reviewer gets the domain guardrail, and dedup runs before synthesis."""
     the_rubric = _rubric(rubric)
+    policy = the_rubric.reviewer_calls.with_timeout(timeout)
     guardrail = default_reviewer_rubric().analysis_guardrail if domains else None
     reviewers = [
-        reviewer(dimension, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+        reviewer(dimension, rubric=rubric, policy=policy, max_tokens=max_tokens, cache=cache,
                  **({"guardrail": guardrail} if guardrail and dimension == "analysis" else {}))
         for dimension in the_rubric.dimensions
     ]
@@ -341,7 +329,7 @@ def review_pipeline(
             review_panel(reviewers, rubric=rubric),
             render_review(rubric=rubric, output_dir=output_dir),
         ]
-    reviewers.append(domain_reviewer(timeout=timeout, max_tokens=max_tokens, cache=cache,
+    reviewers.append(domain_reviewer(policy=policy, max_tokens=max_tokens, cache=cache,
                                      reference_text=reference_text))
     return [
         prepare_document_step(rubric=rubric),

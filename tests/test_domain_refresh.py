@@ -12,15 +12,16 @@ import pytest
 
 from review_harness.core.schema import schema_dict, schema_problems
 from review_harness.domain.config import load_index, load_roster
+from review_harness.core.kinds import get_kind
 from review_harness.domain.importance import (
     CURATOR_SCHEMA,
+    ask_curator,
     budgets,
     llm_importance,
     parse_curator_answer,
     render_curator_prompt,
     tiebreaker,
 )
-from review_harness.domain.offline import answer as offline_answer
 from review_harness.domain.refresh import refresh_domain
 from review_harness.domain.sources import ConfluenceSource, FolderSource, Page, SourceError
 from review_harness.domain.versions import load_current, read_status
@@ -57,10 +58,10 @@ def test_budgets_are_proportional_and_sum_to_budget():
 
 def test_curator_schema_is_sendable_and_answers_checked():
     assert schema_problems(schema_dict(CURATOR_SCHEMA)) == []
-    ok, _ = parse_curator_answer('{"knowledge_density": 0.4, "review_impact": 0.9, "rationale": "r"}')
-    assert ok.review_impact == 0.9
-    assert parse_curator_answer('{"knowledge_density": 1.4, "review_impact": 0.9, "rationale": "r"}')[1] == \
-        "knowledge_density=1.4 is outside 0..1"
+    ok = parse_curator_answer('{"knowledge_density": 0.4, "review_impact": 0.9, "rationale": "r"}')
+    assert ok.usable and ok.report.review_impact == 0.9
+    out_of_range = parse_curator_answer('{"knowledge_density": 1.4, "review_impact": 0.9, "rationale": "r"}')
+    assert out_of_range.malformed and out_of_range.problems == ["knowledge_density=1.4 is outside 0..1"]
 
 
 def _page(body, **kw):
@@ -73,19 +74,22 @@ def test_offline_curator_scores_from_page_features():
                  "We found that tail queries regressed 3% when the head improved.\n")
     thin = _page("Alice is on vacation next week and Bob will cover the rotation.\n")
     scores = []
+    curator = get_kind("domain").offline_answer
     for page in (rich, thin):
         _, request = render_curator_prompt("search-ranking", page, "someone")
-        scores.append(json.loads(offline_answer(request)))
+        scores.append(json.loads(curator("curator", request)))
     assert scores[0]["knowledge_density"] > 0.5 and scores[0]["review_impact"] >= 0.3
     assert scores[1] == {"knowledge_density": 0.0, "review_impact": 0.0,
                          "rationale": "0 of 1 sentences carry domain knowledge; 0 name pitfalls, 0 state standards "
                                       "or decisions, 0 give concrete numbers."}
-    assert offline_answer("some other prompt") is None
+    assert curator("curator", "some other prompt") is None
+    assert curator("not-a-domain-member", request) is None
 
 
 async def _offline_curator(page, context):
-    _, request = render_curator_prompt("search-ranking", page, context)
-    return parse_curator_answer(offline_answer(request))
+    from inspect_ai.model import get_model
+
+    return await ask_curator("search-ranking", page, context, get_model("offline/rules"))
 
 
 def test_refresh_from_folder_writes_version_logs_scores_and_candidates(kb):
@@ -217,7 +221,9 @@ def test_model_synthesis_is_checked_and_falls_back(kb):
     report = anyio.run(lambda: refresh_domain("search-ranking", index, roster, FolderSource(PAGES), _offline_curator,
                                               now=NOW, synthesis_model=failing))
     assert report.published
-    assert "search-ranking synthesis: no usable answer from the model; used the extractive synthesis" in report.warnings
+    assert failing.calls == 2  # a failed call is tried once more
+    assert ("search-ranking synthesis: the model failed (model call failed: RuntimeError: provider down); "
+            "used the extractive synthesis") in report.warnings
 
 
 def test_missing_indexed_page_is_a_warning_and_cli_refresh_from_confluence(httpserver, kb, monkeypatch, capsys):

@@ -9,7 +9,7 @@ import pytest
 
 from review_harness.core.schema import schema_dict, schema_problems
 from review_harness.domain.dedup import DEDUP_SCHEMA, FindingRef, dedup, dedup_prompt, heuristic_stage, suppressed
-from review_harness.domain.offline import answer as offline_answer
+from review_harness.core.kinds import get_kind
 from review_harness.domain.reviewer import FindingSource, counts_for_floor, credit_points, default_reviewer_rubric, make_finding
 from review_harness.domain.rules import brief_sections, review_document
 from review_harness.domain.scoring import apply_floors, band, final_score
@@ -161,7 +161,7 @@ def test_dedup_schema_and_offline_answer():
     a = _a("A1", "Click data not debiased", quote="We computed CTR from click logs")
     d = _a("D1", "Position bias ignored", quote="We computed CTR from click logs")
     import json
-    assert json.loads(offline_answer(dedup_prompt(a, d)))["same_issue"] is True
+    assert json.loads(get_kind("domain").offline_answer("dedup", dedup_prompt(a, d)))["same_issue"] is True
 
 
 # ------------------------------------------------------------------ scoring
@@ -205,14 +205,17 @@ def test_reviewer_prompt_separates_rubric_brief_and_document_and_schema_is_senda
 
 
 def test_offline_reviewer_round_trip_through_the_provider():
+    from review_harness.core.calltag import CallTag
     from review_harness.domain.prompt import parse_domain_report, render_reviewer_prompt
     from review_harness.offline.provider import answer_prompt
 
     brief = _brief()
     prompt = render_reviewer_prompt(R, brief, CLICK_DOC)
-    review, problems = parse_domain_report(answer_prompt(prompt.system + "\n\n" + prompt.request), brief, R)
+    text = prompt.system + "\n\n" + prompt.request
+    outcome = parse_domain_report(answer_prompt(text, CallTag("domain", "domain-expert-reviewer")), brief, R)
+    review = outcome.report
     direct = review_document(CLICK_DOC, brief.content, R)
-    assert problems == []
+    assert outcome.usable and outcome.problems == []
     assert [(f.issue_type, f.severity, f.points, f.quote) for f in review.findings] == \
         [(f.issue_type, f.severity, f.points, f.quote) for f in direct.findings]
     assert review.unverified == direct.unverified
@@ -229,7 +232,9 @@ def test_parser_salvages_items_and_caps_advisory_sources():
             '{"lens": "technique", "issue_type": "key_claim_false", "summary": "wrong lens", "quote": null, '
             '"section": null, "fix": null, "source_kind": "digest", "source_ref": "no such section"}], '
             '"credits": ["claims_cited", "bogus"], "unverified_claims": ["A 2023 study"]}')
-    review, problems = parse_domain_report(text, brief, R)
+    outcome = parse_domain_report(text, brief, R)
+    review, problems = outcome.report, outcome.problems
+    assert outcome.usable  # whole JSON: single bad items do not make the answer malformed
     assert [(f.issue_type, f.lens, f.severity, f.points, f.source.kind) for f in review.findings] == [
         ("anti_pattern_present", "pitfall", "ADVISORY", 2, "digest"),
         ("key_claim_false", "benchmark", "CRITICAL", 20, "general"),
@@ -238,7 +243,10 @@ def test_parser_salvages_items_and_caps_advisory_sources():
                         "finding D2: source 'no such section' is not a section of the brief; cited as general knowledge",
                         "credit 'bogus' is not in the rubric"]
     assert review.credits == ["claims_cited"] and review.unverified == ["A 2023 study"]
-    assert parse_domain_report("", brief, R) == (None, ["empty answer"])
+    empty = parse_domain_report("", brief, R)
+    assert empty.malformed and empty.report is None and empty.problems == ["empty answer"]
+    cut = parse_domain_report(text[: text.index('"credits"')], brief, R)  # cut off after the findings
+    assert cut.malformed and [f.issue_type for f in cut.report.findings] == ["anti_pattern_present", "key_claim_false"]
 
 
 def test_domain_task_param_is_a_one_line_prerequisite_error():
@@ -281,17 +289,24 @@ def test_domain_member_call_offline_and_degraded():
 
     from review_harness.domain.member import domain_review
 
+    from review_harness.core.member import RetryPolicy
+
     brief = _brief()
-    run = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=get_model("offline/rules"), timeout=30))
-    assert run.reason is None and run.problems == []
-    assert {f.issue_type for f in run.review.findings} >= {"critical_pitfall_ignored", "benchmark_fabricated"}
-    assert run.digest_versions == {"search-ranking": "2026-11-16T09:00:00Z", "search-cross-domain": "2026-11-16T09:00:00Z"}
-    assert run.input_tokens > 0 and run.log_record()["status"] == "ok"
+    policy = RetryPolicy(attempts=2, backoff_seconds=0, timeout_seconds=30)
+    result = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=get_model("offline/rules"), policy=policy))
+    run = result.run
+    assert (run.kind, run.member, run.status, run.attempts) == ("domain", "domain-expert-reviewer", "complete", 1)
+    assert run.reason is None and run.problems == [] and run.prompt_version == "domain-reviewer.v1"
+    assert {f.issue_type for f in result.report.findings} >= {"critical_pitfall_ignored", "benchmark_fabricated"}
+    assert run.input_tokens > 0
 
     class Down:
+        calls = 0
+
         async def generate(self, messages, config=None, cache=False):
+            Down.calls += 1
             raise RuntimeError("provider down")
 
-    failed = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=Down(), timeout=30))
-    assert failed.review is None and failed.reason == "model call failed: RuntimeError: provider down"
-    assert failed.log_record()["status"] == "failed"
+    failed = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=Down(), policy=policy))
+    assert failed.report is None and failed.run.status == "failed" and failed.run.attempts == 2 == Down.calls
+    assert failed.run.reason == "model call failed: RuntimeError: provider down"

@@ -10,11 +10,11 @@ import pytest
 from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.paths import FIXTURES_DIR, PROMPTS_DIR
-from review_harness.domain.member import DomainRun
+from review_harness.core.member import MemberResult, MemberRun
 from review_harness.domain.reviewer import FindingSource, default_reviewer_rubric, make_finding
 from review_harness.domain.skill import get_domain_context
 from review_harness.ds.domain_dim import DomainInput
-from review_harness.ds.models import DocumentInfo, ReviewerReport, ReviewerRun
+from review_harness.ds.models import DocumentInfo, ReviewerReport
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.prepare import prepare_document
 from review_harness.ds.prompts import render_reviewer_prompt
@@ -60,8 +60,10 @@ def test_three_dimensions_weights_digest_versions_and_domain_findings(domain_log
         assert heading in report
     assert "> **Domain knowledge warnings**" in report and "conflict" in report
     assert "search-ranking@" in report
-    runs = {r.dimension: r for r in review.reviewer_runs}
-    assert runs["domain"].reviewer == "domain-expert-reviewer" and runs["domain"].status == "ok"
+    runs = {r.member: r for r in review.reviewer_runs}
+    assert set(runs) == {"analysis-reviewer", "communication-reviewer", "domain-expert-reviewer"}
+    assert runs["domain-expert-reviewer"].kind == "domain" and runs["domain-expert-reviewer"].status == "complete"
+    assert all(r.status == "complete" and r.attempts == 1 for r in runs.values())
 
 
 def test_guardrail_only_for_the_analysis_reviewer_with_a_domain(domain_log):
@@ -89,7 +91,8 @@ def test_failing_domain_reviewer_gives_a_partial_two_dimension_review(tmp_path, 
     import solvers.ds_panel
 
     async def failing(document, brief, rubric, **kwargs):
-        return DomainRun(review=None, reason="model call timed out after 600s", digest_versions=brief.versions)
+        return MemberResult(MemberRun(kind="domain", member="domain-expert-reviewer", status="timed_out",
+                                      attempts=2, reason="model call timed out after 600s"))
 
     monkeypatch.setattr(solvers.ds_panel, "domain_review", failing)
     log = run(tmp_path, document=DOC, domain="search-ranking")
@@ -98,6 +101,8 @@ def test_failing_domain_reviewer_gives_a_partial_two_dimension_review(tmp_path, 
     assert review.status == "partial"
     assert not review.dimensions["domain"].reviewed
     assert any("Domain Knowledge dimension not reviewed: model call timed out" in w for w in review.warnings)
+    domain_run = next(r for r in review.reviewer_runs if r.member == "domain-expert-reviewer")
+    assert domain_run.status == "timed_out" and domain_run.kind == "domain"
     a, c = review.dimensions["analysis"].score, review.dimensions["communication"].score
     weights = RUBRIC.scoring.weights  # the two-dimension formula
     shortfall = (100 - a) * weights["analysis"] + (100 - c) * weights["communication"]
@@ -159,10 +164,10 @@ def test_no_domain_run_is_the_two_dimension_review(tmp_path):
 
 def _synth(domain_findings):
     reports = {d: ReviewerReport(dimension=d) for d in RUBRIC.dimensions}
-    runs = [ReviewerRun(reviewer=RUBRIC.dimension(d).reviewer, dimension=d, status="ok") for d in RUBRIC.dimensions]
+    runs = [MemberRun(kind="ds", member=RUBRIC.dimension(d).reviewer, status="complete") for d in RUBRIC.dimensions]
     brief = get_domain_context(["search-ranking"])
     domain = DomainInput(domains=["search-ranking"], brief=brief, findings=domain_findings,
-                         run={"status": "ok", "reason": None})
+                         run=MemberRun(kind="domain", member="domain-expert-reviewer", status="complete"))
     doc = DocumentInfo(title="t", source="t.md", word_count=900, reading_minutes=4, token_estimate=1200, tier=1)
     return synthesize(doc, reports, runs, RUBRIC, requested_mode="full", mode="full", audience="mixed",
                       workflow="general", domain=domain)
@@ -189,14 +194,15 @@ def test_advisory_never_triggers_a_floor_and_a_domain_critical_does():
 
 def test_domain_alone_is_no_review_it_defers():
     doc = DocumentInfo(title="t", source="t.md", word_count=900, reading_minutes=4, token_estimate=1200, tier=1)
-    runs = [ReviewerRun(reviewer=RUBRIC.dimension(d).reviewer, dimension=d, status="failed", reason="timeout")
+    runs = [MemberRun(kind="ds", member=RUBRIC.dimension(d).reviewer, status="timed_out", reason="timeout")
             for d in RUBRIC.dimensions]
     domain = DomainInput(domains=["search-ranking"], brief=get_domain_context(["search-ranking"]),
-                         run={"status": "ok", "reason": None})
+                         run=MemberRun(kind="domain", member="domain-expert-reviewer", status="complete"))
     review = synthesize(doc, {d: None for d in RUBRIC.dimensions}, runs, RUBRIC, requested_mode="full",
                         mode="full", audience="mixed", workflow="general", domain=domain)
     assert review.status == "deferred" and review.final_score is None
-    assert not any("domain-expert-reviewer failed" in w for w in review.warnings)
+    assert any(w.startswith("analysis-reviewer timed out (timeout)") for w in review.warnings)
+    assert not any(w.startswith("domain-expert-reviewer") for w in review.warnings)
 
 
 def test_stage_two_questions_go_out_at_once_and_apply_in_pair_order():

@@ -16,7 +16,8 @@ from helpers import ds_review_task, reviews, run
 from review_harness import cli
 from review_harness.core.params import MODEL_HELP
 from review_harness.core.paths import PROJECT_ROOT
-from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, ReviewerRun, Severity
+from review_harness.core.member import MemberRun
+from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
 from review_harness.ds.parse import parse_reviewer_output
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import default_rubric
@@ -233,7 +234,7 @@ def test_finding_in_the_other_dimensions_lens_is_rerouted_with_a_note():
         "positives": [], "score": None,
     }
     outcome = parse_reviewer_output(json.dumps(answer), default_rubric().dimension("analysis"), default_rubric())
-    assert outcome.status == "ok" and outcome.problems == []
+    assert outcome.usable and outcome.problems == []
     review = _synth({"analysis": outcome.report, "communication": ReviewerReport(dimension="communication")})
     assert review.status == "complete"
     moved = [f for f in review.findings if f.title == "Answer buried"]
@@ -264,18 +265,19 @@ def test_cross_cutting_is_one_issue_deducted_once():
 
 
 def test_deferred_report_lists_each_reviewers_reason():
-    runs = [ReviewerRun(reviewer="analysis-reviewer", dimension="analysis", status="failed", reason="timed out after 600 s"),
-            ReviewerRun(reviewer="communication-reviewer", dimension="communication", status="failed",
-                        reason="the reviewer returned empty output")]
+    runs = [MemberRun(kind="ds", member="analysis-reviewer", status="timed_out", reason="no answer within 600 s"),
+            MemberRun(kind="ds", member="communication-reviewer", status="malformed",
+                      reason="malformed answer: the reviewer returned empty output")]
     review = _synth({"analysis": None, "communication": None}, runs)
     text = render_report(review, default_rubric())
-    assert "analysis-reviewer failed: timed out after 600 s" in text
-    assert "communication-reviewer failed: the reviewer returned empty output" in text
+    assert "analysis-reviewer timed out (no answer within 600 s)" in text
+    assert ("communication-reviewer returned malformed output (malformed answer: the reviewer returned empty output); "
+            "nothing in it could be used.") in text
     assert "see the warnings" not in text
 
 
 def test_lead_writes_positives_when_the_reviewers_were_lost():
-    runs = [ReviewerRun(reviewer="analysis-reviewer", dimension="analysis", status="salvaged", truncated=True)]
+    runs = [MemberRun(kind="ds", member="analysis-reviewer", status="complete", truncated=True)]
     analysis = ReviewerReport(dimension="analysis", findings=[_f("metrics", Severity.MINOR, "Undefined metric", "i")])
     review = _synth({"analysis": analysis, "communication": ReviewerReport(dimension="communication")}, runs)
     assert review.positives and review.positives[0].title == "Methodology & Assumptions: nothing to fix"

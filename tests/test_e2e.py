@@ -15,6 +15,7 @@ from inspect_ai.log._transcript import ModelEvent
 from inspect_ai import eval as inspect_eval
 
 from review_harness.cli import summary_table
+from review_harness.core.member import MEMBER_STATUSES
 from review_harness.core.paths import PROJECT_ROOT
 
 from helpers import FIXTURES, MODEL, TASK, ds_review_task, reviews, run
@@ -163,8 +164,10 @@ def test_faults_degrade_reviews_but_never_error_samples(tmp_path):
         if review.status != "complete" or review.degradation_level:
             assert review.warnings, f"{sample.id}: degraded without saying why"
         for run_ in review.reviewer_runs:
-            if run_.status != "ok":
+            assert run_.status in MEMBER_STATUSES
+            if run_.status != "complete":
                 assert run_.reason
+                assert review.status != "complete", "a member that did not complete never leaves a complete review"
 
 
 def test_reviewers_run_concurrently(tmp_path):

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from helpers import FIXTURES, reviews, run
+from review_harness.core.member import MEMBER_STATUSES
 
 FAULT_SIGNATURES = {
     "exception": "injected fault (provider error)",
     "timeout": "timed out",
     "malformed": "invalid JSON",
-    "truncated": "was cut off",
+    "truncated": "cut off",
     "empty": "empty output",
 }
 
@@ -52,8 +53,12 @@ def fault_suite(tmp_path: Path, samples: int, rate: float, seed: int = 7) -> tup
         if review.status == "deferred":
             assert review.final_score is None and review.verdict is None
             assert "could not be completed" in " ".join(review.warnings)
-        if review.status == "complete" and review.degradation_level == 0:
-            assert all(r.status == "ok" for r in review.reviewer_runs)
+        if review.status == "complete":
+            assert all(r.status == "complete" for r in review.reviewer_runs)
+        for run_ in review.reviewer_runs:
+            assert run_.status in MEMBER_STATUSES and 1 <= run_.attempts
+            if run_.status == "malformed":  # named in the warnings with what parsed of it
+                assert any(w.startswith(f"{run_.member} returned malformed output") for w in review.warnings)
     print(f"\nfault suite: {samples} samples at fault_rate {rate}: {dict(statuses)}; faults seen {dict(faults)}")
     return statuses, faults
 

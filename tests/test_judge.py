@@ -326,6 +326,7 @@ def test_judge_scores_every_sample_with_the_grader(judged_log):
         assert 0 <= score.value["overall"] <= 1
         assert score.metadata["judge_model"] == JUDGE
         assert set(score.metadata["reasons"]) == set(JUDGE_DIMENSIONS)
+        assert score.metadata["judge_run"]["status"] == "complete"
     assert judged_log.stats.model_usage[JUDGE].input_tokens > 0
 
 
@@ -365,7 +366,10 @@ def test_an_unusable_judge_answer_is_recorded_not_raised(judged_log):
         judged = sample.scores["review_judge"]
         assert all(math.isnan(v) for v in judged.value.values())
         assert judged.explanation.startswith("judge answer unusable")
-        assert judged.metadata["judge_error"]
+        assert judged.metadata["judge_error"].startswith("returned malformed output (malformed answer: the judge's answer")
+        run = judged.metadata["judge_run"]  # the judge is a member: malformed twice, never complete
+        assert (run["kind"], run["member"], run["role"], run["status"], run["attempts"]) == \
+            ("ds", "judge", "grader", "malformed", 2)
         gold = sample.scores["gold_comparison"]
         if not load_gold(sample.metadata["gold"]).expected_findings:
             continue  # nothing to match: no matcher call

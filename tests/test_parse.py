@@ -1,4 +1,7 @@
-"""Reviewer output parsing: strict JSON, repaired truncated JSON, text fallback, failures."""
+"""Reviewer output parsing: strict JSON, repaired truncated JSON, text fallback, failures.
+
+A repaired or text-format answer is malformed (worth a retry, never a complete review) but keeps
+what parsed; a whole JSON answer with single bad items is usable, the items named in problems."""
 
 import json
 
@@ -37,7 +40,7 @@ def _report(findings: list[dict]) -> dict:
 def test_strict_json_parses_ok():
     text = json.dumps(_report([_finding(1), _finding(2, "MINOR")]))
     outcome = parse_reviewer_output(text, ANALYSIS)
-    assert outcome.status == "ok"
+    assert outcome.usable and not outcome.malformed and outcome.problems == []
     assert [f.severity for f in outcome.report.findings] == [Severity.MAJOR, Severity.MINOR]
     assert outcome.report.lens_ratings[0].rating == LensRating.MAJOR_ISSUES
     assert outcome.report.score == 84
@@ -46,7 +49,7 @@ def test_strict_json_parses_ok():
 def test_json_inside_code_fence_and_prose():
     text = "Here is my review:\n```json\n" + json.dumps(_report([_finding(1)])) + "\n```\nThanks."
     outcome = parse_reviewer_output(text, ANALYSIS)
-    assert outcome.status == "ok"
+    assert outcome.usable
     assert len(outcome.report.findings) == 1
 
 
@@ -54,8 +57,8 @@ def test_truncated_json_keeps_complete_findings():
     text = json.dumps(_report([_finding(1), _finding(2), _finding(3)]))
     cut = text.index('"Finding 3"') + 5  # cut inside the third finding
     outcome = parse_reviewer_output(text[:cut], ANALYSIS)
-    assert outcome.status == "salvaged"
-    assert outcome.repaired and outcome.cut_off
+    assert outcome.malformed and not outcome.usable
+    assert outcome.problems[0] == "output was cut off; kept the complete part"
     assert [f.title for f in outcome.report.findings] == ["Finding 1", "Finding 2"]
     assert outcome.report.positives == []  # lost to truncation, as the seed expects
 
@@ -65,9 +68,8 @@ def test_malformed_json_keeps_what_parses_before_the_error():
     cut = text.index('"Finding 2"')
     broken = text[:cut] + " <<garbage>> " + text[cut:]
     outcome = parse_reviewer_output(broken, ANALYSIS)
-    assert outcome.status == "salvaged"
-    assert outcome.repaired and not outcome.cut_off  # malformed, not truncated
-    assert "invalid JSON" in outcome.problems[0]
+    assert outcome.malformed
+    assert "invalid JSON" in outcome.problems[0] and "kept the part before the error" in outcome.problems[0]
     assert [f.title for f in outcome.report.findings] == ["Finding 1"]
 
 
@@ -75,7 +77,7 @@ def test_one_bad_finding_does_not_cost_the_others():
     bad = _finding(2)
     bad["severity"] = "SEVERE"
     outcome = parse_reviewer_output(json.dumps(_report([_finding(1), bad, _finding(3)])), ANALYSIS)
-    assert outcome.status == "salvaged"
+    assert outcome.usable  # the answer is whole: one dropped item does not make it malformed
     assert [f.title for f in outcome.report.findings] == ["Finding 1", "Finding 3"]
     assert any("finding 2" in p for p in outcome.problems)
 
@@ -83,7 +85,7 @@ def test_one_bad_finding_does_not_cost_the_others():
 def test_lens_titles_and_lowercase_severities_are_normalized():
     finding = _finding(1, "critical", lens="Methodology & Assumptions")
     outcome = parse_reviewer_output(json.dumps(_report([finding])), ANALYSIS)
-    assert outcome.status == "ok"
+    assert outcome.usable and outcome.problems == []
     assert outcome.report.findings[0].lens == "methodology"
     assert outcome.report.findings[0].severity == Severity.CRITICAL
 
@@ -110,7 +112,8 @@ Issue: Point estimate only.
 Fix: Add a 95% CI.
 """
     outcome = parse_reviewer_output(text, ANALYSIS)
-    assert outcome.status == "salvaged"
+    assert outcome.malformed  # not the JSON the prompt asks for: kept for the warnings only
+    assert "read the text format" in outcome.problems[0]
     assert [(f.lens, f.severity) for f in outcome.report.findings] == [
         ("methodology", Severity.CRITICAL),
         ("metrics", Severity.MAJOR),
@@ -131,6 +134,6 @@ Fix: Add a 95% CI.
 )
 def test_unusable_output_fails_with_reason(text, problem):
     outcome = parse_reviewer_output(text, ANALYSIS)
-    assert outcome.status == "failed"
+    assert outcome.malformed
     assert outcome.report is None
     assert any(problem in p for p in outcome.problems)

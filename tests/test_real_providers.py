@@ -138,22 +138,34 @@ def member_reasons(log: EvalLog) -> list[str]:
 
 
 def test_schema_invalid_answer_costs_one_member_not_the_review(loopback, tmp_path):
-    loopback.script(Scripted("invalid", api="anthropic"))
+    # both reviewers' first answers, and the first retry: one member is malformed twice
+    loopback.script(*[Scripted("invalid", api="anthropic")] * 3)
     log = run_task("ds_review", ANTHROPIC, {}, tmp_path)
     [sample] = log.samples
     review = sample.scores[next(iter(sample.scores))].metadata["review"]
     assert review["status"] == "partial"
+    assert sorted((r["status"], r["attempts"]) for r in review["reviewer_runs"]) == [("complete", 2), ("malformed", 2)]
     assert any("no findings or lens ratings" in reason or "could not be parsed" in reason
                for reason in member_reasons(log)), member_reasons(log)
 
 
-def test_truncated_answer_is_salvaged_or_named(loopback, tmp_path):
-    loopback.script(Scripted("truncated", api="anthropic"))
+def test_schema_invalid_answer_once_is_retried(loopback, tmp_path):
+    loopback.script(Scripted("invalid", api="anthropic"))
     log = run_task("ds_review", ANTHROPIC, {}, tmp_path)
     [sample] = log.samples
     review = sample.scores[next(iter(sample.scores))].metadata["review"]
-    assert review["status"] in ("complete", "partial")
-    assert any("cut off" in reason or "truncated" in reason for reason in member_reasons(log)), member_reasons(log)
+    assert review["status"] == "complete"
+    assert sorted(r["attempts"] for r in review["reviewer_runs"]) == [1, 2]
+
+
+def test_truncated_answer_is_retried_then_reviewed_in_quick_mode(loopback, tmp_path):
+    # both reviewers' first answers, and the first retry: one member is cut off twice in full mode
+    loopback.script(*[Scripted("truncated", api="anthropic")] * 3)
+    log = run_task("ds_review", ANTHROPIC, {}, tmp_path)
+    [sample] = log.samples
+    review = sample.scores[next(iter(sample.scores))].metadata["review"]
+    assert review["status"] == "complete" and review["degradation_level"] == 1 and review["mode"] == "quick"
+    assert any("was cut off: switched to quick mode" in reason for reason in member_reasons(log)), member_reasons(log)
 
 
 @pytest.mark.parametrize("status,kind", [(429, "rate_limit_error"), (529, "overloaded_error")])

@@ -21,11 +21,12 @@ from rapidfuzz import fuzz
 
 from review_harness.core.jsonsalvage import load_json_lenient
 from review_harness.core.matching import normalize_space, quote_overlap
-from review_harness.core.panel import generate_structured
+from review_harness.core.member import ParseOutcome, RetryPolicy, call_member
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.text import content_words
 from review_harness.core.schema import response_schema
+from review_harness.domain.members import DEDUP
 from review_harness.domain.reviewer import DedupSettings
 
 # metric and method names of data-science and search work; an acronym of 2+ capitals also counts
@@ -38,8 +39,7 @@ TERMS = (
 )
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9@]{1,}\b")
 QUOTE_OVERLAP = 0.8
-DEDUP_MARK = "DOMAIN DEDUP QUESTION"  # first line of dedup_request.v1.j2
-DEDUP_TIMEOUT = 60.0
+DEDUP_POLICY = RetryPolicy(timeout_seconds=60.0)  # a yes/no question: a minute is plenty
 
 
 class FindingRef(BaseModel):
@@ -129,17 +129,20 @@ def dedup_prompt(analysis: FindingRef, domain: FindingRef) -> str:
     return env.get_template("dedup_request.v1.j2").render(pair=neutralize_delimiters(pair, "<findings>", "</findings>"))
 
 
-def llm_decision(analysis: FindingRef, domain: FindingRef, found: list[str], answer_text: str | None,
+def parse_dedup_answer(text: str) -> ParseOutcome[DedupAnswer]:
+    """The stage-2 answer; anything but a whole answer in the schema is malformed."""
+    data, repaired, problem, _ = load_json_lenient(text) if text else (None, False, "empty answer", False)
+    if not isinstance(data, dict) or repaired:
+        return ParseOutcome(None, [problem or "no JSON object"], malformed=True)
+    try:
+        return ParseOutcome(DedupAnswer.model_validate(data))
+    except ValueError as ex:
+        return ParseOutcome(None, [f"answer does not fit the schema ({str(ex).splitlines()[0]})"], malformed=True)
+
+
+def llm_decision(analysis: FindingRef, domain: FindingRef, found: list[str], answer: DedupAnswer | None,
                  failure: str | None = None) -> DedupDecision:
-    """Stage 2's decision from the model's answer; an unusable answer keeps both findings."""
-    answer = None
-    if answer_text and not failure:
-        data, _, problem, _ = load_json_lenient(answer_text)
-        try:
-            answer = DedupAnswer.model_validate(data) if isinstance(data, dict) else None
-        except ValueError:
-            answer = None
-        failure = None if answer else (problem or "answer does not fit the schema")
+    """Stage 2's decision from the model's answer; no usable answer keeps both findings."""
     if answer is None:
         return DedupDecision(analysis_id=analysis.id, domain_id=domain.id, stage="llm-failed", signals=found,
                              duplicate=False, reason=f"kept both: no usable answer ({failure or 'empty answer'})")
@@ -159,9 +162,10 @@ async def dedup(analysis: list[FindingRef], domain: list[FindingRef], settings: 
         asked = [(a, d, found) for a, d, found in questions if (a.id, d.id) not in replay]
 
         async def ask(a: FindingRef, d: FindingRef, found: list[str]) -> None:
-            result = await generate_structured([ChatMessageUser(content=dedup_prompt(a, d))], DEDUP_SCHEMA,
-                                               timeout=DEDUP_TIMEOUT, model=model)
-            replay[(a.id, d.id)] = llm_decision(a, d, found, result.completion, result.reason)
+            result = await call_member("domain", DEDUP, [ChatMessageUser(content=dedup_prompt(a, d))], DEDUP_SCHEMA,
+                                       parse_dedup_answer, policy=DEDUP_POLICY, model=model,
+                                       span_name=f"dedup {a.id}/{d.id}")
+            replay[(a.id, d.id)] = llm_decision(a, d, found, result.report, result.run.describe())
 
         async with anyio.create_task_group() as group:
             for a, d, found in asked:

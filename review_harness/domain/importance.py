@@ -17,11 +17,12 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Model, get_mode
 from pydantic import BaseModel
 
 from review_harness.core.jsonsalvage import load_json_lenient
-from review_harness.core.panel import generate_structured
+from review_harness.core.member import ParseOutcome, RetryPolicy, call_member
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
 from review_harness.domain.config import TeamRoster
+from review_harness.domain.members import CURATOR
 from review_harness.domain.sources import Page
 
 IMPACT_WEIGHT, DENSITY_WEIGHT = 0.6, 0.4
@@ -30,9 +31,8 @@ RECENCY_WEIGHT, COMMENTS_WEIGHT, LINKS_WEIGHT = 0.40, 0.35, 0.25
 RECENCY_HORIZON_DAYS = 90  # a page updated today scores 1, one this old or older 0
 CURATOR_ROLE = "curator"
 PROMPT_VERSION = "curator.v1"
-CURATOR_MARK = "DOMAIN CURATOR REQUEST"
 PAGE_WORD_LIMIT = 3000  # the curator reads at most this many words of a page
-CURATOR_TIMEOUT = 120.0
+CURATOR_POLICY = RetryPolicy(timeout_seconds=120.0)
 
 
 class CuratorAnswer(BaseModel):
@@ -148,22 +148,22 @@ def render_curator_prompt(domain: str, page: Page, context: str) -> tuple[str, s
     return system, request
 
 
-def parse_curator_answer(text: str | None) -> tuple[CuratorAnswer | None, str | None]:
-    """The answer with both scores in [0, 1], or why it is unusable."""
+def parse_curator_answer(text: str | None) -> ParseOutcome[CuratorAnswer]:
+    """The answer with both scores in [0, 1]; anything else is malformed, with the reason."""
     if not text:
-        return None, "empty answer"
-    data, _, problem, _ = load_json_lenient(text)
-    if not isinstance(data, dict):
-        return None, problem or "no JSON object"
+        return ParseOutcome(None, ["empty answer"], malformed=True)
+    data, repaired, problem, _ = load_json_lenient(text)
+    if not isinstance(data, dict) or repaired:
+        return ParseOutcome(None, [problem or "no JSON object"], malformed=True)
     try:
         answer = CuratorAnswer.model_validate(data)
     except ValueError as ex:
-        return None, f"answer does not fit the schema ({str(ex).splitlines()[0]})"
+        return ParseOutcome(None, [f"answer does not fit the schema ({str(ex).splitlines()[0]})"], malformed=True)
     for name in ("knowledge_density", "review_impact"):
         value = getattr(answer, name)
         if not 0.0 <= value <= 1.0:
-            return None, f"{name}={value} is outside 0..1"
-    return answer, None
+            return ParseOutcome(None, [f"{name}={value} is outside 0..1"], malformed=True)
+    return ParseOutcome(answer)
 
 
 def score_from_answer(page: Page, answer: CuratorAnswer | None, tie: float, reason: str | None) -> PageScore:
@@ -180,9 +180,9 @@ def curator_model(default: str | Model | None = None) -> Model:
 
 
 async def ask_curator(domain: str, page: Page, context: str, model: Model) -> tuple[CuratorAnswer | None, str | None]:
+    """(the answer, None), or (None, why there is none: the member's status and reason)."""
     system, request = render_curator_prompt(domain, page, context)
-    result = await generate_structured([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
-                                       CURATOR_SCHEMA, timeout=CURATOR_TIMEOUT, model=model)
-    if result.reason:
-        return None, result.reason
-    return parse_curator_answer(result.completion)
+    result = await call_member("domain", CURATOR, [ChatMessageSystem(content=system), ChatMessageUser(content=request)],
+                               CURATOR_SCHEMA, parse_curator_answer, policy=CURATOR_POLICY, model=model,
+                               role=CURATOR_ROLE, prompt_version=PROMPT_VERSION, span_name=f"curator {page.id}")
+    return result.report, None if result.run.completed else result.run.describe()

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from review_harness.core.kinds import ReviewKind, lazy
 from review_harness.core.paths import PROMPTS_DIR
+from review_harness.domain.members import CURATOR, DEDUP, EXPERT, SYNTHESIS
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
-    from review_harness.domain.offline import answer
+    from review_harness.domain import offline
 
-    return answer(prompt)
+    answers = {EXPERT: offline.answer_expert, DEDUP: offline.answer_dedup, CURATOR: offline.answer_curator,
+               SYNTHESIS: offline.answer_synthesis}
+    answer = answers.get(member)
+    return answer(prompt) if answer else None
 
 
 KIND = ReviewKind(

@@ -1,4 +1,5 @@
-"""How the offline provider answers the domain prompts (anything else: None): the domain expert
+"""How the offline provider answers the domain members (the kind's declaration routes each call
+by its member; a prompt that lacks the member's data block gets None): the domain expert
 reviewer's request with the rule engine (rules.py), the dedup question with a quote and wording
 comparison, the digest synthesis request with the extractive synthesis, and the curator's
 request as below.
@@ -15,12 +16,7 @@ import json
 import re
 
 from review_harness.core.prompts import data_block
-from review_harness.domain.dedup import DEDUP_MARK
-from review_harness.domain.importance import CURATOR_MARK
-from review_harness.domain.prompt import REVIEW_MARK
-from review_harness.domain.synthesis import SYNTHESIS_MARK
 from review_harness.domain.knowledge import page_sentences
-
 
 
 def curator_answer(page: str, author: str) -> dict:
@@ -46,50 +42,57 @@ def curator_answer(page: str, author: str) -> dict:
     }
 
 
-def answer(prompt: str) -> str | None:
-    if CURATOR_MARK in prompt:
-        page = data_block(prompt, "<page>", "</page>")
-        author = data_block(prompt, "<author>", "</author>") or ""
-        if page is None:
-            return None
-        return json.dumps(curator_answer(page, author))
-    if REVIEW_MARK in prompt:
-        from review_harness.domain.prompt import report_of
-        from review_harness.domain.reviewer import default_reviewer_rubric
-        from review_harness.domain.rules import review_document
+def answer_curator(prompt: str) -> str | None:
+    page = data_block(prompt, "<page>", "</page>")
+    author = data_block(prompt, "<author>", "</author>") or ""
+    if page is None:
+        return None
+    return json.dumps(curator_answer(page, author))
 
-        brief = data_block(prompt, "<brief>", "</brief>")
-        document = data_block(prompt, "<document>", "</document>")
-        if brief is None or document is None:
-            return None
-        return report_of(review_document(document, brief, default_reviewer_rubric())).model_dump_json(indent=1)
-    if SYNTHESIS_MARK in prompt:
-        from review_harness.domain.synthesis import offline_synthesis
 
-        block = data_block(prompt, "<pages>", "</pages>")
-        if block is None:
-            return None
-        return offline_synthesis(json.loads(block)).model_dump_json(indent=1)
-    if DEDUP_MARK in prompt:
-        from review_harness.domain.dedup import offline_same_issue
+def answer_expert(prompt: str) -> str | None:
+    from review_harness.domain.prompt import report_of
+    from review_harness.domain.reviewer import default_reviewer_rubric
+    from review_harness.domain.rules import review_document
 
-        block = data_block(prompt, "<findings>", "</findings>")
-        if block is None:
-            return None
-        pair = json.loads(block)
-        same, reason = offline_same_issue(pair["analysis"], pair["domain"])
-        return json.dumps({"same_issue": same, "reason": reason})
-    return None
+    brief = data_block(prompt, "<brief>", "</brief>")
+    document = data_block(prompt, "<document>", "</document>")
+    if brief is None or document is None:
+        return None
+    return report_of(review_document(document, brief, default_reviewer_rubric())).model_dump_json(indent=1)
+
+
+def answer_synthesis(prompt: str) -> str | None:
+    from review_harness.domain.synthesis import offline_synthesis
+
+    block = data_block(prompt, "<pages>", "</pages>")
+    if block is None:
+        return None
+    return offline_synthesis(json.loads(block)).model_dump_json(indent=1)
+
+
+def answer_dedup(prompt: str) -> str | None:
+    from review_harness.domain.dedup import offline_same_issue
+
+    block = data_block(prompt, "<findings>", "</findings>")
+    if block is None:
+        return None
+    pair = json.loads(block)
+    same, reason = offline_same_issue(pair["analysis"], pair["domain"])
+    return json.dumps({"same_issue": same, "reason": reason})
 
 
 class OfflineDedupModel:
     """Answers stage-2 dedup questions in-process, as the offline provider would (for gold runs
     and benchmarks outside an eval)."""
 
+    def __str__(self) -> str:
+        return "offline/rules"
+
     async def generate(self, messages, config=None, cache=False):
         from inspect_ai.model import ModelOutput
 
-        return ModelOutput.from_content("offline/rules", answer("\n\n".join(m.text for m in messages)) or "")
+        return ModelOutput.from_content("offline/rules", answer_dedup("\n\n".join(m.text for m in messages)) or "")
 
 
 def offline_dedup_model() -> OfflineDedupModel:

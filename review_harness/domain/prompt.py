@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
+from review_harness.core.member import ParseOutcome
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import ReviewerPrompt, neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
@@ -21,7 +22,6 @@ from review_harness.domain.rules import DomainReview
 from review_harness.domain.skill import DomainContextBrief
 
 PROMPT_VERSION = "domain-reviewer.v1"
-REVIEW_MARK = "DOMAIN KNOWLEDGE REVIEW"
 
 
 class ReportFinding(BaseModel):
@@ -84,13 +84,14 @@ def _normalize(rubric: ReviewerRubric):
 
 
 def parse_domain_report(text: str | None, brief: DomainContextBrief, rubric: ReviewerRubric
-                        ) -> tuple[DomainReview | None, list[str]]:
-    """The review, salvaged item by item, or None with the reason when nothing is usable."""
+                        ) -> ParseOutcome[DomainReview]:
+    """The review, salvaged item by item; malformed when the JSON had to be repaired (what parsed
+    is kept for the warnings) or nothing is usable."""
     if not text:
-        return None, ["empty answer"]
-    data, _, problem, _ = load_json_lenient(text)
+        return ParseOutcome(None, ["empty answer"], malformed=True)
+    data, repaired, problem, _ = load_json_lenient(text)
     if not isinstance(data, dict):
-        return None, [problem or "no JSON object"]
+        return ParseOutcome(None, [problem or "no JSON object"], malformed=True)
     items, problems = validate_items(data, "findings", ReportFinding, "finding", _normalize(rubric))
     review = DomainReview()
     for n, item in enumerate(items, 1):
@@ -103,7 +104,9 @@ def parse_domain_report(text: str | None, brief: DomainContextBrief, rubric: Rev
     problems += [f"credit {c!r} is not in the rubric" for c in credits if c not in known]
     claims = data.get("unverified_claims")
     review.unverified = [c for c in claims if isinstance(c, str)] if isinstance(claims, list) else []
-    return review, problems
+    if repaired:
+        problems.insert(0, f"{problem}; kept the part before it")
+    return ParseOutcome(review, problems, malformed=repaired)
 
 
 def _source(item: ReportFinding, brief: DomainContextBrief, problems: list[str], n: int) -> FindingSource:

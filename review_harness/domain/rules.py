@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from review_harness.core.markdown import parse_sections, section_at, sentences
 from review_harness.core.paths import FIXTURES_DIR, PROMPTS_DIR
@@ -113,12 +113,13 @@ def _mentions(document: str, words: list[str]) -> bool:
     return any(_hits(unit.text, words) for unit in sentences(document) if unit.kind != "heading")
 
 
-@dataclass
-class DomainReview:
-    findings: list[DomainFinding] = field(default_factory=list)
-    unverified: list[str] = field(default_factory=list)
-    verified: list[str] = field(default_factory=list)
-    credits: list[str] = field(default_factory=list)
+class DomainReview(BaseModel):
+    """The domain expert's review (a model, so the member's store entry can hold it)."""
+
+    findings: list[DomainFinding] = Field(default_factory=list)
+    unverified: list[str] = Field(default_factory=list)
+    verified: list[str] = Field(default_factory=list)
+    credits: list[str] = Field(default_factory=list)
 
 
 def _source_for(check: Check, sections: list[BriefSection]) -> FindingSource | None:

@@ -1,27 +1,28 @@
 """The refresh's model synthesis (curator role): the model drafts each page's bullets within the
 page's token budget and names conflicts; code checks every bullet against the pages and budgets,
-and decides sections and authority (refresh.assemble). A model that fails leaves the extractive
-synthesis in its place, with a warning."""
+and decides sections and authority (drafting.assemble). A model that fails or answers malformed
+leaves the extractive synthesis in its place, with a warning."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Model
 from pydantic import BaseModel
 
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
-from review_harness.core.panel import generate_structured
+from review_harness.core.member import ParseOutcome, RetryPolicy, call_member
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.prompts import neutralize_delimiters, template_environment
 from review_harness.core.schema import response_schema
 from review_harness.domain.digest import Bullet, Digest
-from review_harness.domain.importance import PAGE_WORD_LIMIT
-from review_harness.domain.refresh import DraftBullet, assemble, kind_of, within_budgets
+from review_harness.domain.drafting import DraftBullet, assemble, conflict_with, extractive_drafts, kind_of, within_budgets
+from review_harness.domain.importance import CURATOR_ROLE, PAGE_WORD_LIMIT
+from review_harness.domain.members import SYNTHESIS
 from review_harness.domain.sources import Page
 
-SYNTHESIS_MARK = "DOMAIN DIGEST SYNTHESIS"
-SYNTHESIS_TIMEOUT = 300.0
+SYNTHESIS_POLICY = RetryPolicy(timeout_seconds=300.0)
 PRECEDENCE = "Workstream takes precedence; flagged for the next foundational review."
 
 
@@ -62,15 +63,17 @@ def render_synthesis_prompt(domain: str, payload: list[dict], tier: str) -> tupl
     return system, request
 
 
-def parse_synthesis(text: str | None) -> tuple[SynthesisAnswer | None, list[str]]:
+def parse_synthesis(text: str | None) -> ParseOutcome[SynthesisAnswer]:
+    """Bullets and conflicts salvaged item by item; malformed when the JSON had to be repaired."""
     if not text:
-        return None, ["empty answer"]
-    data, _, problem, _ = load_json_lenient(text)
+        return ParseOutcome(None, ["empty answer"], malformed=True)
+    data, repaired, problem, _ = load_json_lenient(text)
     if not isinstance(data, dict):
-        return None, [problem or "no JSON object"]
+        return ParseOutcome(None, [problem or "no JSON object"], malformed=True)
     bullets, problems = validate_items(data, "bullets", DraftBullet, "bullet")
     conflicts, more = validate_items(data, "conflicts", DraftConflict, "conflict")
-    return SynthesisAnswer(bullets=[b for b in bullets if b.text.strip()], conflicts=conflicts), problems + more
+    answer = SynthesisAnswer(bullets=[b for b in bullets if b.text.strip()], conflicts=conflicts)
+    return ParseOutcome(answer, ([problem] if repaired else []) + problems + more, malformed=repaired)
 
 
 def conflict_bullets(conflicts: list[DraftConflict], pages: dict[str, tuple[Page, str]]) -> list[Bullet]:
@@ -90,13 +93,14 @@ async def model_synthesis(name: str, pages: dict[str, tuple[Page, str]], shares:
                           previous: Digest | None, tier: str, model: Model, warnings: list[str]) -> Digest | None:
     """The digest drafted by the model, or None (with a warning) when its answer is unusable."""
     system, request = render_synthesis_prompt(name, synthesis_payload(pages, shares, tier, previous), tier)
-    result = await generate_structured([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
-                                       SYNTHESIS_SCHEMA, timeout=SYNTHESIS_TIMEOUT, model=model)
-    answer, problems = (None, [result.reason]) if result.reason else parse_synthesis(result.completion)
-    warnings.extend(f"{name} synthesis: {p}" for p in problems)
+    result = await call_member("domain", SYNTHESIS, [ChatMessageSystem(content=system), ChatMessageUser(content=request)],
+                               SYNTHESIS_SCHEMA, parse_synthesis, policy=SYNTHESIS_POLICY, model=model,
+                               role=CURATOR_ROLE, span_name=f"synthesis {name}")
+    answer = result.report
     if answer is None:
-        warnings.append(f"{name} synthesis: no usable answer from the model; used the extractive synthesis")
+        warnings.append(f"{name} synthesis: the model {result.run.describe()}; used the extractive synthesis")
         return None
+    warnings.extend(f"{name} synthesis: {p}" for p in result.run.problems)
     drafts = within_budgets(answer.bullets, pages, shares, tier, warnings)
     return assemble(name, pages, drafts, version, previous, tier, conflict_bullets(answer.conflicts, pages))
 
@@ -105,10 +109,6 @@ def offline_synthesis(payload: list[dict]) -> SynthesisAnswer:
     """What the offline model answers: the extractive drafts of the pages in the request, and the
     conflicts the deterministic check finds between workstream drafts and the foundational
     knowledge (given, or drafted from foundational pages)."""
-    import datetime as dt
-
-    from review_harness.domain.refresh import conflict_with, extractive_drafts
-
     pages, shares, kinds, known = {}, {}, {}, []
     for item in payload:
         if "foundational_knowledge" in item:

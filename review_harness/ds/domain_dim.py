@@ -10,12 +10,13 @@ domain none of this runs and the DS review is what it always was.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
+from review_harness.core.member import MemberResult, MemberRun, StoreLike, load_result, member_key, save_result
 from review_harness.domain.dedup import DedupDecision, FindingRef, replay_dedup, suppressed
-from review_harness.domain.member import MEMBER, DomainRun
+from review_harness.domain.member import KIND as DOMAIN_KIND
+from review_harness.domain.member import MEMBER
+from review_harness.domain.rules import DomainReview
 from review_harness.domain.reviewer import (
     DomainFinding,
     ReviewerRubric,
@@ -32,13 +33,12 @@ from review_harness.ds.models import (
     DomainSection,
     Finding,
     LensRating,
-    ReviewerRun,
     Severity,
 )
 from review_harness.ds.rubric import Rubric
 
 BRIEF_KEY = "domain_brief"
-RUN_KEY = "domain_reviewer"
+RUN_KEY = member_key(DOMAIN_KIND, MEMBER)
 DEDUP_KEY = "domain_dedup"
 DIMENSION = "domain"
 TITLE_WORDS = 12
@@ -50,58 +50,59 @@ class DomainInput(BaseModel):
     domains: list[str]
     brief: DomainContextBrief
     reference: str | None = None
-    run: dict[str, Any] | None = None  # DomainRun.log_record(); None: the reviewer never reported
+    run: MemberRun | None = None  # None: the reviewer never reported
     findings: list[DomainFinding] = Field(default_factory=list)
     credits: list[str] = Field(default_factory=list)
     unverified: list[str] = Field(default_factory=list)
     verified: list[str] = Field(default_factory=list)
+    salvaged: DomainReview | None = Field(default=None, description="what parsed of a malformed answer (warnings only)")
     dedup: list[DedupDecision] = Field(default_factory=list)
 
     @property
     def reviewed(self) -> bool:
-        return bool(self.run) and self.run.get("status") == "ok"
+        return self.run is not None and self.run.completed
 
 
 # ---------------------------------------------------------------------------------- store
 
 
-def save_brief(store, brief: DomainContextBrief, reference: str | None) -> None:
+def save_brief(store: StoreLike, brief: DomainContextBrief, reference: str | None) -> None:
     store.set(BRIEF_KEY, {"domains": brief.domains_included, "brief": brief.model_dump(mode="json"),
                           "record": brief.log_record(), "reference": reference})
 
 
-def load_brief(store) -> DomainContextBrief | None:
+def load_brief(store: StoreLike) -> DomainContextBrief | None:
     data = store.get(BRIEF_KEY)
     return DomainContextBrief.model_validate(data["brief"]) if data else None
 
 
-def save_domain_run(store, run: DomainRun) -> None:
-    review = run.review
-    store.set(RUN_KEY, {
-        "run": run.log_record(),
-        "findings": [f.model_dump(mode="json") for f in review.findings] if review else [],
-        "credits": list(review.credits) if review else [],
-        "unverified": list(review.unverified) if review else [],
-        "verified": list(review.verified) if review else [],
-    })
+def save_domain_run(store: StoreLike, result: MemberResult[DomainReview], brief: DomainContextBrief) -> None:
+    """The member's store entry, with the digest versions it was judged against."""
+    save_result(store, RUN_KEY, result, digest_versions=brief.versions)
 
 
-def save_dedup(store, decisions: list[DedupDecision]) -> None:
+def save_dedup(store: StoreLike, decisions: list[DedupDecision]) -> None:
     store.set(DEDUP_KEY, [d.model_dump(mode="json") for d in decisions])
 
 
-def load_domain_input(store) -> DomainInput | None:
+def load_domain_input(store: StoreLike) -> DomainInput | None:
     """None when the review was not asked for a domain."""
     brief = store.get(BRIEF_KEY)
     if not brief:
         return None
-    result = store.get(RUN_KEY) or {}
+    result = load_result(store, RUN_KEY, DomainReview)
+    review = result.report if result and result.report else DomainReview()
     return DomainInput(
         domains=brief["domains"], brief=brief["brief"], reference=brief.get("reference"),
-        run=result.get("run"), findings=result.get("findings", []), credits=result.get("credits", []),
-        unverified=result.get("unverified", []), verified=result.get("verified", []),
+        run=result.run if result else None, findings=review.findings, credits=review.credits,
+        unverified=review.unverified, verified=review.verified, salvaged=result.salvaged if result else None,
         dedup=store.get(DEDUP_KEY) or [],
     )
+
+
+def salvaged_items(domain: DomainInput) -> list[str]:
+    """What parsed of the domain reviewer's malformed answer, for the warnings."""
+    return [f"{f.severity} {f.summary}" for f in domain.salvaged.findings] if domain.salvaged else []
 
 
 # ---------------------------------------------------------------------------------- dedup
@@ -147,20 +148,12 @@ def as_ds_finding(finding: DomainFinding) -> Finding:
 
 
 def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, draft: bool
-                     ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], ReviewerRun]:
+                     ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], MemberRun]:
     """The domain dimension's result, its findings for the DS list (no ADVISORY), its dashboard
     rows and its reviewer run."""
     spec = domain_rubric.dimension
-    run = domain.run or {}
-    status = "ok" if domain.reviewed else "failed"
-    if domain.reviewed and run.get("truncated"):
-        status = "salvaged"
-    reviewer_run = ReviewerRun(
-        reviewer=MEMBER, dimension=DIMENSION, status=status,
-        reason=run.get("reason") or ("; ".join(run.get("problems") or []) or None) if run else "the domain reviewer did not report",
-        truncated=bool(run.get("truncated")), input_tokens=run.get("input_tokens", 0),
-        output_tokens=run.get("output_tokens", 0),
-    )
+    reviewer_run = domain.run or MemberRun(kind=DOMAIN_KIND, member=MEMBER, status="failed",
+                                           reason="the domain reviewer did not report")
     if not domain.reviewed:
         rows = [DashboardRow(dimension=spec.title, lens=lens.id, lens_title=lens.title, rating="Not reviewed")
                 for lens in spec.lenses]

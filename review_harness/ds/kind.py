@@ -7,6 +7,10 @@ from review_harness.core.paths import PROMPTS_DIR
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
 
+# the members besides the reviewers (each named by its rubric dimension's `reviewer`)
+JUDGE = "judge"
+MATCHER = "matcher"
+
 
 def _render(review: Review) -> str:
     from review_harness.ds.render import render_report
@@ -16,9 +20,15 @@ def _render(review: Review) -> str:
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
-    from review_harness.ds.offline.responder import answer
+    """The judge and the matcher answer with the offline judge; every other member is a
+    reviewer, answered by the rule engine (None when the prompt is no reviewer request)."""
+    if member in (JUDGE, MATCHER):
+        from review_harness.ds.offline.judge import answer_offline
 
-    return answer(prompt)
+        return answer_offline(prompt)
+    from review_harness.ds.offline.responder import answer_reviewer
+
+    return answer_reviewer(prompt)
 
 
 KIND = ReviewKind(

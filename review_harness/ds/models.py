@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from review_harness.core.member import MemberRun
 from review_harness.core.models import RankedEnum
 from review_harness.domain.dedup import DedupDecision
 from review_harness.domain.reviewer import DomainFinding
@@ -109,7 +110,6 @@ class ReviewerReport(BaseModel):
 
 ReviewStatus = Literal["complete", "partial", "deferred"]
 Verdict = Literal["Good to Go", "Minor Fix", "Major Rework"]
-ReviewerRunStatus = Literal["ok", "salvaged", "failed"]
 
 
 class SynthesizedPositive(Positive):
@@ -125,20 +125,6 @@ class Finding(ReviewerFinding):
     evidence_verified: bool | None = Field(
         default=None, description="Whether the evidence quote is verbatim in the document; None without a quote."
     )
-
-
-class ReviewerRun(BaseModel):
-    """What happened when one reviewer was called: the log says why a review degraded."""
-
-    reviewer: str
-    dimension: str
-    status: ReviewerRunStatus
-    reason: str | None = None
-    mode: Mode = "full"
-    attempts: int = 1
-    truncated: bool = False
-    input_tokens: int = 0
-    output_tokens: int = 0
 
 
 class DimensionResult(BaseModel):
@@ -223,7 +209,9 @@ class Review(BaseModel):
     verdict: Verdict | None = None
     floor_rule: str | None = None
     warnings: list[str] = Field(default_factory=list)
-    reviewer_runs: list[ReviewerRun] = Field(default_factory=list)
+    reviewer_runs: list[MemberRun] = Field(
+        default_factory=list, description="Each reviewer's member run: status, attempts, tokens, seconds, reason."
+    )
     prompt_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(
         default_factory=dict, description="Hash of each reviewer's stable prompt prefix."
@@ -292,16 +280,8 @@ class PreparedDocument(BaseModel):
         return self.text
 
     def info(self) -> DocumentInfo:
-        return DocumentInfo(
-            title=self.title,
-            source=self.source,
-            word_count=self.word_count,
-            reading_minutes=self.reading_minutes,
-            token_estimate=self.token_estimate,
-            tier=self.tier,
-            structure_inferred=self.structure_inferred,
-            partial_input=self.partial_input.is_partial,
-        )
+        shared = set(DocumentInfo.model_fields) - {"partial_input"}
+        return DocumentInfo(**self.model_dump(include=shared), partial_input=self.partial_input.is_partial)
 
 
 # --------------------------------------------------------------------------------------
@@ -322,13 +302,16 @@ class ReviewOptions(BaseModel):
 
 
 class PanelRecord(BaseModel):
-    """Everything synthesis needs, so `inspect score` can re-synthesize without model calls."""
+    """Everything synthesis needs, so `inspect score` can re-synthesize without model calls.
+    `reports` holds the report of each dimension whose reviewer completed; `salvaged` what
+    parsed of a malformed answer (named in the warnings, never scored)."""
 
     options: ReviewOptions
     document: DocumentInfo
     degradation_level: Literal[0, 1, 2] = 0
     warnings: list[str] = Field(default_factory=list)
     reports: dict[str, ReviewerReport | None] = Field(default_factory=dict)
-    runs: list[ReviewerRun] = Field(default_factory=list)
+    salvaged: dict[str, ReviewerReport] = Field(default_factory=dict)
+    runs: list[MemberRun] = Field(default_factory=list)
     prompt_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

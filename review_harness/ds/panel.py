@@ -7,37 +7,30 @@ concurrent reviewers never overwrite each other.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from review_harness.core.documents import SourceMap
 from review_harness.core.matching import normalize_space
+from review_harness.core.member import MemberResult, MemberRun, StoreLike, load_result, member_key, save_result
 from review_harness.ds.models import (
     PANEL_STORE_KEY,
+    Mode,
     PanelRecord,
     PreparedDocument,
     Review,
     ReviewerReport,
-    ReviewerRun,
 )
 from review_harness.ds.domain_dim import load_domain_input
 from review_harness.ds.rubric import Rubric
 from review_harness.ds.synthesis import synthesize
 
+KIND = "ds"
 PREPARED_KEY = "prepared_document"
 SOURCE_MAP_KEY = "source_map"
 
 
-class StoreLike(Protocol):
-    def get(self, key: str, default: Any = None) -> Any: ...
-    def set(self, key: str, value: Any) -> None: ...
-
-
-def _reviewer_key(dimension: str) -> str:
-    return f"reviewer:{dimension}"
-
-
 def save_record(store: StoreLike, record: PanelRecord) -> None:
-    store.set(PANEL_STORE_KEY, record.model_dump(mode="json", exclude={"reports", "runs"}))
+    store.set(PANEL_STORE_KEY, record.model_dump(mode="json", exclude={"reports", "salvaged", "runs"}))
 
 
 def save_prepared(store: StoreLike, prepared: PreparedDocument) -> None:
@@ -58,25 +51,31 @@ def load_prepared(store: StoreLike, text: str) -> PreparedDocument:
     return PreparedDocument.model_validate({**data, "text": text})
 
 
+def reviewer_key(rubric: Rubric, dimension: str) -> str:
+    return member_key(KIND, rubric.dimension(dimension).reviewer)
+
+
+def load_reviewer_result(store: StoreLike, rubric: Rubric, dimension: str) -> MemberResult[ReviewerReport] | None:
+    return load_result(store, reviewer_key(rubric, dimension), ReviewerReport)
+
+
 def save_reviewer_result(
-    store: StoreLike, dimension: str, run: ReviewerRun, report: ReviewerReport | None, prefix_hash: str = ""
+    store: StoreLike, rubric: Rubric, dimension: str, result: MemberResult[ReviewerReport], mode: Mode
 ) -> None:
-    # one write per reviewer: every store write is an event in the transcript
-    store.set(
-        _reviewer_key(dimension),
-        {
-            "run": run.model_dump(mode="json"),
-            "report": report.model_dump(mode="json") if report else None,
-            "prompt_prefix_hash": prefix_hash,
-        },
-    )
+    """One write per reviewer (every store write is an event in the transcript); `mode` is the
+    review mode the reviewer answered in."""
+    save_result(store, reviewer_key(rubric, dimension), result, mode=mode)
 
 
-def mark_retried(store: StoreLike, dimension: str, attempts: int) -> None:
-    entry = store.get(_reviewer_key(dimension))
-    if entry is not None:
-        entry["run"]["attempts"] = attempts
-        store.set(_reviewer_key(dimension), entry)
+def count_earlier_round(run: MemberRun, earlier: MemberRun | None) -> None:
+    """After a switch to quick mode (level 1) a member is asked again: its run counts the calls,
+    tokens and seconds of the full-mode round too."""
+    if earlier is None:
+        return
+    run.attempts += earlier.attempts
+    run.input_tokens += earlier.input_tokens
+    run.output_tokens += earlier.output_tokens
+    run.seconds = round(run.seconds + earlier.seconds, 3)
 
 
 def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
@@ -85,13 +84,15 @@ def load_record(store: StoreLike, rubric: Rubric) -> PanelRecord:
         raise RuntimeError("no review panel record in the sample store: run prepare_document() first")
     record = PanelRecord.model_validate(data)
     for dimension in rubric.dimensions:
-        entry = store.get(_reviewer_key(dimension)) or {}
-        if entry.get("run") is not None:
-            record.runs.append(ReviewerRun.model_validate(entry["run"]))
-        report = entry.get("report")
-        record.reports[dimension] = ReviewerReport.model_validate(report) if report else None
-        if entry.get("prompt_prefix_hash"):
-            record.prompt_prefix_hashes[dimension] = entry["prompt_prefix_hash"]
+        result = load_reviewer_result(store, rubric, dimension)
+        record.reports[dimension] = result.report if result else None
+        if result is None:
+            continue
+        record.runs.append(result.run)
+        if result.salvaged is not None:
+            record.salvaged[dimension] = result.salvaged
+        if result.run.prefix_hash:
+            record.prompt_prefix_hashes[dimension] = result.run.prefix_hash
     return record
 
 
@@ -108,6 +109,7 @@ def review_from_store(
         record.reports,
         record.runs,
         rubric,
+        salvaged=record.salvaged,
         requested_mode=record.options.requested_mode,
         mode=record.options.mode,
         audience=record.options.audience,

@@ -1,20 +1,23 @@
 """Turn what a reviewer model answered into a ``ReviewerReport``, keeping whatever is usable.
 
 Order of attempts: strict JSON (the response schema); JSON with a repaired tail (truncated
-output); the compact text format the prompt describes (models without structured output).
-Each item is validated on its own, so one bad finding does not cost the others.
+output); the compact text format (models that ignore the answer format). Each item is
+validated on its own, so one bad finding does not cost the others.
+
+The outcome is the core's ``ParseOutcome``: an answer that had to be repaired or read as text is
+`malformed` (worth one more try, never a complete review; what parsed is named in the warnings),
+an answer whose JSON is whole is usable even when single items were dropped (`problems`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
-
+from review_harness.core.member import ParseOutcome
 from review_harness.ds.models import (
     LensAssessment,
     LensRating,
@@ -24,23 +27,12 @@ from review_harness.ds.models import (
 )
 from review_harness.ds.rubric import Dimension, Rubric
 
-ParseStatus = Literal["ok", "salvaged", "failed"]
 
-
-@dataclass
-class ParseOutcome:
-    status: ParseStatus
-    report: ReviewerReport | None
-    problems: list[str] = field(default_factory=list)
-    repaired: bool = False
-    cut_off: bool = False  # the answer stops mid-JSON: truncated, not merely malformed
-
-
-def parse_reviewer_output(text: str, dimension: Dimension, rubric: Rubric | None = None) -> ParseOutcome:
+def parse_reviewer_output(text: str, dimension: Dimension, rubric: Rubric | None = None) -> ParseOutcome[ReviewerReport]:
     """With the rubric, a finding filed under another dimension's lens is kept with a qualified
     lens ("communication.structure") for synthesis to re-route; without it, it is dropped."""
     if not text or not text.strip():
-        return ParseOutcome("failed", None, ["the reviewer returned empty output"])
+        return ParseOutcome(None, ["the reviewer returned empty output"], malformed=True)
     data, repaired, json_problem, cut_off = load_json_lenient(text)
     if isinstance(data, dict):
         report, problems = _report_from_dict(data, dimension, rubric)
@@ -54,15 +46,12 @@ def parse_reviewer_output(text: str, dimension: Dimension, rubric: Rubric | None
         if usable and not (report.lens_ratings or report.findings):
             problems.append("the reviewer reported no findings and rated no lens")
         if not usable:
-            return ParseOutcome("failed", None, problems + ["no findings or lens ratings could be parsed"],
-                                repaired, cut_off)
-        return ParseOutcome("salvaged" if problems else "ok", report, problems, repaired, cut_off)
+            return ParseOutcome(None, problems + ["no findings or lens ratings could be parsed"], malformed=True)
+        return ParseOutcome(report, problems, malformed=repaired)
     report = _parse_text_format(text, dimension)
     if report is not None:
-        return ParseOutcome(
-            "salvaged", report, [f"output was not JSON ({json_problem}); read the text format"]
-        )
-    return ParseOutcome("failed", None, [f"output could not be parsed: {json_problem}"], cut_off=cut_off)
+        return ParseOutcome(report, [f"output was not JSON ({json_problem}); read the text format"], malformed=True)
+    return ParseOutcome(None, [f"output could not be parsed: {json_problem}"], malformed=True)
 
 
 def _normalize_lens(value: Any, dimension: Dimension) -> str | None:

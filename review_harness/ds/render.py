@@ -153,7 +153,7 @@ def _top_fixes(review: Review, heading: str) -> list[str]:
 def _positives(review: Review) -> list[str]:
     lines = ["## What You Did Well", ""]
     if not review.positives:
-        lost = [r.reviewer for r in review.reviewer_runs if r.status == "salvaged" or r.truncated]
+        lost = [r.member for r in review.reviewer_runs if r.status == "malformed" or r.truncated]
         lines.append(
             f"(The positives of {', '.join(lost)} were lost with the end of its output, and no lens was free of "
             "issues for the lead to credit.)" if lost else "(No reviewer reported positives.)"

@@ -12,6 +12,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from review_harness.core.member import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
 from review_harness.ds.models import Severity
 
@@ -107,6 +108,7 @@ class Rubric(BaseModel):
     version: str
     severities: dict[Severity, SeverityDefinition]
     scoring: Scoring
+    reviewer_calls: RetryPolicy = Field(description="attempts, backoff and timeout of each reviewer's model call")
     dimensions: dict[str, Dimension]
     floor_rules: list[FloorRule] = Field(default_factory=list)
     routing: list[RoutingRule]

@@ -10,6 +10,7 @@ from collections import defaultdict
 
 from rapidfuzz import fuzz
 
+from review_harness.core.member import MemberRun
 from review_harness.ds.models import (
     LensRating,
     DashboardRow,
@@ -18,7 +19,6 @@ from review_harness.ds.models import (
     Finding,
     Review,
     ReviewerReport,
-    ReviewerRun,
     Severity,
     SynthesizedPositive,
 )
@@ -188,12 +188,25 @@ def lead_positives(
     return out
 
 
+def unscored_items(member: str, run: MemberRun, items: list[str]) -> str:
+    """The warning for a member whose answer was malformed: what parsed is named, not scored."""
+    what = f"{len(items)} item(s) that parsed are not scored: " + "; ".join(f'"{i}"' for i in items) if items \
+        else "nothing in it could be used"
+    return f"{member} {run.describe()}; {what}."
+
+
+def _parsed_items(report: ReviewerReport) -> list[str]:
+    return [f"{f.severity.value} {f.title}" for f in report.findings] + \
+        [f"{r.lens}: {r.rating.value}" for r in report.lens_ratings]
+
+
 def synthesize(
     document: DocumentInfo,
     reports: dict[str, ReviewerReport | None],
-    runs: list[ReviewerRun],
+    runs: list[MemberRun],
     rubric: Rubric,
     *,
+    salvaged: dict[str, ReviewerReport] | None = None,
     requested_mode: str,
     mode: str,
     audience: str,
@@ -206,7 +219,8 @@ def synthesize(
     domain: DomainInput | None = None,
 ) -> Review:
     """`domain`: the domain dimension's inputs (only with -T domain=); None is the two-dimension
-    review, unchanged."""
+    review, unchanged. `runs` are the reviewers' member runs: only a `complete` one has a report;
+    `salvaged` holds what parsed of a malformed answer, named in the warnings, never scored."""
     warnings = list(warnings or [])
     notes: list[str] = []
     reports = reroute(reports, rubric, notes)
@@ -227,27 +241,38 @@ def synthesize(
         dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft)
         positives[dim_id] = list(report.positives) if report else []
     domain_rows = []
+    dimension_of = {rubric.dimension(d).reviewer: d for d in rubric.dimensions}
     if domain is not None:
         dimensions["domain"], domain_findings, domain_rows, domain_run = domain_dim.domain_dimension(
             domain, rubric, domain_dim.default_domain_rubric(), draft)
         findings += domain_findings
         runs = [*runs, domain_run]
+        dimension_of[domain_run.member] = "domain"
+
+    for run in runs:
+        if run.status != "malformed":
+            continue
+        dimension = dimension_of.get(run.member)
+        if dimension in rubric.dimensions:
+            parsed = (salvaged or {}).get(dimension)
+            warnings.append(unscored_items(run.member, run, _parsed_items(parsed) if parsed else []))
+        elif dimension == "domain" and domain is not None:
+            warnings.append(unscored_items(run.member, run, domain_dim.salvaged_items(domain)))
 
     # the domain dimension alone is no DS review: without analysis and communication it defers
     reviewed = [d for d in dimensions.values() if d.reviewed and d.dimension in rubric.dimensions]
-    salvaged = [r for r in runs if r.status == "salvaged"]
     if not reviewed:
         status = "deferred"
         degradation_level = 2
-        for run in runs:
-            if run.dimension in rubric.dimensions or run.status == "failed":
-                warnings.append(f"{run.reviewer} failed: {run.reason or 'no usable report'}")
+        for run in runs:  # a malformed answer is named above, with what parsed of it
+            if run.status != "malformed" and (dimension_of.get(run.member) in rubric.dimensions or not run.completed):
+                warnings.append(f"{run.member} {run.describe()}")
         warnings.append(DEFER_MESSAGE)
-    elif any(not d.reviewed for d in dimensions.values()) or salvaged:
+    elif any(not d.reviewed for d in dimensions.values()):
         status = "partial"
         for d in dimensions.values():
             if not d.reviewed:
-                run = next((r for r in runs if r.dimension == d.dimension), None)
+                run = next((r for r in runs if dimension_of.get(r.member) == d.dimension), None)
                 why = f": {run.reason}" if run and run.reason else ""
                 warnings.append(
                     f"{d.title} dimension not reviewed{why}. The review goes on with the analysis and "
@@ -255,10 +280,6 @@ def synthesize(
                     if d.dimension == "domain" else
                     f"{d.title} dimension not reviewed{why}. The score covers the reviewed dimension only."
                 )
-        for run in salvaged:
-            warnings.append(
-                f"{run.reviewer} output was incomplete ({run.reason}); used what could be parsed - partial review."
-            )
     else:
         status = "complete"
 

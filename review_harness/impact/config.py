@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from review_harness.core.member import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.yamlio import YamlReadError, first_error, read_model, read_yaml
 
@@ -65,6 +66,7 @@ class ImpactSettings(BaseModel):
     prompt: dict[str, str]
     knowledge_dir: str
     top_k: int
+    reviewer_calls: RetryPolicy
 
     @model_validator(mode="after")
     def _check(self) -> "ImpactSettings":

@@ -24,7 +24,7 @@ from review_harness.impact.config import ReviewConfig, default_settings
 from review_harness.impact.knowledge import EmptyKnowledgeBase, KnowledgeBase, StaticKnowledgeBase, default_knowledge_dir
 from review_harness.impact.models import ImpactArtifact, ImpactReview, ReviewResult
 from review_harness.impact.registry import PromptRegistry, PromptSpec
-from review_harness.impact.review import build_review, call_reviewer, prepare_request
+from review_harness.impact.review import build_review, call_reviewer, prepare_request, reviewer_policy
 
 Artifact = str | Path | dict | ImpactArtifact
 
@@ -68,8 +68,7 @@ class ReviewEngine:
         from inspect_ai.dataset import MemoryDataset
 
         from review_harness.impact.dataset import artifact_sample
-        from scorers.impact_synthesis import impact_synthesis
-        from solvers.impact_reviewer import impact_pipeline
+        from review_harness.impact.pipeline import impact_pipeline, impact_synthesis
 
         artifact = self.artifact(source)
         b = self.config.backend
@@ -94,11 +93,12 @@ class ReviewEngine:
 
         artifact = self.artifact(source)
         b = self.config.backend
-        request = prepare_request(artifact, self.spec, self.knowledge, self.config.knowledge.top_k, default_settings())
+        settings = default_settings()
+        request = prepare_request(artifact, self.spec, self.knowledge, self.config.knowledge.top_k, settings)
         model = get_model(b.model_name, config=GenerateConfig(temperature=b.temperature))
-        run = await call_reviewer(request, model, structured=b.structured, timeout=b.timeout,
-                                  retries=b.retries, max_tokens=b.max_tokens)
-        self.last_review = build_review(request, run)
+        result = await call_reviewer(request, model, policy=reviewer_policy(settings, b.timeout, b.retries),
+                                     structured=b.structured, max_tokens=b.max_tokens)
+        self.last_review = build_review(request, result)
         return self.last_review.result
 
 

@@ -7,6 +7,8 @@ from review_harness.core.paths import PROMPTS_DIR
 from review_harness.impact.gold import ImpactGold
 from review_harness.impact.models import ImpactReview
 
+REVIEWER = "impact-reviewer"  # the kind's one member
+
 
 def _render(review: ImpactReview) -> str:
     from review_harness.impact.render import render_report
@@ -15,6 +17,8 @@ def _render(review: ImpactReview) -> str:
 
 
 def _offline_answer(member: str, prompt: str) -> str | None:
+    if member != REVIEWER:
+        return None
     from review_harness.impact.offline import answer
 
     return answer(prompt)
@@ -31,6 +35,7 @@ KIND = ReviewKind(
     synthesis_scorer="impact_synthesis",
     gold_scorer="impact_gold",
     render=_render,
+    members=lambda metadata: [REVIEWER],
     summary_row=lazy("review_harness.impact.cli:summary_row"),
     lint=lazy("review_harness.impact.lint:lint_impact_prompts"),
 )

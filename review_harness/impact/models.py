@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from review_harness.core.member import MemberRun
+
 CheckStatus = Literal["pass", "fail", "warn", "not_available"]
 ReviewStatus = Literal["complete", "partial", "failed"]
 
@@ -121,9 +123,7 @@ class ImpactReview(BaseModel):
     knowledge_chunks: list[str] = Field(default_factory=list, description="headings of the retrieved chunks")
     notes: list[str] = Field(default_factory=list, description="artifact problems reported, not fatal")
     warnings: list[str] = Field(default_factory=list, description="what the parser dropped or repaired, and call failures")
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+    reviewer_run: MemberRun = Field(description="the reviewer's member run: status, attempts, tokens, seconds, reason")
 
     def score(self, dimension: str) -> float | None:
         for d in self.result.dimensions:

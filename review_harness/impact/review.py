@@ -1,22 +1,37 @@
-"""One impact review, as plain functions: prepare the request (checks, retrieval, rendering)
-and build the ImpactReview from the stored request and the model's raw answer. The solver
-calls the first, the scorer the second (so `inspect score` re-parses a log without calls)."""
+"""One impact review, as plain functions: prepare the request (checks, retrieval, rendering),
+ask the reviewer (one member call), and build the ImpactReview from the stored request and the
+model's raw answer. The solver calls the first two, the scorer the third (so `inspect score`
+re-parses a log without calls).
+
+The reviewer is a member under the kind's retry policy: an answer that lacks a dimension is
+malformed (retried once); when it stays malformed, what parsed of the last answer is kept beside
+the run (salvaged) and the review is partial, with the reason in its warnings."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-import anyio
 from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, Model
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.panel import StoreLike, generate_structured
+from review_harness.core.member import (
+    MemberResult,
+    MemberRun,
+    ParseOutcome,
+    RetryPolicy,
+    StoreLike,
+    call_member,
+    load_result,
+    member_key,
+    save_result,
+)
 from review_harness.core.prompts import prefix_hash
 from review_harness.impact.artifact import build_payload
 from review_harness.impact.checks import render_facts, run_checks
 from review_harness.impact.config import ImpactSettings, default_settings
 from review_harness.impact.confidence import score_initiative
+from review_harness.impact.kind import REVIEWER
 from review_harness.impact.knowledge import Chunk, KnowledgeBase, knowledge_context
 from review_harness.impact.models import (
     ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewResult,
@@ -24,8 +39,9 @@ from review_harness.impact.models import (
 from review_harness.impact.parse import answer_schema, format_instructions, parse_answer
 from review_harness.impact.registry import PromptSpec, render_part
 
+KIND = "impact"
 REQUEST_KEY = "impact:request"
-RUN_KEY = "impact:run"
+RUN_KEY = member_key(KIND, REVIEWER)
 
 
 class ReviewRequest(BaseModel):
@@ -47,21 +63,18 @@ class ReviewRequest(BaseModel):
     prefix_hash: str
 
 
-class ReviewRun(BaseModel):
-    """What the model call produced (stored in the sample store)."""
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class ReviewerAnswer(BaseModel):
+    """What the reviewer answered (stored beside its run): the raw text, re-parsed by
+    build_review, and when it came."""
 
     model_config = ConfigDict(extra="forbid")
 
-    backend_name: str
-    model: str
-    raw_response: str = ""
-    reason: str | None = None
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    truncated: bool = False
-    structured: bool = False
-    timestamp: str = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    raw_response: str
+    timestamp: str = Field(default_factory=_now)
 
 
 def retrieval_query(artifact: ImpactArtifact, checks: list[ConsistencyCheck]) -> str:
@@ -114,93 +127,88 @@ def use_structured(mode: str, provider: str) -> bool:
     return mode == "on" or (mode == "auto" and provider in STRUCTURED_PROVIDERS)
 
 
+def reviewer_policy(settings: ImpactSettings | None = None, timeout: float | None = None,
+                    retries: int | None = None) -> RetryPolicy:
+    """The kind's reviewer call policy (`reviewer_calls` in the settings); `timeout` seconds and
+    `retries` (tries after the first) override it."""
+    policy = (settings or default_settings()).reviewer_calls.with_timeout(timeout)
+    if retries is None:
+        return policy
+    return RetryPolicy(attempts=retries + 1, backoff_seconds=policy.backoff_seconds, timeout_seconds=policy.timeout_seconds)
+
+
+def answer_outcome(text: str, dimensions: list[str]) -> ParseOutcome[ReviewerAnswer]:
+    """An answer with every dimension is complete; one that lacks a dimension is malformed (kept
+    when at least one dimension parsed)."""
+    parsed = parse_answer(text, dimensions)
+    answer = ReviewerAnswer(raw_response=text) if parsed.dimensions else None
+    return ParseOutcome(answer, list(parsed.warnings), malformed=bool(parsed.missing(dimensions)))
+
+
 async def call_reviewer(
     request: ReviewRequest,
     model: Model,
     *,
+    policy: RetryPolicy,
     structured: str = "auto",
-    timeout: float = 120.0,
-    retries: int = 1,
-    backoff: float = 1.0,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
-) -> ReviewRun:
-    """The reviewer's model call: `retries` more tries after a failed call or an answer that
-    lacks a dimension (exponential backoff); the most complete answer is kept. Never raises for
-    model failures."""
-    provider, _, name = str(model).partition("/")
+) -> MemberResult[ReviewerAnswer]:
+    """The reviewer's member call. Never raises for model failures."""
+    provider = str(model).partition("/")[0]
     schema = answer_schema(request.dimensions) if use_structured(structured, provider) else None
-    messages = [ChatMessageSystem(content=request.system), ChatMessageUser(content=request.user)]
-    run = ReviewRun(backend_name=provider, model=name or provider, structured=schema is not None)
-    best = 0
-    for attempt in range(retries + 1):
-        if attempt:
-            await anyio.sleep(backoff * 2 ** (attempt - 1))
-        run.attempts += 1
-        call = await generate_structured(
-            messages, schema, timeout=timeout, max_tokens=max_tokens,  # type: ignore[arg-type]
-            cache=cache if attempt == 0 else False, model=model,
-        )
-        run.input_tokens += call.input_tokens
-        run.output_tokens += call.output_tokens
-        if call.completion is None:
-            run.reason = call.reason
-            continue
-        parsed = parse_answer(call.completion, request.dimensions)
-        if len(parsed.dimensions) > best:  # keep the most complete answer of the tries
-            best = len(parsed.dimensions)
-            run.raw_response, run.truncated = call.completion, call.truncated
-        if len(parsed.dimensions) == len(request.dimensions):
-            run.reason = None
-            break
-        run.reason = ("incomplete answer: " if parsed.dimensions else "unusable answer: ") + "; ".join(parsed.warnings[:3])
-    if 0 < best < len(request.dimensions):
-        run.reason = f"{run.reason} (kept the answer with {best} of {len(request.dimensions)} dimensions)"
-    run.timestamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    return run
+    return await call_member(
+        KIND, REVIEWER, [ChatMessageSystem(content=request.system), ChatMessageUser(content=request.user)], schema,
+        lambda text: answer_outcome(text, request.dimensions), policy=policy, model=model, cache=cache,
+        max_tokens=max_tokens, prompt_version=f"{request.prompt_name}@{request.prompt_version}",
+        prefix_hash=request.prefix_hash,
+    )
 
 
-def build_review(request: ReviewRequest, run: ReviewRun | None) -> ImpactReview:
-    """Parse the raw answer into the ReviewResult; a failed call or an unusable answer gives a
-    failed review with the reason, a partial answer a partial one."""
+def build_review(request: ReviewRequest, result: MemberResult[ReviewerAnswer] | None) -> ImpactReview:
+    """Parse the raw answer into the ReviewResult: a complete member gives a complete review; a
+    malformed one leaves what parsed of its answer, a partial review (failed when nothing parsed);
+    a failed, timed-out or refused call a failed review. The reason is in the warnings."""
+    run = result.run if result else MemberRun(kind=KIND, member=REVIEWER, reason="the reviewer never ran")
+    answer = (result.report or result.salvaged) if result else None
+    parsed = parse_answer(answer.raw_response, request.dimensions) if answer else None
     warnings: list[str] = []
-    run = run or ReviewRun(backend_name="-", model="-", reason="the reviewer never ran")
-    parsed = parse_answer(run.raw_response, request.dimensions) if run.raw_response else None
-    if run.reason:
-        warnings.append(f"reviewer call: {run.reason}")
+    if not run.completed:
+        warnings.append(f"reviewer {run.describe()}")
     if run.truncated:
         warnings.append("the answer was cut off at the output limit")
     dimensions = parsed.dimensions if parsed else []
     if parsed:
         warnings += parsed.warnings
+    if dimensions and not run.completed:
+        warnings.append(f"kept the {len(dimensions)} of {len(request.dimensions)} dimensions that parsed "
+                        "from the last answer: a partial review")
     # keep the template's order
     order = {name: i for i, name in enumerate(request.dimensions)}
     dimensions = sorted(dimensions, key=lambda d: order[d.name])
-    status = "failed" if not dimensions else ("complete" if len(dimensions) == len(request.dimensions) else "partial")
-    result = ReviewResult(
-        initiative_id=request.initiative_id,
-        prompt_name=request.prompt_name,
-        prompt_version=request.prompt_version,
-        backend_name=run.backend_name,
-        model=run.model,
-        dimensions=dimensions,
+    status = "failed" if not dimensions else ("complete" if run.completed else "partial")
+    backend, _, model = run.model.partition("/")
+    review_result = ReviewResult(
+        **request.model_dump(include={"initiative_id", "prompt_name", "prompt_version"}),
+        backend_name=backend or "-", model=model or backend or "-", dimensions=dimensions,
         overall_score=parsed.overall if parsed and dimensions else None,
-        raw_response=run.raw_response,
-        timestamp=run.timestamp,
+        raw_response=answer.raw_response if answer else "", timestamp=answer.timestamp if answer else _now(),
     )
     return ImpactReview(
-        result=result, status=status, expected_dimensions=list(request.dimensions),
+        result=review_result, status=status, expected_dimensions=list(request.dimensions),
         model_overall=parsed.model_overall if parsed else None,
         answer_format=parsed.format if parsed else "none",  # type: ignore[arg-type]
         confidence=request.confidence, checks=request.checks, knowledge_chunks=request.knowledge_chunks,
-        notes=request.notes, warnings=warnings, attempts=run.attempts,
-        input_tokens=run.input_tokens, output_tokens=run.output_tokens,
+        notes=request.notes, warnings=warnings, reviewer_run=run,
     )
+
+
+def save_reviewer_result(store: StoreLike, result: MemberResult[ReviewerAnswer]) -> None:
+    save_result(store, RUN_KEY, result)
 
 
 def review_from_store(store: StoreLike) -> ImpactReview:
     data = store.get(REQUEST_KEY)
     if data is None:
         raise RuntimeError("no impact review request in the sample store: run impact_reviewer() first")
-    run = store.get(RUN_KEY)
-    return build_review(ReviewRequest.model_validate(data), ReviewRun.model_validate(run) if run else None)
+    return build_review(ReviewRequest.model_validate(data), load_result(store, RUN_KEY, ReviewerAnswer))

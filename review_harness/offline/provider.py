@@ -1,8 +1,8 @@
 """The offline reviewer: one Inspect model provider (``--model offline/rules``) for every kind.
 
-It reads the same prompts a real model gets and routes each to the rule engine of the kind
-that wrote it (DS analyses, design reviews), which answers in the same response schema; it
-reports token usage. Model args make it slow or faulty for tests and benchmarks:
+It reads the same prompts a real model gets and hands each to the rule engine of the kind and
+member the call is tagged with (`call_member` tags every call), which answers in the same
+response schema; it reports token usage. Model args make it slow or faulty for tests and benchmarks:
 
     -M latency=1.5        seconds to wait before each answer
     -M fault_rate=0.3     share of calls that misbehave
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import random
 from typing import Any
 
@@ -46,24 +45,12 @@ class OfflineFault(RuntimeError):
     """An injected failure (fault_rate): stands in for a provider error."""
 
 
-# each kind's offline responder: ``answer(prompt) -> str | None``, None for another kind's prompt
-RESPONDERS = (
-    "review_harness.domain.offline",  # before ds: the DS responder takes any "REVIEW REQUEST" prompt
-    "review_harness.ds.offline.responder",
-    "review_harness.impact.offline",
-)
-
-
 def answer_prompt(prompt: str, tag: CallTag | None = None) -> str | None:
-    """The answer of the kind and member the call is tagged with. Untagged calls (members not
-    yet moved onto call_member) ask each kind's responder in turn; None when none recognises it."""
-    if tag is not None:
-        return get_kind(tag.kind).offline_answer(tag.member, prompt)
-    for module in RESPONDERS:
-        completion = importlib.import_module(module).answer(prompt)
-        if completion is not None:
-            return completion
-    return None
+    """The answer of the kind and member the call is tagged with; None for an untagged call
+    (every member is on call_member, which tags its calls: nothing guesses a kind from text)."""
+    if tag is None:
+        return None
+    return get_kind(tag.kind).offline_answer(tag.member, prompt)
 
 
 def _model_number(name: str, value: Any, kind: type) -> Any:

@@ -1,5 +1,6 @@
-"""How the offline provider answers the DS review's prompts: reviewer requests with the rule
-engine, judge and matcher prompts with the offline judge. Anything else is not ours (None)."""
+"""How the offline provider answers a DS reviewer's request: with the rule engine. The kind's
+declaration (ds/kind.py) routes each call by its member; the judge and the matcher are answered by
+the offline judge. A prompt that is no reviewer request gets None."""
 
 from __future__ import annotations
 
@@ -33,12 +34,8 @@ def parse_review_request(text: str) -> dict[str, Any] | None:
     }
 
 
-def answer(prompt: str) -> str | None:
-    from review_harness.ds.offline.judge import answer_offline
+def answer_reviewer(prompt: str) -> str | None:
     from review_harness.ds.offline.rules import review_with_rules
 
     request = parse_review_request(prompt)
-    if request is not None:
-        return review_with_rules(**request).model_dump_json(indent=1)
-    # judge and matcher prompts start with their own marker
-    return answer_offline(prompt)
+    return None if request is None else review_with_rules(**request).model_dump_json(indent=1)

@@ -1,0 +1,147 @@
+"""The impact review as Inspect solvers and a scorer: one reviewer reads the artifact (with the
+consistency checks as facts and the retrieved methodology notes) and answers per dimension; the
+markdown report is the sample's answer; the scorer holds the review (log contract: the seed's
+ReviewResult plus the deterministic confidence) in `Score.metadata["review"]`.
+
+They live in the kind's package because the library API (`engine.py`) runs them too; the task
+imports them through `solvers/impact_reviewer.py` and `scorers/impact_synthesis.py`.
+
+The reviewer is one member call under the kind's retry policy (`reviewer_calls` in the settings):
+a reviewer that still fails leaves a failed (or partial) review with the reason, never a sample
+error.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, get_model
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.member import RetryPolicy
+from review_harness.core.metrics import nanmean
+from review_harness.core.panel import scoped_cache, text_hash
+from review_harness.core.params import resolve_user_path
+from review_harness.impact.config import default_settings
+from review_harness.impact.knowledge import (
+    EmptyKnowledgeBase,
+    KnowledgeBase,
+    KnowledgeError,
+    StaticKnowledgeBase,
+    default_knowledge_dir,
+)
+from review_harness.impact.models import ImpactArtifact
+from review_harness.impact.registry import PromptSpec
+from review_harness.impact.render import render_report
+from review_harness.impact.review import (
+    REQUEST_KEY,
+    call_reviewer,
+    prepare_request,
+    review_from_store,
+    reviewer_policy,
+    save_reviewer_result,
+)
+
+NAN = float("nan")
+
+
+def knowledge_base(knowledge: str | None) -> KnowledgeBase:
+    """None: the built-in methodology notes; 'none': no knowledge; else a folder."""
+    if knowledge is not None and str(knowledge).strip().lower() == "none":
+        return EmptyKnowledgeBase()
+    path = default_knowledge_dir() if knowledge is None else resolve_user_path(str(knowledge))
+    try:
+        return StaticKnowledgeBase(path)
+    except KnowledgeError as ex:
+        raise PrerequisiteError(f"-T knowledge={knowledge}: {ex}") from None
+
+
+@solver
+def impact_reviewer(
+    spec: PromptSpec,
+    knowledge: KnowledgeBase,
+    policy: RetryPolicy,
+    top_k: int = 5,
+    structured: str = "auto",
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> Solver:
+    """Render the template for this artifact, ask the reviewer under `policy`, store the
+    request and the member's result."""
+    settings = default_settings()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        artifact = ImpactArtifact.model_validate(state.metadata["artifact"])
+        request = prepare_request(artifact, spec, knowledge, top_k, settings)
+        state.store.set(REQUEST_KEY, request.model_dump(mode="json", exclude={"system", "user"}))
+        scoped = scoped_cache(cache, artifact_sha=text_hash(state.input_text), prompt=f"{spec.name}@{spec.version}")
+        result = await call_reviewer(request, get_model(), policy=policy, structured=structured,
+                                     max_tokens=max_tokens, cache=scoped)
+        save_reviewer_result(state.store, result)
+        return state
+
+    return solve
+
+
+@solver
+def render_impact_review() -> Solver:
+    """The markdown report is the sample's answer (final assistant message and output)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        report = render_report(review_from_store(state.store))
+        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
+        state.output.completion = report
+        return state
+
+    return solve
+
+
+def impact_pipeline(
+    spec: PromptSpec,
+    *,
+    knowledge: str | None = None,
+    knowledge_base_obj: KnowledgeBase | None = None,
+    top_k: int = 5,
+    structured: str = "auto",
+    timeout: float | None = None,
+    retries: int | None = None,
+    max_tokens: int | None = None,
+    cache: bool | CachePolicy = False,
+) -> list[Solver]:
+    """reviewer -> rendered report. The reviewer's policy is the settings' `reviewer_calls`;
+    `timeout` (seconds per member call) and `retries` (tries after the first) override it."""
+    policy = reviewer_policy(default_settings(), timeout, retries)
+    return [
+        impact_reviewer(spec, knowledge_base_obj or knowledge_base(knowledge), policy, top_k=top_k,
+                        structured=structured, max_tokens=max_tokens, cache=cache),
+        render_impact_review(),
+    ]
+
+
+@scorer(metrics={"*": [nanmean()]})
+def impact_synthesis() -> Scorer:
+    """The review from the stored request and answer (re-parsed, so `inspect score` redoes it
+    without model calls); the numbers reduced across samples and epochs in `Score.value`."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        review = review_from_store(state.store)
+        result = review.result
+        # few keys: each becomes a metric row (partial = 1 - complete - failed; the confidence and
+        # the checks are in the review JSON)
+        value: dict[str, float] = {key: float(review.status == key) for key in ("complete", "failed")}
+        value["overall"] = NAN if result.overall_score is None else result.overall_score
+        for name in review.expected_dimensions:
+            scored = review.score(name)
+            value[name] = NAN if scored is None else scored
+        overall = "-" if result.overall_score is None else f"{result.overall_score:.2f}"
+        return Score(
+            value=value,
+            answer=render_report(review),  # what `inspect view` shows as ANSWER
+            explanation=f"{review.status}: overall {overall}; "
+            + ", ".join(f"{d.name} {d.score:.2f}" for d in result.dimensions)
+            + f"; confidence {review.confidence.score:.2f}"
+            + (f"; warnings: {'; '.join(review.warnings)}" if review.warnings else ""),
+            metadata={"review": review.model_dump(mode="json")},
+        )
+
+    return score
