@@ -472,7 +472,7 @@ def test_bad_case_file(tmp_path: Path):
 
 
 def test_prompt_lint_passes():
-    from review_harness.code.lint import lint_code_prompts
+    from review_harness.code.lint import lint as lint_code_prompts
     from review_harness.core.lint import lint_prefixes
     report = lint_prefixes("code", lint_code_prompts())
     assert report.problems == [] and {p.key for p in report.prompts} == {"spec", "quality", "implementer", "matcher"}

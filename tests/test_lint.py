@@ -88,7 +88,7 @@ def test_the_driver_counts_instructions_and_records_hashes_for_any_kind(tmp_path
 def test_impact_templates_are_linted_version_by_version(tmp_path):
     import yaml
 
-    from review_harness.impact.lint import lint_impact_prompts
+    from review_harness.impact.lint import lint as lint_impact_prompts
     from review_harness.impact.registry import BUILTIN_TEMPLATES, PromptRegistry
 
     spec = yaml.safe_load((BUILTIN_TEMPLATES / "impact_results_review.yaml").read_text())

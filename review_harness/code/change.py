@@ -57,9 +57,6 @@ class ChangeSet(BaseModel):
     def file(self, path: str) -> ChangedFile | None:
         return next((f for f in self.files if f.path == path), None)
 
-    @property
-    def text_files(self) -> list[ChangedFile]:
-        return [f for f in self.files if not f.binary and f.status != "deleted"]
 
     def summary(self) -> dict:
         return {

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
 from review_harness.code.models import IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
-from review_harness.core.kinds import ReviewKind, lazy
-from review_harness.core.paths import PROMPTS_DIR
+from review_harness.core.kinds import ReviewKind
+
+KIND = ReviewKind(KIND_NAME, "code", task="code_review", review_model=CodeReview, gold_model=CodeGold,
+                  synthesis_scorer="code_synthesis", gold_scorer="code_gold")
 
 
-def _render(review: CodeReview) -> str:
+def render(review: CodeReview) -> str:
     from review_harness.code.render import render_report
 
     return render_report(review)
 
 
-def _offline_answer(member: str, prompt: str) -> str | None:
+def offline_answer(member: str, prompt: str) -> str | None:
     """The member names the answerer: a reviewer ('spec-A'), a stage's matcher, the implementer."""
     from review_harness.code import offline
 
@@ -26,19 +28,3 @@ def _offline_answer(member: str, prompt: str) -> str | None:
     if member == IMPLEMENTER:
         return offline.fix_answer()
     return None
-
-
-KIND = ReviewKind(
-    name=KIND_NAME,
-    title="code",
-    prompts=PROMPTS_DIR / "code",
-    offline_answer=_offline_answer,
-    task="code_review",
-    review_model=CodeReview,
-    gold_model=CodeGold,
-    synthesis_scorer="code_synthesis",
-    gold_scorer="code_gold",
-    render=_render,
-    summary_row=lazy("review_harness.code.cli:summary_row"),
-    lint=lazy("review_harness.code.lint:lint_code_prompts"),
-)

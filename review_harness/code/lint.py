@@ -19,7 +19,7 @@ from review_harness.core.prompts import PromptError
 _SPEC = "# Task 1\n\n## Requirements\n\n- Add `f`.\n"
 
 
-def lint_code_prompts(options: Mapping[str, Any] | None = None) -> PromptPrefixes:
+def lint(options: Mapping[str, Any] | None = None) -> PromptPrefixes:
     """The stable prefix of each stage's reviewers, the implementer and the matcher."""
     problems: list[str] = []
     prefixes: dict[str, str] = {}

@@ -38,10 +38,6 @@ FP_HEADER = ("Pattern", "Why It's Not an Issue")
 PATTERN_MATCH = 88
 
 
-class MemoryError_(ValueError):
-    """A memory file that cannot be read or written."""
-
-
 @dataclass
 class PatternRow:
     pattern: str

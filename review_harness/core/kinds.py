@@ -1,6 +1,9 @@
-"""The registry of review kinds. A kind is declared once, in `review_harness/<kind>/kind.py` as
-`KIND = ReviewKind(...)`; the CLI, the offline provider, the task helper and the gold scorers look
-it up here instead of guessing a kind from a log's rows or a prompt's text.
+"""The registry of review kinds. A kind is declared once, in `review_harness/<kind>/kind.py`: its
+facts as `KIND = ReviewKind(...)`, and its hooks as functions of that module with fixed names
+(`offline_answer`, and `render` where the kind has reviews). Two hooks live by convention
+elsewhere in the kind's package: `summary_row` in `<kind>/cli.py` (kinds with a task) and `lint` in
+`<kind>/lint.py`. The CLI, the offline provider, the task helper and the gold scorers look a kind up
+here instead of guessing it from a log's rows or a prompt's text.
 
 The core names the kinds' declaration modules but imports one only when it is asked for, so the
 core never depends on a kind at import time and `review-harness --help` loads none of them.
@@ -10,16 +13,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from review_harness.core.paths import PROMPTS_DIR
+
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
-
-    from review_harness.core.lint import PromptPrefixes
 
 # kind name -> the module that declares it. `domain` is the DS review's third dimension, but its
 # expert reviewer, curator and digest synthesis are members of their own with their own prompts
@@ -46,6 +50,7 @@ class ReviewKind:
       gold file.
     - `synthesis_scorer` / `gold_scorer`: the scorer names that hold the review (in
       `Score.metadata["review"]`) and the gold comparison.
+    - `prompts`: the kind's prompt folder (default `prompts/<name>`).
     - `render(review) -> str`: the markdown report.
     - `summary_row(review) -> dict`: the columns of `review-harness summary` (after sample, epoch).
     - `offline_answer(member, prompt) -> str | None`: the offline provider's answer for one of the
@@ -53,25 +58,33 @@ class ReviewKind:
     - `lint(options) -> PromptPrefixes`: the stable prefix of every prompt variant of the kind
       and the problems only it can see (`core/lint.py` drives it; `options` are the lint
       command's options, e.g. `rubric`).
-    - `members(metadata) -> list[str]`: the members a sample dispatches.
     """
 
     name: str
     title: str
-    prompts: Path
-    offline_answer: Callable[[str, str], str | None]
     task: str | None = None
     review_model: type[BaseModel] | None = None
     gold_model: type[BaseModel] | None = None
     synthesis_scorer: str | None = None
     gold_scorer: str | None = None
+    prompts: Path | None = None
+    offline_answer: Callable[[str, str], str | None] | None = None
     render: Callable[[Any], str] | None = None
     summary_row: Callable[[Any], dict[str, str]] | None = None
-    lint: Callable[[Mapping[str, Any]], PromptPrefixes] | None = None
-    members: Callable[[dict[str, Any]], list[str]] | None = None
-    similarity: Callable[[Any, Any], float] | None = None
-    synthesize: Callable[..., Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    lint: Callable[[Mapping[str, Any]], Any] | None = None  # returns core.lint.PromptPrefixes
+
+    def with_hooks(self, module: ModuleType) -> ReviewKind:
+        """The declaration completed from its module's functions and the package's conventions."""
+        package = module.__name__.rpartition(".")[0]
+        found: dict[str, Any] = {"prompts": self.prompts or PROMPTS_DIR / self.name,
+                                 "lint": self.lint or lazy(f"{package}.lint:lint")}
+        if self.task is not None:
+            found["summary_row"] = self.summary_row or lazy(f"{package}.cli:summary_row")
+        for hook in ("offline_answer", "render"):
+            found[hook] = getattr(self, hook) or getattr(module, hook, None)
+        if found["offline_answer"] is None:
+            raise KindError(f"{module.__name__} declares no offline_answer(member, prompt)")
+        return replace(self, **found)
 
     def review_from_score(self, metadata: dict[str, Any] | None) -> Any | None:
         """The review of one sample's synthesis score (None when it holds none)."""
@@ -99,7 +112,8 @@ def get_kind(name: str) -> ReviewKind:
     if name not in KIND_MODULES:
         raise KindError(f"unknown review kind '{name}'; known: {', '.join(KIND_MODULES)}")
     if name not in _loaded:
-        kind = importlib.import_module(KIND_MODULES[name]).KIND
+        module = importlib.import_module(KIND_MODULES[name])
+        kind = module.KIND.with_hooks(module)
         if kind.name != name:
             raise KindError(f"{KIND_MODULES[name]} declares kind '{kind.name}', registered as '{name}'")
         _loaded[name] = kind

@@ -94,10 +94,6 @@ class _F:
     def sev(self) -> int:
         return SEV_ORDER[self.f.severity.value if hasattr(self.f.severity, "value") else str(self.f.severity)]
 
-    @property
-    def sev_name(self) -> str:
-        return self.f.severity.value if hasattr(self.f.severity, "value") else str(self.f.severity)
-
 
 def finding_id(persona: str, n: int) -> str:
     return f"{persona}-{n:03d}"

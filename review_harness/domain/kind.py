@@ -4,24 +4,16 @@ domain has no task of its own."""
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind, lazy
-from review_harness.core.paths import PROMPTS_DIR
+from review_harness.core.kinds import ReviewKind
 from review_harness.domain.members import CURATOR, DEDUP, EXPERT, SYNTHESIS
 
+KIND = ReviewKind("domain", "domain knowledge")
 
-def _offline_answer(member: str, prompt: str) -> str | None:
+
+def offline_answer(member: str, prompt: str) -> str | None:
     from review_harness.domain import offline
 
     answers = {EXPERT: offline.answer_expert, DEDUP: offline.answer_dedup, CURATOR: offline.answer_curator,
                SYNTHESIS: offline.answer_synthesis}
     answer = answers.get(member)
     return answer(prompt) if answer else None
-
-
-KIND = ReviewKind(
-    name="domain",
-    title="domain knowledge",
-    prompts=PROMPTS_DIR / "domain",
-    offline_answer=_offline_answer,
-    lint=lazy("review_harness.domain.lint:lint"),
-)

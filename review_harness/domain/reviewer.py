@@ -150,11 +150,6 @@ def advisory_cap(severity: Severity, points: int, source: FindingSource, rubric:
     return severity, points
 
 
-def counts_for_floor(finding: DomainFinding) -> bool:
-    """Only CRITICAL findings count toward floor rules; ADVISORY never does."""
-    return finding.severity == "CRITICAL"
-
-
 def raw_deductions(findings: list[DomainFinding]) -> list[int]:
     return [f.points for f in findings]
 

@@ -38,35 +38,3 @@ def band(score: float, rubric: ReviewerRubric) -> str:
     return core_band(score, [(bands["good_to_go"], GOOD_TO_GO), (bands["minor_fix"], MINOR_FIX)], MAJOR_REWORK)
 
 
-def apply_floors(score: float, critical_counts: Mapping[str, int], rubric: ReviewerRubric) -> tuple[str, str | None]:
-    """(verdict, why a floor rule capped it or None). The verdict is the score's band, capped by
-    the CRITICAL findings of all dimensions together (a floor's max_score is the highest score
-    its verdict band admits); the number itself is never changed, as in the DS kind.
-    `critical_counts`: CRITICAL findings per dimension (ADVISORY and lower never count)."""
-    verdict = band(score, rubric)
-    total = sum(critical_counts.values())
-    floor = None
-    for rule in sorted(rubric.scoring.floors, key=lambda r: r.criticals):
-        if total >= rule.criticals:
-            floor = rule
-    if floor is None or score <= floor.max_score:
-        return verdict, None
-    where = ", ".join(f"{d}: {n}" for d, n in critical_counts.items() if n)
-    return floor.verdict, (
-        f"{total} CRITICAL finding(s) ({where}) cap the verdict at {floor.verdict} "
-        f"(as if the score were {floor.max_score:g} at most), whatever each dimension's weight")
-
-
-def compare_weightings(rows: list[dict], rubric: ReviewerRubric) -> list[dict]:
-    """The recalibration table (seed s8): for each document with analysis, communication and
-    domain scores, the two-dimension and three-dimension scores and bands, and whether the band
-    moved. `rows`: [{"document", "analysis", "communication", "domain"}]."""
-    out = []
-    for row in rows:
-        two = final_score({"analysis": row["analysis"], "communication": row["communication"]}, rubric)
-        three = final_score({"analysis": row["analysis"], "communication": row["communication"],
-                             "domain": row["domain"]}, rubric)
-        out.append({"document": row["document"], "two_dimension": two, "band_two": band(two, rubric),
-                    "three_dimension": three, "band_three": band(three, rubric),
-                    "band_moved": band(two, rubric) != band(three, rubric)})
-    return out

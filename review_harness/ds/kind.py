@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from review_harness.core.kinds import ReviewKind, lazy
-from review_harness.core.paths import PROMPTS_DIR
+from review_harness.core.kinds import ReviewKind
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
+
+KIND = ReviewKind("ds", "DS analysis", task="ds_review", review_model=Review, gold_model=GoldFile,
+                  synthesis_scorer="review_synthesis", gold_scorer="gold_comparison")
 
 # the members besides the reviewers (each named by its rubric dimension's `reviewer`)
 JUDGE = "judge"
 MATCHER = "matcher"
 
 
-def _render(review: Review) -> str:
+def render(review: Review) -> str:
     from review_harness.ds.render import render_report
     from review_harness.ds.rubric import default_rubric
 
     return render_report(review, default_rubric())
 
 
-def _offline_answer(member: str, prompt: str) -> str | None:
+def offline_answer(member: str, prompt: str) -> str | None:
     """The judge and the matcher answer with the offline judge; every other member is a
     reviewer, answered by the rule engine (None when the prompt is no reviewer request)."""
     if member in (JUDGE, MATCHER):
@@ -29,19 +31,3 @@ def _offline_answer(member: str, prompt: str) -> str | None:
     from review_harness.ds.offline.responder import answer_reviewer
 
     return answer_reviewer(prompt)
-
-
-KIND = ReviewKind(
-    name="ds",
-    title="DS analysis",
-    prompts=PROMPTS_DIR / "ds",
-    offline_answer=_offline_answer,
-    task="ds_review",
-    review_model=Review,
-    gold_model=GoldFile,
-    synthesis_scorer="review_synthesis",
-    gold_scorer="gold_comparison",
-    render=_render,
-    summary_row=lazy("review_harness.ds.cli:summary_row"),
-    lint=lazy("review_harness.ds.lint:lint"),
-)

@@ -71,10 +71,6 @@ def earned_credits(positives: Iterable[Positive], dimension: Dimension) -> dict[
     return earned
 
 
-def credits_for(positives: Iterable[Positive], dimension: Dimension) -> list[float]:
-    return list(earned_credits(positives, dimension).values())
-
-
 def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
     """100 minus each dimension's shortfall from 100 at its weight, clamped to 0..100. Weights
     that sum to 1 make this the weighted mean (v1: 50/50). A dimension that was not reviewed

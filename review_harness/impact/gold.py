@@ -8,12 +8,11 @@ dimensions the artifact breaks, and the expected range of the deterministic conf
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files, load_gold
+from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import GoldComparison, Match
 from review_harness.core.paths import GOLD_DIR
 from review_harness.impact.models import ImpactReview
@@ -56,10 +55,6 @@ class ImpactGold(GoldCase):
     @property
     def clean(self) -> bool:
         return not self.breaks
-
-
-def load_impact_gold(path: Path) -> ImpactGold:
-    return load_gold(path, ImpactGold)
 
 
 def impact_gold_files(split: str = "all") -> list[ImpactGold]:

@@ -32,7 +32,7 @@ _SAMPLE = {
 }
 
 
-def lint_impact_prompts(options: Mapping[str, Any] | None = None, registry: PromptRegistry | None = None) -> PromptPrefixes:
+def lint(options: Mapping[str, Any] | None = None, registry: PromptRegistry | None = None) -> PromptPrefixes:
     """The stable prefix of each built-in template version (name@version)."""
     registry = registry or PromptRegistry()
     artifact = validate_envelope(_SAMPLE, "lint sample")

@@ -89,9 +89,6 @@ class SourceMap(BaseModel):
         relabelled = re.sub(r"\(\s*\)|\s*[,;:]\s*(?=$|[,;)])", "", relabelled).strip(" ,;:")
         return relabelled or location
 
-    def collapsed_at(self, line: int) -> Collapsed | None:
-        return next((c for c in self.collapsed if c.start <= line <= c.end), None)
-
 
 class Document(BaseModel):
     """One input, ready for review."""

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Union
 
+from review_harness.core.registry import Registry
+
 if TYPE_CHECKING:  # pragma: no cover
     from review_harness.ds.offline.view import DocView
 
@@ -64,25 +66,8 @@ class Context:
 Detector = Callable[[Context], Union[Hit, list, None]]
 StrengthDetector = Callable[[Context], Union[Strength, None]]
 
-DETECTORS: dict[str, Detector] = {}
-STRENGTHS: dict[str, StrengthDetector] = {}
-
-
-def rule(issue_type: str) -> Callable[[Detector], Detector]:
-    def wrap(fn: Detector) -> Detector:
-        if issue_type in DETECTORS:
-            raise ValueError(f"two detectors for issue type {issue_type!r}")
-        DETECTORS[issue_type] = fn
-        return fn
-
-    return wrap
-
-
-def strength(credit_id: str) -> Callable[[StrengthDetector], StrengthDetector]:
-    def wrap(fn: StrengthDetector) -> StrengthDetector:
-        if credit_id in STRENGTHS:
-            raise ValueError(f"two strength detectors for credit {credit_id!r}")
-        STRENGTHS[credit_id] = fn
-        return fn
-
-    return wrap
+# detectors under the rubric issue type they report; strengths under the rubric credit id
+DETECTORS: Registry[Detector] = Registry("detector")
+STRENGTHS: Registry[StrengthDetector] = Registry("strength detector")
+rule = DETECTORS.register
+strength = STRENGTHS.register

@@ -120,13 +120,6 @@ class Sentence:
     doc_line: int | None = None  # extraction input: the line in the original document, when known
     excerpt: str = ""  # extraction input: which labelled part the sentence came from
 
-    def line_at(self, offset: int) -> int:
-        line = self.line
-        for off, ln in self.line_offsets:
-            if off <= offset:
-                line = ln
-        return line
-
 
 @dataclass
 class HeadingInfo:
@@ -168,25 +161,6 @@ class DocView:
     def text(self) -> str:
         return "\n".join(s.text for s in self.sentences)
 
-    def select(
-        self,
-        roles: Iterable[str] | None = None,
-        kinds: Iterable[str] | None = None,
-        exclude_roles: Iterable[str] | None = None,
-        exclude_kinds: Iterable[str] | None = None,
-    ) -> list[Sentence]:
-        roles = set(roles) if roles is not None else None
-        kinds = set(kinds) if kinds is not None else None
-        ex_roles = set(exclude_roles or ())
-        ex_kinds = set(exclude_kinds or ())
-        return [
-            s
-            for s in self.sentences
-            if (roles is None or s.role in roles)
-            and (kinds is None or s.kind in kinds)
-            and s.role not in ex_roles
-            and s.kind not in ex_kinds
-        ]
 
     def find(
         self, pattern: re.Pattern[str], sentences: Iterable[Sentence] | None = None
@@ -202,8 +176,6 @@ class DocView:
     def has(self, pattern: re.Pattern[str], sentences: Iterable[Sentence] | None = None) -> bool:
         return self.first(pattern, sentences) is not None
 
-    def roles_present(self) -> set[str]:
-        return {s.role for s in self.sentences}
 
     def part_absent(self, label: str) -> bool:
         """Extraction mode: the label is missing or reads ABSENT."""
