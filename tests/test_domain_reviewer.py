@@ -12,7 +12,6 @@ from review_harness.domain.dedup import DEDUP_SCHEMA, FindingRef, dedup, dedup_p
 from review_harness.core.kinds import get_kind
 from review_harness.domain.reviewer import FindingSource, credit_points, default_reviewer_rubric, make_finding
 from review_harness.domain.rules import brief_sections, review_document
-from review_harness.domain.scoring import band, final_score
 from review_harness.domain.skill import get_domain_context
 
 R = default_reviewer_rubric()
@@ -161,20 +160,6 @@ def test_dedup_schema_and_offline_answer():
     d = _a("D1", "Position bias ignored", quote="We computed CTR from click logs")
     import json
     assert json.loads(get_kind("domain").offline_answer("dedup", dedup_prompt(a, d)))["same_issue"] is True
-
-
-# ------------------------------------------------------------------ scoring
-
-def test_three_dimension_weights_and_two_dimension_fallback():
-    assert final_score({"analysis": 80, "communication": 60, "domain": 40}, R) == 65.0
-    assert final_score({"analysis": 80, "communication": 60}, R) == 70.0
-    assert final_score({"analysis": 80, "communication": 60, "domain": None}, R) == pytest.approx(73.33)
-
-
-@pytest.mark.parametrize("score, verdict", [(80, "Good to Go"), (79.99, "Minor Fix"), (60, "Minor Fix"),
-                                            (59.99, "Major Rework")])
-def test_band_boundaries(score, verdict):
-    assert band(score, R) == verdict
 
 
 # ------------------------------------------------------------------ prompt, schema, parse

@@ -17,6 +17,7 @@ from review_harness.core.member import MemberRun
 from review_harness.core.models import RankedEnum
 from review_harness.domain.dedup import DedupDecision
 from review_harness.domain.reviewer import DomainFinding
+from review_harness.domain.topics import DomainFit
 
 
 class Severity(RankedEnum):
@@ -125,12 +126,16 @@ class Finding(ReviewerFinding):
     evidence_verified: bool | None = Field(
         default=None, description="Whether the evidence quote is verbatim in the document; None without a quote."
     )
+    merged_into: str | None = Field(
+        default=None, description="An analysis finding that is the same issue as this domain finding (dedup): the "
+        "domain version is the one shown in the top fixes; the pair is deducted once.")
 
 
 class DimensionResult(BaseModel):
     dimension: str
     title: str
     reviewed: bool
+    applicable: bool = Field(default=True, description="False: a domain the document has no content for (not scored).")
     score: float | None = None
     lens_ratings: dict[str, LensRating] = Field(default_factory=dict)
     raw_deductions: float = 0.0
@@ -140,7 +145,7 @@ class DimensionResult(BaseModel):
         default_factory=dict, description="Strength credits the reviewer's positives earned (before cap and offset)."
     )
     self_reported_score: int | None = None
-    status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed"] = (
+    status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed", "Not applicable"] = (
         "Not reviewed"
     )
 
@@ -149,7 +154,7 @@ class DashboardRow(BaseModel):
     dimension: str
     lens: str
     lens_title: str
-    rating: LensRating | Literal["Not reviewed", "ADVISORY"]
+    rating: LensRating | Literal["Not reviewed", "Not applicable", "ADVISORY"]
 
 
 class DomainSection(BaseModel):
@@ -166,7 +171,12 @@ class DomainSection(BaseModel):
     unverified_claims: list[str] = Field(default_factory=list)
     verified_claims: list[str] = Field(default_factory=list)
     dedup: list[DedupDecision] = Field(default_factory=list)
-    weights: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, float] = Field(default_factory=dict, description="The deduction weights the score used.")
+    applicable: bool = Field(default=True, description="False: the document has no content of these domains.")
+    fit: DomainFit | None = None
+    charged: dict[str, str] = Field(
+        default_factory=dict, description="Domain finding id -> where its dedup pair was deducted: 'domain', or the "
+        "analysis finding ids it absorbed (deducted there, once).")
 
 
 class DocumentInfo(BaseModel):
@@ -205,6 +215,8 @@ class Review(BaseModel):
     )
     dashboard: list[DashboardRow] = Field(default_factory=list)
     final_score: float | None = None
+    scored_dimensions: list[str] = Field(
+        default_factory=list, description="The dimensions the final score covers (a partial review: fewer).")
     band_verdict: Verdict | None = None
     verdict: Verdict | None = None
     floor_rule: str | None = None
@@ -299,6 +311,8 @@ class ReviewOptions(BaseModel):
     audience: Audience = "mixed"
     workflow: Workflow = "general"
     draft: bool = False
+    domains: list[str] | None = Field(default=None, description="The domain dimension's domains (-T domain=, or a "
+                                      "fixture's gold options); None: a two-dimension review.")
 
 
 class PanelRecord(BaseModel):

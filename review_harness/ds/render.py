@@ -29,7 +29,11 @@ def _header(review: Review) -> list[str]:
     if review.draft:
         lines += ["**Draft feedback** -- qualitative only, no numeric score (draft scores are not comparable with full reviews).", ""]
     else:
-        lines += [f"**Score: {_score_text(review.final_score)}/100 -- {review.verdict}**"]
+        covers = ""
+        if review.status == "partial":
+            covered = [review.dimensions[d].title for d in review.scored_dimensions]
+            covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
+        lines += [f"**Score: {_score_text(review.final_score)}/100 -- {review.verdict}**{covers}"]
         if review.floor_rule:
             lines += [
                 f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
@@ -53,9 +57,11 @@ def _header(review: Review) -> list[str]:
 
 
 def _domain_line(review: Review) -> str:
-    weights = " / ".join(f"{d} {w * 100:g}%" for d, w in review.domain.weights.items())
+    weights = " / ".join(f"{d} {w:g}" for d, w in review.domain.weights.items())
     versions = ", ".join(f"{d}@{v}" for d, v in review.domain.brief.get("versions", {}).items()) or "none"
-    return f"**Domain:** {', '.join(review.domain.domains)} | **Weights:** {weights} | **Digests:** {versions}"
+    fit = "" if review.domain.applicable else " (not applicable to this document: not scored)"
+    return (f"**Domain:** {', '.join(review.domain.domains)}{fit} | **Deduction weights:** {weights} | "
+            f"**Digests:** {versions}")
 
 
 def _domain_breakdown(review: Review) -> list[str]:
@@ -68,9 +74,12 @@ def _domain_breakdown(review: Review) -> list[str]:
     spec = default_reviewer_rubric().dimension
     if result is None:
         return []
-    score = "not reviewed" if not result.reviewed else (
+    score = ("not applicable" if not result.applicable else "not reviewed") if not result.reviewed else (
         "draft" if result.score is None else f"{_score_text(result.score)}/100")
     lines = [f"## {spec.title} Dimension (Score: {score})", ""]
+    if not result.applicable:
+        reason = section.fit.reason if section.fit else "the document has no content of these domains"
+        return lines + [f"Not applicable: {reason}.", ""]
     if not result.reviewed:
         return lines + ["Not reviewed (see warnings).", ""]
     lines += [
@@ -86,7 +95,9 @@ def _domain_breakdown(review: Review) -> list[str]:
         if not found:
             lines += ["No issues found.", ""]
         for f in found:
-            lines.append(f"- **[{f.severity}, -{f.points}] {f.summary}** ({f.section or 'whole document'}; "
+            where = section.charged.get(f.id, "domain")
+            points = f"-{f.points}" if where == "domain" else f"deducted once, under {where}"
+            lines.append(f"- **[{f.severity}, {points}] {f.summary}** ({f.section or 'whole document'}; "
                          f"source: {f.source.cite()})")
             if f.quote:
                 lines.append(f"  - Evidence: \"{f.quote}\"")
@@ -97,8 +108,8 @@ def _domain_breakdown(review: Review) -> list[str]:
         lines += ["### Unverified claims (no deduction)", ""] + [f"- {c}" for c in section.unverified_claims] + [""]
     merged = [d for d in section.dedup if d.duplicate]
     if merged:
-        lines += [f"*Dedup: {len(merged)} analysis finding(s) were the same issue as a domain finding and were dropped "
-                  "(see Notes).*", ""]
+        lines += [f"*Dedup: {len(merged)} analysis finding(s) were the same issue as a domain finding: the domain "
+                  "version is shown, the pair is deducted once (see Notes).*", ""]
     return lines
 
 
@@ -114,16 +125,12 @@ def capacity_notice(review: Review) -> str | None:
             "(see warnings). For the lens-by-lens breakdown, split the document or rerun "
             "with `-T mode=full` once the cause is fixed."
         )
-    missing = [d.title for d in review.dimensions.values() if not d.reviewed]
-    if missing and [d for d, r in review.dimensions.items() if not r.reviewed] == ["domain"]:
+    missing = [d.title for d in review.dimensions.values() if not d.reviewed and d.applicable]
+    if missing:
+        covered = [review.dimensions[d].title for d in review.scored_dimensions]
         parts.append(
-            "Partial review: the Domain Knowledge dimension was not reviewed (the domain reviewer failed); "
-            "the score is the two-dimension analysis and communication score."
-        )
-    elif missing:
-        parts.append(
-            f"Partial review: the {', '.join(missing)} dimension was not reviewed; "
-            "the score covers the reviewed dimension only."
+            f"Partial review: the {', '.join(missing)} dimension was not reviewed; the score covers only "
+            f"the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''}."
         )
     return " ".join(parts) or None
 
@@ -183,7 +190,7 @@ def _dashboard(review: Review) -> list[str]:
 def _status_table(review: Review) -> list[str]:
     lines = ["### Status", "", "| Dimension | Status |", "|---|---|"]
     for dim in review.dimensions.values():
-        lines.append(f"| {dim.title} | {dim.status_label if dim.reviewed else 'Not reviewed'} |")
+        lines.append(f"| {dim.title} | {dim.status_label if dim.reviewed or not dim.applicable else 'Not reviewed'} |")
     return lines + [""]
 
 
@@ -205,6 +212,11 @@ def _lens_breakdown(review: Review, rubric: Rubric) -> list[str]:
             if not lens_findings:
                 lines += ["No issues found.", ""]
             for f in lens_findings:
+                if f.merged_into:  # the domain version is shown in full in the domain section
+                    where = f"-{_score_text(f.deduction)}" if f.deduction else "deducted once, under " + f.merged_into
+                    lines.append(f"- **[{f.severity.value}, {where}] {f.title}**: the same issue as domain finding "
+                                 f"{f.merged_into} (shown in the {review.dimensions['domain'].title} section).")
+                    continue
                 lines.append(
                     f"- **[{f.severity.value}, -{_score_text(f.deduction)}] {f.title}** "
                     f"({f.location or 'location not given'}). {f.issue}"
@@ -267,8 +279,9 @@ def headline(review: Review) -> str:
         reasons = "; ".join(w for w in review.warnings if " failed: " in w)
         return f"Deferred: the review could not be completed ({reasons or 'no reviewer returned a usable report'})."
     score = "draft feedback, no score" if review.draft else f"Score {_score_text(review.final_score)}/100 -- {review.verdict}"
-    critical = sum(1 for f in review.findings if f.severity.value == "CRITICAL")
-    text = f"{score} ({review.status}); {len(review.findings)} findings, {critical} CRITICAL"
+    shown = [f for f in review.findings if not f.merged_into]
+    critical = sum(1 for f in shown if f.severity.value == "CRITICAL")
+    text = f"{score} ({review.status}); {len(shown)} findings, {critical} CRITICAL"
     return text + (f". {review.floor_rule}" if review.floor_rule else "")
 
 
