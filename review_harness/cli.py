@@ -64,8 +64,14 @@ def gate_config_for(baseline: Path) -> Path:
 
 
 def baseline_for(log: EvalLog) -> Path:
-    """The committed baseline of the log's kind: logs/baselines/<task>.json."""
-    return BASELINES_DIR / f"{kind_of_log(log).task}.json"
+    """The committed baseline of the log's kind: logs/baselines/<task>.json; a run over another
+    fixture set than the kind's own (`-T fixtures=domain/search`) has its own,
+    logs/baselines/<task>.<set>.json (slashes as dashes)."""
+    kind = kind_of_log(log)
+    fixtures = (log.eval.task_args or {}).get("fixtures")
+    if fixtures and str(fixtures) != kind.name:
+        return BASELINES_DIR / f"{kind.task}.{str(fixtures).replace('/', '-')}.json"
+    return BASELINES_DIR / f"{kind.task}.json"
 
 
 def run_gate(args: argparse.Namespace) -> int:

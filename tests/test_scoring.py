@@ -151,8 +151,8 @@ def test_final_score_equal_weights_v1(scores, expected):
         ({"analysis": 90.0, "communication": 100.0}, 90.0),
         ({"analysis": 90.0, "communication": None}, 90.0),  # partial: the reviewed dimension's score (seed s3.4)
         ({"analysis": 30.0, "communication": 40.0}, 0.0),  # clamped
-        ({"analysis": 80.0, "communication": 60.0, "domain": 60.0}, 20.0),  # the domain adds its shortfall at 0.5
-        ({"analysis": 90.0, "communication": None, "domain": 80.0}, 80.0),  # partial with a domain
+        ({"analysis": 90.0, "communication": 95.0, "domain": 80.0}, 65.0),  # the domain adds its shortfall (weight 1)
+        ({"analysis": 90.0, "communication": None, "domain": 95.0}, 85.0),  # partial with a domain
     ],
 )
 def test_final_score_deduction_weights_v2(scores, expected):

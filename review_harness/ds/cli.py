@@ -28,7 +28,7 @@ def add_ds_commands(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--sample", help="sample id (default: the first sample)")
     show.add_argument("--epoch", type=int, default=1, help="epoch (default: 1)")
     cal = subparsers.add_parser("calibrate", help="fit the DS rubric's deduction and credit values to the gold windows")
-    cal.add_argument("--gold", default=None, help="gold folder (default: gold/ds)")
+    cal.add_argument("--gold", default=None, help="gold folder (default: gold/ds and gold/domain/search)")
     cal.add_argument("--write", action="store_true", help="write the fitted rubric as a new version")
     cal.add_argument("--output", default=None, help="where --write puts the rubric (default: prompts/ds/rubric.yaml)")
     cal.add_argument("--log", default=None, help="instead of fitting: a reviewer's gold figures by split from this eval log")
@@ -65,8 +65,8 @@ def summary_row(review: Review) -> dict[str, str]:
         "status": review.status,
         "score": "-" if review.final_score is None else f"{review.final_score:g}",
         "verdict": review.verdict or ("draft" if review.draft else "-"),
-        "findings": str(len(review.findings)),
-        "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
+        "findings": str(sum(1 for f in review.findings if not f.merged_into)),
+        "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL" and not f.merged_into)),
         "warnings": str(len(review.warnings)),
     }
 

@@ -321,8 +321,8 @@ def synthesize(
                 why = f": {run.reason}" if run and run.reason else ""
                 covered = [x.title for x in dimensions.values() if x.reviewed]
                 warnings.append(
-                    f"{d.title} dimension not reviewed{why}. The score covers only the reviewed "
-                    f"dimension{'s' if len(covered) > 1 else ''}: {' and '.join(covered)}."
+                    f"{d.title} dimension not reviewed{why}. The score covers only the {' and '.join(covered)} "
+                    f"dimension{'s' if len(covered) > 1 else ''}."
                 )
     else:
         status = "complete"
