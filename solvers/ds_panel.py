@@ -287,7 +287,7 @@ def domain_reviewer(
             return state
         prepared = load_prepared(state.store, state.input_text)
         result = await domain_review(
-            prepared.reviewer_content, brief, domain_rubric, model=get_model(), policy=policy,
+            prepared.domain_content, brief, domain_rubric, model=get_model(), policy=policy,
             reference=reference_text, max_tokens=max_tokens,
             cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
         )

@@ -281,6 +281,8 @@ class PreparedDocument(BaseModel):
     tldr: TldrDetection
     structure_inferred: bool = False
     partial_input: PartialInputCheck
+    audience: str = Field(default="mixed", description="The review's audience (the extraction names it).")
+    workflow: str = Field(default="general", description="The review's workflow context (the extraction names it).")
     section_map: str | None = Field(default=None, description="Tier 2 only.")
     extraction: str | None = Field(default=None, description="Tier 3 only.")
 
@@ -289,6 +291,16 @@ class PreparedDocument(BaseModel):
         """What reviewers receive (seed 000 s2.2): tier 3 gets only the extraction."""
         if self.tier == 3 and self.extraction is not None:
             return self.extraction
+        return self.text
+
+    @property
+    def domain_content(self) -> str:
+        """What the domain reviewer receives: at tier 3, the document's own words the extraction
+        keeps, without the extraction's frame (it judges content, and quotes only the document)."""
+        if self.tier == 3 and self.extraction is not None:
+            from review_harness.ds.prepare import extraction_document_text
+
+            return extraction_document_text(self.extraction)
         return self.text
 
     def info(self) -> DocumentInfo:
