@@ -278,6 +278,6 @@ def test_domain_member_call_offline_and_degraded():
             Down.calls += 1
             raise RuntimeError("provider down")
 
-    failed = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=Down(), policy=policy))
+    failed = anyio.run(lambda: domain_review(CLICK_DOC, brief, R, model=Down(), policy=policy, search=False))
     assert failed.report is None and failed.run.status == "failed" and failed.run.attempts == 2 == Down.calls
     assert failed.run.reason == "model call failed: RuntimeError: provider down"
