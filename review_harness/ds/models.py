@@ -188,6 +188,7 @@ class DocumentInfo(BaseModel):
     tier: int
     structure_inferred: bool = False
     partial_input: bool = False
+    status: str | None = Field(default=None, description="What the page says it is (a status macro or line): Draft, Final...")
 
 
 class Review(BaseModel):
@@ -281,6 +282,7 @@ class PreparedDocument(BaseModel):
     tldr: TldrDetection
     structure_inferred: bool = False
     partial_input: PartialInputCheck
+    status: str | None = Field(default=None, description="The page's own status (status macro or line), if any.")
     audience: str = Field(default="mixed", description="The review's audience (the extraction names it).")
     workflow: str = Field(default="general", description="The review's workflow context (the extraction names it).")
     section_map: str | None = Field(default=None, description="Tier 2 only.")

@@ -88,6 +88,7 @@ PARTIAL_MAX_WORDS = 600
 PARTIAL_BULLET_SHARE = 0.60
 PARTIAL_BULLET_MAX_WORDS = 1_200
 PARTIAL_OUTLINE_WORDS_PER_SECTION = 40
+OUTLINE_SECTION_WORDS = 8  # a section with fewer words under its heading is (almost) empty
 
 KEY_CLAIMS_MAX = 8
 KEY_CLAIMS_PER_SECTION = 2
@@ -194,6 +195,8 @@ CONCLUSION_SIGNALS: tuple[str, ...] = (
     "the (?:short|main) answer",
     "the short version",
     "in short",
+    "owner:",
+    "can (?:keep|stop|proceed|go ahead|ship|roll out|continue)",
 )
 
 #: Conclusion language that makes an opening paragraph read like a summary (used with a
@@ -385,7 +388,7 @@ SECTION_HEADING_KEYWORDS: dict[str, tuple[str, ...]] = {
         "techniques?",
         "procedure",
         "statistical (?:tests?|analysis)",
-        "set-?up",
+        "set[- ]?up",
         "experiments?",
         "identification strategy",
         "estimation",
@@ -1269,14 +1272,13 @@ def detect_partial_input(
         partial = True
         reasons.append(f"{round(share * 100)}% of lines are bullet points")
 
+    # an outline: most sections hold (almost) nothing; a short memo with a few lines under each
+    # of its headings is finished work, not an outline
     headed = [s for s in sections if s.level > 0]
-    if (
-        len(headed) >= 3
-        and word_count < PARTIAL_BULLET_MAX_WORDS
-        and word_count / len(headed) < PARTIAL_OUTLINE_WORDS_PER_SECTION
-    ):
+    bare = [s for s in headed if count_words("\n".join(an.lines[s.start_line : s.end_line])) < OUTLINE_SECTION_WORDS]
+    if len(headed) >= 3 and word_count < PARTIAL_BULLET_MAX_WORDS and len(bare) * 2 >= len(headed):
         partial = True
-        reasons.append(f"{len(headed)} headings with little text under them (outline)")
+        reasons.append(f"{len(bare)} of {len(headed)} headings with (almost) nothing under them (outline)")
 
     present = _signals_present(an)
     if sum(present.values()) < 2:
@@ -1998,6 +2000,7 @@ def prepare_document(text: str, *, source: str, mode: str = "full", audience: st
         tldr=detect_tldr(text, sections),
         structure_inferred=infer_structure_needed(text, sections),
         partial_input=detect_partial_input(text, sections, words),
+        status=document_signals(an).get("Status"),
         audience=audience,
         workflow=workflow,
     )

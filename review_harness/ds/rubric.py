@@ -79,6 +79,7 @@ class Scoring(BaseModel):
     bands: dict[str, float]
     finding_caps: dict[str, int]
     full_mode_word_limit: int
+    draft_status_polish: list[str] = Field(default_factory=list)
 
 
 class FloorRule(BaseModel):

@@ -6,6 +6,7 @@ the dimension that was reviewed; none gives a deferred review with no score.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from rapidfuzz import fuzz
@@ -87,12 +88,33 @@ def _cap_findings(
     return kept
 
 
+DRAFT_STATUS = re.compile(r"\b(draft|wip|work in progress|in progress)\b", re.IGNORECASE)
+
+
+def lighter_polish(findings: list, rubric: Rubric, status: str | None) -> int:
+    """A page marked as a draft (its status macro or line): polish findings weigh as MINOR.
+    Returns how many were lightened."""
+    if not status or not DRAFT_STATUS.search(status):
+        return 0
+    n = 0
+    for i, f in enumerate(findings):
+        if f.issue_type in rubric.scoring.draft_status_polish and f.severity != Severity.MINOR:
+            findings[i] = f.model_copy(update={"severity": Severity.MINOR})
+            n += 1
+    return n
+
+
 def _dimension_findings(
-    dimension: Dimension, report: ReviewerReport | None, rubric: Rubric, mode: str, draft: bool, warnings: list[str]
+    dimension: Dimension, report: ReviewerReport | None, rubric: Rubric, mode: str, draft: bool, warnings: list[str],
+    status: str | None = None, notes: list[str] | None = None,
 ) -> list[Finding]:
     if report is None:
         return []
     raw_findings = _cap_findings(report, dimension, rubric.scoring.finding_caps[mode], draft, warnings)
+    lightened = lighter_polish(raw_findings, rubric, status)
+    if lightened and notes is not None:
+        notes.append(f"The page is marked '{status}': {lightened} polish finding(s) of the {dimension.title} dimension "
+                     "weigh as MINOR (drafts get lighter polish penalties).")
     prefix = dimension.id[0].upper()
     findings = [
         Finding(**f.model_dump(), id="", dimension=dimension.id, deduction=scoring.finding_deduction(f, dimension, rubric))
@@ -251,7 +273,8 @@ def synthesize(
     reports = reroute(reports, rubric, notes)
     by_dim: dict[str, list[Finding]] = {}
     for dim_id, dimension in rubric.dimensions.items():
-        by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings)
+        by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings,
+                                             document.status, notes)
     decisions: list[DedupDecision] = []
     if domain is not None and domain.reviewed and "analysis" in by_dim:
         decisions, dedup_notes = domain_dim.apply_dedup(by_dim["analysis"], domain, domain_dim.default_domain_rubric())

@@ -48,7 +48,7 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|action plan)\b")),
     (CONCLUSION, lx.rx(r"\b(conclusions?|discussion|implications|interpretation|what (?:this|it) means|so what|wrap[- ]?up)\b")),
     (METHOD, lx.rx(r"\b(methods?|methodology|approach|(?:study |experiment(?:al)? |research )?design|analysis plan|how we|"
-                   r"model(?:l?ing)?|techniques?|procedure|statistical|set-?up|identification|estimation|assumptions?|"
+                   r"model(?:l?ing)?|techniques?|procedure|statistical|set[- ]?up|identification|estimation|assumptions?|"
                    r"power|stopping|qa|quality)\b")),
     (DATA, lx.rx(r"\b(data|datasets?|sources?|metrics?|measures?|measurement|kpis?|definitions?|instrumentation|"
                  r"sample|population|cohorts?)\b")),
