@@ -43,7 +43,7 @@ from review_harness.ds.panel import (
     save_source_map,
 )
 from review_harness.ds.parse import parse_reviewer_output
-from review_harness.ds.preflight import review_file
+from review_harness.ds.preflight import review_file, write_atomically
 from review_harness.core.documents import DocumentError
 from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
@@ -232,12 +232,21 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         review = review_from_store(state.store, the_rubric, state.input_text)
         report = render_report(review, the_rubric)
-        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
-        state.output.completion = report
         if output_dir:
             path = review_file(Path(output_dir), str(state.sample_id))
-            path.write_text(report, encoding="utf-8")
-            state.metadata["review_file"] = str(path)
+            try:
+                write_atomically(path, report)
+                state.metadata["review_file"] = str(path)
+            except OSError as ex:  # the review stays in the log; the file it could not write is named
+                record = load_record(state.store, the_rubric)
+                record.warnings.append(
+                    f"The review could not be written to {path} ({ex.strerror or ex}); it is in the log as the "
+                    "sample's answer (review-harness show).")
+                save_record(state.store, record)
+                state.metadata["review_file_error"] = f"{path}: {ex.strerror or ex}"
+                report = render_report(review_from_store(state.store, the_rubric, state.input_text), the_rubric)
+        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
+        state.output.completion = report
         return state
 
     return solve

@@ -55,6 +55,31 @@ def review_file(folder: Path, sample_id: str) -> Path:
     return folder / f"{sample_id}{REVIEW_SUFFIX}"
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it into place: a reader never
+    sees half a review, and a failed write leaves any earlier file as it was."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 _pointer: dict = {"active": False, "folder": None, "registered": False}
 
 
@@ -74,7 +99,9 @@ def where_the_review_is(log_location: str, sample_ids: list[str], folder: Path |
         f"  read it: review-harness show {log_location}   (or: inspect view)",
     ]
     if folder is not None:
-        lines += [f"  written: {review_file(folder, sid)}" for sid in sample_ids]
+        for sid in sample_ids:
+            path = review_file(folder, sid)
+            lines.append(f"  written: {path}" if path.is_file() else f"  NOT written: {path} (the review's warnings say why)")
     return "\n".join(lines)
 
 
