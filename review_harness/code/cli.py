@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from review_harness.core.commands import CommandError, one_line, writable_file
+from review_harness.core.commands import CommandError, one_line, text_file, writable_file
 
 if TYPE_CHECKING:
     from review_harness.code.models import CodeReview
@@ -47,6 +47,8 @@ def analytics(logs: tuple[str, ...], overrides: str, output: str | None, html: s
     from review_harness.core.logs import LogError
 
     paths = _log_paths(list(logs))
+    if Path(overrides).exists():
+        text_file("--overrides", overrides)
     target = writable_file("--output", output or paths[0].parent / ANALYTICS_FILE)
     page = writable_file("--html", html) if html else None
     with one_line(LogError):
