@@ -51,3 +51,34 @@ def test_log_carries_the_kinds_viewer_and_headline(gold_run):
         assert column.key in log.samples[0].scores[scorer].value  # the column shows a recorded value
     assert viewer.sample_score_view.default == "grid"
     assert log.eval.headline_metric.scorer == kind.gold_scorer  # with gold, a gold figure heads the log
+
+
+def counted_findings(kind_name: str, review) -> list[str]:
+    """The severities a kind's verdict line must count, read from the review JSON."""
+    if kind_name == "ds":
+        return [f.severity.value for f in review.findings]
+    if kind_name == "design":
+        return [getattr(f.severity, "value", f.severity) for f in review.findings]
+    if kind_name == "code":
+        first = review.first
+        stages = [first.spec] + ([first.quality] if first.quality and not first.quality.discarded else [])
+        return [getattr(m.finding.severity, "value", m.finding.severity) for s in stages for m in s.findings]
+    return [c.severity for c in review.checks if c.status == "fail"]
+
+
+def test_verdict_line_counts_every_finding_by_its_severity(gold_run):
+    """Over every review of the gold run: the counts add up to the review's findings, each
+    severity is counted under its own name, and the top findings come from them."""
+    kind_name, log = gold_run
+    kind = get_kind(kind_name)
+    for sample in log.samples:
+        review = kind.review_from_score(sample.scores[kind.synthesis_scorer].metadata)
+        verdict = kind.verdict_line(review)
+        severities = counted_findings(kind_name, review)
+        assert sum(verdict.counts.values()) == len(severities), (sample.id, verdict)
+        assert {s: severities.count(s) for s in set(severities)} == {s: n for s, n in verdict.counts.items() if n}
+        assert len(verdict.top) <= max(len(severities), 1)
+        line = verdict.line()
+        assert line.startswith(verdict.verdict) and "\n" not in line
+        if severities:
+            assert f"{len(severities)} {verdict.noun}" in line

@@ -33,10 +33,10 @@ def verdict_line(review: CodeReview) -> Verdict:
     first = review.first
     merged = [m for stage in counted_stages(first.spec, first.quality) for m in stage.findings]
     ranked = sorted(merged, key=lambda m: (not m.finding.blocking, Severity(m.finding.severity).rank))
-    top = [f"{shorten(m.finding.description, 70)} ({m.finding.severity}, "
+    top = [f"{shorten(m.finding.description, 70)} ({Severity(m.finding.severity).value}, "
            f"{m.finding.file}{f':{m.finding.line}' if m.finding.line else ''})" for m in ranked]
     figure = f"confidence {first.confidence.label} ({first.confidence.value:g}), status {review.final_status}"
-    counts = severity_counts([str(m.finding.severity) for m in merged], SEVERITIES)
+    counts = severity_counts([Severity(m.finding.severity).value for m in merged], SEVERITIES)
     return Verdict(DECISION_WORDS.get(first.decision, first.decision), figure, counts, top)
 
 

@@ -193,12 +193,17 @@ def require_model() -> None:
 @contextmanager
 def loud_errors(who: str) -> Iterator[None]:
     """Inspect prints a PrerequisiteError on stdout, and with `--display none` not at all; a
-    script or CI run must still see why nothing ran, so there the message also goes to stderr."""
+    script or CI run must still see why nothing ran, so there the message also goes to stderr.
+    Inspect prints it through rich's console markup, which would eat anything in brackets
+    (`pip install -e ".[documents]"` would lose `[documents]`): the message is escaped for it."""
     from inspect_ai.util import display_type
+    from rich.markup import escape
 
     try:
         yield
     except PrerequisiteError as ex:
         if display_type() == "none":
             print(f"{who}: {ex.message}", file=sys.stderr)
+        if isinstance(ex.message, str):
+            ex.message = escape(ex.message)
         raise

@@ -29,9 +29,9 @@ def verdict_text(review: DesignReview) -> str:
 def verdict_line(review: DesignReview) -> Verdict:
     """The verdict (with its escalation target), reviewers completed, counts, top findings."""
     ranked = sorted(review.findings, key=lambda f: Severity(f.severity).rank)
-    top = [f"{shorten(f.title, 70)} ({f.severity})" for f in ranked]
+    top = [f"{shorten(f.title, 70)} ({Severity(f.severity).value})" for f in ranked]
     figure = f"{len(review.reviewers_completed)}/{len(review.personas)} reviewers"
-    counts = severity_counts([str(f.severity) for f in review.findings], SEVERITIES)
+    counts = severity_counts([Severity(f.severity).value for f in review.findings], SEVERITIES)
     return Verdict(verdict_text(review), figure, counts, top, None if review.status == "complete" else review.status)
 
 

@@ -27,17 +27,14 @@ def review_verdict(review: ImpactReview) -> str | None:
 
 
 def verdict_line(review: ImpactReview) -> Verdict:
-    """The verdict (else the status), the overall score and confidence, the failed checks by
-    severity, and the failed checks and weakest dimension as top findings."""
+    """The verdict (else the status), the overall score and confidence, and the failed
+    consistency checks: counted by severity, the top ones named."""
     overall = review.result.overall_score
     figure = ", ".join(p for p in (None if overall is None else f"overall {overall:.2f}",
                                    f"confidence {review.confidence.score:.2f}") if p)
     failed = [c for c in review.checks if c.status == "fail"]
     failed.sort(key=lambda c: CHECK_SEVERITIES.index(c.severity))
     top = [f"{shorten(c.message, 80)} ({c.severity}, {c.dimension})" for c in failed]
-    if review.result.dimensions:
-        weakest = min(review.result.dimensions, key=lambda d: d.score)
-        top.append(f"{weakest.name} {weakest.score:.2f}: {shorten(weakest.justification, 70)}")
     verdict = review_verdict(review) or review.status
     return Verdict(verdict, figure, severity_counts([c.severity for c in failed], CHECK_SEVERITIES), top,
                    None if review.status == "complete" or verdict == review.status else review.status,
