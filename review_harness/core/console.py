@@ -7,7 +7,8 @@
 * After a run that reviewed the user's own documents (a review kind's task whose samples have no
   gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
   that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
-  that prints the review and the one that browses the log.
+  that prints the review and the one that browses the log. Under the ``inspect`` command always
+  (also with ``--display none``); from eval() in a program only when it asked for a display.
 
 Registered as an Inspect hook when this module is imported (the core task helper and every
 kind's solvers import it).
@@ -48,6 +49,15 @@ def error_text(message: str) -> str:
 def under_inspect_eval() -> bool:
     """Whether this process is the ``inspect eval`` command (not eval() inside a program)."""
     return Path(sys.argv[0]).name == "inspect" and sys.argv[1:2] == ["eval"]
+
+
+def at_a_terminal_command() -> bool:
+    """Whether the verdict lines are for a person: the `inspect eval` (or eval-retry, eval-set)
+    command, whatever its display, or eval() in a program that asked for a display."""
+    from inspect_ai.util import display_type
+
+    command = Path(sys.argv[0]).name == "inspect" and sys.argv[1:2] in (["eval"], ["eval-retry"], ["eval-set"])
+    return command or display_type() != "none"
 
 
 def retry_message(data: ModelRetry) -> str:
@@ -145,7 +155,7 @@ class ConsoleReports(Hooks):
         for log in data.logs:
             kind = self.user_runs.pop(log.eval.eval_id, None)
             seen = self.verdicts.pop(log.eval.eval_id, {})
-            if kind and seen:
+            if kind and seen and at_a_terminal_command():
                 lines = {sample_id: line for sample_id, (_, line) in seen.items()}
                 report = verdict_report(kind, lines, self.written.pop(log.eval.eval_id, []), log.location,
                                         epochs=log.eval.config.epochs or 1)

@@ -104,7 +104,10 @@ def refresh_command(ctx: click.Context, domain_name: str, source: str | None, co
 @click.argument("domain_name", metavar="DOMAIN")
 @click.pass_context
 def rollback_command(ctx: click.Context, domain_name: str) -> int:
-    """Make the digest version before the current one current again."""
+    """Make the digest version before the current one current again.
+
+    DOMAIN: the domain whose digest is rolled back.
+    """
     return _run(ctx, run_rollback, domain=domain_name)
 
 
