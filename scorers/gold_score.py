@@ -10,14 +10,15 @@ from typing import Any
 from inspect_ai.scorer import Score
 
 from review_harness.core.matching import GoldComparison
-from scorers.epochs import STABILITY_KEYS
+from review_harness.core.metrics import recorded
 
 NAN = float("nan")
 
 
 def defined(value: float | None) -> float:
-    """None (not applicable) as NaN, which the metrics leave out of their means."""
-    return NAN if value is None else float(value)
+    """None (not applicable) as NaN, which the metrics leave out of their means; a figure to the
+    decimals scores record (core/metrics.RECORDED_DECIMALS)."""
+    return NAN if value is None else recorded(float(value))
 
 
 def not_compared(keys: Iterable[str], why: str, **fields: Any) -> Score:

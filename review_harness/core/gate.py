@@ -9,7 +9,8 @@ per-sample difference must exclude zero.
 Only a gold-set run can be gated: a log without the kind's gold comparison (a review of the
 user's own documents) or of another task than the baseline's is bad input (`GateError`, one
 line, exit 2), never a regression. A metric neither run recorded (an across-epoch figure of
-one-epoch runs) is skipped; one only the baseline lacks is new and passes.
+one-epoch runs) is skipped; one only the baseline lacks is new and passes. Gold figures are
+recorded to 3 decimals, so a move of less than half of 0.001 is no move.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 import yaml
 from inspect_ai.log import EvalLog
 from pydantic import BaseModel, Field, ValidationError
+
+from review_harness.core.metrics import RECORDING_NOISE
 
 Z_95 = 1.96
 
@@ -181,7 +184,7 @@ def compare(
         diffs = [new[s] - base[s] for s in shared]
         difference = n - b
         worse = -difference if rule.higher_is_better else difference
-        passed = worse <= rule.tolerance + 1e-12
+        passed = worse <= rule.tolerance + RECORDING_NOISE  # below the recorded precision: no move
         low = high = None
         if epochs > 1 and len(diffs) > 1:
             half = Z_95 * statistics.stdev(diffs) / math.sqrt(len(diffs))

@@ -16,6 +16,17 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 
+# gold comparison figures (shares in 0-1) are recorded to 3 decimals (the viewer shows 0.571, not
+# 0.5714285714); the gate treats a move below half that unit as no move
+RECORDED_DECIMALS = 3
+RECORDING_NOISE = 0.5 * 10 ** -RECORDED_DECIMALS
+
+
+def recorded(value: float) -> float:
+    """A figure as a score records it (NaN stays NaN)."""
+    return value if math.isnan(value) else round(value, RECORDED_DECIMALS)
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
