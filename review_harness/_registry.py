@@ -79,10 +79,13 @@ for _name in TASKS:
 
 
 def _absolute_task_path() -> str | None:
-    """The task file given by an absolute path on an `inspect eval` command line, if any."""
+    """The task given by an absolute path on an `inspect eval` (or `eval-set`) command line, if
+    any: a `.py` file anywhere on it, or its first argument (a file or folder)."""
     if Path(sys.argv[0]).name != "inspect" or sys.argv[1:2] not in (["eval"], ["eval-set"]):
         return None
-    return next((arg for arg in sys.argv[2:] if arg.endswith(".py") and Path(arg.split("@")[0]).is_absolute()), None)
+    first = sys.argv[2:3] if sys.argv[2:3] and not sys.argv[2].startswith("-") else []
+    candidates = first + [arg for arg in sys.argv[3:] if arg.split("@")[0].endswith(".py")]
+    return next((arg for arg in candidates if Path(arg.split("@")[0]).is_absolute()), None)
 
 
 def _is_absolute_path_error(exception: BaseException) -> bool:
