@@ -264,3 +264,14 @@ def test_a_task_file_by_absolute_path_gets_a_one_line_hint(tmp_path):
         f"review-harness: inspect eval cannot load a task file by an absolute path "
         f"({PROJECT_ROOT / 'tasks' / 'impact_review.py'}); run the task by name from any folder "
         f"(inspect eval review_harness/impact_review --model offline/rules), or by a relative path"]
+
+
+def test_show_falls_back_to_the_stored_report_of_an_older_log(ds_log, tmp_path, capsys):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(ds_log))
+    log.samples[0].scores["review_synthesis"].metadata["review"]["status"] = "a status no longer known"
+    old = tmp_path / "old.eval"
+    write_eval_log(log, str(old))
+    assert main(["show", str(old), "--raw"]) == 0
+    assert capsys.readouterr().out == log.samples[0].output.completion.rstrip("\n") + "\n"

@@ -1,7 +1,8 @@
 """`review-harness show`: one review of a log, for a person at a terminal.
 
 The review is re-rendered from the log's review JSON by its kind (so `--details` can add the
-scoring internals), else the sample's stored report. In a terminal it is rendered with rich
+scoring internals), else (no review JSON, or one an older version wrote that no longer
+validates) the sample's stored report. In a terminal it is rendered with rich
 (headings, tables, emphasis) under a line that says which log and document it is; with `--raw`,
 or when the output is not a terminal (a pipe, a file), the markdown is printed as it is and
 that line goes to stderr, so `review-harness show LOG > review.md` writes the review alone.
@@ -12,6 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import IO
+
+from pydantic import ValidationError
 
 from review_harness.core.kinds import kind_names, kind_of_log
 from review_harness.core.logs import LogError, chosen_sample, newest_log, newest_log_of_kind, read_log
@@ -33,7 +36,10 @@ def review_text(log_path: Path, sample_id: str | None, epoch: int | None, kind_n
     if sample.error is not None:
         raise LogError(f"sample {sample.id}: failed with an error: {sample.error.message.splitlines()[0]}")
     score = (sample.scores or {}).get(kind.synthesis_scorer or "")
-    review = kind.review_from_score(score.metadata if score else None)
+    try:
+        review = kind.review_from_score(score.metadata if score else None)
+    except ValidationError:  # a log written under an older review model: show its stored report
+        review = None
     if review is not None and kind.render is not None:
         text = kind.render(review, details=details)
     else:
