@@ -364,7 +364,7 @@ def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> Im
         raise ArtifactError(f"{source}: expected a JSON object at the top level, got {type(raw).__name__}")
     if "artifact_text" in raw:
         return validate_payload(raw, source, table)
-    if "data" in raw:
+    if "data" in raw or "schema_version" in raw:
         return validate_envelope(raw, source, table)
     if "effect_estimate" in raw or "intervention_effect" in raw:
         return validate_contract(raw, source, table)
