@@ -222,20 +222,21 @@ class ChecksTable(BaseModel):
             raise ValueError(f"default_frequency: {self.default_frequency!r} is not one of {self.frequencies}")
         seen: dict[str, str] = {}
         for name, spec in [*self.model_types.items(), ("generic", self.generic)]:
+            where = "generic" if name == "generic" else f"model_types.{name}"
             for ident in spec.identities:
                 if ident not in self.identities:
-                    raise ValueError(f"{name}.identities: {ident!r} is not an identity of the table")
+                    raise ValueError(f"{where}.identities: {ident!r} is not an identity of the table")
             for diag in spec.diagnostics:
                 if diag not in self.diagnostics:
-                    raise ValueError(f"{name}.diagnostics: {diag!r} is not a diagnostic of the table")
+                    raise ValueError(f"{where}.diagnostics: {diag!r} is not a diagnostic of the table")
             for freq in spec.min_pre_period:
                 if freq not in self.frequencies:
-                    raise ValueError(f"{name}.min_pre_period: {freq!r} is not a frequency ({', '.join(self.frequencies)})")
+                    raise ValueError(f"{where}.min_pre_period: {freq!r} is not a frequency ({', '.join(self.frequencies)})")
             if name == "generic":
                 continue
             for key in [normalize_type(name), *map(normalize_type, spec.aliases)]:
                 if key in seen and seen[key] != name:
-                    raise ValueError(f"{name}: the name {key!r} is also {seen[key]}'s")
+                    raise ValueError(f"{where}: the name {key!r} is also {seen[key]}'s")
                 seen[key] = name
         self._lookup = seen
         return self
