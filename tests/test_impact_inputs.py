@@ -99,6 +99,17 @@ def test_review_engine_accepts_every_shape(tmp_path, source):
     assert engine.last_review is not None and engine.last_review.status == "complete"
 
 
+def test_artifact_review_takes_the_contract_from_the_event(tmp_path):
+    from review_harness.impact.engine import ArtifactReview
+
+    stage = ArtifactReview(engine=ReviewEngine(OFFLINE, log_dir=tmp_path))
+    out = stage.execute({**CONTRACT, "stage": "evaluate"})
+    assert out["stage"] == "evaluate" and out["verdict"] == out["review"]["verdict"] == "usable"
+    assert out["review"]["initiative_id"] == "onboarding-email-v2" and out["confidence"]["model_type"] == "randomized_experiment"
+    with pytest.raises(ArtifactError, match="event: impact_results: missing"):
+        stage.execute({"stage": "evaluate"})
+
+
 def test_payload_text_forms_read_the_same_numbers():
     json_text = read_artifact({"initiative_id": "a", "artifact_text": json.dumps(CONTRACT), "model_type": "rct"}, "a")
     lines = "\n".join(f"{k}: {json.dumps(v)}" for k, v in CONTRACT.items() if k != "diagnostics")

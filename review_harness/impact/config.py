@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from review_harness.core.runs import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.yamlio import YamlReadError, first_error, read_model, read_yaml
+from review_harness.impact.table import merge
 
 IMPACT_DIR = PROMPTS_DIR / "impact"
 SETTINGS_FILE = IMPACT_DIR / "config.yaml"
@@ -172,13 +173,13 @@ class ReviewConfig(BaseModel):
                 raise ConfigError(str(ex)) from None
             if loaded is not None and not isinstance(loaded, dict):
                 raise ConfigError(f"{path}: expected a mapping of backend / prompt / knowledge / checks")
-            merged = _merge(merged, _anchor_paths(loaded or {}, Path(path).resolve().parent))
+            merged = merge(merged, _anchor_paths(loaded or {}, Path(path).resolve().parent))
             source = str(path)
         if data is not None:
-            merged = _merge(merged, dict(data))
+            merged = merge(merged, dict(data))
         env_values = env_overrides(os.environ if env is None else env)
         if env_values:
-            merged = _merge(merged, env_values)
+            merged = merge(merged, env_values)
             source += " + REVIEW_* environment"
         return cls.from_dict(merged, source)
 
@@ -201,16 +202,6 @@ def _anchor_paths(data: dict[str, Any], folder: Path) -> dict[str, Any]:
 def _anchor(value: str, folder: Path) -> str:
     given = Path(value).expanduser()
     return str(given if given.is_absolute() else folder / given)
-
-
-def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 SECTIONS: dict[str, type[BaseModel]] = {"backend": BackendConfig, "prompt": PromptConfig, "knowledge": KnowledgeConfig}
