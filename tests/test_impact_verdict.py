@@ -249,3 +249,36 @@ def test_the_reported_regression_header_then_score():
     assert parsed.dimensions[1].justification == "the interval excludes the estimate"
     assert "block 'Dimension - methodology_fit': not a 'DIMENSION: <name>' line; its SCORE is dropped" in parsed.warnings
     assert parsed.missing(DIMS) == ["methodology_fit"]
+
+
+def _its(**changes) -> dict:
+    import json
+
+    envelope = json.loads((FIX / "its-daily-checkout.json").read_text())
+    for path, value in changes.items():
+        *parents, key = path.split("__")
+        target = envelope["data"]
+        for part in parents:
+            target = target[part]
+        target[key] = value
+    return envelope
+
+
+def test_the_issues_examples_get_the_verdict_they_deserve():
+    # an ITS fitted on 95 days and projected over 365 used to pass every check
+    envelope = _its(model_summary__pre_period_length=95, model_summary__post_period_length=365,
+                    model_summary__n_observations=460)
+    envelope["metadata"]["executed_at"] = "2025-03-01T00:00:00Z"  # after the 365 days
+    long_post = read_artifact(envelope, "x")
+    checks = {c.id: c for c in run_checks(long_post)}
+    assert checks["post_to_pre_ratio"].status == "warn" and "3.84 times the pre-period" in checks["post_to_pre_ratio"].message
+    assert checks_verdict(list(checks.values()))[0] == "caution"
+    # a 900% lift from 40 observations used to score 0.85 overall
+    lift = read_artifact(_its(impact_estimates__intervention_effect=900.0, impact_estimates__absolute_change=900.0,
+                              impact_estimates__post_intervention_mean=1000.0, impact_estimates__percent_change=900.0,
+                              impact_estimates__ci_lower=700.0, impact_estimates__ci_upper=1100.0,
+                              model_summary__n_observations=40, model_summary__pre_period_length=30,
+                              model_summary__post_period_length=10), "y")
+    checks = {c.id: c for c in run_checks(lift)}
+    assert checks["effect_size"].status == "fail" and "a 900% change" in checks["effect_size"].message
+    assert checks_verdict(list(checks.values())) == ("unusable", ["effect_size: fail", "pre_period_length: fail"])
