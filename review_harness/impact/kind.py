@@ -21,13 +21,8 @@ def render(review: ImpactReview, details: bool = False) -> str:
     return render_report(review)
 
 
-def review_verdict(review: ImpactReview) -> str | None:
-    """usable | caution | unusable when the review decides one (the review JSON's `verdict`)."""
-    return getattr(review, "verdict", None)
-
-
 def verdict_line(review: ImpactReview) -> Verdict:
-    """The verdict (else the status), the overall score and confidence, and the failed
+    """The verdict (usable, caution, unusable), the overall score and confidence, and the failed
     consistency checks: counted by severity, the top ones named."""
     overall = review.result.overall_score
     figure = ", ".join(p for p in (None if overall is None else f"overall {overall:.2f}",
@@ -35,10 +30,8 @@ def verdict_line(review: ImpactReview) -> Verdict:
     failed = [c for c in review.checks if c.status == "fail"]
     failed.sort(key=lambda c: CHECK_SEVERITIES.index(c.severity))
     top = [f"{shorten(c.message, 80)} ({c.severity}, {c.dimension})" for c in failed]
-    verdict = review_verdict(review) or review.status
-    return Verdict(verdict, figure, severity_counts([c.severity for c in failed], CHECK_SEVERITIES), top,
-                   None if review.status == "complete" or verdict == review.status else review.status,
-                   noun="failed check")
+    return Verdict(review.verdict, figure, severity_counts([c.severity for c in failed], CHECK_SEVERITIES), top,
+                   None if review.status == "complete" else review.status, noun="failed check")
 
 
 def columns() -> list[Column]:
