@@ -20,7 +20,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from review_harness.core.input_errors import INPUT_ERROR
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import RetryPolicy
-from review_harness.core.metrics import keys_except, nanmean
+from review_harness.core.metrics import keys_except, nanmean, recorded
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
 from review_harness.core.viewer import answer_of
@@ -151,11 +151,11 @@ def impact_synthesis() -> Scorer:
         # scores, the confidence, and 0/1 status flags for the gate (partial = 1 - complete - failed;
         # the checks are in the review JSON)
         value: dict[str, float | str] = {"verdict": review.verdict}
-        value["overall"] = NAN if result.overall_score is None else result.overall_score
+        value["overall"] = NAN if result.overall_score is None else recorded(result.overall_score)
         for name in review.expected_dimensions:
             scored = review.score(name)
-            value[name] = NAN if scored is None else scored
-        value["confidence"] = review.confidence.score
+            value[name] = NAN if scored is None else recorded(scored)
+        value["confidence"] = recorded(review.confidence.score)
         value |= {key: float(review.status == key) for key in ("complete", "failed")}
         return Score(
             value=value,
