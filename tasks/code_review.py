@@ -9,10 +9,11 @@
 
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 
 from review_harness.code.task import code_input
 from review_harness.core.task import review_task
+from scorers import review_epochs
 from scorers.code_gold import code_gold
 from scorers.code_synthesis import code_synthesis
 from solvers.code_panel import code_pipeline
@@ -44,4 +45,4 @@ def code_review(
     """
     with review_task("code", code_review, locals()) as run:
         return run.task(code_input(run), solver=code_pipeline(**run.pipeline_options),
-                        synthesis=code_synthesis(), gold=code_gold())
+                        synthesis=code_synthesis(), gold=code_gold(), epochs=Epochs(1, review_epochs()))
