@@ -33,7 +33,7 @@ def code_synthesis() -> Scorer:
             "auto_reject": float(first is not None and first.decision == DECISIONS[1]),
             "human": float(first is not None and first.decision == DECISIONS[2]),
             "degraded": float(first is not None and bool(first.degraded)),
-            "findings": float(sum(len(s.findings) for s in ([first.spec] + ([first.quality] if first.quality and not first.quality.discarded else [])))) if first else float("nan"),
+            "findings": float(sum(len(s.findings) for s in first.reviewed())) if first else float("nan"),
         }
         explanation = (f"{first.decision} at {first.confidence.label} ({first.confidence.value:g}); "
                        f"final status {review.final_status} after {review.fix_iterations} fix(es)") if first else "no review"
