@@ -50,6 +50,9 @@ def writable_file(option: str, path: Path) -> Path:
     if path.is_dir():
         raise CommandError(f"{option} {path}: is a folder; give a file name")
     folder = path.parent
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise CommandError(f"{option} {path}: {existing} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as ex:

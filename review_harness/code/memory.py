@@ -241,7 +241,7 @@ def update_service(root: Path, stage: str, service: str, *, findings: list[tuple
 def render_index(folder: Path, stage: str) -> str:
     """MEMORY.md: how many reviews, the key learnings (the most frequent patterns and the false
     positives learned), the patterns seen across services, the latest reviews."""
-    notes = sorted((folder / "reviews").glob("*.md")) if (folder / "reviews").is_dir() else []
+    notes = sorted((folder / "reviews").glob("*.md"), key=lambda n: (n.stat().st_mtime_ns, n.name)) if (folder / "reviews").is_dir() else []
     services = {p.stem: parse_patterns(p.read_text(encoding="utf-8", errors="replace"), p.stem)
                 for p in sorted((folder / "service-patterns").glob("*.md"))}
     rows = sorted(((r, name) for name, p in services.items() for r in p.issues), key=lambda t: (-t[0].frequency, t[0].pattern))

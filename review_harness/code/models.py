@@ -156,12 +156,12 @@ class HumanAnswer(BaseModel):
     @classmethod
     def parse(cls, text: str) -> HumanAnswer:
         """'approve', 'reject', 'approve:q2+q3' (ValueError naming the answer otherwise)."""
-        decision, _, ids = str(text).strip().partition(":")
+        decision, colon, ids = str(text).strip().partition(":")
         if decision.strip().lower() not in ("approve", "reject"):
             raise ValueError(f"{text!r}: expected approve or reject, optionally with finding ids to dismiss "
                              "(approve:q2+q3)")
         dismiss = [i.strip() for i in ids.replace(" ", "+").split("+") if i.strip()]
-        if ids and not dismiss:
+        if colon and not dismiss:
             raise ValueError(f"{text!r}: no finding ids after ':'")
         return cls(decision=decision.strip().lower(), dismiss=dismiss)  # type: ignore[arg-type]
 

@@ -69,6 +69,9 @@ def memory_folder(mode: str, value: str | None, user: Sample | None) -> str | No
         return None
     if value is not None and not str(value).strip():
         raise PrerequisiteError("-T memory_dir=: expected a folder")
+    if value is not None and user is None:
+        raise PrerequisiteError(f"-T memory_dir={value}: the gold set reads a per-sample copy of each case's seeded "
+                                "memory; memory_dir is for reviews of your own change")
     if mode == "update":
         if value is not None:
             return str(writable_folder("memory_dir", value))
