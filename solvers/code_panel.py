@@ -221,7 +221,9 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
         state.store.set(OUTCOME_KEY, outcome)
         state.store.set(HUMAN_KEY, used)
         review = review_from_store(state.store, meta)
-        warnings = [update_memory_after_review(state, review)] + [update_plan_after_review(state, review)]
+        unused = [str(a) for a in humans]
+        warnings = [f"{len(unused)} of the human's answers were not needed: {', '.join(unused)}" if unused else None]
+        warnings += [update_memory_after_review(state, review), update_plan_after_review(state, review)]
         state.store.set(WARNINGS_KEY, [w for w in warnings if w])
         return state
 

@@ -16,7 +16,7 @@ from review_harness.code.change import ChangeSet
 from review_harness.code.implementer import Workspace, WorkspaceError
 from review_harness.code.models import CodeReview
 from review_harness.code.panel import CHANGE_KEY
-from test_code_review import git, repo, task_function  # noqa: F401  (the repository fixture)
+from test_code_review import repo, task_function  # noqa: F401  (the repository fixture)
 
 STORE = "services/orders/orders/store.py"
 PLANTED = "conn.execute(f\"SELECT id, customer, total FROM orders WHERE customer = '{customer}'\")"

@@ -122,7 +122,9 @@ def test_a_human_rejection_starts_the_fix_loop(gold_logs):
 def test_waiting_for_the_human_after_a_fix(tmp_path: Path):
     log = run_cases(tmp_path, ["js-sql"], human="reject")
     review = review_of(log, "js-sql")
-    assert review.final_status == "review-fix-1" and review.human_answers == ["reject"]
+    assert review.final_status == "review-fix-1" and review.human_answers == ["reject"] and review.warnings == []
+    extra = review_of(run_cases(tmp_path / "extra", ["clean-feature"], human="approve,reject"), "clean-feature")
+    assert extra.human_answers == [] and extra.warnings == ["2 of the human's answers were not needed: approve, reject"]
     assert "## Waiting for a human" in next(s for s in log.samples if s.id == "js-sql").output.completion
 
 

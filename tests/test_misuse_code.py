@@ -20,7 +20,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.cli import main
 from review_harness.code import memory as memory_module
 from review_harness.code.memory import update_service
-from test_code_review import ROOT, git, repo, run, task_function  # noqa: F401  (the repository fixture)
+from test_code_review import ROOT, repo, run, task_function  # noqa: F401  (the repository fixture)
 
 CASE = ROOT / "fixtures" / "code" / "go-ignored-error"
 PATCH, SPEC = str(CASE / "change.patch"), str(CASE / "spec.md")

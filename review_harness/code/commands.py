@@ -22,7 +22,7 @@ from review_harness.code.memory import pattern_of, update_service
 from review_harness.code.merge import blocking_of
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError
-from review_harness.core.files import file_lock, write_atomic
+from review_harness.core.files import file_lock, folder_problem, write_atomic
 from review_harness.core.logs import LogError, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
@@ -49,16 +49,11 @@ def writable_file(option: str, path: Path) -> Path:
     """A file the command will write: its folder exists (or can be made) and can be written."""
     if path.is_dir():
         raise CommandError(f"{option} {path}: is a folder; give a file name")
-    folder = path.parent
-    existing = next(p for p in (folder, *folder.parents) if p.exists())
-    if not existing.is_dir():
-        raise CommandError(f"{option} {path}: {existing} is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as ex:
-        raise CommandError(f"{option} {path}: cannot create {folder} ({ex.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CommandError(f"{option} {path}: not writable")
+    problem = folder_problem(path.parent)
+    if problem is None and path.exists() and not os.access(path, os.W_OK):
+        problem = "not writable"
+    if problem is not None:
+        raise CommandError(f"{option} {path}: {problem}")
     return path
 
 
@@ -183,12 +178,9 @@ def memory_root_for(review: CodeReview, memory_dir: str | None) -> Path:
         root = Path(review.memory["root"])
     else:
         raise CommandError("the review kept no memory folder (or it is gone): give --memory-dir DIR")
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as ex:
-        raise CommandError(f"--memory-dir {root}: cannot create it ({ex.strerror})") from None
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise CommandError(f"--memory-dir {root}: not writable")
+    problem = folder_problem(root)
+    if problem is not None:
+        raise CommandError(f"--memory-dir {root}: {problem}")
     return root
 
 

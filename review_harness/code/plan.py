@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from review_harness.core.files import file_lock, write_atomic
+from review_harness.core.files import FileReadError, file_lock, read_text, write_atomic
 
 COLUMNS = ("#", "Task", "Status", "Assignee", "Spec", "Quality", "Fix Iterations")
 DONE = ("complete", "escalated")
@@ -139,15 +139,10 @@ def _dependencies(lines: list[str], plan: Plan) -> dict[str, set[str]]:
 
 
 def read_plan(path: str | Path) -> Plan:
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise PlanError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise PlanError(f"{path}: not a UTF-8 text file") from None
-    except OSError as ex:
-        raise PlanError(f"{path}: cannot be read ({ex.strerror})") from None
+        text = read_text(path)
+    except FileReadError as ex:
+        raise PlanError(str(ex)) from None
     return parse_plan(text, str(path))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from inspect_ai.dataset import Sample
 from inspect_ai.util import SandboxEnvironmentSpec
 
+from review_harness.core.files import folder_problem
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path, writable_folder
 from review_harness.core.task import ReviewInput, TaskRun
@@ -82,13 +83,9 @@ def memory_folder(mode: str, value: str | None, user: Sample | None) -> str | No
             raise PrerequisiteError("-T memory=update with -T patch=: give -T memory_dir=DIR (a patch has no "
                                     "repository to keep reviewer memory in)")
         folder = default_memory_dir(repo)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as ex:
-            raise PrerequisiteError(f"-T memory=update: cannot create {folder} ({ex.strerror}); "
-                                    "choose another with -T memory_dir=DIR") from None
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise PrerequisiteError(f"-T memory=update: {folder} is not writable; choose another with -T memory_dir=DIR")
+        problem = folder_problem(folder)
+        if problem is not None:
+            raise PrerequisiteError(f"-T memory=update: {problem}; choose another folder with -T memory_dir=DIR")
         return str(folder)
     if value is None:
         return None

@@ -8,6 +8,8 @@ read-modify-write updates that runs can make at the same time.
   (`stem.md`, else `stem-2.md`, ...): the complete file is linked into place only if the name is
   free, so two writers never overwrite each other.
 - `file_lock(path)`: an exclusive `flock` on `path` (created if needed) for as long as the block runs.
+- `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
+- `read_text(path)`: a UTF-8 text file, or a `FileReadError` whose message names the file and the problem.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+
+class FileReadError(ValueError):
+    """A file that is missing or unreadable as UTF-8 text; the message is one line naming it."""
 
 
 def _temporary(folder: Path, name: str, text: str) -> Path:
@@ -72,3 +78,31 @@ def file_lock(path: str | Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def folder_problem(folder: str | Path) -> str | None:
+    """Why `folder` cannot be created or written (one phrase naming it), None when it can; a
+    missing folder is created."""
+    folder = Path(folder)
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        return f"cannot create {folder} ({ex.strerror})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is not writable"
+    return None
+
+
+def read_text(path: str | Path) -> str:
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise FileReadError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise FileReadError(f"{path}: not a UTF-8 text file") from None
+    except OSError as ex:
+        raise FileReadError(f"{path}: cannot be read ({ex.strerror})") from None
