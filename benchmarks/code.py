@@ -1,12 +1,12 @@
 """Offline benchmarks of the code review (no API key, no network), beside its budgets.
 
     . .venv/bin/activate
-    python benchmarks/code.py            # about 20 s on 2 cores
+    python benchmarks/code.py [--quick]    # about 20 s on 2 cores
 
 1. Harness overhead: eval() of tasks/code_review.py over the gold set (offline/rules, latency 0)
    against a bare Inspect task replaying the same model calls in the same rounds (the first
    review's four prompts at once, then each fix iteration's spec prompts, then its quality
-   prompts), taken from a harness log. Median of 3 runs after a warm-up. Budget: <= 1.2x.
+   prompts), taken from a harness log. Median of 3 runs (1 with --quick) after a warm-up. Budget: <= 1.5x.
 2. Round trips on the critical path of the first review at latency=1 s per call. Budget: 1.
 3. Input tokens of the first review (4 calls) against 4 x diff + 16K, and the share of each
    reviewer prompt that is the stable, cacheable system prefix. Budget: >= 50%.
@@ -44,7 +44,7 @@ from review_harness.code.prompts import render_change
 from review_harness.core.calltag import tagged
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import bench_args, constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
 
 code_review = load_task("code_review")
 
@@ -120,13 +120,13 @@ def large_change(root: Path, files: int = 300, spec_lines: int = 10_000) -> tupl
     return repo, spec
 
 
-def bench_large_change(log_dir: str) -> None:
+def bench_large_change(log_dir: str, files: int = 300, spec_lines: int = 10_000) -> None:
     from review_harness.code.panel import review_from_store
     from review_harness.code.render import render_report
     from scorers.code_synthesis import code_synthesis
 
     with tempfile.TemporaryDirectory() as tmp:
-        repo, spec = large_change(Path(tmp))
+        repo, spec = large_change(Path(tmp), files, spec_lines)
         task = code_review(repo=str(repo), base="HEAD~1", head="HEAD", spec=str(spec), memory="off",
                            max_change_chars="100000000")
         seconds, log = run(task, log_dir)
@@ -151,24 +151,25 @@ def bench_large_change(log_dir: str) -> None:
     started = time.perf_counter()
     asyncio.run(code_synthesis()(state, None))
     score_s = time.perf_counter() - started
-    print(f"  large change          10,000-line spec, 300 files, {findings['spec']:,} spec and {findings['quality']:,} "
+    print(f"  large change          {spec_lines:,}-line spec, {files} files, {findings['spec']:,} spec and {findings['quality']:,} "
           f"quality findings: eval {seconds:.1f} s (reviewers {reviewers:.1f} s); merge {merge_s:.2f} s, report "
           f"{render_s:.2f} s ({len(report) // 1000:,}K characters), scorer {score_s:.2f} s   (budget < 60 s; 18.5 min before)")
 
 
 def main() -> None:
+    quick = bench_args(__doc__).quick
     with tempfile.TemporaryDirectory() as tmp:
         _, log = run(code_review(), tmp)
         log = read_eval_log(log.location, resolve_attachments=True)
         bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata={"rounds": rounds_of(s)})
                                            for s in log.samples]),
                     solver=same_model_calls(), scorer=constant_scorer())
-        harness, baseline = overhead(code_review, bare, tmp)
+        cost = overhead(code_review, bare, tmp, repeats=1 if quick else 3)
         _, slow = run(code_review(), tmp, latency=1.0)
         first_round = {s.id: s.scores["code_synthesis"].metadata["review"]["iterations"][0] for s in slow.samples}
         one = next(s for s in slow.samples if s.id == "clean-feature")
         print("code review: offline benchmarks (budgets from DESIGN 7b)")
-        print(f"  harness overhead      {harness:.2f} s vs bare Inspect {baseline:.2f} s = {harness / baseline:.2f}x   (budget <= 1.2x)")
+        print(f"  harness overhead      {cost.line()}")
         print(f"  round trips           first review at 1 s/call (clean-feature, approved at once): {one.total_time:.2f} s = "
               f"{one.total_time:.1f} calls on the critical path; recorded {first_round['clean-feature']['critical_path_calls']}   (budget 1)")
         print("  tokens, first review  case                  input   budget   prefix share")
@@ -184,7 +185,8 @@ def main() -> None:
             shares.append(share)
             print(f"                        {str(sample.id):20s} {used:7,d}  {budget:7,d}   {share:.0%}")
         print(f"  cacheable prefix      mean {statistics.mean(shares):.0%} of each reviewer prompt   (budget >= 50%)")
-        bench_large_change(tmp)
+        # --quick: a smaller change of the same shape, so CI exercises the path in a few seconds
+        bench_large_change(tmp, *((60, 2_000) if quick else (300, 10_000)))
 
 
 if __name__ == "__main__":
