@@ -250,6 +250,8 @@ def test_bad_plans_are_one_line_errors(tmp_path: Path, content, message):
         task_function()(patch=str(case / "change.patch"), spec=str(case / "spec.md"), plan=str(plan))
     with pytest.raises(PrerequisiteError, match="-T plan=nope.md: .*no such file"):
         task_function()(patch=str(case / "change.patch"), spec=str(case / "spec.md"), plan="nope.md")
+    with pytest.raises(PrerequisiteError, match=f"-T plan={tmp_path}: {tmp_path}: is a folder, not a file"):
+        task_function()(patch=str(case / "change.patch"), spec=str(case / "spec.md"), plan=str(tmp_path))
 
 
 def test_apply_review_marks_the_row(tmp_path: Path):

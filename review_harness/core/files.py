@@ -102,6 +102,8 @@ def read_text(path: str | Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise FileReadError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise FileReadError(f"{path}: is a folder, not a file") from None
     except UnicodeDecodeError:
         raise FileReadError(f"{path}: not a UTF-8 text file") from None
     except OSError as ex:
