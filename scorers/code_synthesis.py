@@ -20,12 +20,11 @@ def code_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store, state.metadata)
         first = review.first if review.iterations else None
-        counted = [first.spec] + ([first.quality] if first and first.quality and not first.quality.discarded else [])
         value = {
             "decision": first.decision if first else "none",
             "confidence": first.confidence.value if first else 0.0,
             "final_status": review.final_status,
-            "findings": float(sum(len(s.findings) for s in counted)) if first else float("nan"),
+            "findings": float(sum(len(s.findings) for s in first.reviewed())) if first else float("nan"),
             "fix_iterations": float(review.fix_iterations),
             "degraded": float(first is not None and bool(first.degraded)),
         }

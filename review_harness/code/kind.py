@@ -66,3 +66,10 @@ def offline_answer(member: str, prompt: str) -> str | None:
     if member == IMPLEMENTER:
         return offline.fix_answer()
     return None
+
+
+def log_summary(log) -> list[str]:
+    """`review-harness summary` on a code log: the analytics summary (seed E4's progress view)."""
+    from review_harness.code.analytics import analytics_of_log
+
+    return analytics_of_log(log)

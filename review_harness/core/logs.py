@@ -158,4 +158,6 @@ def summary_table(log: EvalLog) -> str:
     for sample in log.samples or []:
         if sample.error is not None:
             table += f"\n{sample.id} (epoch {sample.epoch}) failed: {sample.error.message.splitlines()[0]}"
+    if kind.log_summary is not None and rows:
+        table += "\n\n" + "\n".join(kind.log_summary(log))
     return f"log status: {log.status}\n" + table
