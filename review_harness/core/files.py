@@ -1,0 +1,110 @@
+"""Artifacts on disk that nothing may lose: atomic writes, names taken exclusively, and a lock for
+read-modify-write updates that runs can make at the same time.
+
+- `write_atomic(path, text)`: a temporary file beside the target, then a rename; a reader sees the
+  old or the new content, never half of it. The file gets the user's umask (a temporary file from
+  `mkstemp` would be 0600 and stay so after the rename).
+- `write_new(folder, stem, suffix, text)`: a file under a name no other writer has taken
+  (`stem.md`, else `stem-2.md`, ...): the complete file is linked into place only if the name is
+  free, so two writers never overwrite each other.
+- `file_lock(path)`: an exclusive `flock` on `path` (created if needed) for as long as the block runs.
+- `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
+- `read_text(path)`: a UTF-8 text file, or a `FileReadError` whose message names the file and the problem.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+class FileReadError(ValueError):
+    """A file that is missing or unreadable as UTF-8 text; the message is one line naming it."""
+
+
+def _temporary(folder: Path, name: str, text: str) -> Path:
+    """A new file in `folder` holding `text`, created with mode 0666 minus the umask."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def write_atomic(path: str | Path, text: str) -> Path:
+    path = Path(path)
+    tmp = _temporary(path.parent, path.name, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_new(folder: str | Path, stem: str, suffix: str, text: str) -> Path:
+    """`folder/stem+suffix`, or the first of `stem-2`, `stem-3`, ... that is free."""
+    folder = Path(folder)
+    tmp = _temporary(folder, stem + suffix, text)
+    try:
+        n = 1
+        while True:
+            target = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+            try:
+                os.link(tmp, target)  # fails if the name is taken: nothing is ever replaced
+                return target
+            except FileExistsError:
+                n += 1
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def file_lock(path: str | Path) -> Iterator[None]:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def folder_problem(folder: str | Path) -> str | None:
+    """Why `folder` cannot be created or written (one phrase naming it), None when it can; a
+    missing folder is created."""
+    folder = Path(folder)
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        return f"cannot create {folder} ({ex.strerror})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is not writable"
+    return None
+
+
+def read_text(path: str | Path) -> str:
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise FileReadError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise FileReadError(f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError:
+        raise FileReadError(f"{path}: not a UTF-8 text file") from None
+    except OSError as ex:
+        raise FileReadError(f"{path}: cannot be read ({ex.strerror})") from None
