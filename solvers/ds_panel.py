@@ -76,7 +76,8 @@ def prepare_document_step(rubric: str | None = None, domains: list[str] | None =
         warnings: list[str] = list(state.metadata.get("input_warnings") or [])
         save_source_map(state.store, state.metadata.get("source_map"))
         degradation = 0
-        prepared = prepare_document(state.input_text, source=source, mode=options.mode)
+        reader = {"audience": options.audience, "workflow": options.workflow}  # named in a tier-3 extraction
+        prepared = prepare_document(state.input_text, source=source, mode=options.mode, **reader)
         limit = the_rubric.scoring.full_mode_word_limit
         if options.mode == "full" and prepared.word_count > limit:
             options.mode = "quick"
@@ -85,7 +86,7 @@ def prepare_document_step(rubric: str | None = None, domains: list[str] | None =
                 f"The document has {prepared.word_count:,} words, over the {limit:,}-word limit "
                 "for a full review: reviewed in quick mode on a structured extraction."
             )
-            prepared = prepare_document(state.input_text, source=source, mode="quick")
+            prepared = prepare_document(state.input_text, source=source, mode="quick", **reader)
         if prepared.partial_input.is_partial and not options.draft:
             warnings.append(
                 "This looks like an early draft ("
@@ -211,7 +212,8 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
                 "structured extraction) and ran both reviewers again."
             )
             prepared = prepare_document(
-                state.input_text, source=record.document.source, mode="quick"
+                state.input_text, source=record.document.source, mode="quick",
+                audience=record.options.audience, workflow=record.options.workflow,
             )
             record.document = prepared.info()
             save_prepared(state.store, prepared)

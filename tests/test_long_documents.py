@@ -124,6 +124,9 @@ def test_quick_mode_with_a_domain_lists_no_finding_twice_and_quotes_only_the_doc
     assert len({f.title for f in shown}) == len(shown)
     assert len({(f.issue_type, f.evidence) for f in shown}) == len(shown)
     assert len(review.top_fixes) == len(set(review.top_fixes)) and all(not review.finding(i).merged_into for i in review.top_fixes)
+    [sample] = quick_domain_log.samples
+    assert sample.scores["review_synthesis"].value["findings"] == len(shown)  # a merged pair is counted once
+    assert "WORKFLOW CONTEXT:\ngeneral (default)" in sample.store["prepared_document"]["extraction"]
     quotes = [f.evidence for f in review.findings if f.evidence] + [f.quote for f in review.domain.findings if f.quote]
     assert quotes
     for quote in quotes:
