@@ -13,7 +13,7 @@ from pathlib import Path
 
 from review_harness.core.commands import CommandError, command_group
 from review_harness.core.logs import LogError, read_log, reviews_in_log
-from review_harness.design.artifacts import ArtifactError, write_artifacts
+from review_harness.design.artifacts import ArtifactError, export_review
 from review_harness.design.models import DesignReview
 from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
 from review_harness.design.triage import MODES, StopTriage, TriageError, commit_topic, load_decisions, process
@@ -69,7 +69,7 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"skipped sample {sample_id} epoch {epoch}: topic {review.topic} iteration {review.iteration} "
                   f"was already written from {written[key]}", file=sys.stderr)
             continue
-        folder = write_artifacts(review, Path(args.output_dir))
+        folder = export_review(review, Path(args.output_dir))
         written[key] = f"sample {sample_id} epoch {epoch}"
         verdict = review.verdict or f"no verdict, {review.status}"
         print(f"wrote {folder} (iteration {review.iteration}: {verdict}, {len(review.findings)} findings)")
