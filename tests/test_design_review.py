@@ -474,13 +474,14 @@ def design_review_task():
     return module.design_review
 
 
-def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, **task_args) -> EvalLog:
+def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, model_roles: dict | None = None,
+        **task_args) -> EvalLog:
     """One eval in this process. A review of given documents writes its folder beside the logs
     unless the test names one (never into the folder pytest runs from)."""
     if ("design" in task_args or "requirements" in task_args) and "output_dir" not in task_args:
         task_args["output_dir"] = str(Path(log_dir) / "reviews")
     [log] = inspect_eval(design_review_task()(**task_args), model=model, model_args=model_args or {},
-                         log_dir=str(log_dir), display="none")
+                         model_roles=model_roles, log_dir=str(log_dir), display="none")
     return log
 
 

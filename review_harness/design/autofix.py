@@ -84,7 +84,7 @@ def check_proposal(proposal: AutoFixProposal, text: str, rules: Mapping[str, Aut
         return "it changes no relative link target"
     target, fixed = old_t["target"], new_t["target"]
     ext = fixed[len(target):]
-    if not fixed.startswith(target) or ext not in rule.extensions or find.replace(target, fixed, 1) != replace:
+    if not fixed.startswith(target) or ext not in rule.extensions or find.replace(f"({target}", f"({fixed}", 1) != replace:
         return f"it does more than add one of {', '.join(rule.extensions)} to the link target"
     if file is None:
         return "the document is no file, so the link target cannot be checked"

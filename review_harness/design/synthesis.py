@@ -98,10 +98,11 @@ def _severity_of(votes: list[SeverityVote]) -> Severity:
 
 
 def _verified(quote: str | None, documents: list[str]) -> bool | None:
+    """Whether `quote` occurs in one of `documents` (already whitespace-normalized and lower-cased)."""
     if not quote:
         return None
     needle = normalize_space(quote).lower().strip(" .\"'")
-    return any(needle in normalize_space(doc).lower() for doc in documents)
+    return any(needle in doc for doc in documents)
 
 
 def _hedge_rate(reports: dict[str, PersonaReport], hedge_words: list[str]) -> float:
@@ -269,7 +270,7 @@ def synthesize_design(
     items: dict[str, tuple[str, int, PersonaFinding]] = {
         finding_id(p, n): (p, n, f) for p, r in used.items() for n, f in enumerate(r.findings, 1)
     }
-    documents = [context.design_text, context.requirements_text]
+    documents = [normalize_space(context.design_text).lower(), normalize_space(context.requirements_text).lower()]
     findings = []
     for group in answer.groups:
         members = sorted(

@@ -19,6 +19,7 @@ from review_harness.design.offline import (  # noqa: F401
     edge_case_prober,
     feasibility_skeptic,
     first_principles,
+    hygiene,
     prior_art_scout,
     product_strategist,
     requirement_auditor,
