@@ -65,12 +65,21 @@ class ArtifactError(ValueError):
 # ---------------------------------------------------------------------------- paths
 
 
+def topic_problem(topic: str) -> str | None:
+    """What is wrong with a topic as a folder name (None: nothing)."""
+    if not SAFE_TOPIC.match(topic or ""):
+        return "use letters, digits, hyphens and underscores only"
+    if len(topic) > MAX_TOPIC:
+        return f"{len(topic)} characters, at most {MAX_TOPIC}"
+    return None
+
+
 def check_topic_name(topic: str) -> str:
     """The one rule for a topic (a folder name): letters, digits, '-' and '_', at most MAX_TOPIC."""
-    if not SAFE_TOPIC.match(topic or ""):
-        raise ArtifactError(f"topic {topic!r}: use letters, digits, hyphens and underscores only")
-    if len(topic) > MAX_TOPIC:
-        raise ArtifactError(f"topic of {len(topic)} characters: at most {MAX_TOPIC}")
+    problem = topic_problem(topic)
+    if problem:
+        shown = topic if len(topic) <= 60 else topic[:60] + "..."
+        raise ArtifactError(f"topic {shown!r}: {problem}")
     return topic
 
 
@@ -390,9 +399,10 @@ def _iteration_files(review: DesignReview) -> dict[str, str]:
 
 def write_iteration(review: DesignReview, folder: str | Path) -> Path:
     """Write the review's iteration into `folder/v{N}/` (claimed beforehand, or written again
-    from a log), then, under the topic's lock, append its runs.jsonl line and make summary.md
-    this iteration's when no later one is complete. Returns the iteration folder. A failure
-    leaves no part of the iteration behind (the temporary folder is removed)."""
+    from a log). Under the topic's lock: its runs.jsonl line first, then the finished temporary
+    folder renamed into place (runs.jsonl restored if that fails), then summary.md when no later
+    iteration is complete. Returns the iteration folder. A failure leaves no part of the
+    iteration behind: no temporary folder, no run line without its folder."""
     folder = Path(folder)
     n = review.iteration
     if n < 1:
@@ -403,26 +413,37 @@ def write_iteration(review: DesignReview, folder: str | Path) -> Path:
         for name, text in files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         with locked(folder):
-            publish_folder(tmp, iteration_dir(folder, n))
-            _append_run(folder, files[f"run-v{n}.json"])
+            before = _append_run(folder, files[f"run-v{n}.json"])
+            try:
+                publish_folder(tmp, iteration_dir(folder, n))
+            except BaseException:
+                _restore_runs(folder, before)
+                raise
             if n >= latest_iteration(folder):
                 write_text(folder / SUMMARY_FILE, files[f"summary-v{n}.md"])
-    except BaseException:
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return iteration_dir(folder, n)
 
 
-def _append_run(folder: Path, run_json: str) -> None:
-    """runs.jsonl plus one line (earlier lines kept as they are, even unreadable ones)."""
+def _append_run(folder: Path, run_json: str) -> str | None:
+    """runs.jsonl plus one line (earlier lines kept as they are, even unreadable ones); returns
+    the text before (None: there was no file), to restore it."""
     path = folder / RUNS_FILE
-    try:
-        before = path.read_text(encoding="utf-8") if path.exists() else ""
-    except UnicodeDecodeError:
-        before = path.read_bytes().decode("utf-8", "replace")
-    if before and not before.endswith("\n"):
-        before += "\n"
-    write_text(path, before + json.dumps(json.loads(run_json), ensure_ascii=False) + "\n")
+    before = path.read_bytes().decode("utf-8", "replace") if path.exists() else None
+    text = before or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    write_text(path, text + json.dumps(json.loads(run_json), ensure_ascii=False) + "\n")
+    return before
+
+
+def _restore_runs(folder: Path, before: str | None) -> None:
+    path = folder / RUNS_FILE
+    if before is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_text(path, before)
 
 
 def export_review(review: DesignReview, output_dir: str | Path) -> Path:

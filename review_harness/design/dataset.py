@@ -22,7 +22,7 @@ from review_harness.core.gold import GoldError
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
-from review_harness.design.artifacts import MAX_TOPIC, ArtifactError, check_topic_name
+from review_harness.design.artifacts import MAX_TOPIC, topic_problem
 from review_harness.design.gold import load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
@@ -104,11 +104,11 @@ def read_document(name: str, value: Any) -> DocumentInput:
 
 def check_topic(topic: Any) -> str:
     topic = as_text_value("topic", topic)
-    try:
-        return check_topic_name(topic)
-    except ArtifactError as ex:
+    problem = topic_problem(topic)
+    if problem:
         shown = topic if len(topic) <= 60 else topic[:60] + "..."
-        raise PrerequisiteError(f"-T topic={shown}: {str(ex).split(': ', 1)[-1]}") from None
+        raise PrerequisiteError(f"-T topic={shown}: {problem}")
+    return topic
 
 
 def default_topic(reviewed: DocumentInput) -> str:
