@@ -553,3 +553,32 @@ def test_failed_iteration_is_written_and_skipped_as_a_delta_base(tmp_path):
         f.id for f in review_v1().findings]
     runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     assert [(r["iteration"], r["status"]) for r in runs] == [(1, "partial"), (2, "failed")]
+
+
+def test_process_shows_the_verdict_counts_and_critical_findings_before_the_mode_and_wraps_up(tmp_path, capsys,
+                                                                                              monkeypatch):
+    folder = write_artifacts(review_v1(), tmp_path)
+    answers = iter(["x", "all", "a", "a", "a", "a"])
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert _cli("design", "process", str(folder)) == 0
+    out = capsys.readouterr().out
+    overview = out.index("job-queue, iteration 1: revise")
+    assert out.index("Critical 1 · Important 2 · Minor 1 · Contradictions 1") > overview
+    assert out.index("  v1-assumption-hunter-001: Queue depth assumed unbounded") > overview
+    assert out.index("Modes: critical-first") < out.index("[1] v1-assumption-hunter-001")  # before the walk
+    assert "mode all: 4 of 4 finding(s) in scope; accepted 4" in out
+    assert out.rstrip().endswith("(it becomes iteration 2; commit the document first so the reviewers see what changed).")
+
+
+def test_wrap_up_names_the_phase_to_revisit_on_escalate(tmp_path):
+    escalated = review_v1(verdict="escalate", escalation_target="calibrate")
+    folder = write_artifacts(escalated, tmp_path)
+    assert triage.overview_lines(folder)[0] == "job-queue, iteration 1: escalate to calibrate"
+    lines = triage.wrap_up_lines(folder)
+    assert lines[0] == "Escalate: revisit the calibrate phase (calibrate gap): Revisit the requirements."
+    assert lines[1] == "Why: 1 finding(s) in that phase: v1-requirement-auditor-001 Latency target conflicts with nightly batch window."
+    proceed = write_artifacts(review_v1(topic="ok", verdict="proceed"), tmp_path)
+    assert triage.wrap_up_lines(proceed)[0].startswith("Proceed: the document is approved")
+    with pytest.raises(triage.TriageError, match="no review iteration"):
+        triage.overview_lines(tmp_path)

@@ -16,7 +16,17 @@ from review_harness.core.logs import LogError, read_log, reviews_in_log
 from review_harness.design.artifacts import ArtifactError, export_review
 from review_harness.design.models import DesignReview
 from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
-from review_harness.design.triage import MODES, StopTriage, TriageError, commit_topic, load_decisions, process
+from review_harness.design.triage import (
+    MODES,
+    StopTriage,
+    TriageError,
+    ask_mode,
+    commit_topic,
+    load_decisions,
+    overview_lines,
+    process,
+    wrap_up_lines,
+)
 
 DEFAULT_OUTPUT_DIR = Path("docs") / "reviews"
 
@@ -29,8 +39,9 @@ def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.Argu
     export.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR), help="parent of the topic folders (default: %(default)s)")
     proc = sub.add_parser("process", help="accept or reject (with a note) the findings of a review folder")
     proc.add_argument("topic_dir", help="the review folder, e.g. docs/reviews/<topic>")
-    proc.add_argument("--mode", choices=MODES, default="critical-first",
-                      help="critical-first: Critical findings only; all: every finding (default: %(default)s)")
+    proc.add_argument("--mode", choices=MODES, default=None,
+                      help="critical-first: Critical findings only; all: every finding (default: asked on a terminal, "
+                           "else critical-first)")
     proc.add_argument("--decisions", metavar="FILE",
                       help="YAML/JSON mapping finding id -> {decision: accept|reject, note: ...} (no prompts)")
     proc.add_argument("--commit", action="store_true",
@@ -129,11 +140,17 @@ def run_process(args: argparse.Namespace) -> int:
         raise CommandError(f"{folder}: no such review folder")
     decisions = load_decisions(args.decisions) if args.decisions else None
     ask = None
+    if decisions is None and not sys.stdin.isatty():
+        raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
+    print("\n".join(overview_lines(folder)))
+    try:
+        mode = args.mode or (ask_mode(input) if decisions is None else "critical-first")
+    except StopTriage:
+        print("stopped; nothing processed")
+        return 0
     if decisions is None:
-        if not sys.stdin.isatty():
-            raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
-        ask = terminal_ask()
-    result = process(folder, args.mode, decisions, ask, commit=False)
+        ask = terminal_ask(read=input)
+    result = process(folder, mode, decisions, ask, commit=False)
     decided = len(result.decided)
     print(f"{folder}: iteration {result.iteration}, mode {result.mode}: {len(result.walked)} of {result.total} "
           f"finding(s) in scope; accepted {len(result.accepted)}, rejected {len(result.rejected)}, "
@@ -151,6 +168,7 @@ def run_process(args: argparse.Namespace) -> int:
             print(f"review-harness: {ex}", file=sys.stderr)
             return 1
         print(f"committed: {message}" if message else "nothing to commit in the review folder")
+    print("\n".join(wrap_up_lines(folder)))
     return 0
 
 

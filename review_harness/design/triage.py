@@ -234,6 +234,73 @@ def process(
     return result
 
 
+# ---------------------------------------------------------------------------- presenting and wrapping up
+
+
+def _latest(folder: Path) -> tuple[int, dict, list[dict]]:
+    """(iteration, its run record, its findings) of the latest complete iteration."""
+    n = latest_iteration(folder)
+    if n == 0:
+        raise TriageError(f"{folder}: no review iteration (v*/findings-v*.jsonl) in it; export a review into it first")
+    try:
+        return n, read_run(folder, n), read_findings(folder, n)
+    except ArtifactError as ex:
+        raise TriageError(str(ex)) from None
+
+
+def overview_lines(topic_dir: str | Path) -> list[str]:
+    """Step 5 of the review: the verdict, the counts and the Critical findings, shown before the
+    processing mode is chosen."""
+    folder = Path(topic_dir)
+    n, run, records = _latest(folder)
+    verdict = run.get("verdict") or f"no verdict ({run.get('status', 'failed')})"
+    if run.get("escalation_target"):
+        verdict += f" to {run['escalation_target']}"
+    counts = {s: sum(1 for r in records if r.get("severity") == s) for s in SEVERITIES}
+    lines = [f"{folder.name}, iteration {n}: {verdict}",
+             " · ".join(f"{s} {counts[s]}" for s in SEVERITIES) + f" · Contradictions {run.get('contradictions', 0)}"]
+    critical = [r for r in records if r.get("severity") == "Critical"]
+    if critical:
+        lines.append("Critical findings:")
+        lines += [f"  {r['id']}: {r.get('title', '')}" for r in critical]
+    lines.append("Modes: critical-first (Critical findings only, the rest next pass) or all (every finding).")
+    return lines
+
+
+def ask_mode(read: Callable[[str], str]) -> str:
+    """The processing mode, asked until the answer is one (an empty answer: critical-first)."""
+    while True:
+        try:
+            answer = read("mode: [c]ritical-first or [a]ll? ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            raise StopTriage from None
+        if answer in ("", "c", "critical", "critical-first"):
+            return "critical-first"
+        if answer in ("a", "all"):
+            return "all"
+
+
+def wrap_up_lines(topic_dir: str | Path) -> list[str]:
+    """Step 7: what to do next, by the verdict; on escalate, the phase to revisit and why."""
+    from review_harness.design.personas import default_personas
+
+    folder = Path(topic_dir)
+    n, run, records = _latest(folder)
+    verdict, target = run.get("verdict"), run.get("escalation_target")
+    if verdict == "escalate" and target:
+        phase = default_personas().phases[target]
+        gaps = [r for r in records if r.get("primary_phase") == target]
+        why = "; ".join(f"{r['id']} {r.get('title', '')}" for r in gaps[:3])
+        return [f"Escalate: revisit the {target} phase ({phase.label.lower()}): {phase.action}.",
+                f"Why: {len(gaps)} finding(s) in that phase: {why}." if gaps else "Why: see the verdict reasoning in summary.md."]
+    if verdict == "revise":
+        return [f"Revise: fix the document and run the review again (it becomes iteration {n + 1}; commit the "
+                "document first so the reviewers see what changed)."]
+    if verdict == "proceed":
+        return ["Proceed: the document is approved; move on to the next phase with the noted improvements."]
+    return [f"No verdict ({run.get('status', 'failed')}): run the review again."]
+
+
 # ---------------------------------------------------------------------------- calibration
 
 
