@@ -1,12 +1,12 @@
 """Offline benchmarks of the code review (no API key, no network), beside its budgets.
 
     . .venv/bin/activate
-    python benchmarks/code.py            # about 20 s on 2 cores
+    python benchmarks/code.py [--quick]    # about 20 s on 2 cores
 
 1. Harness overhead: eval() of tasks/code_review.py over the gold set (offline/rules, latency 0)
    against a bare Inspect task replaying the same model calls in the same rounds (the first
    review's four prompts at once, then each fix iteration's spec prompts, then its quality
-   prompts), taken from a harness log. Median of 3 runs after a warm-up. Budget: <= 1.2x.
+   prompts), taken from a harness log. Median of 3 runs (1 with --quick) after a warm-up. Budget: <= 1.5x.
 2. Round trips on the critical path of the first review at latency=1 s per call. Budget: 1.
 3. Input tokens of the first review (4 calls) against 4 x diff + 16K, and the share of each
    reviewer prompt that is the stable, cacheable system prefix. Budget: >= 50%.
@@ -35,7 +35,7 @@ from review_harness.code.prompts import render_change
 from review_harness.core.calltag import tagged
 from review_harness.offline.provider import estimate_tokens
 
-from common import constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import bench_args, constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
 
 code_review = load_task("code_review")
 
@@ -72,18 +72,19 @@ def same_model_calls():
 
 
 def main() -> None:
+    quick = bench_args(__doc__).quick
     with tempfile.TemporaryDirectory() as tmp:
         _, log = run(code_review(), tmp)
         log = read_eval_log(log.location, resolve_attachments=True)
         bare = Task(dataset=MemoryDataset([Sample(id=s.id, input=s.input, metadata={"rounds": rounds_of(s)})
                                            for s in log.samples]),
                     solver=same_model_calls(), scorer=constant_scorer())
-        harness, baseline = overhead(code_review, bare, tmp)
+        cost = overhead(code_review, bare, tmp, repeats=1 if quick else 3)
         _, slow = run(code_review(), tmp, latency=1.0)
         first_round = {s.id: s.scores["code_synthesis"].metadata["review"]["iterations"][0] for s in slow.samples}
         one = next(s for s in slow.samples if s.id == "clean-feature")
         print("code review: offline benchmarks (budgets from DESIGN 7b)")
-        print(f"  harness overhead      {harness:.2f} s vs bare Inspect {baseline:.2f} s = {harness / baseline:.2f}x   (budget <= 1.2x)")
+        print(f"  harness overhead      {cost.line()}")
         print(f"  round trips           first review at 1 s/call (clean-feature, approved at once): {one.total_time:.2f} s = "
               f"{one.total_time:.1f} calls on the critical path; recorded {first_round['clean-feature']['critical_path_calls']}   (budget 1)")
         print("  tokens, first review  case                  input   budget   prefix share")

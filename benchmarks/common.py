@@ -1,12 +1,15 @@
-"""What every benchmark script uses: loading a task file as `inspect eval` does, one timed
-offline run, and the bare baseline's constant scorer."""
+"""What every benchmark script uses: its command line (`--quick`), loading a task file as
+`inspect eval` does, one timed offline run, the harness overhead against a bare Inspect task, and
+the bare baseline's constant scorer."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_ai import Task, eval
@@ -14,6 +17,17 @@ from inspect_ai import Task, eval
 from inspect_ai.scorer import Score, mean, scorer
 
 ROOT = Path(__file__).resolve().parent.parent
+# harness wall time over bare Inspect making the same model calls (issue budget; DESIGN 7b aims lower)
+OVERHEAD_BUDGET = 1.5
+
+
+def bench_args(doc: str, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """The script's options: `--quick` runs each figure once on fewer cases, so CI can check
+    that every benchmark still runs (its figures are then rougher, never skipped)."""
+    parser = parser or argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="one run per figure and fewer cases: a check that the benchmark works (CI)")
+    return parser.parse_args()
 
 
 def load_task(name: str):
@@ -33,13 +47,32 @@ def run(task: Task, log_dir: str, latency: float = 0.0, model: str = "offline/ru
     return time.perf_counter() - start, log
 
 
-def overhead(make_task: Callable[[], Task], bare: Task, log_dir: str, repeats: int = 3) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Overhead:
+    harness_s: float
+    bare_s: float
+    samples: int
+
+    @property
+    def ratio(self) -> float:
+        return self.harness_s / self.bare_s
+
+    def line(self) -> str:
+        per = 1000 * self.harness_s / self.samples
+        extra = 1000 * (self.harness_s - self.bare_s) / self.samples
+        return (f"harness {self.harness_s:.2f} s vs bare Inspect {self.bare_s:.2f} s over {self.samples} samples = "
+                f"{self.ratio:.2f}x; {per:.0f} ms per sample, {extra:+.0f} ms over bare   "
+                f"(budget <= {OVERHEAD_BUDGET}x)")
+
+
+def overhead(make_task: Callable[[], Task], bare: Task, log_dir: str, repeats: int = 3) -> Overhead:
     """Median seconds of the harness task and of the bare task making the same model calls,
-    after one warm-up run of the bare task (the harness task is assumed warm already)."""
+    after one warm-up run of each."""
     run(bare, log_dir)
+    run(make_task(), log_dir)
     harness = statistics.median(run(make_task(), log_dir)[0] for _ in range(repeats))
     baseline = statistics.median(run(bare, log_dir)[0] for _ in range(repeats))
-    return harness, baseline
+    return Overhead(harness, baseline, len(bare.dataset))
 
 
 @scorer(metrics=[mean()])

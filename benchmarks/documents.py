@@ -2,7 +2,7 @@
 prepared markdown, per format, and for a folder of 50 files. Offline; nothing is asserted.
 
     . .venv/bin/activate
-    python benchmarks/documents.py
+    python benchmarks/documents.py [--quick]
 
 The analysis is tests/data/documents/analysis.md (about 200 words), written out as HTML
 (markdown-it), a notebook (nbformat) and a Word file (python-docx); the Confluence figure
@@ -31,12 +31,13 @@ from review_harness.core.documents.confluence import convert_page  # noqa: E402
 ANALYSIS = (ROOT / "tests" / "data" / "documents" / "analysis.md").read_text(encoding="utf-8")
 PAGE = json.loads((ROOT / "tests" / "data" / "confluence" / "page_2293761.json").read_text(encoding="utf-8"))
 RUNS = 20
+QUICK_RUNS = 3
 
 
-def median_ms(fn) -> float:
+def median_ms(fn, runs: int = RUNS) -> float:
     fn()  # warm-up: imports, caches
     times = []
-    for _ in range(RUNS):
+    for _ in range(runs):
         start = time.perf_counter()
         fn()
         times.append((time.perf_counter() - start) * 1000)
@@ -65,17 +66,20 @@ def write_formats(folder: Path) -> dict[str, Path]:
 
 
 def main() -> None:
+    from common import bench_args  # benchmarks/common.py (the script's folder is on sys.path)
+
+    runs = QUICK_RUNS if bench_args(__doc__).quick else RUNS
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        rows = [(name, median_ms(lambda p=path: read_file(p))) for name, path in write_formats(folder).items()]
-        rows.append(("confluence page (recorded REST content)", median_ms(lambda: convert_page(PAGE))))
+        rows = [(name, median_ms(lambda p=path: read_file(p), runs)) for name, path in write_formats(folder).items()]
+        rows.append(("confluence page (recorded REST content)", median_ms(lambda: convert_page(PAGE), runs)))
         many = folder / "many"
         many.mkdir()
         for i in range(50):
             (many / f"doc{i:02d}.md").write_text(ANALYSIS, encoding="utf-8")
-        rows.append(("folder of 50 markdown files", median_ms(lambda: load(str(many)))))
+        rows.append(("folder of 50 markdown files", median_ms(lambda: load(str(many)), runs)))
     width = max(len(name) for name, _ in rows)
-    print(f"{'input':<{width}}  median ms ({RUNS} runs)")
+    print(f"{'input':<{width}}  median ms ({runs} runs)")
     for name, ms in rows:
         print(f"{name:<{width}}  {ms:8.2f}")
     print("budget: small beside one model call (~1,000 ms)")

@@ -3,7 +3,7 @@ network), beside the project's budgets. The DS review with `-T domain=` (calls, 
 two- vs three-dimension scores) is measured by benchmarks/domain_review.py; here:
 
     . .venv/bin/activate
-    python benchmarks/domain.py            # a few seconds
+    python benchmarks/domain.py [--quick]   # a few seconds
 
 1. get_domain_context: milliseconds per brief (1, 2 and 3 domains; file reads only, no model call),
    tokens against the budget (5,000 per domain).
@@ -54,12 +54,15 @@ def ms(fn, repeat=20) -> float:
 
 
 def main() -> None:
+    from common import bench_args  # benchmarks/common.py (the script's folder is on sys.path)
+
+    repeat = 3 if bench_args(__doc__).quick else 20
     index = default_index()
-    print("1. get_domain_context (median of 20)")
+    print(f"1. get_domain_context (median of {repeat})")
     for domains in (["search-ranking"], ["search-ranking", "query-understanding"],
                     ["search-ranking", "query-understanding", "search-infra"]):
         brief = get_domain_context(domains, index=index, clock=lambda: NOW)
-        took = ms(lambda: get_domain_context(domains, index=index, clock=lambda: NOW))
+        took = ms(lambda: get_domain_context(domains, index=index, clock=lambda: NOW), repeat)
         print(f"   {','.join(domains):55s} {took:6.1f} ms  {brief.tokens:5d} / {brief.budget} tokens")
 
     print("2. domain reviewer prompt per fixture (budget: cacheable prefix >= 50%)")
@@ -78,11 +81,11 @@ def main() -> None:
     print(f"   round trips added to a DS review: 1 (domain reviewer, concurrent with the others); "
           f"stage-2 dedup questions over the gray-zone fixtures: {stage2}")
 
-    print("3. offline rule engine (median of 20)")
+    print(f"3. offline rule engine (median of {repeat})")
     brief = get_domain_context(["search-ranking"], index=index, clock=lambda: NOW)
     for item in gold[:3]:
         document = (DOMAIN_FIXTURES_DIR / item.fixture).read_text()
-        print(f"   {item.fixture:42s} {ms(lambda: review_document(document, brief.content, RUBRIC)):6.1f} ms")
+        print(f"   {item.fixture:42s} {ms(lambda: review_document(document, brief.content, RUBRIC), repeat):6.1f} ms")
 
     print("4. refresh search-ranking from knowledge/domain/pages/search-ranking (offline curator)")
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 """The DS review with and without `-T domain=search-ranking` on the Search fixtures, offline:
 
     . .venv/bin/activate
-    python benchmarks/domain_review.py        # about half a minute
+    python benchmarks/domain_review.py [--quick]   # about half a minute
 
 1. Calibration (seed 001 s8): per document, today's two-dimension score and band (the run without
    a domain) beside the three-dimension score and band (50/25/25), and whether the band moved.
@@ -18,8 +18,8 @@ import tempfile
 from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 
-from common import ROOT, load_task
-from review_harness.cli import reviews_in_log
+from common import ROOT, bench_args, load_task
+from review_harness.core.logs import reviews_in_log
 from review_harness.ds.rubric import default_rubric
 from review_harness.ds.scoring import band_verdict
 
@@ -40,6 +40,7 @@ def calls(sample) -> tuple[int, int]:
 
 
 def main() -> None:
+    bench_args(__doc__)  # --quick: this script is quick already (three offline runs)
     rubric = default_rubric()
     two, three = run(None), run("search-ranking")
     before = {sid: r for sid, _, r in reviews_in_log(two)}

@@ -2,6 +2,7 @@
 
     . .venv/bin/activate
     python benchmarks/run.py                       # print every figure as labelled tables
+    python benchmarks/run.py --quick               # one run per figure, fewer cases (CI)
     python benchmarks/run.py --json bench.json     # ... and also write them as JSON
 
 Runs in about a minute on 2 cores. Figures (medians; nothing is asserted, targets are shown):
@@ -51,14 +52,15 @@ from review_harness.offline.provider import estimate_tokens
 from review_harness.ds.prepare import count_words, prepare_document
 from review_harness.ds.prompts import render_reviewer_prompt, render_system
 from review_harness.ds.rubric import default_rubric
-from solvers.ds_panel import REVIEWER_SCHEMA
+from review_harness.ds.schemas import reviewer_schema
 
-from common import constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
+from common import OVERHEAD_BUDGET, bench_args, constant_scorer, load_task  # benchmarks/common.py (the script's folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "ds"
 MODEL = "offline/rules"
 RUBRIC = default_rubric()
+SCHEMAS = {d: reviewer_schema(RUBRIC.dimension(d)) for d in RUBRIC.dimensions}
 SEGMENTS = ["new customers", "tenured customers", "US", "Canada", "web", "app", "Q3", "Q4"]
 # seed 000 s14.1: (scenario, total input tokens, total output tokens); includes an LLM lead agent
 SEED = {"full_1k": ("Short doc (1K words), Full mode", 70_000, 12_000),
@@ -127,14 +129,14 @@ def make_document(target_words: int, variant: str = "") -> str:
 def same_model_calls():
     """Bare Inspect: the sample's two pre-rendered reviewer prompts, sent concurrently (each
     tagged with its member, as call_member does, so the offline model knows who asks)."""
-    async def ask(reviewer: str, system: str, request: str, config: GenerateConfig):
+    async def ask(reviewer: str, dimension: str, system: str, request: str):
+        config = GenerateConfig(response_schema=SCHEMAS[dimension])
         with tagged("ds", reviewer):
             return await get_model().generate([ChatMessageSystem(content=system), ChatMessageUser(content=request)],
                                               config=config)
 
     async def solve(state, generate_fn):
-        config = GenerateConfig(response_schema=REVIEWER_SCHEMA)
-        outputs = await asyncio.gather(*(ask(reviewer, s, r, config) for reviewer, s, r in state.metadata["prompts"]))
+        outputs = await asyncio.gather(*(ask(*prompt) for prompt in state.metadata["prompts"]))
         state.output = outputs[0]
         return state
     return solve
@@ -149,9 +151,9 @@ def baseline_tasks(samples: list[Sample]) -> dict[str, Task]:
         prompts = [render_reviewer_prompt(RUBRIC.dimension(d), RUBRIC, prepared, mode=options.mode,
                                           audience=options.audience, workflow=options.workflow,
                                           draft=options.draft) for d in RUBRIC.dimensions]
-        reviewers = [RUBRIC.dimension(d).reviewer for d in RUBRIC.dimensions]
-        with_prompts.append(Sample(id=s.id, input=s.input,
-                                   metadata={"prompts": [(m, p.system, p.request) for m, p in zip(reviewers, prompts)]}))
+        reviewers = [(RUBRIC.dimension(d).reviewer, d) for d in RUBRIC.dimensions]
+        with_prompts.append(Sample(id=s.id, input=s.input, metadata={
+            "prompts": [(m, d, p.system, p.request) for (m, d), p in zip(reviewers, prompts)]}))
     plain = [Sample(id=s.id, input=s.input) for s in samples]
     return {"same model calls": Task(dataset=MemoryDataset(with_prompts), solver=same_model_calls(),
                                      scorer=constant_scorer()),
@@ -213,7 +215,7 @@ def merged(intervals):
     return out
 
 
-def bench_latency(log_dir: str, docs_dir: Path, latency: float = 1.0, runs: int = 3) -> dict:
+def bench_latency(log_dir: str, docs_dir: Path, latency: float = 1.0, runs: int = 3, documents: int = 50) -> dict:
     one = str(FIXTURES / "strong-analysis.md")
     run_eval(ds_review(document=one), log_dir, latency)  # warm-up
     singles = []
@@ -229,33 +231,35 @@ def bench_latency(log_dir: str, docs_dir: Path, latency: float = 1.0, runs: int 
     single["ideal_s"] = latency
 
     fixtures = sorted(FIXTURES.glob("*.md"))
-    for i in range(50):
+    for i in range(documents):
         src = fixtures[i % len(fixtures)]
         (docs_dir / f"{i:02d}-{src.name}").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
     bare = baseline_tasks(document_samples(str(docs_dir), {}))["same model calls"]
     many = []
-    for name, make, conns in [("real task", lambda: ds_review(document=str(docs_dir)), 50),
-                              ("real task", lambda: ds_review(document=str(docs_dir)), 100),
-                              ("bare: same model calls", lambda: bare, 50)]:
-        wall, log = run_eval(make(), log_dir, latency, max_connections=conns, max_samples=50)
+    for name, make, conns in [("real task", lambda: ds_review(document=str(docs_dir)), documents),
+                              ("real task", lambda: ds_review(document=str(docs_dir)), 2 * documents),
+                              ("bare: same model calls", lambda: bare, documents)]:
+        wall, log = run_eval(make(), log_dir, latency, max_connections=conns, max_samples=documents)
         iv = model_intervals(log)
         span = max(b for _, b in iv) - min(a for a, _ in iv)
-        many.append({"task": name, "documents": len(log.samples), "max_connections": conns, "max_samples": 50,
+        many.append({"task": name, "documents": len(log.samples), "max_connections": conns, "max_samples": documents,
                      "model_calls": len(iv), "eval_wall_s": wall,
                      "ideal_model_s": math.ceil(len(iv) / conns) * latency,
                      "first_to_last_model_call_s": span,
                      "max_sample_total_s": max(s.total_time for s in log.samples)})
-    return {"latency_s": latency, "single": single, "single_runs": singles, "fifty": many}
+    return {"latency_s": latency, "single": single, "single_runs": singles, "many": many, "documents": documents}
 
 
 # ---------------------------------------------------------------------------------- 4. tokens
 
-def bench_tokens(log_dir: str, docs_dir: Path) -> list[dict]:
+def bench_tokens(log_dir: str, docs_dir: Path, quick: bool = False) -> list[dict]:
     system_tokens = {RUBRIC.dimension(d).reviewer: estimate_tokens(render_system(RUBRIC.dimension(d), RUBRIC))
                      for d in RUBRIC.dimensions}
     cases = [("1K full", 1_000, "full", "full_1k"), ("1K quick", 1_000, "quick", "quick"),
              ("19.5K full", 19_500, "full", "tier3_20k"),
              ("20K full (auto-quick)", 20_000, "full", "quick"), ("20K quick", 20_000, "quick", "quick")]
+    if quick:
+        cases = [cases[0], cases[-1]]
     rows = []
     for label, size, mode, seed_key in cases:
         path = docs_dir / f"tokens-{size}.md"
@@ -289,7 +293,8 @@ def table(title: str, headers: list[str], rows: list[list]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
-    args = parser.parse_args()
+    args = bench_args(__doc__, parser)
+    runs = 1 if args.quick else 3
     command = "python " + " ".join(shlex.quote(a) for a in sys.argv)
     print(f"$ cd {shlex.quote(os.getcwd())} && {command}")
     print(f"python {platform.python_version()}, inspect_ai {inspect_ai.__version__}, "
@@ -297,17 +302,18 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         log_dir, docs = f"{tmp}/logs", Path(tmp)
-        (docs / "fifty").mkdir()
-        overhead = bench_overhead(log_dir)
-        prepare = bench_prepare()
-        latency = bench_latency(log_dir, docs / "fifty")
-        tokens = bench_tokens(log_dir, docs)
+        (docs / "many").mkdir()
+        overhead = bench_overhead(log_dir, runs)
+        prepare = bench_prepare((1_000, 20_000) if args.quick else (1_000, 5_000, 20_000, 100_000))
+        latency = bench_latency(log_dir, docs / "many", runs=runs, documents=10 if args.quick else 50)
+        tokens = bench_tokens(log_dir, docs, args.quick)
 
     names = [k for k in overhead if k != "samples"]
     table(f"1. Harness overhead: eval() over {overhead['samples']} fixtures, latency 0 "
-          "(median of 3 after 1 warm-up; target: real <= 1.5x bare)",
-          ["task", "median wall s", "runs s", "real / this"],
-          [[n, overhead[n]["median_s"], " ".join(f"{t:.2f}" for t in overhead[n]["runs_s"]),
+          f"(median of {runs} after 1 warm-up; budget: real <= {OVERHEAD_BUDGET}x the same model calls)",
+          ["task", "median wall s", "ms per sample", "runs s", "real / this"],
+          [[n, overhead[n]["median_s"], 1000 * overhead[n]["median_s"] / overhead["samples"],
+            " ".join(f"{t:.2f}" for t in overhead[n]["runs_s"]),
             f"{overhead[n].get('real_over_baseline', 1.0):.2f}x"] for n in names])
     print("  primary baseline: 'same model calls' (same prompts, same rule-engine work, no harness);"
           "\n  floor: 'plain generate()' (Inspect + one trivial model call, no rule engine)")
@@ -317,18 +323,18 @@ def main() -> None:
             r["ms_per_1k_words"]] for r in prepare])
     s = latency["single"]
     table(f"3a. Latency: one review (strong-analysis.md), latency={latency['latency_s']:g} s per call "
-          "(median of 3; target: model wall < 1.5 s)",
+          f"(median of {runs}; target: model wall < 1.5 s, round trips on the critical path: 1)",
           ["figure", "value"],
           [["eval() wall s", s["eval_wall_s"]], ["sample total s", s["sample_total_s"]],
            ["model calls", int(s["model_calls"])], ["sequential model stages (from log)", int(s["model_stages"])],
            ["model-stage wall s (union of model events)", s["model_stage_wall_s"]],
            ["sum of model-event wall s", s["sum_model_event_wall_s"]], ["ideal model wall s", s["ideal_s"]]])
-    table("3b. Latency: 50 documents (fixture copies), max_samples=50",
+    table(f"3b. Latency: {latency['documents']} documents (fixture copies), max_samples={latency['documents']}",
           ["task", "max_connections", "model calls", "eval() wall s", "ideal model s",
            "first->last model s", "max sample total s"],
           [[r["task"], r["max_connections"], r["model_calls"], r["eval_wall_s"], r["ideal_model_s"],
-            r["first_to_last_model_call_s"], r["max_sample_total_s"]] for r in latency["fifty"]])
-    print("  ideal model s = ceil(model calls / max_connections) x latency: 100 calls over 50 "
+            r["first_to_last_model_call_s"], r["max_sample_total_s"]] for r in latency["many"]])
+    print("  ideal model s = ceil(model calls / max_connections) x latency: twice as many calls as "
           "connections are two waves.\n  first->last model s: first model call start to last model "
           "call end (includes the offline\n  rule engine, which runs on the event loop after the sleep)")
     table("4. Tokens per review (sum over reviewer_runs; words x 1.3) vs seed 000 s14.1 "

@@ -1,5 +1,5 @@
-"""Gold scorer of the impact review: dimension-in-window rate, overall-in-window, concern
-recall and confidence-in-range per sample; ranking agreement across samples (do broken
+"""Gold scorer of the impact review: verdict accuracy, dimension-in-window rate, overall-in-window,
+concern recall and confidence-in-range per sample; ranking agreement across samples (do broken
 artifacts score below clean ones on the dimension they break); and the epoch reducer that
 measures consistency across epochs."""
 
@@ -17,7 +17,7 @@ from review_harness.impact.review import review_from_store
 from scorers.gold_score import NAN, defined, not_compared
 from scorers.metrics import nanmean
 
-GOLD_KEYS = ("dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
+GOLD_KEYS = ("verdict_accuracy", "dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
 EPOCH_SPREAD_BAND = 0.1  # per-dimension max - min across epochs above this is inconsistent
 
 
@@ -35,7 +35,7 @@ def ranking_agreement_metric() -> Metric:
 
 
 @scorer(metrics={
-    "dimension_in_window": [nanmean()], "overall_in_window": [nanmean()], "concern_recall": [nanmean()],
+    "verdict_accuracy": [nanmean()], "dimension_in_window": [nanmean()], "overall_in_window": [nanmean()], "concern_recall": [nanmean()],
     "confidence_in_range": [nanmean()], "ranking": [ranking_agreement_metric()],
 })
 def impact_gold() -> Scorer:
@@ -46,6 +46,7 @@ def impact_gold() -> Scorer:
         review = review_from_store(state.store)
         comparison = compare_impact(review, gold)
         value = {
+            "verdict_accuracy": comparison.verdict_correct,
             "dimension_in_window": defined(comparison.dimension_in_window),
             "overall_in_window": comparison.overall_in_window,
             "concern_recall": defined(comparison.recall),
@@ -54,7 +55,8 @@ def impact_gold() -> Scorer:
             # the metric turns these into the cross-sample ranking agreement
             "ranking": _mean([comparison.scores.get(d) for d in (gold.breaks or list(gold.windows))]),
         }
-        lines = [f"{'clean' if gold.clean else 'breaks ' + ', '.join(gold.breaks)} ({gold.split})"]
+        lines = [f"{'clean' if gold.clean else 'breaks ' + ', '.join(gold.breaks)} ({gold.split}); verdict "
+                 f"{comparison.verdict}, gold {gold.verdict}"]
         lines += [f"outside window: {o}" for o in comparison.outside]
         if comparison.missed_gold:
             lines.append("missed concerns: " + ", ".join(comparison.missed_gold))
@@ -77,7 +79,7 @@ def _mean(values: list[float | None]) -> float:
 def impact_epochs() -> ScoreReducer:
     """Every key averaged over epochs (NaN-aware). With several epochs the review score also
     gets `overall_spread` (max - min of the overall score) and `epoch_consistent` (1 when every
-    dimension's spread is within 0.1); the gold comparison of the last epoch stays in metadata, with its scores
+    dimension's spread is within 0.1 and the verdict is the same in every epoch); the gold comparison of the last epoch stays in metadata, with its scores
     replaced by the epoch means so the ranking uses them."""
 
     def reduce(scores: list[Score]) -> Score:
@@ -93,13 +95,15 @@ def impact_epochs() -> ScoreReducer:
         if "overall" in value and len(scores) > 1:
             overall = [float(s.value["overall"]) for s in scores if not math.isnan(float(s.value["overall"]))]  # type: ignore[index]
             value["overall_spread"] = max(overall) - min(overall) if overall else NAN
-            dims = [k for k in keys if k not in ("complete", "failed", "overall")]
+            dims = [k for k in keys if k not in ("complete", "failed", "overall", "usable", "unusable")]
             spreads = []
             for key in dims:
                 got = [float(s.value[key]) for s in scores if not math.isnan(float(s.value[key]))]  # type: ignore[index]
                 if got:
                     spreads.append(max(got) - min(got))
-            value["epoch_consistent"] = float(all(s <= EPOCH_SPREAD_BAND for s in spreads)) if spreads else NAN
+            verdicts = {(s.metadata or {}).get("verdict") for s in scores}
+            value["epoch_consistent"] = (float(all(s <= EPOCH_SPREAD_BAND for s in spreads) and len(verdicts) <= 1)
+                                         if spreads else NAN)
         if "gold" in metadata:
             gold = dict(metadata["gold"])
             per_epoch = [s.metadata["gold"]["scores"] for s in scores if s.metadata and "gold" in s.metadata]

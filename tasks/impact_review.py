@@ -3,6 +3,7 @@
     inspect eval tasks/impact_review.py                                   # the gold set, offline
     inspect eval tasks/impact_review.py -T artifact=results/impact_results.json
     inspect eval tasks/impact_review.py -T artifact=results/ -T prompt=my_review -T template_dirs=my_prompts
+    inspect eval tasks/impact_review.py -T artifact=results/ -T config=review.yaml   # the seed's YAML
     inspect eval tasks/impact_review.py --model anthropic/claude-sonnet-4-5 --epochs 3
 """
 
@@ -19,17 +20,18 @@ from solvers.impact_reviewer import impact_pipeline
 
 @task
 def impact_review(
-    artifact: str | None = None, prompt: str | None = None, prompt_version: str | None = None,
-    template_dirs: str | list[str] | None = None, knowledge: str | None = None, top_k: int = 5,
-    split: str = "all", structured: str = "auto", timeout: float | None = None, retries: int = 1,
-    max_tokens: int | None = None, cache: bool = False, **unknown: Any,
+    artifact: str | None = None, config: str | None = None, prompt: str | None = None,
+    prompt_version: str | None = None, template_dirs: str | list[str] | None = None, knowledge: str | None = None,
+    top_k: int | None = None, split: str = "all", structured: str | None = None, timeout: float | None = None,
+    retries: int | None = None, max_tokens: int | None = None, cache: bool = False, **unknown: Any,
 ) -> Task:
     """Args:
-    artifact: an impact_results.json file or a folder of them; default: the gold set.
+    artifact: an impact_results.json file or a folder of them (envelope, flat contract or ArtifactPayload); default: the gold set.
+    config: the seed's YAML (backend, prompt, knowledge, checks); REVIEW_* variables override it; -T values override both.
     prompt: template name (default impact_results_review); prompt_version: pin a version.
     template_dirs: folder(s) of template YAML, comma-separated; they override built-ins by name.
     knowledge: folder of .md/.txt methodology notes; 'none' for no knowledge; default: built-in notes.
-    top_k: knowledge chunks retrieved per review.
+    top_k: knowledge chunks retrieved per review (default 5).
     split: all | dev | heldout cases of the gold set.
     structured: auto | on | off -- send a response schema (auto: anthropic and openai models).
     timeout: seconds per reviewer call (default 120); retries: extra tries after a failed call or an answer missing a dimension.
@@ -37,5 +39,5 @@ def impact_review(
     """
     with review_task("impact", impact_review, locals()) as run:
         impact = impact_input(run)
-        return run.task(impact, solver=impact_pipeline(impact.spec, **run.pipeline_options, **impact.pipeline),
+        return run.task(impact, solver=impact_pipeline(impact.spec, **impact.pipeline),
                         synthesis=impact_synthesis(), gold=impact_gold(), epochs=Epochs(1, impact_epochs()))

@@ -47,7 +47,7 @@ def test_gold_set_runs_offline(gold_log):
     assert gold_log.status == "success"
     assert len(gold_log.samples) == len(impact_gold_files()) >= 12
     assert all(s.error is None for s in gold_log.samples)
-    assert gold_log.eval.metadata["prompt_name"] == "impact_results_review" and gold_log.eval.metadata["prompt_version"] == "1.0"
+    assert gold_log.eval.metadata["prompt_name"] == "impact_results_review" and gold_log.eval.metadata["prompt_version"] == "1.1"
 
 
 def test_every_broken_artifact_scores_below_every_clean_one_on_what_it_breaks(gold_log):
@@ -63,9 +63,9 @@ def test_every_broken_artifact_scores_below_every_clean_one_on_what_it_breaks(go
 
 
 def test_ranking_agreement_helper_counts_triples():
-    cases = [ImpactGoldComparison(case="c", dimension_in_window=1, overall_in_window=1,
+    cases = [ImpactGoldComparison(case="c", dimension_in_window=1, overall_in_window=1, verdict_correct=1,
                                   confidence_in_range=1, scores={"d": 0.9}),
-             ImpactGoldComparison(case="b", dimension_in_window=1, overall_in_window=1,
+             ImpactGoldComparison(case="b", dimension_in_window=1, overall_in_window=1, verdict_correct=1,
                                   confidence_in_range=1, scores={"d": 0.95}, breaks=["d"])]
     assert ranking_agreement(cases) == (0.0, ["b d 0.95 vs c 0.9"])
 
@@ -75,7 +75,9 @@ def test_result_contract_and_report(gold_log):
     review = ImpactReview.model_validate(sample.scores["impact_synthesis"].metadata["review"])
     r = review.result
     assert (r.initiative_id, r.prompt_name, r.prompt_version, r.backend_name, r.model) == (
-        "search-ranking-v3", "impact_results_review", "1.0", "offline", "rules")
+        "search-ranking-v3", "impact_results_review", "1.1", "offline", "rules")
+    assert r.verdict == review.verdict == review.checks_verdict == review.model_verdict == "unusable"
+    assert review.verdict_reasons == ["post_minus_pre: fail"]
     assert [d.name for d in r.dimensions] == ["estimate_plausibility", "statistical_rigor", "methodology_fit"]
     assert r.overall_score == round(sum(d.score for d in r.dimensions) / 3, 4)
     assert r.raw_response.startswith("DIMENSION: estimate_plausibility") and review.answer_format == "text"
@@ -83,7 +85,10 @@ def test_result_contract_and_report(gold_log):
     assert review.confidence.model_type == "interrupted_time_series" and 0.5 <= review.confidence.score <= 0.7
     assert review.knowledge_chunks  # the built-in notes were retrieved
     assert sample.output.completion == sample.messages[-1].text
-    assert sample.output.completion.startswith("# Impact results review: search-ranking-v3")
+    assert sample.output.completion.startswith("# UNUSABLE: impact results review of search-ranking-v3\n")
+    score = sample.scores["impact_synthesis"]
+    assert score.metadata["verdict"] == "unusable" and score.value["unusable"] == 1.0 and score.value["usable"] == 0.0
+    assert score.explanation.startswith("unusable (complete)")
     assert "112.5 - 100 = 12.5" in sample.output.completion
 
 
@@ -108,7 +113,7 @@ def test_user_file_and_folder(tmp_path):
     log = run(tmp_path, artifact=str(folder))
     got = reviews(log)
     assert sorted(got) == ["its-daily-checkout", "missing-p-value"]
-    assert got["missing-p-value"].notes[0].startswith("data.impact_estimates.p_value: not reported")
+    assert got["missing-p-value"].notes[0].startswith("p_value: not reported")
 
 
 @pytest.mark.parametrize("content, message", [
@@ -131,7 +136,7 @@ def test_bad_parameters(tmp_path):
         impact_task()(prompt="nope")
     with pytest.raises(PrerequisiteError, match="knowledge folder does not exist"):
         impact_task()(knowledge=str(tmp_path / "none-here"))
-    with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.0"):
+    with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.1"):
         impact_task()(prompt_version="9.9")
     with pytest.raises(PrerequisiteError, match="-T top_k=0: expected a whole number greater than 0"):
         impact_task()(top_k=0)
@@ -179,7 +184,8 @@ def test_custom_template_and_no_knowledge(tmp_path):
     review = reviews(log)["ci-excludes-estimate"]
     assert (review.result.prompt_name, review.result.prompt_version) == ("short_review", "0.1")
     assert [d.name for d in review.result.dimensions] == ["statistical_rigor", "decision_readiness"]
-    assert review.score("statistical_rigor") == 0.55 and review.knowledge_chunks == []
+    assert review.score("statistical_rigor") == 0.5 and review.knowledge_chunks == []
+    assert review.verdict == "unusable"
     assert "mean" in review.result.dimensions[1].justification
 
 
@@ -204,10 +210,12 @@ def test_engine_from_python(tmp_path):
     engine = ReviewEngine({"backend": {"type": "offline", "model": "rules"}}, log_dir=tmp_path)
     result = engine.review(FIX / "unfit-model-did.json")
     assert result.initiative_id == "warehouse-automation-east"
-    assert next(d for d in result.dimensions if d.name == "methodology_fit").score == 0.55
+    assert next(d for d in result.dimensions if d.name == "methodology_fit").score == 0.42
+    assert result.verdict == "unusable"
     envelope = json.loads((FIX / "its-daily-checkout.json").read_text())
     out = ArtifactReview(engine=engine).execute({"impact_results": envelope, "stage": "evaluate"})
     assert out["stage"] == "evaluate" and out["review"]["overall_score"] == 1.0 and out["review_status"] == "complete"
+    assert out["verdict"] == out["review"]["verdict"] == "usable"
     import asyncio
     again = asyncio.run(engine.areview(FIX / "unfit-model-did.json"))
     assert [d.score for d in again.dimensions] == [d.score for d in result.dimensions]
@@ -219,10 +227,10 @@ def test_summary_table_for_impact_logs(gold_log):
     table = summary_table(gold_log)
     lines = table.splitlines()
     assert lines[0] == "log status: success"
-    assert lines[1].split()[:7] == ["sample", "epoch", "status", "overall", "estimate_plausibility",
+    assert lines[1].split()[:8] == ["sample", "epoch", "status", "verdict", "overall", "estimate_plausibility",
                                     "statistical_rigor", "methodology_fit"]
     row = next(line for line in lines if line.startswith("broken-arithmetic"))
-    assert row.split()[2:5] == ["complete", "0.85", "0.55"] and row.endswith("post_minus_pre")
+    assert row.split()[2:6] == ["complete", "unusable", "0.83", "0.50"] and row.endswith("post_minus_pre")
 
 
 def test_impact_cli_commands(capsys):

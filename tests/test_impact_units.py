@@ -18,9 +18,11 @@ from review_harness.impact.artifact import (
     ArtifactError, artifact_files, artifact_text, build_payload, envelope_from_text, load_artifact, validate_envelope,
 )
 from review_harness.impact.checks import implied_p_value, run_checks
-from review_harness.impact.config import ConfigError, ReviewConfig, default_settings
+from review_harness.impact.config import ConfigError, ReviewConfig
+from review_harness.impact.table import default_table
 from review_harness.impact.confidence import score_initiative
 from review_harness.impact.knowledge import EmptyKnowledgeBase, KnowledgeError, StaticKnowledgeBase, default_knowledge_dir, split_chunks
+from review_harness.impact.gold import impact_gold_files
 from review_harness.impact.parse import answer_schema, normalize_name, parse_answer
 from review_harness.impact.registry import BUILTIN_TEMPLATES, PromptError, PromptRegistry, render_part
 from review_harness.impact.review import prepare_request
@@ -70,22 +72,22 @@ def test_artifact_strings_cannot_break_the_block():
 def test_missing_p_value_is_reported_not_fatal():
     a = load_artifact(FIX / "missing-p-value.json")
     assert a.contract.p_value is None
-    assert a.notes == ["data.impact_estimates.p_value: not reported; statistical significance cannot be checked"]
+    assert a.notes == ["p_value: not reported; statistical significance cannot be checked against it"]
 
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda e: e.update(schema_version="1.0"), "x.json: schema_version: '1.0' is not supported (expected '2.0')"),
-    (lambda e: e.pop("schema_version"), "x.json: schema_version: missing required field"),
-    (lambda e: e["data"]["impact_estimates"].pop("ci_upper"), "x.json: data.impact_estimates.ci_upper: missing required field"),
-    (lambda e: e["data"].pop("model_summary"), "x.json: data.model_summary: missing required field"),
-    (lambda e: e["metadata"].pop("initiative_id"), "x.json: metadata.initiative_id: missing required field"),
+    (lambda e: e.pop("model_type"), "x.json: model_type: missing required field (the review needs the method)"),
+    (lambda e: e["data"]["impact_estimates"].pop("intervention_effect"),
+     "x.json: data.impact_estimates.intervention_effect: missing required field (the estimate under review)"),
+    (lambda e: e["data"].update(impact_estimates=[1, 2]), "x.json: data.impact_estimates: expected an object, got list [1, 2]"),
     (lambda e: e["data"]["impact_estimates"].update(ci_lower="8.1"),
      "x.json: data.impact_estimates.ci_lower: expected a number, got the string '8.1'"),
     (lambda e: e["data"]["impact_estimates"].update(intervention_effect=float("nan")),
      "x.json: data.impact_estimates.intervention_effect: expected a finite number, got nan"),
     (lambda e: e["data"]["model_summary"].update(n_observations=580.5),
      "x.json: data.model_summary.n_observations: expected a whole number of observations, got 580.5"),
-    (lambda e: e.update(model_type="magic"), "x.json: model_type: unknown model type 'magic'"),
+    (lambda e: e.update(model_type=7), "x.json: model_type: expected the name of the method, got int 7"),
     (lambda e: e["metadata"].update(executed_at="yesterday"), "x.json: metadata.executed_at: not an ISO-8601 timestamp: 'yesterday'"),
 ])
 def test_bad_envelopes_name_file_and_field(tmp_path, mutate, message):
@@ -118,24 +120,36 @@ def test_clean_artifact_passes_every_check():
 
 @pytest.mark.parametrize("case, check", [
     ("broken-arithmetic", "post_minus_pre"),
-    ("heldout-percent-mislabel", "percent_change"),
+    ("heldout-percent-mislabel", "percent_of_pre"),
     ("implausible-small-sample", "effect_size"),
     ("ci-excludes-estimate", "ci_contains_estimate"),
     ("heldout-p-contradicts-ci", "p_value_matches_ci"),
-    ("heldout-n-mismatch", "n_equals_periods"),
+    ("heldout-n-mismatch", "periods_add_up"),
     ("short-pre-period", "pre_period_length"),
     ("unfit-model-did", "model_params_fit"),
     ("heldout-executed-early", "executed_after_post_period"),
-    ("heldout-autocorrelated-residuals", "autocorrelation"),
+    ("did-parallel-trends-violated", "parallel_trends"),
+    ("heldout-did-effect-ignores-control", "did_effect"),
+    ("rct-sample-ratio-mismatch", "sample_ratio"),
+    ("bsts-relative-effect-wrong", "percent_of_counterfactual"),
 ])
 def test_each_broken_artifact_fails_its_check(case, check):
     assert checks_of(case)[check] == "fail"
 
 
+@pytest.mark.parametrize("case, check", [
+    ("heldout-autocorrelated-residuals", "autocorrelation"),
+    ("synth-control-poor-fit", "synthetic_fit"),
+    ("heldout-bsts-post-longer-than-pre", "post_to_pre_ratio"),
+])
+def test_each_weak_artifact_warns(case, check):
+    assert checks_of(case)[check] == "warn"
+
+
 def test_non_100_pre_mean_percent_is_computed_not_assumed():
     checks = {c.id: c for c in run_checks(load_artifact(FIX / "its-monthly-premean-250.json"))}
-    assert checks["percent_change"].status == "pass"
-    assert "12.5 / 250 x 100 = 5%" in checks["percent_change"].message
+    assert checks["percent_of_pre"].status == "pass"
+    assert "absolute_change / pre_intervention_mean * 100 = 12.5 / 250 * 100 = 5" in checks["percent_of_pre"].message
 
 
 def test_implied_p_value_of_a_symmetric_interval():
@@ -147,7 +161,7 @@ def test_implied_p_value_of_a_symmetric_interval():
 
 def test_confidence_inside_the_configured_band_and_content_free():
     c = score_initiative("checkout-redesign-2024", "interrupted_time_series")
-    low, high = default_settings().confidence_map["interrupted_time_series"]
+    low, high = default_table().confidence_map["interrupted_time_series"]
     assert (c.low, c.high) == (low, high) and low <= c.score <= high
     assert score_initiative("x", "difference_in_differences", {"difference_in_differences": (0.2, 0.2)}).score == 0.2
     with pytest.raises(ValueError, match="model_type 'nope' has no confidence band"):
@@ -179,7 +193,7 @@ def write_template(folder: Path, name: str, version: str = "1.0", user: str = "{
 
 def test_builtin_template():
     spec = PromptRegistry().get("impact_results_review")
-    assert (spec.version, spec.dimensions) == ("1.0", DIMS)
+    assert (spec.version, spec.dimensions) == ("1.1", DIMS)
 
 
 def test_user_dir_overrides_by_name_with_a_log_line(tmp_path, caplog):
@@ -291,10 +305,14 @@ def test_garbled_score_is_dropped_not_misread():
 
 def test_missing_and_repeated_dimensions():
     p = parse_answer("DIMENSION: statistical_rigor\nSCORE: 0.5\nJUSTIFICATION: a\n"
-                     "DIMENSION: statistical_rigor\nSCORE: 0.9\nJUSTIFICATION: b\nDIMENSION: methodology_fit\nSCORE: n/a\n", DIMS)
-    assert [(d.name, d.score) for d in p.dimensions] == [("statistical_rigor", 0.5)]
+                     "DIMENSION: statistical_rigor\nSCORE: 0.5\nJUSTIFICATION: b\nDIMENSION: methodology_fit\nSCORE: n/a\n", DIMS)
+    assert [(d.name, d.score, d.justification) for d in p.dimensions] == [("statistical_rigor", 0.5, "a")]
     assert p.missing(DIMS) == ["estimate_plausibility", "methodology_fit"]
-    assert any("repeated" in w for w in p.warnings) and any("'n/a' is not a number" in w for w in p.warnings)
+    assert any("repeated with the same score" in w for w in p.warnings) and any("'n/a' is not a number" in w for w in p.warnings)
+    # two blocks of one dimension that disagree: neither score is trusted
+    p = parse_answer("DIMENSION: statistical_rigor\nSCORE: 0.5\nJUSTIFICATION: a\n"
+                     "DIMENSION: statistical_rigor\nSCORE: 0.9\nJUSTIFICATION: b\n", DIMS)
+    assert p.dimensions == [] and any("two blocks with different scores (0.5 and 0.9); dropped" in w for w in p.warnings)
 
 
 @pytest.mark.parametrize("text", [
@@ -317,10 +335,11 @@ def test_response_schema_is_sendable():
     schema = schema_dict(answer_schema(DIMS))
     assert schema_problems(schema) == []
     # every dimension is a required key: a schema-valid answer scores all of them
-    assert schema["required"] == [*DIMS, "overall"]
+    assert schema["required"] == [*DIMS, "overall", "verdict"]
     assert schema["properties"]["statistical_rigor"]["required"] == ["score", "justification"]
-    parsed = parse_answer(json.dumps({d: {"score": 0.5, "justification": "j"} for d in DIMS} | {"overall": None}), DIMS)
-    assert [d.name for d in parsed.dimensions] == DIMS and parsed.overall == 0.5
+    parsed = parse_answer(json.dumps({d: {"score": 0.5, "justification": "j"} for d in DIMS}
+                                     | {"overall": None, "verdict": "caution"}), DIMS)
+    assert [d.name for d in parsed.dimensions] == DIMS and parsed.overall == 0.5 and parsed.verdict == "caution"
 
 
 # --- configuration ------------------------------------------------------------------------------
@@ -361,15 +380,18 @@ def test_offline_answer_is_the_text_format_with_numbers():
     parsed = parse_answer(text, DIMS)
     assert parsed.format == "text" and parsed.warnings == []
     d = {x.name: x for x in parsed.dimensions}
-    assert d["estimate_plausibility"].score == 0.55 and "112.5 - 100 = 12.5" in d["estimate_plausibility"].justification
-    assert d["statistical_rigor"].score == 1.0
+    assert d["estimate_plausibility"].score == 0.5 and "112.5 - 100 = 12.5" in d["estimate_plausibility"].justification
+    assert d["statistical_rigor"].score == 1.0 and parsed.verdict == "unusable"
 
 
-def test_offline_rules_depend_on_the_retrieved_notes():
-    with_notes = parse_answer(offline_answer("heldout-autocorrelated-residuals"), DIMS)
-    without = parse_answer(offline_answer("heldout-autocorrelated-residuals", EmptyKnowledgeBase()), DIMS)
-    rigor = lambda p: next(d.score for d in p.dimensions if d.name == "statistical_rigor")  # noqa: E731
-    assert rigor(with_notes) == 0.55 and rigor(without) == 1.0
+@pytest.mark.parametrize("case", [g.id for g in impact_gold_files()])
+def test_offline_checks_do_not_depend_on_the_retrieved_notes(case, tmp_path):
+    # the built-in notes, none, or a folder of notes on something else: the same scores and verdict
+    (tmp_path / "other.md").write_text("# Weather\nrain and sunshine\n")
+    answers = [parse_answer(offline_answer(case, kb), DIMS)
+               for kb in (None, EmptyKnowledgeBase(), StaticKnowledgeBase(tmp_path))]
+    scores = [[(d.name, d.score) for d in p.dimensions] for p in answers]
+    assert scores[0] == scores[1] == scores[2] and len({p.verdict for p in answers}) == 1
 
 
 def test_offline_ignores_other_prompts():

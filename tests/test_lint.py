@@ -36,7 +36,7 @@ def test_cli_lint_passes_for_every_kind(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "lint-prompts: PASS"
     assert {line.split()[0] for line in lines[:-1]} == {"ds", "design", "code", "impact", "domain"}
-    assert "impact impact_results_review@1.0: prefix " in "\n".join(lines)
+    assert "impact impact_results_review@1.1: prefix " in "\n".join(lines)
 
 
 def test_instruction_count_within_limit():
@@ -100,5 +100,5 @@ def test_impact_templates_are_linted_version_by_version(tmp_path):
     assert len(found.problems) == 1 and found.problems[0].startswith("impact_results_review@2.0: ")
     assert "unknown key 'reviewer_mood'" in found.problems[0]
     builtin = lint_impact_prompts()
-    assert list(builtin.prefixes) == ["impact_results_review@1.0"] and builtin.problems == []
-    assert "estimate_plausibility" in builtin.prefixes["impact_results_review@1.0"]
+    assert list(builtin.prefixes) == ["impact_results_review@1.1"] and builtin.problems == []
+    assert "estimate_plausibility" in builtin.prefixes["impact_results_review@1.1"]

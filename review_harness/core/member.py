@@ -22,40 +22,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 from inspect_ai.model import CachePolicy, ChatMessage, Model, ResponseSchema, get_model
 from inspect_ai.util import span
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from review_harness.core.calltag import CallTag, current_call, tagged  # noqa: F401  (re-exported)
+from review_harness.core.runs import MEMBER_STATUSES, MemberRun, MemberStatus, RetryPolicy  # noqa: F401  (re-exported)
 from review_harness.core.panel import generate_structured
 
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
-
-MemberStatus = Literal["complete", "failed", "timed_out", "malformed", "refused"]
-MEMBER_STATUSES: tuple[str, ...] = ("complete", "failed", "timed_out", "malformed", "refused")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often a member is asked and how long it may take. `attempts` counts the first call:
-    2 means one retry after a failed call or a malformed answer."""
-
-    attempts: int = 2
-    backoff_seconds: float = 0.5
-    timeout_seconds: float = 300.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError(f"a retry policy needs at least one attempt, not {self.attempts}")
-        if self.timeout_seconds <= 0:
-            raise ValueError(f"a retry policy needs a timeout greater than 0, not {self.timeout_seconds}")
-
-    def with_timeout(self, seconds: float | None) -> RetryPolicy:
-        return self if seconds is None else RetryPolicy(self.attempts, self.backoff_seconds, float(seconds))
 
 
 @dataclass
@@ -72,39 +51,6 @@ class ParseOutcome(Generic[T]):
     @property
     def usable(self) -> bool:
         return self.report is not None and not self.malformed
-
-
-class MemberRun(BaseModel):
-    """What happened when one member was asked: the one run record of every kind's log."""
-
-    kind: str
-    member: str
-    role: str | None = Field(default=None, description="the model role it ran under, None for the evaluated model")
-    model: str = ""
-    status: MemberStatus = "failed"
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-    truncated: bool = False
-    reason: str | None = None
-    problems: list[str] = Field(default_factory=list, description="items dropped or repaired by the parser")
-    prompt_version: str = ""
-    prefix_hash: str = ""
-
-    @property
-    def completed(self) -> bool:
-        return self.status == "complete"
-
-    def describe(self) -> str:
-        """'returned malformed output' and the like, for completion lines and warnings."""
-        return {
-            "complete": "completed",
-            "malformed": "returned malformed output",
-            "timed_out": "timed out",
-            "refused": "declined to answer",
-            "failed": "failed",
-        }[self.status] + (f" ({self.reason})" if self.reason and self.status != "complete" else "")
 
 
 @dataclass

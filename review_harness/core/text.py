@@ -95,3 +95,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         spans.append((start, len(text.rstrip())))
     return spans
+
+
+def short_value(value: object, limit: int = 60) -> str:
+    """A value as it may appear in an error message: its repr, cut to at most `limit` characters
+    (with '...' and the value's size when cut). Built with `reprlib`, so a 4-million-element list
+    or a 50 MB string is never serialised whole just to be quoted."""
+    import reprlib
+
+    shortener = reprlib.Repr()
+    shortener.maxstring = shortener.maxother = max(limit, 12)
+    shortener.maxlist = shortener.maxtuple = shortener.maxdict = shortener.maxset = 6
+    shortener.maxlevel = 3
+    text = shortener.repr(value)
+    size = f" ({len(value):,} items)" if isinstance(value, (list, tuple, dict, set)) and len(value) > 6 else (
+        f" ({len(value):,} characters)" if isinstance(value, str) and len(value) > limit else "")
+    if len(text) > limit:
+        text = text[: max(limit - 3, 1)] + "..."
+    return text + size

@@ -16,6 +16,7 @@ from review_harness.core.documents import Document, DocumentError, is_remote, lo
 from review_harness.ds.prompts import PromptError, check_templates
 from review_harness.core.params import as_flag, choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.core.input_errors import input_error_tolerance  # noqa: F401  (ds.task imports it from here)
 from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric
 
 
@@ -71,13 +72,6 @@ def _failed_sample(path: str, reason: str, options: ReviewOptions, sample_id: st
     """A file of a folder that cannot be read: the sample fails with its reason, the run goes on."""
     return Sample(id=sample_id, input=f"(unreadable input: {reason})",
                   metadata={"source": path, "options": options.model_dump(), "gold": None, "input_error": reason})
-
-
-def input_error_tolerance(samples: list[Sample]) -> float | None:
-    """Task(fail_on_error=...): unreadable folder files are sample failures, not a failed run;
-    any other sample error still fails it."""
-    failed = sum(1 for s in samples if s.metadata and s.metadata.get("input_error"))
-    return (failed + 0.5) / len(samples) if failed else None
 
 
 def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]:

@@ -1,18 +1,32 @@
-"""impact_results.json: read the seed's envelope, validate it and the Measure -> Evaluate
-contract with one-line errors naming the file and the field, and serialise it as the
-deterministic, readable ``artifact_text`` the reviewer gets.
+"""What the measure stage produces, read into one ImpactArtifact, and serialised as the readable
+``artifact_text`` block the reviewer gets (which the offline reviewer reads back).
 
-Where the contract fields live in the envelope (schema 2.0):
+Three shapes are accepted, told apart by their keys:
 
-| contract field   | envelope field                                   |
-|------------------|--------------------------------------------------|
-| initiative_id    | metadata.initiative_id                           |
-| effect_estimate  | data.impact_estimates.intervention_effect        |
-| ci_lower/upper   | data.impact_estimates.ci_lower / ci_upper        |
-| p_value          | data.impact_estimates.p_value (missing: reported)|
-| sample_size      | data.model_summary.n_observations                |
-| model_type       | model_type                                       |
-| diagnostics      | data.diagnostics + data.model_summary fit stats  |
+* the ``impact_results.json`` envelope (``data``): ``schema_version``, ``model_type``,
+  ``data.model_params`` / ``impact_estimates`` / ``model_summary`` / ``diagnostics``, ``metadata``;
+* the orchestrator's flat Measure -> Evaluate contract (``effect_estimate``): ``initiative_id``,
+  ``effect_estimate``, ``ci_lower``, ``ci_upper``, ``p_value``, ``sample_size``, ``model_type``,
+  ``diagnostics``;
+* an ``ArtifactPayload`` (``artifact_text``): the serialised results, read as JSON of either shape
+  above, as this module's own block, or as ``name: value`` lines; its other fields fill the gaps.
+
+Where the contract's fields live in the envelope:
+
+| contract field   | envelope field                                                |
+|------------------|---------------------------------------------------------------|
+| initiative_id    | metadata.initiative_id (missing: the file name, with a note)  |
+| effect_estimate  | data.impact_estimates.intervention_effect (or effect_estimate)|
+| ci_lower/upper   | data.impact_estimates.ci_lower / ci_upper                     |
+| p_value          | data.impact_estimates.p_value                                 |
+| sample_size      | data.model_summary.n_observations                             |
+| model_type       | model_type                                                    |
+| diagnostics      | data.diagnostics (nested ones as dotted names) + fit stats    |
+
+Only the model type and an effect estimate are required: a missing interval, p-value, sample
+size, diagnostics, date or initiative id is noted and reviewed ("no uncertainty is reported"). A
+value of the wrong type (a string where a number belongs, a date that is not a date) is an error,
+one line naming the file and the field and quoting at most a short prefix of the value.
 """
 
 from __future__ import annotations
@@ -20,19 +34,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from review_harness.impact.config import FREQUENCIES, ImpactSettings, default_settings
+from review_harness.core.text import short_value
 from review_harness.impact.models import ArtifactPayload, ImpactArtifact, MeasureContract
+from review_harness.impact.table import ChecksTable, default_table
 
 SCHEMA_VERSION = "2.0"
-ESTIMATE_FIELDS = ("intervention_effect", "pre_intervention_mean", "post_intervention_mean",
-                   "absolute_change", "percent_change", "ci_lower", "ci_upper")
-OPTIONAL_ESTIMATES = ("p_value",)
-SUMMARY_COUNTS = ("n_observations", "pre_period_length", "post_period_length")
+EFFECT_FIELDS = ("intervention_effect", "effect_estimate")  # the estimate, by either name
+COUNTS = ("n_observations", "pre_period_length", "post_period_length", "treatment_n", "control_n")
+CONTRACT_FIELDS = ("initiative_id", "effect_estimate", "ci_lower", "ci_upper", "p_value", "sample_size",
+                   "model_type", "diagnostics")
 TEXT_OPEN = "=== impact_results.json ==="
 TEXT_CLOSE = "=== end of impact_results.json ==="
+NOT_REPORTED = "(not reported)"
 
 
 class ArtifactError(ValueError):
@@ -43,11 +61,17 @@ def _fail(source: str, field: str, problem: str) -> ArtifactError:
     return ArtifactError(f"{source}: {field}: {problem}")
 
 
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"the string {short_value(value)}"
+    return f"{type(value).__name__} {short_value(value)}"
+
+
 def _number(source: str, field: str, value: Any, *, integer: bool = False) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        shown = f"the string {value!r}" if isinstance(value, str) else (
-            "null" if value is None else f"{type(value).__name__} {json.dumps(value)}")
-        raise _fail(source, field, f"expected a number, got {shown}")
+        raise _fail(source, field, f"expected a number, got {_shown(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise _fail(source, field, f"expected a finite number, got {value}")
     if integer:
@@ -59,135 +83,317 @@ def _number(source: str, field: str, value: Any, *, integer: bool = False) -> fl
     return float(value)
 
 
-def _object(source: str, field: str, value: Any) -> dict:
+def _object(source: str, field: str, value: Any, notes: list[str] | None = None) -> dict:
+    """An object; a missing one is an empty object (with a note when `notes` is given)."""
     if value is None:
-        raise _fail(source, field, "missing required field")
+        if notes is not None:
+            notes.append(f"{field}: not reported")
+        return {}
     if not isinstance(value, dict):
-        raise _fail(source, field, f"expected an object, got {type(value).__name__}")
+        raise _fail(source, field, f"expected an object, got {_shown(value)}")
     return value
 
 
 def _timestamp(source: str, field: str, value: Any) -> dt.datetime:
     if not isinstance(value, str):
-        raise _fail(source, field, "missing required field" if value is None else "expected an ISO-8601 timestamp")
+        raise _fail(source, field, f"expected an ISO-8601 timestamp, got {_shown(value)}")
     try:
         stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise _fail(source, field, f"not an ISO-8601 timestamp: {value!r}") from None
+        raise _fail(source, field, f"not an ISO-8601 timestamp: {short_value(value)}") from None
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.timezone.utc)
 
 
 def parse_date(source: str, field: str, value: Any) -> dt.date:
     if not isinstance(value, str):
-        raise _fail(source, field, "expected an ISO date (YYYY-MM-DD)")
+        raise _fail(source, field, f"expected an ISO date (YYYY-MM-DD), got {_shown(value)}")
     try:
         return dt.date.fromisoformat(value[:10])
     except ValueError:
-        raise _fail(source, field, f"not an ISO date: {value!r}") from None
+        raise _fail(source, field, f"not an ISO date: {short_value(value)}") from None
 
 
-def validate_envelope(raw: Any, source: str, settings: ImpactSettings | None = None) -> ImpactArtifact:
-    """The envelope and the contract, checked field by field; the first problem is the error."""
-    settings = settings or default_settings()
-    if not isinstance(raw, dict):
-        raise ArtifactError(f"{source}: expected a JSON object at the top level, got {type(raw).__name__}")
-    version = raw.get("schema_version")
-    if version is None:
-        raise _fail(source, "schema_version", "missing required field")
-    if str(version) != SCHEMA_VERSION:
-        raise _fail(source, "schema_version", f"{version!r} is not supported (expected {SCHEMA_VERSION!r})")
-    model_type = raw.get("model_type")
-    if not isinstance(model_type, str) or not model_type.strip():
-        raise _fail(source, "model_type", "missing required field" if model_type is None else "expected a string")
-    if model_type not in settings.confidence_map:
-        raise _fail(source, "model_type", f"unknown model type {model_type!r}; known: {', '.join(settings.model_types)}")
-    data = _object(source, "data", raw.get("data"))
-    params = _object(source, "data.model_params", data.get("model_params"))
-    estimates_raw = _object(source, "data.impact_estimates", data.get("impact_estimates"))
-    summary_raw = _object(source, "data.model_summary", data.get("model_summary"))
-    meta = _object(source, "metadata", raw.get("metadata"))
+def _model_type(source: str, field: str, value: Any) -> str:
+    if value is None:
+        raise _fail(source, field, "missing required field (the review needs the method)")
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(source, field, f"expected the name of the method, got {_shown(value)}")
+    return value.strip()
 
-    estimates: dict[str, float | None] = {}
-    for name in ESTIMATE_FIELDS:
-        field = f"data.impact_estimates.{name}"
-        if name not in estimates_raw:
-            raise _fail(source, field, "missing required field")
-        estimates[name] = _number(source, field, estimates_raw[name])
-    notes: list[str] = []
-    for name in OPTIONAL_ESTIMATES:
-        field = f"data.impact_estimates.{name}"
-        if estimates_raw.get(name) is None:
-            estimates[name] = None
-            notes.append(f"{field}: not reported; statistical significance cannot be checked")
+
+def flatten(source: str, field: str, value: Any, notes: list[str], prefix: str = "") -> dict[str, Any]:
+    """Diagnostics, nested objects as dotted names (`placebo.p_value`); a number that is not
+    finite is dropped with a note; text, flags and lists are kept as they are."""
+    out: dict[str, Any] = {}
+    for key, item in _object(source, field, value).items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict):
+            out.update(flatten(source, f"{field}.{key}", item, notes, prefix=f"{name}."))
+        elif isinstance(item, float) and not math.isfinite(item):
+            notes.append(f"{field}.{key}: {item} is not a finite number; ignored")
         else:
-            estimates[name] = _number(source, field, estimates_raw[name])
-    if estimates["p_value"] is not None and not 0 <= estimates["p_value"] <= 1:
-        raise _fail(source, "data.impact_estimates.p_value", f"must be between 0 and 1, got {estimates['p_value']}")
-    for name, value in estimates_raw.items():
-        if name not in estimates and value is not None:
-            estimates[name] = _number(source, f"data.impact_estimates.{name}", value)
+            out[name] = item
+    return out
 
-    summary: dict[str, float | int | None] = {}
-    for name in SUMMARY_COUNTS:
-        field = f"data.model_summary.{name}"
-        if name not in summary_raw:
-            raise _fail(source, field, "missing required field")
-        summary[name] = _number(source, field, summary_raw[name], integer=True)
-    for name, value in summary_raw.items():
-        if name not in summary:
-            summary[name] = None if value is None else _number(source, f"data.model_summary.{name}", value)
 
-    diagnostics_raw = data.get("diagnostics") or {}
-    if not isinstance(diagnostics_raw, dict):
-        raise _fail(source, "data.diagnostics", "expected an object")
-    diagnostics: dict[str, Any] = {}
-    for name, value in diagnostics_raw.items():
-        diagnostics[name] = value if isinstance(value, (bool, str)) else _number(source, f"data.diagnostics.{name}", value)
+def _field(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
 
-    executed_at = _timestamp(source, "metadata.executed_at", meta.get("executed_at"))
-    initiative_id = meta.get("initiative_id")
-    if not isinstance(initiative_id, str) or not initiative_id.strip():
-        raise _fail(source, "metadata.initiative_id", "missing required field" if initiative_id is None else "expected a non-empty string")
-    if "intervention_date" in params:
-        parse_date(source, "data.model_params.intervention_date", params["intervention_date"])
-    frequency = params.get("frequency", settings.default_frequency)
-    if frequency not in FREQUENCIES:
-        raise _fail(source, "data.model_params.frequency", f"{frequency!r}; expected one of {', '.join(FREQUENCIES)}")
 
-    fit_stats = {k: v for k, v in summary.items() if k not in SUMMARY_COUNTS and v is not None}
+def _estimates(source: str, prefix: str, raw: dict) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for name, value in raw.items():
+        out[name] = None if value is None else _number(source, _field(prefix, name), value)
+    if out.get("intervention_effect") is None and out.get("effect_estimate") is not None:
+        out["intervention_effect"] = out["effect_estimate"]
+    out.pop("effect_estimate", None)
+    return out
+
+
+def _summary(source: str, prefix: str, raw: dict) -> dict[str, float | int | None]:
+    out: dict[str, float | int | None] = {}
+    for name, value in raw.items():
+        counted = name in COUNTS or name == "sample_size"
+        out[name] = None if value is None else _number(source, _field(prefix, name), value, integer=counted)
+    if "sample_size" in out:  # the contract's name for the number of observations
+        out["n_observations"] = out.pop("sample_size")
+    return out
+
+
+def _initiative(source: str, field: str, value: Any, notes: list[str]) -> str:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if value is not None and not isinstance(value, str):
+        raise _fail(source, field, f"expected a string, got {_shown(value)}")
+    derived = Path(source).stem or "artifact"
+    notes.append(f"{field}: not reported; the review calls it {derived!r} (the file name)")
+    return derived
+
+
+def _finish(source: str, shape: str, model_type: str, *, schema_version: str | None, executed: Any,
+            executed_field: str, params: dict, estimates: dict, summary: dict, diagnostics: dict, meta: dict,
+            initiative_id: str, notes: list[str], table: ChecksTable, text: str | None = None) -> ImpactArtifact:
+    """Shared by the shapes: the checks of values every shape has, and the contract."""
+    if estimates.get("intervention_effect") is None:
+        raise _fail(source, "effect estimate", "missing required field (intervention_effect or effect_estimate)")
+    p = estimates.get("p_value")
+    if p is not None and not 0 <= p <= 1:
+        raise _fail(source, "p_value", f"must be between 0 and 1, got {p}")
+    for name in ("ci_lower", "ci_upper"):
+        estimates.setdefault(name, None)
+    estimates.setdefault("p_value", None)
+    if estimates["ci_lower"] is None or estimates["ci_upper"] is None:
+        notes.append("ci_lower / ci_upper: not reported; the estimate has no interval")
+    if p is None:
+        notes.append("p_value: not reported; statistical significance cannot be checked against it")
+    executed_at = None
+    if executed is None:
+        notes.append(f"{executed_field}: not reported; the timing of the analysis cannot be checked")
+    else:
+        executed_at = _timestamp(source, executed_field, executed).isoformat()
+    if "intervention_date" in params and params["intervention_date"] is not None:
+        parse_date(source, "model_params.intervention_date", params["intervention_date"])
+    frequency = params.get("frequency")
+    if frequency is not None and frequency not in table.frequencies:
+        raise _fail(source, "model_params.frequency", f"{short_value(frequency)}; expected one of {', '.join(table.frequencies)}")
+    n = summary.get("n_observations")
+    if n is None:
+        notes.append("n_observations / sample_size: not reported")
+    fit_stats = {k: v for k, v in summary.items() if k not in COUNTS and v is not None}
     contract = MeasureContract(
-        initiative_id=initiative_id.strip(),
-        effect_estimate=estimates["intervention_effect"],  # type: ignore[arg-type]
-        ci_lower=estimates["ci_lower"],  # type: ignore[arg-type]
-        ci_upper=estimates["ci_upper"],  # type: ignore[arg-type]
-        p_value=estimates["p_value"],
-        sample_size=int(summary["n_observations"]),  # type: ignore[arg-type]
-        model_type=model_type,
-        diagnostics={**fit_stats, **diagnostics},
+        initiative_id=initiative_id, effect_estimate=estimates["intervention_effect"],  # type: ignore[arg-type]
+        ci_lower=estimates["ci_lower"], ci_upper=estimates["ci_upper"], p_value=estimates["p_value"],
+        sample_size=None if n is None else int(n), model_type=model_type, diagnostics={**fit_stats, **diagnostics},
     )
     return ImpactArtifact(
-        source=source, schema_version=SCHEMA_VERSION, model_type=model_type,
-        executed_at=executed_at.isoformat(), model_params=dict(params), impact_estimates=estimates,
-        model_summary=summary, diagnostics=diagnostics, metadata=dict(meta), contract=contract, notes=notes,
+        source=source, shape=shape, schema_version=schema_version, model_type=model_type,  # type: ignore[arg-type]
+        executed_at=executed_at, model_params=dict(params), impact_estimates=estimates, model_summary=summary,
+        diagnostics=diagnostics, metadata=dict(meta), contract=contract, notes=notes, text=text,
     )
 
 
-def load_artifact(path: str | Path, settings: ImpactSettings | None = None, label: str | None = None) -> ImpactArtifact:
+def validate_envelope(raw: Any, source: str, table: ChecksTable | None = None) -> ImpactArtifact:
+    """The seed's impact_results.json envelope."""
+    table = table or default_table()
+    if not isinstance(raw, dict):
+        raise ArtifactError(f"{source}: expected a JSON object at the top level, got {type(raw).__name__}")
+    notes: list[str] = []
+    version = raw.get("schema_version")
+    if version is None:
+        notes.append(f"schema_version: not given; read as the {SCHEMA_VERSION} envelope")
+    elif not isinstance(version, (str, int, float)) or str(version).split(".")[0] != SCHEMA_VERSION.split(".")[0]:
+        raise _fail(source, "schema_version", f"{short_value(version)} is not supported (expected {SCHEMA_VERSION!r})")
+    model_type = _model_type(source, "model_type", raw.get("model_type"))
+    data = _object(source, "data", raw.get("data"))
+    params = _object(source, "data.model_params", data.get("model_params"), notes)
+    estimates = _estimates(source, "data.impact_estimates",
+                           _object(source, "data.impact_estimates", data.get("impact_estimates")))
+    summary = _summary(source, "data.model_summary", _object(source, "data.model_summary", data.get("model_summary"), notes))
+    meta = _object(source, "metadata", raw.get("metadata"), notes)
+    diagnostics = flatten(source, "data.diagnostics", data.get("diagnostics"), notes)
+    if data.get("diagnostics") is None:
+        notes.append("data.diagnostics: not reported")
+    if estimates.get("intervention_effect") is None:
+        raise _fail(source, "data.impact_estimates.intervention_effect", "missing required field (the estimate under review)")
+    return _finish(
+        source, "envelope", model_type, schema_version=None if version is None else str(version),
+        executed=meta.get("executed_at"), executed_field="metadata.executed_at", params=params, estimates=estimates,
+        summary=summary, diagnostics=diagnostics, meta=meta,
+        initiative_id=_initiative(source, "metadata.initiative_id", meta.get("initiative_id"), notes),
+        notes=notes, table=table,
+    )
+
+
+def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | None = None,
+                      shape: str = "contract", text: str | None = None) -> ImpactArtifact:
+    """The flat Measure -> Evaluate contract. Keys beyond the contract are kept where they belong:
+    counts in the summary, other numbers as estimates, text as model parameters."""
+    table = table or default_table()
+    notes: list[str] = []
+    model_type = _model_type(source, "model_type", raw.get("model_type"))
+    if raw.get("effect_estimate") is None and raw.get("intervention_effect") is None:
+        raise _fail(source, "effect_estimate", "missing required field (the estimate under review)")
+    estimates_raw: dict[str, Any] = {}
+    summary_raw: dict[str, Any] = {}
+    params = dict(_object(source, "model_params", raw.get("model_params")))
+    meta = dict(_object(source, "metadata", raw.get("metadata")))
+    for key, value in raw.items():
+        if key in ("initiative_id", "model_type", "diagnostics", "model_params", "metadata", "executed_at"):
+            continue
+        if key == "sample_size" or key in COUNTS:
+            summary_raw[key] = value
+        elif isinstance(value, str) and key not in ("ci_lower", "ci_upper", "p_value", "effect_estimate"):
+            params[key] = value
+        elif isinstance(value, (dict, list)):
+            meta[key] = value
+        else:
+            estimates_raw[key] = value
+    if raw.get("diagnostics") is None:
+        notes.append("diagnostics: not reported")
+    return _finish(
+        source, shape, model_type, schema_version=None, executed=raw.get("executed_at", meta.get("executed_at")),
+        executed_field="executed_at", params=params, estimates=_estimates(source, "", estimates_raw),
+        summary=_summary(source, "", summary_raw), diagnostics=flatten(source, "diagnostics", raw.get("diagnostics"), notes),
+        meta=meta, initiative_id=_initiative(source, "initiative_id", raw.get("initiative_id"), notes),
+        notes=notes, table=table, text=text,
+    )
+
+
+LINE = re.compile(r"^\s*[-*]?\s*([A-Za-z_][A-Za-z0-9_.]*)\s*[:=]\s*(.+?)\s*$")
+
+
+def _lines(text: str) -> dict[str, Any]:
+    """`name: value` (or `name = value`) lines, values read as JSON where they are JSON."""
+    out: dict[str, Any] = {}
+    for line in text.splitlines():
+        match = LINE.match(line)
+        if not match:
+            continue
+        key, value = match.group(1), match.group(2)
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def validate_payload(raw: Mapping[str, Any], source: str, table: ChecksTable | None = None) -> ImpactArtifact:
+    """An ArtifactPayload: its artifact_text read as JSON (envelope or contract), as this module's
+    block, or as `name: value` lines; initiative_id, model_type and sample_size fill what the
+    text lacks (and a disagreement is noted)."""
+    table = table or default_table()
+    text = raw.get("artifact_text")
+    if not isinstance(text, str) or not text.strip():
+        raise _fail(source, "artifact_text", "missing required field" if text is None else f"expected the serialised results, got {_shown(text)}")
+    meta = _object(source, "metadata", raw.get("metadata"))
+    inner: Any = None
+    own_text: str | None = None
+    try:
+        inner = json.loads(text)
+    except json.JSONDecodeError:
+        inner = None
+    if isinstance(inner, dict) and "artifact_text" not in inner:
+        artifact = read_artifact(inner, f"{source}: artifact_text", table)
+    elif TEXT_OPEN in text:
+        envelope = envelope_from_text(text)
+        artifact = validate_envelope(envelope, f"{source}: artifact_text", table)
+    else:
+        fields = {**{k: v for k, v in meta.items() if k in CONTRACT_FIELDS}, **_lines(text)}
+        for key in ("initiative_id", "model_type", "sample_size"):
+            if fields.get(key) is None and raw.get(key) is not None:
+                fields[key] = raw[key]
+        if fields.get("effect_estimate") is None and fields.get("intervention_effect") is None:
+            raise _fail(source, "artifact_text", "no effect estimate found: expected JSON of the envelope or the "
+                        "contract, or 'effect_estimate: <number>' lines")
+        own_text = text
+        artifact = validate_contract(fields, source, table, shape="payload", text=own_text)
+    notes = list(artifact.notes)
+    updates: dict[str, Any] = {"source": source, "shape": "payload", "text": own_text}
+    given_id = raw.get("initiative_id")
+    if isinstance(given_id, str) and given_id.strip() and given_id.strip() != artifact.contract.initiative_id:
+        if any(n.startswith(("metadata.initiative_id", "initiative_id")) for n in notes):
+            notes = [n for n in notes if not n.startswith(("metadata.initiative_id", "initiative_id"))]
+        else:
+            notes.append(f"initiative_id: the payload says {given_id.strip()!r}, its text {artifact.contract.initiative_id!r}")
+        updates["contract"] = artifact.contract.model_copy(update={"initiative_id": given_id.strip()})
+    given_type = raw.get("model_type")
+    if isinstance(given_type, str) and given_type.strip() and given_type.strip() != artifact.model_type:
+        notes.append(f"model_type: the payload says {given_type.strip()!r}, its text {artifact.model_type!r}; "
+                     "the text's is reviewed")
+    size = raw.get("sample_size")
+    if size is not None:
+        size = _number(source, "sample_size", size, integer=True)
+        if artifact.contract.sample_size is None:
+            updates["model_summary"] = {**artifact.model_summary, "n_observations": size}
+            updates["contract"] = updates.get("contract", artifact.contract).model_copy(update={"sample_size": size})
+            notes = [n for n in notes if not n.startswith("n_observations / sample_size")]
+        elif size != artifact.contract.sample_size:
+            notes.append(f"sample_size: the payload says {size}, its text {artifact.contract.sample_size}")
+    updates["metadata"] = {**meta, **artifact.metadata}
+    updates["notes"] = notes
+    return artifact.model_copy(update=updates)
+
+
+def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> ImpactArtifact:
+    """Any of the three shapes, told apart by their keys."""
+    if isinstance(raw, ArtifactPayload):
+        raw = raw.model_dump()
+    elif isinstance(raw, MeasureContract):
+        raw = raw.model_dump()
+    if not isinstance(raw, dict):
+        raise ArtifactError(f"{source}: expected a JSON object at the top level, got {type(raw).__name__}")
+    if "artifact_text" in raw:
+        return validate_payload(raw, source, table)
+    if "data" in raw or "schema_version" in raw:
+        return validate_envelope(raw, source, table)
+    if "effect_estimate" in raw or "intervention_effect" in raw:
+        return validate_contract(raw, source, table)
+    raise ArtifactError(f"{source}: not impact results: expected the envelope (a 'data' object), the Measure -> "
+                        "Evaluate contract ('effect_estimate') or an ArtifactPayload ('artifact_text')")
+
+
+def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str | None = None) -> ImpactArtifact:
     path = Path(path)
     source = label or str(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ArtifactError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ArtifactError(f"{source}: is a folder, not a file") from None
     except UnicodeDecodeError:
         raise ArtifactError(f"{source}: not a UTF-8 text file") from None
+    except OSError as ex:
+        raise ArtifactError(f"{source}: cannot be read ({ex.strerror})") from None
     if not text.strip():
         raise ArtifactError(f"{source}: the file is empty")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as ex:
         raise ArtifactError(f"{source}: not valid JSON ({ex.msg} at line {ex.lineno} column {ex.colno})") from None
-    return validate_envelope(raw, source, settings)
+    except RecursionError:
+        raise ArtifactError(f"{source}: not valid JSON (nested too deeply)") from None
+    return read_artifact(raw, source, table)
 
 
 def artifact_files(path: str | Path) -> list[Path]:
@@ -207,31 +413,45 @@ def artifact_files(path: str | Path) -> list[Path]:
 # artifact_text: deterministic, readable, and read back by the offline reviewer
 
 SECTIONS = ("model_params", "impact_estimates", "model_summary", "diagnostics")
+LONG_VALUE = 400  # characters of one value shown to the reviewer; longer ones are cut
+KEY = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
 def _show(value: Any) -> str:
     if value is None:
-        return "(not reported)"
+        return NOT_REPORTED
     if isinstance(value, str):
         # one line, and no text can close the artifact block early
-        return " ".join(value.split()).replace("===", "= = =")
+        text = " ".join(value[: LONG_VALUE * 4].split()).replace("===", "= = =")
+        return text if len(text) <= LONG_VALUE else short_value(text, LONG_VALUE)
     if isinstance(value, float):
         return repr(round(value, 10))
-    return json.dumps(value, sort_keys=True)
+    if isinstance(value, (list, tuple, dict)) and len(value) > 50:
+        return json.dumps(f"{short_value(value, LONG_VALUE)} (cut)")
+    shown = json.dumps(value, sort_keys=True, default=str)
+    return shown if len(shown) <= LONG_VALUE else json.dumps(f"{shown[:LONG_VALUE]}... (cut)")
+
+
+def _key(name: str) -> str:
+    return KEY.sub("_", str(name)) or "_"
 
 
 def artifact_text(artifact: ImpactArtifact) -> str:
     lines = [
         TEXT_OPEN,
-        f"schema_version: {artifact.schema_version}",
-        f"initiative_id: {artifact.contract.initiative_id}",
-        f"model_type: {artifact.model_type}",
-        f"executed_at: {artifact.executed_at}",
+        f"shape: {artifact.shape}",
+        f"schema_version: {_show(artifact.schema_version)}",
+        f"initiative_id: {_show(artifact.contract.initiative_id)}",
+        f"model_type: {_show(artifact.model_type)}",
+        f"executed_at: {_show(artifact.executed_at)}",
     ]
     for section in SECTIONS:
         values = getattr(artifact, section)
         lines.append(f"[{section}]")
-        lines += [f"{key}: {_show(values[key])}" for key in sorted(values)] or ["(none)"]
+        lines += [f"{_key(key)}: {_show(values[key])}" for key in sorted(values)] or ["(none)"]
+    if artifact.text:
+        lines.append("[reported text]")
+        lines += [f"| {line}".replace("===", "= = =") for line in artifact.text[: LONG_VALUE * 20].splitlines()]
     lines.append(TEXT_CLOSE)
     return "\n".join(lines)
 
@@ -247,6 +467,8 @@ def envelope_from_text(text: str) -> dict[str, Any] | None:
     current: dict[str, Any] | None = None
     for line in text[start + len(TEXT_OPEN):end].strip().splitlines():
         line = line.strip()
+        if line.startswith("|"):
+            continue  # the payload's own text, shown to the reviewer only
         if line.startswith("[") and line.endswith("]"):
             current = sections.setdefault(line[1:-1], {})
             continue
@@ -254,7 +476,7 @@ def envelope_from_text(text: str) -> dict[str, Any] | None:
             continue
         key, value = line.split(": ", 1)
         parsed: Any
-        if value == "(not reported)":
+        if value == NOT_REPORTED:
             parsed = None
         else:
             try:
@@ -263,10 +485,11 @@ def envelope_from_text(text: str) -> dict[str, Any] | None:
                 parsed = value
         (top if current is None else current)[key] = parsed
     return {
-        "schema_version": str(top.get("schema_version")),
-        "model_type": top.get("model_type"),
+        "schema_version": None if top.get("schema_version") is None else str(top.get("schema_version")),
+        "model_type": None if top.get("model_type") is None else str(top["model_type"]),
         "data": {name: sections.get(name, {}) for name in SECTIONS},
-        "metadata": {"executed_at": top.get("executed_at"), "initiative_id": str(top.get("initiative_id"))},
+        "metadata": {"executed_at": top.get("executed_at"),
+                     "initiative_id": None if top.get("initiative_id") is None else str(top["initiative_id"])},
     }
 
 

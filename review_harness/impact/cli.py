@@ -12,12 +12,13 @@ if TYPE_CHECKING:
 
 
 def summary_row(review: ImpactReview) -> dict[str, str]:
-    """The columns of `review-harness summary` for one impact review: status, overall, each
-    dimension, confidence, failed checks."""
+    """The columns of `review-harness summary` for one impact review: status, verdict, overall,
+    each dimension, confidence, failed checks."""
     overall = review.result.overall_score
     scores = {d: review.score(d) for d in review.expected_dimensions}
     return {
         "status": review.status,
+        "verdict": review.verdict,
         "overall": "-" if overall is None else f"{overall:.2f}",
         **{d: "-" if s is None else f"{s:.2f}" for d, s in scores.items()},
         "confidence": f"{review.confidence.score:.2f}",

@@ -1,9 +1,13 @@
 """Configuration of the impact review.
 
-* ``ImpactSettings``: the checks' thresholds, CONFIDENCE_MAP and the offline penalties, read
-  from prompts/impact/config.yaml (each number lives there once).
-* ``ReviewConfig``: the seed's backend / prompt / knowledge configuration, from YAML, a dict or
-  ``REVIEW_<SECTION>_<KEY>`` environment variables; precedence env > file > defaults.
+* ``ImpactSettings``: the offline penalties, the fatal-check score cap, the built-in template and
+  knowledge and the reviewer's call policy, read from prompts/impact/config.yaml (each number
+  lives there once); the checks and their thresholds are the checks table (table.py).
+* ``ReviewConfig``: the seed's backend / prompt / knowledge configuration (plus a `checks` overlay
+  of the table), from YAML, a dict or ``REVIEW_<SECTION>_<KEY>`` environment variables;
+  precedence env > file > defaults; relative paths in a file resolve against the file.
+
+No Inspect import: the impact pipeline uses these without the harness.
 """
 
 from __future__ import annotations
@@ -14,75 +18,36 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from review_harness.core.member import RetryPolicy
+from review_harness.core.runs import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.yamlio import YamlReadError, first_error, read_model, read_yaml
+from review_harness.impact.table import merge
 
 IMPACT_DIR = PROMPTS_DIR / "impact"
 SETTINGS_FILE = IMPACT_DIR / "config.yaml"
-FREQUENCIES = ("daily", "weekly", "monthly")
 
 
 class ConfigError(ValueError):
     """A configuration file, dict or variable that cannot be used (one line, names the key)."""
 
 
-class Tolerance(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    absolute: float
-    relative: float
-
-    def agree(self, a: float, b: float) -> bool:
-        return abs(a - b) <= max(self.absolute, self.relative * max(abs(a), abs(b)))
-
-
-class Plausibility(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    small_sample: int
-    large_percent_change: float
-    extreme_percent_change: float
-
-
 class ImpactSettings(BaseModel):
+    """prompts/impact/config.yaml: the offline reviewer's penalties, the score cap of a dimension
+    with a fatal check, the built-in template and knowledge, the reviewer's call policy. The checks
+    and their thresholds are the checks table (table.py, checks.yaml)."""
+
     model_config = ConfigDict(extra="forbid")
 
     version: str
-    confidence_map: dict[str, tuple[float, float]]
-    model_requirements: dict[str, list[str]]
-    min_pre_period: dict[str, dict[str, int]]
-    seasonality_controlled_by_design: list[str]
-    season_length: dict[str, int]
-    days_per_period: dict[str, float]
-    default_frequency: str
-    tolerance: Tolerance
-    ci_level: float
-    significance_level: float
-    plausibility: Plausibility
-    durbin_watson_band: tuple[float, float]
     penalties: dict[Literal["fail", "warn", "not_available"], dict[Literal["major", "minor"], float]]
-    score_floor: float
+    score_floor: float = Field(ge=0, le=1)
+    fatal_score_cap: float = Field(ge=0, le=1)
     prompt: dict[str, str]
     knowledge_dir: str
-    top_k: int
+    top_k: int = Field(ge=1)
     reviewer_calls: RetryPolicy
-
-    @model_validator(mode="after")
-    def _check(self) -> "ImpactSettings":
-        for model_type, (low, high) in self.confidence_map.items():
-            if not 0 <= low <= high <= 1:
-                raise ValueError(f"confidence_map.{model_type}: need 0 <= low <= high <= 1, got [{low}, {high}]")
-        unknown = sorted(set(self.model_requirements) - set(self.confidence_map))
-        if unknown:
-            raise ValueError(f"model_requirements: model type(s) without a confidence band: {unknown}")
-        if self.default_frequency not in FREQUENCIES:
-            raise ValueError(f"default_frequency: one of {FREQUENCIES}")
-        return self
-
-    @property
-    def model_types(self) -> list[str]:
-        return list(self.confidence_map)
 
     def penalty(self, status: str, severity: str) -> float:
         return self.penalties.get(status, {}).get(severity, 0.0)  # type: ignore[call-overload]
@@ -100,28 +65,40 @@ def default_settings() -> ImpactSettings:
 # ---------------------------------------------------------------------------------------------
 # ReviewConfig (seed 003's configuration)
 
+LITELLM_HELP = (
+    "Inspect reaches LiteLLM through a LiteLLM proxy: run one, set LITELLM_PROXY_BASE_URL (and "
+    "LITELLM_PROXY_API_KEY), or name the provider itself (type: anthropic, openai, ...)"
+)
+
+
 class BackendConfig(BaseModel):
     """Backends are Inspect model providers: `type` is the provider (anthropic, openai,
-    openai-api/<service>, offline, ...), `model` the model name under it."""
+    openai-api/<service>, litellm-proxy, offline, ...), `model` the model name under it. The
+    seed's `litellm` type is Inspect's `litellm-proxy` provider."""
 
     model_config = ConfigDict(extra="forbid")
     type: str | None = None
     model: str | None = None
-    temperature: float | None = 0.0
-    max_tokens: int | None = 4096
+    temperature: float | None = Field(default=0.0, ge=0)
+    max_tokens: int | None = Field(default=4096, ge=1)
     structured: Literal["auto", "on", "off"] = "auto"
-    timeout: float = 120.0
-    retries: int = 1
+    timeout: float = Field(default=120.0, gt=0)
+    retries: int = Field(default=1, ge=0)
 
     @property
     def model_name(self) -> str | None:
         """The Inspect model string, or None for the default (INSPECT_EVAL_MODEL / --model)."""
-        if self.model and "/" in self.model and not self.type:
+        provider = self.type
+        if provider == "litellm":
+            if not os.environ.get("LITELLM_PROXY_BASE_URL"):
+                raise ConfigError(f"backend.type litellm: {LITELLM_HELP}")
+            provider = "litellm-proxy"
+        if self.model and "/" in self.model and not provider:
             return self.model
-        if self.type and self.model:
-            return f"{self.type}/{self.model}"
-        if self.type:
-            return f"{self.type}/default" if self.type == "offline" else self.type
+        if provider and self.model:
+            return f"{provider}/{self.model}"
+        if provider:
+            return f"{provider}/default" if provider == "offline" else provider
         return self.model
 
 
@@ -133,25 +110,42 @@ class PromptConfig(BaseModel):
 
 
 class KnowledgeConfig(BaseModel):
+    """`type` names a knowledge base of the registry (knowledge.py: `static`, `none`, or a user's
+    class registered by decorator or entry point); `options` go to its constructor."""
+
     model_config = ConfigDict(extra="forbid")
-    type: Literal["static", "none"] = "static"
+    type: str = "static"
     path: str | None = Field(default=None, description="folder of .md/.txt notes; default: the built-in notes")
-    top_k: int = 5
+    top_k: int = Field(default=5, ge=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+PATH_KEYS = (("prompt", "template_dirs"), ("knowledge", "path"))
 
 
 class ReviewConfig(BaseModel):
+    """The seed's configuration: backend, prompt, knowledge, and `checks` (an overlay of the
+    checks table: model types, identities, diagnostics, thresholds). `source` names where it came
+    from, for messages."""
+
     model_config = ConfigDict(extra="forbid")
     backend: BackendConfig = Field(default_factory=BackendConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
+    checks: dict[str, Any] = Field(default_factory=dict)
+    source: str = "defaults"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, source: str = "config") -> "ReviewConfig":
         try:
-            return cls.model_validate(dict(data or {}))
+            config = cls.model_validate({**dict(data or {}), "source": source})
+            config.backend.model_name  # noqa: B018  (an unusable backend type fails here, with one line)
+            return config
         except ValidationError as ex:
             where, msg, _ = first_error(ex)
             raise ConfigError(f"{source}: {where}: {msg}") from None
+        except ConfigError as ex:
+            raise ConfigError(f"{source}: {ex}") from None
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> "ReviewConfig":
@@ -168,7 +162,8 @@ class ReviewConfig(BaseModel):
         data: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> "ReviewConfig":
-        """Defaults, then the YAML file (or dict), then REVIEW_* variables (env > file > defaults)."""
+        """Defaults, then the YAML file (or dict), then REVIEW_* variables (env > file > defaults).
+        Relative paths in the file resolve against the file's folder."""
         merged: dict[str, Any] = {}
         source = "config"
         if path is not None:
@@ -177,26 +172,36 @@ class ReviewConfig(BaseModel):
             except YamlReadError as ex:
                 raise ConfigError(str(ex)) from None
             if loaded is not None and not isinstance(loaded, dict):
-                raise ConfigError(f"{path}: expected a mapping of backend / prompt / knowledge")
-            merged = _merge(merged, loaded or {})
+                raise ConfigError(f"{path}: expected a mapping of backend / prompt / knowledge / checks")
+            merged = merge(merged, _anchor_paths(loaded or {}, Path(path).resolve().parent))
             source = str(path)
         if data is not None:
-            merged = _merge(merged, dict(data))
+            merged = merge(merged, dict(data))
         env_values = env_overrides(os.environ if env is None else env)
         if env_values:
-            merged = _merge(merged, env_values)
+            merged = merge(merged, env_values)
             source += " + REVIEW_* environment"
         return cls.from_dict(merged, source)
 
 
-def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
+def _anchor_paths(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Relative template folders and knowledge path of a config file, made absolute against it."""
+    out = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
+    for section, key in PATH_KEYS:
+        part = out.get(section)
+        if not isinstance(part, dict) or part.get(key) is None:
+            continue
+        value = part[key]
+        if isinstance(value, str):
+            part[key] = _anchor(value, folder)
+        elif isinstance(value, list):
+            part[key] = [_anchor(v, folder) if isinstance(v, str) else v for v in value]
     return out
+
+
+def _anchor(value: str, folder: Path) -> str:
+    given = Path(value).expanduser()
+    return str(given if given.is_absolute() else folder / given)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {"backend": BackendConfig, "prompt": PromptConfig, "knowledge": KnowledgeConfig}
@@ -214,7 +219,7 @@ def env_overrides(env: Mapping[str, str]) -> dict[str, Any]:
         if section is None:
             continue  # not ours (other REVIEW_* settings)
         key = rest[len(section) + 1:]
-        fields = SECTIONS[section].model_fields
+        fields = [f for f in SECTIONS[section].model_fields if f != "options"]
         if key not in fields:
             raise ConfigError(f"{name}: unknown setting; {section} has: {', '.join(fields)}")
         value: Any = raw

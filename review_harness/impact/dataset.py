@@ -1,20 +1,26 @@
-"""Samples of the impact review: the gold set, or the user's impact_results.json (a file or a
-folder of them). Bad input is a one-line error naming the file and the field."""
+"""Samples of the impact review: the gold set, or the user's artifacts (a file, or a folder of
+them). A single bad file is a one-line error naming the file and the field; in a folder, each file
+that cannot be read becomes a sample that fails with its reason (named on the terminal too) and
+the others are reviewed; a folder where no file can be read is a one-line error naming them all."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
+from review_harness.core.gold import GoldError
+from review_harness.core.input_errors import INPUT_ERROR, safe_name
+from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.impact.artifact import ArtifactError, artifact_files, artifact_text, load_artifact
-from review_harness.core.gold import GoldError
 from review_harness.impact.gold import impact_gold_files
 from review_harness.impact.models import ImpactArtifact
+from review_harness.impact.table import ChecksTable
 
 SPLITS = ("all", "dev", "heldout")
+logger = logging.getLogger(__name__)
 
 
 def artifact_sample(sample_id: str, artifact: ImpactArtifact, gold: Path | None = None) -> Sample:
@@ -30,20 +36,45 @@ def artifact_sample(sample_id: str, artifact: ImpactArtifact, gold: Path | None 
     )
 
 
-def user_samples(path: str) -> list[Sample]:
+def failed_sample(sample_id: str, source: str, reason: str) -> Sample:
+    """A file of a folder that cannot be read: the sample fails with its reason."""
+    return Sample(id=sample_id, input=f"(unreadable input: {reason})",
+                  metadata={"source": source, "gold": None, INPUT_ERROR: reason})
+
+
+def user_samples(path: str, table: ChecksTable | None = None) -> list[Sample]:
     resolved = resolve_user_path(path)
     try:
         files = artifact_files(resolved)
-        artifacts = [(f, load_artifact(f, label=str(f) if resolved.is_dir() else path)) for f in files]
     except ArtifactError as ex:
-        raise PrerequisiteError(f"-T artifact={path}: {ex}") from None
-    return [artifact_sample(f.stem, a) for f, a in artifacts]
+        raise PrerequisiteError(f"-T artifact={safe_name(path)}: {safe_name(str(ex))}") from None
+    if not resolved.is_dir():
+        try:
+            artifact = load_artifact(resolved, table, label=path)
+        except ArtifactError as ex:
+            raise PrerequisiteError(f"-T artifact={safe_name(path)}: {safe_name(str(ex))}") from None
+        return [artifact_sample(safe_name(resolved.stem), artifact)]
+    samples: list[Sample] = []
+    bad: list[str] = []
+    for file in files:
+        label = safe_name(str(file))
+        try:
+            samples.append(artifact_sample(safe_name(file.stem), load_artifact(file, table, label=label)))
+        except ArtifactError as ex:
+            reason = safe_name(str(ex))
+            bad.append(reason)
+            samples.append(failed_sample(safe_name(file.stem), label, reason))
+    if len(bad) == len(files):
+        raise PrerequisiteError(f"-T artifact={safe_name(path)}: no file can be reviewed: " + "; ".join(bad))
+    for reason in bad:
+        logger.warning("impact review: skipped %s", reason)
+    return samples
 
 
-def gold_samples(split: str = "all") -> list[Sample]:
+def gold_samples(split: str = "all", table: ChecksTable | None = None) -> list[Sample]:
     split = choice("split", split, SPLITS) or "all"
     try:
         golds = impact_gold_files(split)
-        return [artifact_sample(g.id, load_artifact(g.fixture_path), g.path) for g in golds]
+        return [artifact_sample(g.id, load_artifact(g.fixture_path, table), g.path) for g in golds]
     except (GoldError, ArtifactError) as ex:
         raise PrerequisiteError(f"gold set: {ex}") from None

@@ -1,9 +1,10 @@
 """Gold files of the impact review and the comparison of a review with one.
 
 ``gold/impact/<case>.yaml`` describes ``fixtures/impact/<case>.json`` (the core's gold base): a
-0-1 window per dimension and for the overall score, the concerns a careful reviewer raises (its
-expected findings, with the keywords the dimension's justification must contain), the
-dimensions the artifact breaks, and the expected range of the deterministic confidence.
+0-1 window per dimension and for the overall score, the verdict a careful reviewer gives
+(usable | caution | unusable), the concerns it raises (its expected findings, with the keywords
+the dimension's justification must contain), the dimensions the artifact breaks, and the
+expected range of the deterministic confidence.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pydantic import Field, model_validator
 from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import GoldComparison, Match
 from review_harness.core.paths import GOLD_DIR
-from review_harness.impact.models import ImpactReview
+from review_harness.impact.models import ImpactReview, Verdict
 
 IMPACT_GOLD = GOLD_DIR / "impact"
 
@@ -34,6 +35,7 @@ class ImpactGold(GoldCase):
     split: Literal["dev", "heldout"]
     fixture: str = Field(description="The artifact (JSON) in fixtures/impact/.")
     breaks: list[str] = Field(default_factory=list, description="dimensions the artifact breaks; empty for a clean one")
+    verdict: Verdict = Field(description="the verdict a careful reviewer gives, judged from the artifact")
     windows: dict[str, Window]
     overall: Window
     confidence: Window
@@ -77,6 +79,9 @@ class ImpactGoldComparison(GoldComparison):
     case: str
     dimension_in_window: float | None
     overall_in_window: float
+    verdict_correct: float = Field(description="1 when the review's verdict is the gold verdict")
+    verdict: str = ""
+    gold_verdict: str = ""
     confidence_in_range: float
     outside: list[str] = Field(default_factory=list)
     scores: dict[str, float | None] = Field(default_factory=dict)
@@ -97,6 +102,7 @@ def compare_impact(review: ImpactReview, gold: ImpactGold) -> ImpactGoldComparis
         case=gold.id,
         dimension_in_window=sum(inside.values()) / len(inside) if inside else None,
         overall_in_window=float(_inside(review.result.overall_score, gold.overall)),
+        verdict_correct=float(review.verdict == gold.verdict), verdict=review.verdict, gold_verdict=gold.verdict,
         confidence_in_range=float(_inside(review.confidence.score, gold.confidence)),
         outside=[f"{n} {scores[n]} not in {list(gold.windows[n])}" for n, ok in inside.items() if not ok],
         scores=scores, breaks=list(gold.breaks),

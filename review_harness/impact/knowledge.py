@@ -4,14 +4,21 @@
 ``StaticKnowledgeBase`` reads the .md and .txt files of a folder, cuts them into one chunk per
 heading and ranks chunks by keyword overlap with the query (a term in the heading counts twice).
 Ranking is deterministic: score, then file name, then position in the file.
+
+``KnowledgeRegistry`` maps the configuration's ``knowledge.type`` to a class, the seed's registry
+idiom: built in are ``static`` and ``none``; a user's class registers with
+``@KnowledgeRegistry.register("vector")`` or through the ``review_harness.impact.knowledge`` entry
+point group (``vector = "my_pkg.kb:VectorKnowledgeBase"``), without editing the package.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from review_harness.core.text import STOPWORDS
 from review_harness.impact.config import IMPACT_DIR, default_settings
@@ -54,8 +61,68 @@ class KnowledgeBase(ABC):
     def retrieve(self, query: str, top_k: int = 5) -> list[Chunk]:
         """The top_k chunks most relevant to the query, best first."""
 
+    @classmethod
+    def from_config(cls, path: Path | None, options: Mapping[str, Any]) -> KnowledgeBase:
+        """The knowledge base a configuration describes (`knowledge.path`, `knowledge.options`)."""
+        return cls(path, **options) if path is not None else cls(**options)  # type: ignore[call-arg]
 
+
+class KnowledgeRegistry:
+    """knowledge.type -> KnowledgeBase class (decorator or entry point)."""
+
+    ENTRY_POINTS = "review_harness.impact.knowledge"
+    _types: dict[str, type[KnowledgeBase]] = {}
+
+    @classmethod
+    def register(cls, name: str) -> Callable[[type[KnowledgeBase]], type[KnowledgeBase]]:
+        def add(kb: type[KnowledgeBase]) -> type[KnowledgeBase]:
+            if not (isinstance(kb, type) and issubclass(kb, KnowledgeBase)):
+                raise KnowledgeError(f"knowledge type {name!r}: {kb!r} is not a KnowledgeBase class")
+            cls._types[name] = kb
+            return kb
+
+        return add
+
+    @classmethod
+    def _from_entry_points(cls, name: str) -> type[KnowledgeBase] | None:
+        from importlib.metadata import entry_points
+
+        for point in entry_points(group=cls.ENTRY_POINTS):
+            if point.name == name:
+                try:
+                    loaded = point.load()
+                except (ImportError, AttributeError) as ex:
+                    raise KnowledgeError(f"knowledge type {name!r}: entry point {point.value} cannot be loaded ({ex})") from None
+                return cls.register(name)(loaded)
+        return None
+
+    @classmethod
+    def get(cls, name: str) -> type[KnowledgeBase]:
+        found = cls._types.get(name) or cls._from_entry_points(name)
+        if found is None:
+            raise KnowledgeError(f"knowledge type {name!r} is not registered; known: {', '.join(cls.names())}")
+        return found
+
+    @classmethod
+    def names(cls) -> list[str]:
+        from importlib.metadata import entry_points
+
+        return sorted({*cls._types, *(p.name for p in entry_points(group=cls.ENTRY_POINTS))})
+
+    @classmethod
+    def create(cls, name: str, path: Path | None = None, options: Mapping[str, Any] | None = None) -> KnowledgeBase:
+        kb = cls.get(name)
+        try:
+            return kb.from_config(path, dict(options or {}))
+        except TypeError as ex:
+            raise KnowledgeError(f"knowledge type {name!r}: {ex}") from None
+
+
+@KnowledgeRegistry.register("none")
 class EmptyKnowledgeBase(KnowledgeBase):
+    def __init__(self, path: Path | None = None):
+        self.path = path
+
     def retrieve(self, query: str, top_k: int = 5) -> list[Chunk]:
         return []
 
@@ -81,9 +148,10 @@ def split_chunks(source: str, text: str) -> list[Chunk]:
     return chunks
 
 
+@KnowledgeRegistry.register("static")
 class StaticKnowledgeBase(KnowledgeBase):
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else default_knowledge_dir()
         if not self.path.is_dir():
             raise KnowledgeError(f"{self.path}: knowledge folder does not exist")
         files = sorted(p for p in self.path.rglob("*") if p.suffix in (".md", ".txt") and p.is_file())

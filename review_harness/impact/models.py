@@ -1,5 +1,6 @@
 """Data models of the impact review: the payload a reviewer reads, the checks given to it as
-facts, and the ReviewResult it produces (the log contract of the impact kind)."""
+facts, and the ReviewResult it produces (the log contract of the impact kind). No Inspect import:
+the impact pipeline uses these without the harness."""
 
 from __future__ import annotations
 
@@ -7,35 +8,39 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.core.member import MemberRun
+from review_harness.core.runs import MemberRun
 
 CheckStatus = Literal["pass", "fail", "warn", "not_available"]
 ReviewStatus = Literal["complete", "partial", "failed"]
+Verdict = Literal["usable", "caution", "unusable"]
+VERDICTS: tuple[str, ...] = ("usable", "caution", "unusable")  # from most to least lenient
+ArtifactShape = Literal["envelope", "contract", "payload"]
 
 
 class ArtifactPayload(BaseModel):
-    """What the reviewer is given: the seed's envelope plus the Evaluate contract fields."""
+    """The seed's review input: the serialised measure results and the fields beside them."""
 
     model_config = ConfigDict(extra="forbid")
 
     initiative_id: str
     artifact_text: str
     model_type: str
-    sample_size: int
+    sample_size: int | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class MeasureContract(BaseModel):
-    """The Measure -> Evaluate contract of the orchestrator, read from the envelope."""
+    """The orchestrator's Measure -> Evaluate contract. Only the model type and the estimate are
+    needed to review; a missing interval, p-value or sample size is a finding, not an error."""
 
     model_config = ConfigDict(extra="forbid")
 
     initiative_id: str
     effect_estimate: float
-    ci_lower: float
-    ci_upper: float
-    p_value: float | None
-    sample_size: int
+    ci_lower: float | None = None
+    ci_upper: float | None = None
+    p_value: float | None = None
+    sample_size: int | None = None
     model_type: str
     diagnostics: dict[str, Any] = Field(default_factory=dict)
 
@@ -46,9 +51,10 @@ class ImpactArtifact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str
-    schema_version: str
+    shape: ArtifactShape = "envelope"
+    schema_version: str | None = None
     model_type: str
-    executed_at: str
+    executed_at: str | None = None
     model_params: dict[str, Any]
     impact_estimates: dict[str, float | None]
     model_summary: dict[str, float | int | None]
@@ -56,6 +62,7 @@ class ImpactArtifact(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     contract: MeasureContract
     notes: list[str] = Field(default_factory=list, description="reported problems that are not fatal")
+    text: str | None = Field(default=None, description="an ArtifactPayload's own text, shown to the reviewer")
 
 
 class ConsistencyCheck(BaseModel):
@@ -103,6 +110,7 @@ class ReviewResult(BaseModel):
     model: str
     dimensions: list[ReviewDimension]
     overall_score: float | None = Field(description="mean of the dimension scores")
+    verdict: Verdict = Field(description="usable | caution | unusable: the checks' verdict, made stricter by the model's")
     raw_response: str
     timestamp: str
 
@@ -115,6 +123,12 @@ class ImpactReview(BaseModel):
 
     result: ReviewResult
     status: ReviewStatus
+    verdict: Verdict = Field(description="the same as result.verdict")
+    checks_verdict: Verdict = Field(description="decided in code from the checks alone")
+    model_verdict: Verdict | None = Field(default=None, description="the reviewer's own VERDICT, when it gave one")
+    verdict_reasons: list[str] = Field(default_factory=list, description="the checks (id: status) behind the verdict")
+    model_type: str = Field(default="", description="the table's name for the reported model type ('' when unknown)")
+    implied_p_value: float | None = Field(default=None, description="the two-sided p-value the interval implies")
     expected_dimensions: list[str]
     model_overall: float | None = Field(default=None, description="the model's own OVERALL, for audit only")
     answer_format: Literal["text", "json", "none"] = "none"

@@ -16,8 +16,15 @@ and when it has no DIMENSION line, JSON (fenced or bare): ``{"dimensions": [{"na
 * a score written as a percentage ("85%") or out of ten ("8.5/10") is rescaled; any other
   score outside 0-1 is clamped to the nearest bound; a score that is not a number, or a number
   followed by anything but words or a parenthesis (a garbled answer), drops the dimension;
-* a dimension the template does not ask for is dropped; a repeated dimension keeps its first
-  occurrence; a missing dimension stays missing (the review is partial);
+* blocks are strict: a SCORE belongs to the ``DIMENSION:`` line that opens its block, never to an
+  earlier one. Any other header-like line (``Dimension - methodology_fit``, ``## Rigor``, a bold
+  line) opens a block without a recognised name, whose SCORE is dropped with a warning naming it;
+  two SCORE lines in one block drop that dimension (the score is ambiguous), and so do two blocks
+  of one dimension with different scores; a SCORE before any block is dropped;
+* a dimension the template does not ask for is dropped; a missing dimension stays missing (the
+  review is partial);
+* ``VERDICT: usable | caution | unusable`` (or ``"verdict"`` in JSON) is the reviewer's own
+  verdict; the review's verdict is the stricter of it and the checks' (verdict.py);
 * overall_score is the mean of the kept dimensions; the model's OVERALL is kept for audit only.
 """
 
@@ -30,12 +37,15 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from review_harness.core.jsonsalvage import load_json_lenient
 from review_harness.core.schema import response_schema
-from review_harness.impact.models import ReviewDimension
+from review_harness.impact.models import ReviewDimension, Verdict
+from review_harness.impact.verdict import read_verdict
 
 NUMBER = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*(%|/\s*10(?:\.0)?|/\s*100)?")
 TRAILING_OK = re.compile(r"^[(\-\u2013\u2014A-Za-z]")  # "0.7 (solid)", "0.7 - fine", "0.7 out of 1"
 FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
-KEY_LINE = re.compile(r"^\s*[*_#>\-\s]*(DIMENSION|SCORE|JUSTIFICATION|OVERALL)[*_\s]*:[*_\s]*(.*)$", re.IGNORECASE)
+KEY_LINE = re.compile(r"^\s*[*_#>\-\s]*(DIMENSION|SCORE|JUSTIFICATION|OVERALL|VERDICT)[*_\s]*:[*_\s]*(.*)$", re.IGNORECASE)
+# a line that looks like the start of a block but is not `DIMENSION: <name>`
+HEADER_LIKE = re.compile(r"^\s*(?:[*_>\-\s]*dimension\b|#{1,6}\s+\S|\*\*[^*]+\*\*\s*:?\s*$|__[^_]+__\s*:?\s*$)", re.IGNORECASE)
 
 
 class DimensionAnswer(BaseModel):
@@ -49,10 +59,10 @@ def answer_schema(dimensions: list[str]):
     every dimension), plus the model's overall score, kept for audit."""
     fields = {name: (DimensionAnswer, ...) for name in dimensions}
     model = create_model("StructuredAnswer", __config__=ConfigDict(extra="forbid"),
-                         **fields, overall=(float | None, ...))
+                         **fields, overall=(float | None, ...), verdict=(Verdict | None, ...))
     return response_schema(
         "impact_review", model,
-        description="A score from 0 to 1 and a justification per dimension, and an overall score.",
+        description="A score from 0 to 1 and a justification per dimension, an overall score and a verdict.",
     )
 
 
@@ -65,8 +75,10 @@ def normalize_name(name: str) -> str:
 class ParsedAnswer:
     dimensions: list[ReviewDimension] = field(default_factory=list)
     model_overall: float | None = None
+    verdict: Verdict | None = None
     format: str = "none"
     warnings: list[str] = field(default_factory=list)
+    ambiguous: set[str] = field(default_factory=set)  # dimensions dropped for two different scores
 
     @property
     def overall(self) -> float | None:
@@ -117,11 +129,19 @@ def _add(parsed: ParsedAnswer, expected: list[str], name: str, score: object, ju
     if key not in expected:
         parsed.warnings.append(f"{label}: not a dimension of this template; dropped")
         return
-    if any(d.name == key for d in parsed.dimensions):
-        parsed.warnings.append(f"{label}: repeated; the first one is kept")
-        return
     value = read_score(score, label, parsed.warnings)
     if value is None:
+        return
+    earlier = next((d for d in parsed.dimensions if d.name == key), None)
+    if earlier is not None:
+        if earlier.score != value:
+            parsed.dimensions.remove(earlier)
+            parsed.ambiguous.add(key)
+            parsed.warnings.append(f"{label}: two blocks with different scores ({earlier.score:g} and {value:g}); dropped")
+        else:
+            parsed.warnings.append(f"{label}: repeated with the same score; the first one is kept")
+        return
+    if key in parsed.ambiguous:
         return
     text = " ".join(str(justification or "").split())
     if not text:
@@ -129,37 +149,69 @@ def _add(parsed: ParsedAnswer, expected: list[str], name: str, score: object, ju
     parsed.dimensions.append(ReviewDimension(name=key, score=value, justification=text))
 
 
+@dataclass
+class _Block:
+    header: str  # the line that opened it
+    name: str | None  # the name after `DIMENSION:`; None for a header-like line
+    scores: list[str] = field(default_factory=list)
+    justification: str = ""
+    has_justification: bool = False
+
+
 def _parse_text(text: str, expected: list[str], parsed: ParsedAnswer) -> bool:
-    blocks: list[dict[str, str]] = []
-    current: dict[str, str] | None = None
-    last_key = None
-    seen_dimension = False
+    if not any((m := KEY_LINE.match(line)) and m.group(1).upper() == "DIMENSION" for line in text.splitlines()):
+        return False
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    last_key: str | None = None
     for line in text.splitlines():
         match = KEY_LINE.match(line)
         if match:
             key, value = match.group(1).upper(), match.group(2).strip().rstrip("*_").strip()
+            last_key = None
             if key == "DIMENSION":
-                seen_dimension = True
-                current = {"name": value, "score": "", "justification": ""}
+                current = _Block(header=line.strip(), name=value)
                 blocks.append(current)
-                last_key = None
             elif key == "OVERALL":
-                overall_warnings: list[str] = []
-                parsed.model_overall = read_score(value, "OVERALL", overall_warnings)
-                current, last_key = None, None
-            elif current is not None:
-                current[key.lower()] = value
-                last_key = key.lower()
+                parsed.model_overall = read_score(value, "OVERALL", [])
+                current = None
+            elif key == "VERDICT":
+                parsed.verdict = read_verdict(value)
+                if parsed.verdict is None:
+                    parsed.warnings.append(f"VERDICT {value[:40]!r} is not usable, caution or unusable; ignored")
+                current = None
+            elif current is None:
+                if key == "SCORE":
+                    parsed.warnings.append(f"SCORE {value[:40]!r} before any DIMENSION line; dropped")
+            elif key == "SCORE":
+                current.scores.append(value)
+            else:  # JUSTIFICATION
+                current.justification = (current.justification + " " + value).strip()
+                current.has_justification = True
+                last_key = "justification"
+            continue
+        if HEADER_LIKE.match(line):
+            current = _Block(header=line.strip(), name=None)
+            blocks.append(current)
+            last_key = None
             continue
         if current is not None and last_key == "justification" and line.strip():
-            current["justification"] += " " + line.strip()
-    if not seen_dimension:
-        return False
+            current.justification += " " + line.strip()
     for block in blocks:
-        if not block["score"]:
-            parsed.warnings.append(f"dimension {block['name']!r}: no SCORE line; dimension dropped")
+        if block.name is None:
+            if block.scores:
+                parsed.warnings.append(f"block {block.header[:80]!r}: not a 'DIMENSION: <name>' line; its SCORE is dropped")
             continue
-        _add(parsed, expected, block["name"], block["score"], block["justification"])
+        if not block.scores:
+            parsed.warnings.append(f"dimension {block.name!r}: no SCORE line; dimension dropped")
+            continue
+        if len(block.scores) > 1:
+            key = normalize_name(block.name)
+            parsed.ambiguous.add(key)
+            parsed.dimensions = [d for d in parsed.dimensions if d.name != key]
+            parsed.warnings.append(f"dimension {block.name!r}: {len(block.scores)} SCORE lines in one block; dropped")
+            continue
+        _add(parsed, expected, block.name, block.scores[0], block.justification)
     parsed.format = "text"
     return True
 
@@ -185,7 +237,7 @@ def _parse_json(text: str, expected: list[str], parsed: ParsedAnswer) -> bool:
         else:
             scores = data.get("scores") if isinstance(data.get("scores"), dict) else data
             for name, value in scores.items():
-                if normalize_name(name) in ("overall", "overall_score"):
+                if normalize_name(name) in ("overall", "overall_score", "verdict"):
                     continue
                 if isinstance(value, dict):
                     _add(parsed, expected, name, value.get("score"), value.get("justification", ""))
@@ -196,6 +248,8 @@ def _parse_json(text: str, expected: list[str], parsed: ParsedAnswer) -> bool:
         overall = data.get("overall", data.get("overall_score"))
         if overall is not None:
             parsed.model_overall = read_score(overall, "overall", [])
+        if data.get("verdict") is not None:
+            parsed.verdict = read_verdict(data["verdict"])
         parsed.format = "json"
         return True
     return False
@@ -218,6 +272,7 @@ def format_instructions(dimensions: list[str]) -> str:
     """What the engine asks for: the text format, one block per dimension."""
     blocks = "\n".join(f"DIMENSION: {d}\nSCORE: <0.0-1.0>\nJUSTIFICATION: <why, naming the numbers>" for d in dimensions)
     return (
-        "Answer in exactly this format, one block per dimension in this order, then the overall score. "
-        "No other text.\n" + f"Dimensions to score: {', '.join(dimensions)}\n\n" + blocks + "\nOVERALL: <0.0-1.0>"
+        "Answer in exactly this format, one block per dimension in this order, then the overall score and "
+        "your verdict. No other text.\n" + f"Dimensions to score: {', '.join(dimensions)}\n\n" + blocks
+        + "\nOVERALL: <0.0-1.0>\nVERDICT: <usable | caution | unusable>"
     )

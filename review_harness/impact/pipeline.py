@@ -13,26 +13,23 @@ error.
 
 from __future__ import annotations
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, get_model
+from inspect_ai.model import CachePolicy, ChatMessageAssistant, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from review_harness.core.input_errors import INPUT_ERROR
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import RetryPolicy
 from review_harness.core.metrics import nanmean
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
+from review_harness.impact.artifact import ArtifactError
 from review_harness.impact.config import default_settings
-from review_harness.impact.knowledge import (
-    EmptyKnowledgeBase,
-    KnowledgeBase,
-    KnowledgeError,
-    StaticKnowledgeBase,
-    default_knowledge_dir,
-)
+from review_harness.impact.knowledge import KnowledgeBase, KnowledgeError, KnowledgeRegistry
 from review_harness.impact.models import ImpactArtifact
 from review_harness.impact.registry import PromptSpec
 from review_harness.impact.render import render_report
+from review_harness.impact.table import ChecksTable, default_table
 from review_harness.impact.review import (
     REQUEST_KEY,
     call_reviewer,
@@ -45,15 +42,24 @@ from review_harness.impact.review import (
 NAN = float("nan")
 
 
-def knowledge_base(knowledge: str | None) -> KnowledgeBase:
-    """None: the built-in methodology notes; 'none': no knowledge; else a folder."""
+def knowledge_base(knowledge: str | None, kind: str = "static", options: dict | None = None,
+                   label: str | None = None) -> KnowledgeBase:
+    """None: the built-in methodology notes; 'none': no knowledge; else a folder (or whatever a
+    registered knowledge type makes of the path and its options)."""
     if knowledge is not None and str(knowledge).strip().lower() == "none":
-        return EmptyKnowledgeBase()
-    path = default_knowledge_dir() if knowledge is None else resolve_user_path(str(knowledge))
+        kind, knowledge = "none", None
+    path = None if knowledge is None else resolve_user_path(str(knowledge))
     try:
-        return StaticKnowledgeBase(path)
+        return KnowledgeRegistry.create(kind, path, options)
     except KnowledgeError as ex:
-        raise PrerequisiteError(f"-T knowledge={knowledge}: {ex}") from None
+        raise PrerequisiteError(f"{label or f'-T knowledge={knowledge}'}: {ex}") from None
+
+
+def reviewer_model(name: str | None = None, temperature: float | None = None) -> Model:
+    """The eval's model, or the configuration's backend (`name`), with its temperature."""
+    if name is None and temperature is None:
+        return get_model()
+    return get_model(name or str(get_model()), config=GenerateConfig(temperature=temperature))
 
 
 @solver
@@ -65,17 +71,24 @@ def impact_reviewer(
     structured: str = "auto",
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
+    table: ChecksTable | None = None,
+    model: str | None = None,
+    temperature: float | None = None,
 ) -> Solver:
     """Render the template for this artifact, ask the reviewer under `policy`, store the
-    request and the member's result."""
+    request and the member's result. A file of a folder that could not be read fails here, with
+    its reason."""
     settings = default_settings()
+    table = table or default_table()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if state.metadata.get(INPUT_ERROR):
+            raise ArtifactError(state.metadata[INPUT_ERROR])
         artifact = ImpactArtifact.model_validate(state.metadata["artifact"])
-        request = prepare_request(artifact, spec, knowledge, top_k, settings)
+        request = prepare_request(artifact, spec, knowledge, top_k, settings, table)
         state.store.set(REQUEST_KEY, request.model_dump(mode="json", exclude={"system", "user"}))
         scoped = scoped_cache(cache, artifact_sha=text_hash(state.input_text), prompt=f"{spec.name}@{spec.version}")
-        result = await call_reviewer(request, get_model(), policy=policy, structured=structured,
+        result = await call_reviewer(request, reviewer_model(model, temperature), policy=policy, structured=structured,
                                      max_tokens=max_tokens, cache=scoped)
         save_reviewer_result(state.store, result)
         return state
@@ -107,13 +120,18 @@ def impact_pipeline(
     retries: int | None = None,
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
+    table: ChecksTable | None = None,
+    model: str | None = None,
+    temperature: float | None = None,
 ) -> list[Solver]:
     """reviewer -> rendered report. The reviewer's policy is the settings' `reviewer_calls`;
-    `timeout` (seconds per member call) and `retries` (tries after the first) override it."""
+    `timeout` (seconds per member call) and `retries` (tries after the first) override it;
+    `model` / `temperature` come from a configuration's backend (None: the eval's model)."""
     policy = reviewer_policy(default_settings(), timeout, retries)
     return [
         impact_reviewer(spec, knowledge_base_obj or knowledge_base(knowledge), policy, top_k=top_k,
-                        structured=structured, max_tokens=max_tokens, cache=cache),
+                        structured=structured, max_tokens=max_tokens, cache=cache, table=table, model=model,
+                        temperature=temperature),
         render_impact_review(),
     ]
 
@@ -126,9 +144,10 @@ def impact_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store)
         result = review.result
-        # few keys: each becomes a metric row (partial = 1 - complete - failed; the confidence and
-        # the checks are in the review JSON)
+        # few keys: each becomes a metric row (partial = 1 - complete - failed; caution = 1 - usable
+        # - unusable; the confidence and the checks are in the review JSON)
         value: dict[str, float] = {key: float(review.status == key) for key in ("complete", "failed")}
+        value |= {key: float(review.verdict == key) for key in ("usable", "unusable")}
         value["overall"] = NAN if result.overall_score is None else result.overall_score
         for name in review.expected_dimensions:
             scored = review.score(name)
@@ -136,12 +155,12 @@ def impact_synthesis() -> Scorer:
         overall = "-" if result.overall_score is None else f"{result.overall_score:.2f}"
         return Score(
             value=value,
-            answer=render_report(review),  # what `inspect view` shows as ANSWER
-            explanation=f"{review.status}: overall {overall}; "
+            answer=render_report(review),  # what `inspect view` shows as ANSWER; its first line is the verdict
+            explanation=f"{review.verdict} ({review.status}): overall {overall}; "
             + ", ".join(f"{d.name} {d.score:.2f}" for d in result.dimensions)
             + f"; confidence {review.confidence.score:.2f}"
             + (f"; warnings: {'; '.join(review.warnings)}" if review.warnings else ""),
-            metadata={"review": review.model_dump(mode="json")},
+            metadata={"review": review.model_dump(mode="json"), "verdict": review.verdict},
         )
 
     return score

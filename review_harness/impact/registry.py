@@ -5,13 +5,16 @@
 folder in order; a user template with the name of an earlier one replaces it (a log line says
 so). Rendering is strict: a template that uses a key the engine does not provide is an error
 naming the file and the key. Templates compile through the core's prompt environment and fail
-with the core's `PromptError`, like every other kind's prompts.
+with the core's `PromptError`, like every other kind's prompts. A part with no Jinja syntax
+(`{{`, `{%`, `{#`) is rendered with `str.format_map` instead (the seed's fallback), so
+`{artifact}` templates work; its fields must be plain names.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import string
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from review_harness.impact.config import IMPACT_DIR
 logger = logging.getLogger(__name__)
 BUILTIN_TEMPLATES = IMPACT_DIR / "templates"
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+NAME_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class PromptSpec(BaseModel):
@@ -78,11 +82,36 @@ def load_template(path: Path) -> PromptSpec:
         where, msg, _ = first_error(ex)
         raise PromptError(f"{path}: {where}: {msg}") from None
     for part in ("system", "user"):
+        text = getattr(spec, part)
         try:
-            compile_template(getattr(spec, part), str(path.parent))
+            if uses_jinja(text):
+                compile_template(text, str(path.parent))
+            else:
+                format_fields(text)
         except PromptError as ex:
             raise PromptError(f"{path}: {part}: {ex}") from None
     return spec
+
+
+JINJA_MARKS = ("{{", "{%", "{#")
+
+
+def uses_jinja(text: str) -> bool:
+    return any(mark in text for mark in JINJA_MARKS)
+
+
+def format_fields(text: str) -> list[str]:
+    """The fields of a `str.format_map` template; a malformed one, or a field that is not a plain
+    name (attribute or index access), is a PromptError."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as ex:
+        raise PromptError(f"not a valid format template ({ex})") from None
+    fields = [name for _, name, _, _ in parsed if name is not None]
+    bad = [f for f in fields if not NAME_FIELD.match(f)]
+    if bad:
+        raise PromptError(f"format field {{{bad[0]}}}: use a plain name such as {{artifact}}")
+    return fields
 
 
 class PromptRegistry:
@@ -126,6 +155,13 @@ class PromptRegistry:
 
 def render_part(spec: PromptSpec, part: str, variables: dict[str, Any]) -> str:
     folder = str(Path(spec.source).parent) if spec.source else str(BUILTIN_TEMPLATES)
+    text = getattr(spec, part)
+    if not uses_jinja(text):
+        unknown = [f for f in format_fields(text) if f not in variables]
+        if unknown:
+            raise PromptError(f"{spec.source or spec.name}: {part}: unknown key {unknown[0]!r}; "
+                              f"available: {', '.join(sorted(variables))}")
+        return text.format_map(variables)
     try:
         return compile_template(getattr(spec, part), folder).render(**variables)
     except UndefinedError as ex:

@@ -5,6 +5,13 @@ from __future__ import annotations
 from review_harness.impact.models import ImpactReview
 
 
+VERDICT_MEANING = {
+    "usable": "no check raises a problem",
+    "caution": "usable with the warnings below",
+    "unusable": "a fatal inconsistency: do not act on these results",
+}
+
+
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -13,10 +20,15 @@ def render_report(review: ImpactReview) -> str:
     r = review.result
     c = review.confidence
     lines = [
-        f"# Impact results review: {r.initiative_id}",
+        f"# {review.verdict.upper()}: impact results review of {r.initiative_id}",
+        "",
+        f"**Verdict: {review.verdict}** ({VERDICT_MEANING[review.verdict]})"
+        + (f" · decided by {', '.join(review.verdict_reasons)}" if review.verdict_reasons else "")
+        + (f" · the reviewer said {review.model_verdict}" if review.model_verdict else ""),
         "",
         f"**Overall {_score(r.overall_score)}** (mean of {len(r.dimensions)} dimension(s); status {review.status}) · "
         f"deterministic confidence {c.score:.2f} (band {c.low:.2f}-{c.high:.2f} for {c.model_type}) · "
+        + (f"interval-implied p {review.implied_p_value:.2g} · " if review.implied_p_value is not None else "") +
         f"prompt {r.prompt_name} v{r.prompt_version} · {r.backend_name}/{r.model}",
         "",
         "| dimension | score | justification |",

@@ -28,16 +28,18 @@ from review_harness.core.member import (
 )
 from review_harness.core.prompts import prefix_hash
 from review_harness.impact.artifact import build_payload
-from review_harness.impact.checks import render_facts, run_checks
+from review_harness.impact.checks import artifact_implied_p, render_facts, run_checks
 from review_harness.impact.config import ImpactSettings, default_settings
-from review_harness.impact.confidence import score_initiative
+from review_harness.impact.confidence import confidence_for
 from review_harness.impact.kind import REVIEWER
 from review_harness.impact.knowledge import Chunk, KnowledgeBase, knowledge_context
 from review_harness.impact.models import (
-    ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewResult,
+    ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewDimension, ReviewResult, Verdict,
 )
 from review_harness.impact.parse import answer_schema, format_instructions, parse_answer
 from review_harness.impact.registry import PromptSpec, render_part
+from review_harness.impact.table import ChecksTable, default_table
+from review_harness.impact.verdict import checks_verdict, strictest
 
 KIND = "impact"
 REQUEST_KEY = "impact:request"
@@ -57,6 +59,11 @@ class ReviewRequest(BaseModel):
     system: str = Field(default="", description="not stored: the model event in the log has it")
     user: str = Field(default="", description="not stored: the model event in the log has it")
     checks: list[ConsistencyCheck]
+    checks_verdict: Verdict
+    verdict_reasons: list[str]
+    score_cap: float = Field(description="the most a dimension with a failed check may score")
+    model_type: str = Field(description="the table's name for the model type ('' when unknown)")
+    implied_p_value: float | None = None
     knowledge_chunks: list[str]
     notes: list[str]
     confidence: ConfidenceScore
@@ -91,10 +98,13 @@ def prepare_request(
     knowledge: KnowledgeBase,
     top_k: int,
     settings: ImpactSettings | None = None,
+    table: ChecksTable | None = None,
 ) -> ReviewRequest:
     settings = settings or default_settings()
+    table = table or default_table()
     payload = build_payload(artifact)
-    checks = run_checks(artifact, settings)
+    checks = run_checks(artifact, table)
+    verdict, reasons = checks_verdict(checks)
     chunks: list[Chunk] = knowledge.retrieve(retrieval_query(artifact, checks), top_k)
     variables = {
         **payload.model_dump(),
@@ -104,6 +114,8 @@ def prepare_request(
         "notes": list(artifact.notes),
         "dimensions": list(spec.dimensions),
         "response_format": format_instructions(spec.dimensions),
+        "checks_verdict": verdict,
+        "score_cap": settings.fatal_score_cap,
     }
     system = render_part(spec, "system", variables)
     user = render_part(spec, "user", variables)
@@ -112,8 +124,10 @@ def prepare_request(
     return ReviewRequest(
         initiative_id=payload.initiative_id, prompt_name=spec.name, prompt_version=spec.version,
         prompt_source=spec.source, dimensions=list(spec.dimensions), system=system, user=user,
-        checks=checks, knowledge_chunks=[f"{c.heading} ({c.source})" for c in chunks],
-        notes=list(artifact.notes), confidence=score_initiative(payload.initiative_id, artifact.model_type, settings.confidence_map),
+        checks=checks, checks_verdict=verdict, verdict_reasons=reasons, score_cap=settings.fatal_score_cap,
+        model_type=table.resolve(artifact.model_type) or "", implied_p_value=artifact_implied_p(artifact, table),
+        knowledge_chunks=[f"{c.heading} ({c.source})" for c in chunks],
+        notes=list(artifact.notes), confidence=confidence_for(payload.initiative_id, artifact.model_type, table),
         prefix_hash=prefix_hash(system),
     )
 
@@ -185,22 +199,45 @@ def build_review(request: ReviewRequest, result: MemberResult[ReviewerAnswer] | 
                         "from the last answer: a partial review")
     # keep the template's order
     order = {name: i for i, name in enumerate(request.dimensions)}
-    dimensions = sorted(dimensions, key=lambda d: order[d.name])
+    dimensions, capped = cap_scores(sorted(dimensions, key=lambda d: order[d.name]), request)
+    warnings += capped
     status = "failed" if not dimensions else ("complete" if run.completed else "partial")
+    model_verdict = parsed.verdict if parsed and dimensions else None
+    verdict = strictest(request.checks_verdict, model_verdict)
+    if model_verdict is not None and verdict != model_verdict:
+        warnings.append(f"the reviewer's verdict {model_verdict} is more lenient than the checks allow: {verdict} "
+                        f"({'; '.join(request.verdict_reasons)})")
     backend, _, model = run.model.partition("/")
     review_result = ReviewResult(
         **request.model_dump(include={"initiative_id", "prompt_name", "prompt_version"}),
         backend_name=backend or "-", model=model or backend or "-", dimensions=dimensions,
-        overall_score=parsed.overall if parsed and dimensions else None,
+        overall_score=round(sum(d.score for d in dimensions) / len(dimensions), 4) if dimensions else None,
+        verdict=verdict,
         raw_response=answer.raw_response if answer else "", timestamp=answer.timestamp if answer else _now(),
     )
     return ImpactReview(
-        result=review_result, status=status, expected_dimensions=list(request.dimensions),
+        result=review_result, status=status, verdict=verdict, checks_verdict=request.checks_verdict,
+        model_verdict=model_verdict, verdict_reasons=list(request.verdict_reasons), model_type=request.model_type,
+        implied_p_value=request.implied_p_value, expected_dimensions=list(request.dimensions),
         model_overall=parsed.model_overall if parsed else None,
         answer_format=parsed.format if parsed else "none",  # type: ignore[arg-type]
         confidence=request.confidence, checks=request.checks, knowledge_chunks=request.knowledge_chunks,
         notes=request.notes, warnings=warnings, reviewer_run=run,
     )
+
+
+def cap_scores(dimensions: list[ReviewDimension], request: ReviewRequest) -> tuple[list[ReviewDimension], list[str]]:
+    """A dimension with a failed (fatal) check keeps at most the cap, whatever the model said;
+    each lowered score is a warning naming the check."""
+    out, warnings = [], []
+    for d in dimensions:
+        failed = [c.id for c in request.checks if c.dimension == d.name and c.status == "fail"]
+        if failed and d.score > request.score_cap:
+            warnings.append(f"{d.name}: the reviewer scored {d.score:g} although {', '.join(failed)} failed; "
+                            f"capped at {request.score_cap:g}")
+            d = d.model_copy(update={"score": request.score_cap})
+        out.append(d)
+    return out, warnings
 
 
 def save_reviewer_result(store: StoreLike, result: MemberResult[ReviewerAnswer]) -> None:

@@ -1,9 +1,12 @@
-"""The offline reviewer of impact results: it reads the artifact back out of the prompt, runs
-the consistency checks itself, applies the knowledge-base rules whose notes were retrieved into
-the prompt, and answers in the seed's text format with scores computed from what failed.
+"""The offline reviewer of impact results: it reads the checks out of the prompt (the facts block
+the harness computed from the artifact with the run's checks table, which a real model reads too),
+or, when a template leaves the facts out, reads the artifact back out of the prompt and runs the
+built-in checks itself; it scores each dimension from what failed and answers in the seed's text
+format with the verdict the checks decide. It applies every check whether or not a methodology
+note was retrieved.
 
 score(dimension) = max(score_floor, 1 - sum of the penalties of its checks), penalties by status
-and severity from prompts/impact/config.yaml. A dimension no rule covers (a custom template's)
+and severity from prompts/impact/config.yaml. A dimension no check covers (a custom template's)
 gets the mean of the covered ones, and says so.
 """
 
@@ -11,19 +14,22 @@ from __future__ import annotations
 
 import re
 
-from review_harness.impact.artifact import envelope_from_text, validate_envelope
+from review_harness.impact.artifact import TEXT_CLOSE, TEXT_OPEN, envelope_from_text, validate_envelope
 from review_harness.impact.checks import run_checks
 from review_harness.impact.config import ImpactSettings, default_settings
 from review_harness.impact.models import ConsistencyCheck
+from review_harness.impact.verdict import checks_verdict
 
 DIMENSIONS_LINE = re.compile(r"^Dimensions to score:\s*(.+)$", re.MULTILINE)
-KNOWLEDGE_HEADING = re.compile(r"^### (.+?) \([^)]*\)\s*$", re.MULTILINE)
+FACT = re.compile(r"^- \[(PASS|FAIL|WARN|NOT_AVAILABLE)\] ([a-z0-9_]+) \(([a-z0-9_]+), (major|minor)\): (.+)$", re.MULTILINE)
 
 
-def applicable(checks: list[ConsistencyCheck], headings: list[str]) -> list[ConsistencyCheck]:
-    """Checks that rest on a methodology note count only when that note is in the prompt."""
-    text = " ".join(headings).lower()
-    return [c for c in checks if c.topic is None or c.topic in text]
+def facts_from_prompt(prompt: str) -> list[ConsistencyCheck]:
+    """The checks of the prompt's facts block (render_facts' lines), outside the artifact block."""
+    start, end = prompt.find(TEXT_OPEN), prompt.find(TEXT_CLOSE)
+    outside = prompt[:start] + prompt[end:] if 0 <= start < end else prompt
+    return [ConsistencyCheck(id=m.group(2), dimension=m.group(3), status=m.group(1).lower(), severity=m.group(4),  # type: ignore[arg-type]
+                             message=m.group(5).strip()) for m in FACT.finditer(outside)]
 
 
 def dimension_scores(
@@ -36,9 +42,11 @@ def dimension_scores(
             continue
         penalty = sum(settings.penalty(c.status, c.severity) for c in own if c.status != "pass")
         score = round(max(settings.score_floor, 1.0 - penalty), 2)
+        if any(c.status == "fail" for c in own):
+            score = min(score, settings.fatal_score_cap)
         problems = [c for c in own if c.status != "pass"]
         if problems:
-            worst = sorted(problems, key=lambda c: (c.status != "fail", c.severity != "major"))
+            worst = sorted(problems, key=lambda c: (c.status != "fail", c.status != "warn", c.severity != "major"))
             parts = [f"{c.message} ({c.status.replace('_', ' ')})" for c in worst]
             why = f"{len(problems)} of {len(own)} checks raise a problem: " + "; ".join(parts) + "."
         else:
@@ -56,12 +64,14 @@ def dimension_scores(
     return out
 
 
-def render_text_answer(scores: dict[str, tuple[float, str]]) -> str:
+def render_text_answer(scores: dict[str, tuple[float, str]], verdict: str | None = None) -> str:
     lines = []
     for name, (score, why) in scores.items():
         lines += [f"DIMENSION: {name}", f"SCORE: {score:.2f}", f"JUSTIFICATION: {why}", ""]
     overall = sum(s for s, _ in scores.values()) / len(scores) if scores else 0.0
     lines.append(f"OVERALL: {overall:.2f}")
+    if verdict:
+        lines.append(f"VERDICT: {verdict}")
     return "\n".join(lines)
 
 
@@ -69,10 +79,14 @@ def review_prompt(prompt: str, settings: ImpactSettings | None = None) -> str | 
     """The text answer to an impact review prompt, or None when the prompt is not one."""
     settings = settings or default_settings()
     match = DIMENSIONS_LINE.search(prompt)
-    envelope = envelope_from_text(prompt)
-    if match is None or envelope is None:
+    if match is None:
         return None
+    checks = facts_from_prompt(prompt)
+    if not checks:
+        envelope = envelope_from_text(prompt)
+        if envelope is None:
+            return None
+        checks = run_checks(validate_envelope(envelope, "prompt"))
     dimensions = [d.strip() for d in match.group(1).split(",") if d.strip()]
-    artifact = validate_envelope(envelope, "prompt", settings)
-    checks = applicable(run_checks(artifact, settings), KNOWLEDGE_HEADING.findall(prompt))
-    return render_text_answer(dimension_scores(checks, dimensions, settings))
+    verdict, _ = checks_verdict(checks)
+    return render_text_answer(dimension_scores(checks, dimensions, settings), verdict)
