@@ -336,6 +336,16 @@ def test_patterns_and_contradictions_of_the_answer_are_kept_with_prefixed_ids():
     assert review.synthesis == "model"
     assert review.patterns[0].members == ["v3-edge-case-prober-001", "v3-edge-case-prober-002"]
     assert review.counts["Contradictions"] == 1 and review.contradictions == [contradiction]
+    assert not any(w.startswith("Pattern") for w in review.warnings)
+
+
+def test_a_pattern_member_no_reviewer_reported_is_named_not_dropped_silently():
+    ans = VALID.model_copy(update={"patterns": [
+        Pattern(id="p1-unbounded", theme="Unbounded", members=["edge-case-prober-001", "edge-case-prober-009"])]})
+    review = synth(_trace_reports(), ans)
+    assert review.patterns[0].members == ["v1-edge-case-prober-001"]
+    assert ("Pattern p1-unbounded names findings no reviewer reported (edge-case-prober-009): they are left out of it."
+            in review.warnings)
 
 
 def test_evidence_is_verified_against_both_documents():

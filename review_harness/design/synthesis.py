@@ -310,6 +310,11 @@ def synthesize_design(
         p.model_copy(update={"members": [prefix + m for m in p.members if m in items]})
         for p in answer.patterns[: config.synthesis.max_patterns]
     ]
+    strays = {p.id: [m for m in p.members if m not in items] for p in answer.patterns}
+    for pattern_id, unknown in strays.items():
+        if unknown:
+            warnings.append(f"Pattern {pattern_id} names findings no reviewer reported ({', '.join(unknown[:5])}): "
+                            "they are left out of it.")
     review.systemic = _systemic(findings, config.synthesis.systemic_share)
     review.counts = {s: sum(1 for f in findings if f.severity.value == s) for s in SEVERITIES}
     review.counts["Contradictions"] = len(answer.contradictions)
