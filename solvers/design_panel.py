@@ -31,7 +31,14 @@ from review_harness.design.artifacts import (
 from review_harness.design.autofix import AutoFixError, apply_fixes
 from review_harness.design.budget import fit_documents
 from review_harness.design.changes import blob_id, changed_sections, file_text
-from review_harness.design.delta import DeltaError, build_delta, delta_record, grader_pairs, parse_grader_answer
+from review_harness.design.delta import (
+    DeltaError,
+    build_delta,
+    delta_record,
+    grader_pairs,
+    grader_reasons,
+    parse_grader_answer,
+)
 from review_harness.design.models import GRADER, KIND_NAME, SYNTHESIZER, DeltaAnswer, PersonaReport, SynthesisAnswer
 from review_harness.design.panel import (
     AUTO_FIX_KEY,
@@ -286,7 +293,7 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             return state
         previous = [delta_record(f) for f in earlier.findings]
         current = [delta_record(f) for f in review.findings]
-        pairs = None
+        pairs, reasons = None, None
         if GRADER in model_roles() and previous and current:
             prompt = render_grader_prompt(previous, current, topic=context.topic,
                                           previous_iteration=earlier.iteration, current_iteration=context.iteration)
@@ -298,13 +305,14 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             )
             save_result(state.store, result_key(GRADER), result)
             if result.report is not None:
-                pairs = grader_pairs(result.report, *ids)
+                pairs, reasons = grader_pairs(result.report, *ids), grader_reasons(result.report)
             else:
                 add_note(state.store, f"The grader {outcome_text(result.run, with_reason=True)}: the delta was "
                                       "matched offline instead.")
         try:
             delta = build_delta(earlier.findings, earlier.patterns, review.findings, review.patterns,
-                                from_iteration=earlier.iteration, to_iteration=context.iteration, pairs=pairs)
+                                from_iteration=earlier.iteration, to_iteration=context.iteration, pairs=pairs,
+                                reasons=reasons)
         except DeltaError as ex:
             add_note(state.store, f"No delta against iteration {earlier.iteration}: {ex}.")
             return state

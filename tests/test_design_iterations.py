@@ -62,8 +62,8 @@ class ScriptedGraderAPI(OfflineReviewerAPI):
             return ModelOutput.from_content(model=self.model_name, content=self.answer)
         previous = {f["title"]: f["id"] for f in json.loads(data_block(prompt, "<previous>", "</previous>"))}
         current = {f["title"]: f["id"] for f in json.loads(data_block(prompt, "<current>", "</current>"))}
-        pairs = [DeltaPair(previous=previous[a], current=current[b]) for a, b in self.pairs.items()
-                 if a in previous and b in current]
+        pairs = [DeltaPair(previous=previous[a], current=current[b], reason="The grader says so.")
+                 for a, b in self.pairs.items() if a in previous and b in current]
         return ModelOutput.from_content(model=self.model_name, content=DeltaAnswer(pairs=pairs).model_dump_json())
 
 
@@ -175,7 +175,8 @@ def test_scripted_grader_pairs_decide_the_delta(tmp_path):
     assert v2.delta is not None and v2.delta.method == "grader" and v2.delta.matcher == "grader"
     first_id = next(f.id for f in v1.findings if f.title == titles[0])
     second_id = next(f.id for f in v2.findings if f.title == titles[1])
-    assert [(p.previous, p.current) for p in v2.delta.findings.persisting] == [(first_id, second_id)]
+    assert [(p.previous, p.current, p.reason) for p in v2.delta.findings.persisting] == [
+        (first_id, second_id, "The grader says so.")]
     assert len(v2.delta.findings.resolved) == len(v1.findings) - 1
     assert len(v2.delta.findings.new) == len(v2.findings) - 1
     assert any(r.member == "grader" and r.role == "grader" and r.completed for r in v2.reviewer_runs)

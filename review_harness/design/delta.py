@@ -27,6 +27,7 @@ from rapidfuzz import fuzz
 
 from review_harness.core.jsonsalvage import load_json_lenient
 from review_harness.core.markdown import normalize
+from review_harness.core.matching import one_to_one
 from review_harness.core.member import ParseOutcome
 from review_harness.core.text import STOPWORDS, words
 from review_harness.design.offline.vocabulary import REQ_ID as REQUIREMENT_ID
@@ -129,23 +130,9 @@ def similarity(previous: Mapping[str, Any], current: Mapping[str, Any]) -> float
 
 def offline_pairs(previous: Sequence[Mapping[str, Any]], current: Sequence[Mapping[str, Any]],
                   threshold: float = THRESHOLD) -> list[tuple[int, int, float]]:
-    """One-to-one (previous index, current index, similarity), most similar first, deterministic."""
-    scored = sorted(
-        ((similarity(p, c), i, j) for i, p in enumerate(previous) for j, c in enumerate(current)),
-        key=lambda t: (-t[0], t[1], t[2]),
-    )
-    used_p: set[int] = set()
-    used_c: set[int] = set()
-    out = []
-    for score, i, j in scored:
-        if score < threshold:
-            break
-        if i in used_p or j in used_c:
-            continue
-        used_p.add(i)
-        used_c.add(j)
-        out.append((i, j, score))
-    return sorted(out)
+    """One-to-one (previous index, current index, similarity), most similar taken first, in
+    index order: deterministic."""
+    return sorted(one_to_one(previous, current, similarity, threshold))
 
 
 # ---------------------------------------------------------------------------- the grader's answer
@@ -181,7 +168,7 @@ def parse_grader_answer(text: str, previous_ids: Sequence[str], current_ids: Seq
     for item in data["pairs"]:
         if not isinstance(item, dict) or not isinstance(item.get("previous"), str) or not isinstance(item.get("current"), str):
             return ParseOutcome(None, [f"unreadable pair {str(item)[:80]!r}"], malformed=True)
-        pairs.append(DeltaPair(previous=item["previous"], current=item["current"]))
+        pairs.append(DeltaPair(previous=item["previous"], current=item["current"], reason=str(item.get("reason") or "")))
     problems = check_pairs([(p.previous, p.current) for p in pairs], previous_ids, current_ids)
     if problems or cut_off:
         return ParseOutcome(None, problems[:3] or ["the answer was cut off"], malformed=True)
@@ -220,13 +207,15 @@ def check_partition(level: str, previous_ids: Sequence[str], current_ids: Sequen
 
 
 def _part(level: str, previous: Sequence[tuple[str, str]], current: Sequence[tuple[str, str]],
-          pairs: Sequence[tuple[int, int, float | None]]) -> DeltaPart:
+          pairs: Sequence[tuple[int, int, float | None]], reasons: Mapping[tuple[str, str], str] | None = None) -> DeltaPart:
     matched_p = {i for i, _, _ in pairs}
     matched_c = {j for _, j, _ in pairs}
     part = DeltaPart(
         resolved=[DeltaItem(id=i, title=t) for n, (i, t) in enumerate(previous) if n not in matched_p],
         persisting=[PersistingItem(previous=previous[i][0], current=current[j][0], previous_title=previous[i][1],
-                                   current_title=current[j][1], score=score) for i, j, score in sorted(pairs)],
+                                   current_title=current[j][1], score=score,
+                                   reason=(reasons or {}).get((previous[i][0], current[j][0]), ""))
+                    for i, j, score in sorted(pairs)],
         new=[DeltaItem(id=i, title=t) for n, (i, t) in enumerate(current) if n not in matched_c],
     )
     check_partition(level, [i for i, _ in previous], [i for i, _ in current], part)
@@ -265,15 +254,16 @@ def build_delta(
     from_iteration: int,
     to_iteration: int,
     pairs: Sequence[tuple[int, int, float | None]] | None = None,
+    reasons: Mapping[tuple[str, str], str] | None = None,
 ) -> IterationDelta:
-    """The delta from finding pairs (previous index, current index, score); None: the offline
-    matcher's pairs."""
+    """The delta from finding pairs (previous index, current index, score) with the grader's
+    reasons by (previous id, current id); None: the offline matcher's pairs."""
     current = [f.model_dump(mode="json") for f in current_findings]
     method = "grader" if pairs is not None else "offline"
     if pairs is None:
         pairs = offline_pairs([delta_record(f) for f in previous_findings], [delta_record(f) for f in current])
     findings = _part("findings", [(str(f["id"]), str(f.get("title") or "")) for f in previous_findings],
-                     [(f["id"], f["title"]) for f in current], pairs)
+                     [(f["id"], f["title"]) for f in current], pairs, reasons)
     prev_patterns = [p.model_dump() if isinstance(p, Pattern) else dict(p) for p in previous_patterns]
     cur_patterns = [p.model_dump() for p in current_patterns]
     pattern_pairs = _pattern_pairs(
@@ -292,3 +282,7 @@ def grader_pairs(answer: DeltaAnswer, previous_ids: Sequence[str], current_ids: 
     p_index = {fid: n for n, fid in enumerate(previous_ids)}
     c_index = {fid: n for n, fid in enumerate(current_ids)}
     return [(p_index[p.previous], c_index[p.current], None) for p in answer.pairs]
+
+
+def grader_reasons(answer: DeltaAnswer) -> dict[tuple[str, str], str]:
+    return {(p.previous, p.current): p.reason for p in answer.pairs}

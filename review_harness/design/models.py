@@ -141,6 +141,7 @@ class DeltaPair(BaseModel):
 
     previous: str = Field(description="A finding id of the previous iteration.")
     current: str = Field(description="The finding id of this iteration that describes the same problem.")
+    reason: str = Field(description="Why the two describe one problem: the requirement, section or defect they share.")
 
 
 class DeltaAnswer(BaseModel):
@@ -201,6 +202,7 @@ class PersistingItem(BaseModel):
     previous_title: str = ""
     current_title: str = ""
     score: float | None = Field(default=None, description="The offline matcher's similarity; None for the grader's pairs.")
+    reason: str = Field(default="", description="The grader's reason for the pair.")
 
 
 class DeltaPart(BaseModel):

@@ -130,5 +130,7 @@ def grader_answer(prompt: str) -> str | None:
     if previous is None or current is None:
         return None
     before, after = json.loads(previous), json.loads(current)
-    pairs = [DeltaPair(previous=before[i]["id"], current=after[j]["id"]) for i, j, _ in offline_pairs(before, after)]
+    pairs = [DeltaPair(previous=before[i]["id"], current=after[j]["id"],
+                       reason=f"Same requirement, section or quoted text (similarity {score:.2f}).")
+             for i, j, score in offline_pairs(before, after)]
     return DeltaAnswer(pairs=pairs).model_dump_json(indent=1)
