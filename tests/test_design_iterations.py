@@ -414,7 +414,14 @@ def test_auto_fix_rules_refuse_anything_but_a_mechanical_change(tmp_path):
     assert check("typo", "recieve", "receive") is None
     assert check("broken-link", "[retry policy](#retry-polcy)", "[retry policy](#retry-policy)") is None
     assert check("missing-extension", "[the runbook](runbook)", "[the runbook](runbook.md)") is None
-    assert check("rewrite", "recieve", "receive") == "'rewrite' is not an auto-fixable kind (typo, broken-link, missing-extension)"
+    assert check_proposal(AutoFixProposal.model_construct(finding="x", kind="rewrite", find="recieve", replace="receive"),
+                          AUTO_FIX_DESIGN, rules, design) == \
+        "'rewrite' is not an auto-fixable kind (typo, broken-link, missing-extension)"
+    from review_harness.design.parse import parse_synthesis_output
+
+    parsed = parse_synthesis_output(json.dumps({"groups": [], "contradictions": [], "patterns": [], "auto_fixes": [
+        {"finding": "x", "kind": "rewrite", "find": "a", "replace": "b"}]}))
+    assert parsed.report.auto_fixes == [] and parsed.problems and "auto-fix 1" in parsed.problems[0]
     assert check("typo", "three times", "five times") == "4 characters change, more than 2"
     assert check("typo", "retried three times", "retried 3 times") == "it changes a figure"
     assert check("typo", "job", "jobs") == "the text to replace occurs 3 times in the document, not once"

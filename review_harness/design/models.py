@@ -29,6 +29,7 @@ STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]
 PHASES: tuple[str, ...] = ("survey", "calibrate", "design", "plan")
 Verdict = Literal["proceed", "revise", "escalate"]
+AutoFixKind = Literal["typo", "broken-link", "missing-extension"]  # personas.yaml `auto_fix` names their rules
 ReviewStatus = Literal["complete", "partial", "failed"]
 
 
@@ -114,7 +115,7 @@ class AutoFixProposal(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     finding: str = Field(description="The reviewer finding id the fix resolves, e.g. 'requirement-auditor-002'.")
-    kind: str = Field(description="typo | broken-link | missing-extension")
+    kind: AutoFixKind
     find: str = Field(description="The exact text in the document to replace (occurs once).")
     replace: str = Field(description="The text that replaces it.")
 

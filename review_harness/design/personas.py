@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 from review_harness.core.models import lookup
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
-from review_harness.design.models import PHASES, STAGES, Severity
+from review_harness.design.models import PHASES, STAGES, AutoFixKind, Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "design"
 PERSONAS_FILE = PROMPTS_DIR / "personas.yaml"
@@ -121,7 +121,7 @@ class PersonaConfig(BaseModel):
     synthesis: SynthesisSettings
     failure: FailureSettings
     hedge_words: list[str]
-    auto_fix: dict[Literal["typo", "broken-link", "missing-extension"], AutoFixRule]
+    auto_fix: dict[AutoFixKind, AutoFixRule]
     input: InputBudget
 
     @model_validator(mode="after")
