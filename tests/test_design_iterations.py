@@ -434,3 +434,81 @@ def test_auto_fix_rules_refuse_anything_but_a_mechanical_change(tmp_path):
         "runbook.yaml does not exist beside the document"
     assert check("missing-extension", "[the runbook](runbook)", "[the runbook](runbook.md)", file=None) == \
         "the document is no file, so the link target cannot be checked"
+
+
+# ---------------------------------------------------------------------------- inline text, cost, progress, caching
+
+
+def test_documents_given_as_text_are_reviewed(tmp_path):
+    design = ("# Session Store\n\n## Approach\n\nSessions live in one Redis instance for 30 days. The service will "
+              "always be available.\n")
+    requirements = "# Requirements\n\n- R1: Sessions must survive the loss of one node.\n- R2: Sessions expire after 30 days.\n"
+    log = run(tmp_path / "logs", design=design, requirements=requirements, output_dir=str(tmp_path / "reviews"))
+    review = reviews_of(log)["Session-Store"]  # the topic comes from the first heading
+    assert review.design_path == "(inline text)" and review.requirements_path == "(inline text)"
+    assert review.document == "inline" and review.findings
+    assert log.samples[0].input == design
+    # Inspect splits a plain -T value at commas: the text is joined back as it was typed
+    from review_harness.design.dataset import as_text_value, is_inline
+
+    assert as_text_value("design", ["We use Redis", " Postgres and Kafka."]) == "We use Redis, Postgres and Kafka."
+    assert is_inline("We cache sessions in Redis.") and not is_inline("docs/missing-design.md")
+    assert not is_inline("design.md") and is_inline("line one\nline two")
+
+
+def test_run_cost_comes_from_the_price_table():
+    from review_harness.core.member import MemberRun
+    from review_harness.design.cost import run_cost
+
+    runs = [MemberRun(kind="design", member="assumption-hunter", model="anthropic/claude-sonnet-4-5",
+                      input_tokens=1_000_000, output_tokens=100_000),
+            MemberRun(kind="design", member="synthesizer", model="openai/gpt-4o-mini", input_tokens=200_000,
+                      output_tokens=0)]
+    cost = run_cost(runs)
+    assert cost["by_model"] == {"anthropic/claude-sonnet-4-5": 4.5, "openai/gpt-4o-mini": 0.03}
+    assert cost["estimated"] == 4.53 and cost["unpriced"] == [] and cost["currency"] == "USD"
+    unknown = run_cost(runs + [MemberRun(kind="design", member="grader", model="acme/judge-1", input_tokens=10)])
+    assert unknown["estimated"] is None and unknown["unpriced"] == ["acme/judge-1"]
+    assert unknown["by_model"]["acme/judge-1"] is None  # tokens only: they stay in the run's token counts
+    assert run_cost([MemberRun(kind="design", member="x", model="offline/rules", input_tokens=5)])["estimated"] == 0.0
+
+
+@pytest.mark.parametrize(("display", "counter", "line"), [("plain", False, True), ("log", False, True),
+                                                          ("rich", True, False), ("full", True, False),
+                                                          ("none", False, False)])
+def test_progress_goes_through_the_display(monkeypatch, display, counter, line):
+    from review_harness.core import progress
+
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(progress, "display_type", lambda: display)
+    monkeypatch.setattr(progress, "display_counter", lambda caption, value: seen.append(("counter", caption, value)))
+    monkeypatch.setattr(progress, "display_print", lambda message: seen.append(("line", message)))
+    progress.report("design review t", "1/6 · Assumption Hunter: done", "Assumption Hunter: done [1/6] 14 s")
+    assert seen == ([("counter", "design review t", "1/6 · Assumption Hunter: done")] if counter else []) + (
+        [("line", "Assumption Hunter: done [1/6] 14 s")] if line else [])
+
+
+def test_the_personas_of_a_review_share_one_prefix_and_calibration_never_changes_it():
+    from review_harness.design.lint import lint_design_prompts
+    from review_harness.design.personas import default_personas
+    from review_harness.design.prompts import render_persona_prompt
+
+    config = default_personas()
+    design, requirements = (WEBHOOK / "design.md").read_text(), (WEBHOOK / "requirements.md").read_text()
+    prompts = {p: render_persona_prompt(p, config, stage="design", design=design, requirements=requirements, topic="t",
+                                        calibration="- cal-001: \"x\", raised by y. Author's note: z",
+                                        calibration_version="cal-3")
+               for p in config.active("design")}
+    shared = {p.shared for p in prompts.values()}
+    assert len(shared) == 1  # system message and documents: byte for byte the same for all six
+    for persona, prompt in prompts.items():
+        [system, user] = prompt.messages()
+        assert [c.cache_breakpoint for c in user.content] == [True, None]  # the cache mark after the documents
+        assert user.content[0].text == prompt.documents and "cal-001" in user.content[1].text
+        assert design.strip()[:200] in prompt.documents and config.personas[persona].question in prompt.lens
+        plain = render_persona_prompt(persona, config, stage="design", design=design, requirements=requirements,
+                                      topic="t")
+        assert plain.prefix_hash == prompt.prefix_hash  # the calibration block is versioned apart
+    share = len(next(iter(shared))) / sum(len(p.text) for p in prompts.values()) * len(prompts)
+    assert share > 0.9
+    assert lint_design_prompts(config).problems == []
