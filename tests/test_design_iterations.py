@@ -512,3 +512,14 @@ def test_the_personas_of_a_review_share_one_prefix_and_calibration_never_changes
     share = len(next(iter(shared))) / sum(len(p.text) for p in prompts.values()) * len(prompts)
     assert share > 0.9
     assert lint_design_prompts(config).problems == []
+
+
+def test_document_checks_read_prose_not_code():
+    from review_harness.design.offline.engine import review_as_persona
+
+    design = ("# Jobs\n\n## Intake\n\nWorkers recieve jobs. The `teh` flag is a literal.\n\n```\nteh [x](runbook)\n"
+              "wich [y](#nowhere)\n```\n")
+    titles = [f.title for f in review_as_persona("requirement-auditor", "design", design,
+                                                 "# R\n\n- R1: Jobs must be processed.\n").findings]
+    assert "Misspelt word 'recieve'" in titles
+    assert not [t for t in titles if "'teh'" in t or "'wich'" in t or "link" in t.lower()]

@@ -52,6 +52,17 @@ def _unique_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
+FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`[^`\n]+`")
+
+
+def prose(text: str) -> str:
+    """`text` with code (fenced blocks and inline spans) blanked out, offsets kept: checks of
+    wording and links read prose only."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group(0))  # noqa: E731
+    return INLINE_CODE.sub(blank, FENCE.sub(blank, text))
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -69,7 +80,7 @@ def misspelt_words(ctx: Ctx) -> None:
     if not table or doc.empty:
         return
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(table, key=len, reverse=True))) + r")\b", re.I)
-    for m in pattern.finditer(doc.text):
+    for m in pattern.finditer(prose(doc.text)):
         word = m.group(0)
         right = _with_case(table[word.lower()], word)
         span = _unique_span(doc.text, m.start(), m.end())
@@ -87,7 +98,7 @@ def misspelt_words(ctx: Ctx) -> None:
 def broken_internal_links(ctx: Ctx) -> None:
     doc = ctx.artifact
     known = sorted(anchors(doc.text))
-    for m in INTERNAL_LINK.finditer(doc.text):
+    for m in INTERNAL_LINK.finditer(prose(doc.text)):
         anchor = m["anchor"]
         if anchor in known:
             continue
@@ -108,7 +119,7 @@ def broken_internal_links(ctx: Ctx) -> None:
 def links_without_extension(ctx: Ctx) -> None:
     doc = ctx.artifact
     extensions = default_personas().auto_fix["missing-extension"].extensions
-    for m in RELATIVE_LINK.finditer(doc.text):
+    for m in RELATIVE_LINK.finditer(prose(doc.text)):
         target = m["target"]
         if "." in target.rsplit("/", 1)[-1]:
             continue
