@@ -113,7 +113,7 @@ def _claim(state: TaskState, output_dir: str, context: ReviewContext) -> None:
     context.folder, context.iteration, context.topic = str(claim.folder), claim.iteration, claim.topic
     if claim.note:
         context.warnings.append(claim.note[0].upper() + claim.note[1:] + ".")
-        progress.report(f"design review {meta['topic']}", claim.note, f"Design review: {claim.note}")
+        progress.report(f"design review {meta['topic']}", claim.note, f"Design review: {claim.note}", important=True)
 
 
 def _earlier_context(context: ReviewContext) -> str:

@@ -483,9 +483,13 @@ def test_progress_goes_through_the_display(monkeypatch, display, counter, line):
     monkeypatch.setattr(progress, "display_type", lambda: display)
     monkeypatch.setattr(progress, "display_counter", lambda caption, value: seen.append(("counter", caption, value)))
     monkeypatch.setattr(progress, "display_print", lambda message: seen.append(("line", message)))
+    monkeypatch.setattr(progress, "say", lambda message: seen.append(("stderr", message)))
     progress.report("design review t", "1/6 · Assumption Hunter: done", "Assumption Hunter: done [1/6] 14 s")
     assert seen == ([("counter", "design review t", "1/6 · Assumption Hunter: done")] if counter else []) + (
         [("line", "Assumption Hunter: done [1/6] 14 s")] if line else [])
+    seen.clear()
+    progress.report("design review t", "moved", "Design review: topic 't' ... goes to t-2", important=True)
+    assert [kind for kind, *_ in seen] == ["counter" if counter else "line" if line else "stderr"]
 
 
 def test_the_personas_of_a_review_share_one_prefix_and_calibration_never_changes_it():
