@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_text_atomic
-from review_harness.design.models import DesignFinding, DesignReview, Pattern
+from review_harness.design.models import DesignFinding, DesignReview
 from review_harness.design.render import (
     failure_reason,
     persona_name,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from review_harness.core.markdown import Sentence
-from review_harness.design.offline.document import Doc, cap, document, quote_of, short
+from review_harness.design.offline.document import Doc, document, quote_of, short
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import check_priorities, vague_requirements
 from review_harness.design.offline.vocabulary import V
