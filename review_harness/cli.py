@@ -1,154 +1,200 @@
-"""`review-harness`: what is not an eval. Reads eval logs through the log contract only."""
+"""`review-harness`: read, show and gate the logs of review runs, and the commands of each kind
+(design folders, code analytics, domain digests, impact checks).
+
+The command line is click. Start-up imports nothing but click: each command imports what it
+needs when it runs, and the kinds' command groups are loaded only when named, so
+`review-harness --help` is quick. Bad input is one line on stderr and exit code 2; a closed
+output pipe (`review-harness summary LOG | head`) ends the command quietly.
+"""
 
 from __future__ import annotations
 
-import argparse
+import errno
+import importlib
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from inspect_ai.log import EvalLog
+import click
 
-from review_harness.core import gate
-from review_harness.core.commands import CommandError
-from review_harness.core.kinds import KindError, kind_of_log, kinds
-from review_harness.core.logs import LogError, newest_log, read_log, reviews_in_log
-from review_harness.code.cli import add_code_commands, run_code
-from review_harness.design.cli import add_design_commands, run_design
-from review_harness.domain.cli import add_domain_commands, run_domain
-from review_harness.ds.cli import add_ds_commands, run_ds
-from review_harness.impact.cli import add_impact_commands, run_impact
-from review_harness.core.paths import BASELINES_DIR
-from review_harness.ds.calibrate import CalibrationError
-from review_harness.ds.rubric import RubricError
+from review_harness.core.commands import PROG, CommandError, one_line
 
+DEFAULT_LOG_DIR = "logs"
+EXIT_BAD_INPUT = 2
+EXIT_CLOSED_PIPE = 1  # as click (and Python's own advice) exits when stdout's reader went away
 
-def merge_columns(rows: list[list[str]]) -> list[str]:
-    """Every column of the rows once, a new one placed before the next known column of its row
-    (impact reviews of different templates score different dimensions; they stay together)."""
-    columns: list[str] = []
-    for row in rows:
-        for n, name in enumerate(row):
-            if name not in columns:
-                after = next((c for c in row[n + 1:] if c in columns), None)
-                columns.insert(columns.index(after) if after else len(columns), name)
-    return columns
+# commands defined outside this module: name -> ("module:attribute", one line of help for the list)
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "calibrate": ("review_harness.ds.cli:calibrate", "Fit the DS rubric's deductions and credits to the gold windows."),
+    "design": ("review_harness.design.cli:design", "Design review folders: write them from a log, accept or reject findings."),
+    "code": ("review_harness.code.cli:code", "Code reviews: analytics from logs, a human's approve or reject."),
+    "domain": ("review_harness.domain.cli:domain", "Domain knowledge digests: list, show, refresh, roll back."),
+    "impact": ("review_harness.impact.cli:impact", "Impact results: check an artifact, an initiative's confidence."),
+}
 
 
-def summary_table(log: EvalLog) -> str:
-    """One row per reviewed sample and epoch, with the columns of the log's kind; then each
-    sample that failed (e.g. an unreadable file of a folder: its sample failed, the run did not)."""
-    kind = kind_of_log(log)
-    if kind.summary_row is None:
-        raise KindError(f"the {kind.title} review has no summary rows")
-    rows = [{"sample": sample_id, "epoch": str(epoch), **kind.summary_row(review)}
-            for sample_id, epoch, review in reviews_in_log(log)]
-    columns = merge_columns([list(row) for row in rows]) or ["sample", "epoch"]
-    table = _table([tuple(columns)] + [tuple(row.get(c, "-") for c in columns) for row in rows])
-    for sample in log.samples or []:
-        if sample.error is not None:
-            table += f"\n{sample.id} (epoch {sample.epoch}) failed: {sample.error.message.splitlines()[0]}"
-    return f"log status: {log.status}\n" + table
+class LazyGroup(click.Group):
+    """A group whose commands from LAZY_COMMANDS are imported when named (the help list uses
+    their one-line help without importing them)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS:
+            module, _, attribute = LAZY_COMMANDS[name][0].partition(":")
+            return getattr(importlib.import_module(module), attribute)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1] if name in LAZY_COMMANDS else self.commands[name].get_short_help_str(80))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+def default_log_dir() -> Path:
+    """./logs where the command runs, else the project's logs/ folder."""
+    from review_harness.core.paths import PROJECT_ROOT
+
+    here = Path(os.environ.get("PWD") or Path.cwd()) / DEFAULT_LOG_DIR
+    return here if here.is_dir() else PROJECT_ROOT / DEFAULT_LOG_DIR
 
 
-def gate_config_for(baseline: Path) -> Path:
-    """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml."""
-    own = baseline.with_name(f"{baseline.stem}.gate.yaml")
-    return own if own.exists() else baseline.parent / "gate.yaml"
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="Run `review-harness COMMAND --help` for a command's options and an example.")
+@click.version_option(package_name="review-harness", prog_name=PROG, message="%(prog)s %(version)s")
+def cli() -> None:
+    """Read, show and gate the logs of review runs (`inspect eval tasks/<kind>_review.py`), and
+    manage what each kind keeps outside its logs."""
 
 
-def baseline_for(log: EvalLog) -> Path:
-    """The committed baseline of the log's kind: logs/baselines/<task>.json."""
-    return BASELINES_DIR / f"{kind_of_log(log).task}.json"
+LOG_HELP = "An .eval log, or a folder (its newest log)."
 
 
-def run_gate(args: argparse.Namespace) -> int:
-    if args.write_baseline:
-        log_path = newest_log(args.write_baseline)
-        log = read_log(log_path)
-        baseline_path = Path(args.baseline) if args.baseline else baseline_for(log)
-        baseline = gate.write_baseline(log, str(log_path), baseline_path)
-        print(f"wrote {baseline_path} from {log_path.name}: {len(baseline.values)} metrics, "
-              f"{len(next(iter(baseline.values.values()), {}))} samples, {baseline.epochs} epoch(s)")
-        return 0
-    if not args.log:
-        raise gate.GateError("give the log to check, or --write-baseline LOG")
-    log_path = newest_log(args.log)
-    log = read_log(log_path)
-    baseline_path = Path(args.baseline) if args.baseline else baseline_for(log)
-    reviews = reviews_in_log(log)
-    if reviews and all(getattr(review, "status", None) == "deferred" for _, _, review in reviews):
-        raise gate.GateError(
-            f"{log_path.name}: every review was deferred (no reviewer returned a usable report); "
-            "there is nothing to gate - see the review warnings for each reviewer's failure reason"
-        )
-    config = gate.load_config(Path(args.config) if args.config else gate_config_for(baseline_path))
-    result = gate.compare(log, gate.load_baseline(baseline_path), config)
-    print(f"gate: {log_path.name} against {baseline_path}")
-    print(gate.render_table(result))
-    return 0 if result.passed else 1
+@cli.command(epilog="Example: review-harness summary logs/")
+@click.argument("log", metavar="LOG", type=click.Path())
+def summary(log: str) -> int:
+    """One line per review in a log: verdict, score, findings (the columns of its kind).
+
+    LOG: an .eval log, or a folder (its newest log). Exit code 1 when the run did not succeed.
+    """
+    from review_harness.core.kinds import KindError
+    from review_harness.core.logs import LogError, newest_log, read_log, summary_table
+
+    with one_line(LogError, KindError):
+        run = read_log(newest_log(log))
+        click.echo(summary_table(run))
+    return 0 if run.status == "success" else 1
 
 
-def run_lint(args: argparse.Namespace) -> int:
+@cli.command(epilog="\b\nExamples:\n  review-harness show\n  review-harness show logs/ --kind design --sample billing-export\n"
+                    "  review-harness show LOG --raw > review.md")
+@click.argument("log", metavar="[LOG]", required=False, type=click.Path())
+@click.option("--sample", "sample_id", metavar="ID", help="The document (sample id) to show. Default: the log's first.")
+@click.option("--epoch", type=click.IntRange(min=1), help="Which run of the document, with --epochs N. Default: 1.")
+@click.option("--kind", "kind_name", metavar="KIND",
+              help="Only logs of this review kind (ds, design, code, impact): the newest of them in the folder.")
+@click.option("--raw", is_flag=True, help="Print the markdown as it is, not rendered for the terminal.")
+@click.option("--details", is_flag=True, help="Add the scoring internals (deductions, credits, points per finding).")
+def show(log: str | None, sample_id: str | None, epoch: int | None, kind_name: str | None, raw: bool,
+         details: bool) -> int:
+    """Print one review from a log: rendered in a terminal, plain markdown otherwise.
+
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
+    project's logs/). It says which log and document it shows.
+    """
+    from review_harness.core.kinds import KindError
+    from review_harness.core.logs import LogError
+    from review_harness.core.show import show_review
+
+    with one_line(LogError, KindError):
+        show_review(Path(log) if log else default_log_dir(), sample_id, epoch, kind_name, raw=raw, details=details)
+    return 0
+
+
+@cli.command(epilog="\b\nExamples:\n  review-harness gate logs/ci/ds_review\n"
+                    "  review-harness gate --write-baseline logs/ci/ds_review   (after an intended change)")
+@click.argument("log", metavar="[LOG]", required=False, type=click.Path())
+@click.option("--baseline", type=click.Path(), metavar="FILE",
+              help="The baseline to compare with. Default: logs/baselines/<task>.json of the log's kind.")
+@click.option("--config", type=click.Path(), metavar="FILE",
+              help="The tolerances. Default: <baseline>.gate.yaml beside the baseline, else its folder's gate.yaml.")
+@click.option("--write-baseline", metavar="LOG", type=click.Path(),
+              help="Instead of checking: write the baseline from this log (a gold-set run).")
+def gate(log: str | None, baseline: str | None, config: str | None, write_baseline: str | None) -> int:
+    """Fail (exit 1) when a gold-set run got worse than its kind's committed baseline.
+
+    LOG: the new .eval log, or a folder (its newest log). A log without gold comparison, or of
+    another task than the baseline's, is bad input (exit 2).
+    """
+    from review_harness.core.gate import run_gate
+
+    return run_gate(log, baseline, config, write_baseline)
+
+
+@cli.command("lint-prompts", epilog="Example: review-harness lint-prompts")
+@click.option("--rubric", type=click.Path(), metavar="FILE", help="The DS rubric to check. Default: prompts/ds/rubric.yaml.")
+@click.option("--update-hashes", is_flag=True,
+              help="Accept the current stable prompt prefixes (after an intended prompt change).")
+def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
+    """Check every kind's prompt templates: instructions present, stable prefixes unchanged."""
+    from review_harness.core.kinds import kinds
     from review_harness.core.lint import lint_kinds
 
-    report = lint_kinds(kinds(), {"rubric": args.rubric}, update_hashes=args.update_hashes)
-    print("\n".join(report.lines()))
+    report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
+    click.echo("\n".join(report.lines()))
     return 0 if report.passed else 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="review-harness", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    summary = sub.add_parser("summary", help="one line per reviewed sample of an eval log")
-    summary.add_argument("log", help="a .eval log file, or a folder (its newest log)")
-    gate_cmd = sub.add_parser("gate", help="fail when an eval log regressed against the baseline")
-    gate_cmd.add_argument("log", nargs="?", help="the new .eval log, or a folder (its newest log)")
-    gate_cmd.add_argument("--baseline", help="baseline JSON (default: logs/baselines/<task>.json of the log's kind)")
-    gate_cmd.add_argument("--config", help="tolerances YAML (default: gate.yaml next to the baseline)")
-    gate_cmd.add_argument("--write-baseline", metavar="LOG", help="write the baseline from this log instead of checking")
-    lint_cmd = sub.add_parser("lint-prompts", help="check every kind's prompt templates (instructions, stable prefixes)")
-    lint_cmd.add_argument("--rubric", help="the DS rubric YAML (default: prompts/ds/rubric.yaml)")
-    lint_cmd.add_argument("--update-hashes", action="store_true",
-                          help="accept the current stable prefixes (after an intended prompt change)")
-    add_design_commands(sub)
-    add_ds_commands(sub)
-    add_domain_commands(sub)
-    add_code_commands(sub)
-    add_impact_commands(sub)
-    args = parser.parse_args(argv)
+def _quiet_closed_pipe() -> int:
+    """stdout's reader went away (`| head`): stop writing and say nothing."""
     try:
-        ds_result = run_ds(args)
-        if ds_result is not None:
-            return ds_result
-        if args.command == "lint-prompts":
-            return run_lint(args)
-        if args.command == "summary":
-            log = read_log(newest_log(args.log))
-            print(summary_table(log))
-            return 0 if log.status == "success" else 1
-        if args.command == "gate":
-            return run_gate(args)
-        if args.command == "domain":
-            return run_domain(args)
-        if args.command == "design":
-            if args.design_command == "export":
-                args.log = str(newest_log(args.log))
-            return run_design(args)
-        if args.command == "code":
-            return run_code(args)
-        if args.command == "impact":
-            return run_impact(args)
-    except (LogError, KindError, gate.GateError, RubricError, CalibrationError, CommandError) as ex:
-        print(f"review-harness: {ex}", file=sys.stderr)
-        return 2
-    return 2
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no real file (a test's capture)
+        pass
+    return EXIT_CLOSED_PIPE
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 done, 1 a check failed, 2 bad input)."""
+    try:
+        result: Any = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
+    except click.exceptions.Exit as ex:  # --help, --version
+        return ex.exit_code
+    except SystemExit as ex:  # click's own exit when stdout's reader went away (`| head`)
+        return ex.code if isinstance(ex.code, int) else EXIT_BAD_INPUT
+    except click.ClickException as ex:  # a usage error: click says it with the usage line
+        ex.show()
+        return ex.exit_code
+    except click.Abort:
+        click.echo("review-harness: aborted", err=True)
+        return 1
+    except CommandError as ex:
+        click.echo(f"{ex.who}: {ex}", err=True)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return _quiet_closed_pipe()
+    except OSError as ex:
+        if ex.errno == errno.EPIPE:
+            return _quiet_closed_pipe()
+        raise
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_closed_pipe()
+    return result if isinstance(result, int) else 0
+
+
+def __getattr__(name: str) -> Any:
+    """Names older callers import from here, loaded when asked for (start-up stays light)."""
+    if name in ("summary_table", "merge_columns", "reviews_in_log"):
+        from review_harness.core import logs
+
+        return getattr(logs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

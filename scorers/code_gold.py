@@ -11,7 +11,17 @@ from review_harness.code.models import LETTERS, STAGES, ReviewerAnswer
 from review_harness.code.panel import completed_report, review_from_store
 from review_harness.core.gold import sample_gold
 from scorers.gold_score import defined, not_compared
-from scorers.metrics import nanmean
+from scorers.metrics import averaged
+
+# the run's figures: each stage's recall and precision per model, the stronger model's
+# must-catch recall, and the merged review's precision, trap rate and decisions (the other
+# GOLD_METRICS keys, e.g. the merge counts, stay per-sample values for the gate and analysis)
+RUN_METRICS = (
+    *(f"{figure}_{stage}_{letter}" for figure in ("recall", "precision") for stage in STAGES for letter in LETTERS),
+    *(f"must_catch_{stage}_B" for stage in STAGES),
+    "agreed_precision", "fp_trap_rate", "decision_accuracy", "confidence_exact", "final_status_accuracy",
+    "fix_iterations_exact",
+)
 
 
 def first_reports(store) -> dict[str, ReviewerAnswer | None]:
@@ -22,7 +32,7 @@ def first_reports(store) -> dict[str, ReviewerAnswer | None]:
     return out
 
 
-@scorer(metrics={key: [nanmean()] for key in GOLD_METRICS})
+@scorer(metrics=averaged(*RUN_METRICS))
 def code_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, CodeGold)

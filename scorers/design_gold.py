@@ -1,6 +1,7 @@
 """Gold scorer of the design review: how the synthesized review compares with the gold file
 (precision, recall, must-catch recall, phase accuracy, severity agreement, verdict accuracy,
-contradiction recall, duplicate rate, hedge rate). Samples without gold get NaN."""
+contradiction recall, duplicate rate). Samples without gold get NaN. (The hedge rate is the
+review's own figure: the synthesis score records it.)"""
 
 from __future__ import annotations
 
@@ -12,29 +13,28 @@ from review_harness.design.gold import DesignGold
 from review_harness.design.matching import compare_design
 from review_harness.design.panel import review_from_store
 from review_harness.design.personas import default_personas
-from scorers.gold_score import STABILITY_KEYS, comparison_lines, defined, not_compared, stability_values
-from scorers.metrics import nanmean
+from scorers.epochs import STABILITY_KEYS
+from scorers.gold_score import comparison_lines, defined, not_compared
+from scorers.metrics import averaged
 
 COMPARED = (
     "precision", "recall", "must_catch_recall", "phase_accuracy", "severity_agreement",
     "verdict_accuracy", "contradiction_recall", "duplicate_rate",
 )
-DESIGN_GOLD_METRICS = (*COMPARED, "hedge_rate", *STABILITY_KEYS)
 
 
-@scorer(metrics={key: [nanmean()] for key in DESIGN_GOLD_METRICS})
+# per-finding stability is recorded by the epoch reducer, with several epochs only
+@scorer(metrics=averaged(*COMPARED, *STABILITY_KEYS))
 def design_gold() -> Scorer:
     config = default_personas()
 
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, DesignGold)
         if gold is None:
-            return not_compared(DESIGN_GOLD_METRICS, why)
+            return not_compared(COMPARED, why)
         review = review_from_store(state.store, config, state.input_text)
         comparison = compare_design(review, gold)
         value = {key: defined(getattr(comparison, key)) for key in COMPARED}
-        value["hedge_rate"] = review.hedge_rate if review.status != "failed" else float("nan")
-        value.update(stability_values(comparison))
         lines = comparison_lines(comparison) + [f"verdict {review.verdict} (gold {gold.verdict})"]
         return Score(
             value=value,

@@ -1,39 +1,43 @@
 """The design synthesis as an Inspect scorer: the review (log contract) in
-`Score.metadata["review"]`, the numbers reduced across samples and epochs in `Score.value`.
-It reads what the solvers stored, so `inspect score` re-synthesizes without model calls."""
+`Score.metadata["review"]`, the verdict and the numbers reduced across samples and epochs in
+`Score.value`. It reads what the solvers stored, so `inspect score` re-synthesizes without model
+calls."""
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.design.personas import default_personas
-from scorers.metrics import nanmean
+from review_harness.core.viewer import answer_of
 from review_harness.design.panel import review_from_store
+from review_harness.design.personas import default_personas
 from review_harness.design.render import render_summary
+from scorers.metrics import averaged
 
-VERDICT_KEYS = ("proceed", "revise", "escalate")
 
-
-@scorer(metrics={
-    "complete": [mean()], "partial": [mean()], "failed": [mean()],
-    "proceed": [mean()], "revise": [mean()], "escalate": [mean()],
-    "findings": [nanmean()], "hedge_rate": [nanmean()],
-})
+# verdict and escalation target are labels (sample-list columns, no metric); complete and
+# failed are 0/1 per review for the gate
+@scorer(metrics=averaged("findings", "critical", "reviewers_completed", "hedge_rate"))
 def design_synthesis() -> Scorer:
     config = default_personas()
 
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store, config, state.input_text)
-        value = {key: float(review.status == key) for key in ("complete", "partial", "failed")}
-        value |= {key: float(review.verdict == key) for key in VERDICT_KEYS}
-        value["findings"] = float(len(review.findings)) if review.status != "failed" else float("nan")
-        value["hedge_rate"] = review.hedge_rate if review.status != "failed" else float("nan")
-        counts = ", ".join(f"{n} {k}" for k, n in review.counts.items() if n)
+        failed = review.status == "failed"
+        value = {
+            "verdict": review.verdict or "none",
+            "escalation_target": review.escalation_target or "-",
+            "findings": float("nan") if failed else len(review.findings),
+            "critical": float("nan") if failed else review.counts.get("Critical", 0),
+            "reviewers_completed": len(review.reviewers_completed),
+            "hedge_rate": float("nan") if failed else review.hedge_rate,
+            "complete": float(review.status == "complete"),
+            "failed": float(failed),
+        }
         return Score(
             value=value,
-            answer=render_summary(review),  # what `inspect view` shows as ANSWER: the summary
-            explanation=f"{review.verdict or 'no verdict'} ({review.completion_note}; {counts or 'no findings'})",
+            answer=answer_of("design", review),  # the sample's header and list: verdict and top findings
+            explanation=render_summary(review),  # rendered as markdown in the viewer: the summary
             metadata={"review": review.model_dump(mode="json")},
         )
 

@@ -25,8 +25,9 @@ from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
-from scorers.gold_score import comparison_lines, defined, not_compared, stability_values
-from scorers.metrics import nanmean
+from scorers.epochs import STABILITY_KEYS
+from scorers.gold_score import comparison_lines, defined, not_compared
+from scorers.metrics import averaged
 
 GOLD_METRICS = (
     "precision",
@@ -36,9 +37,6 @@ GOLD_METRICS = (
     "verdict_band_accuracy",
     "score_in_window",
     "top3_relevance",
-    "stable_findings",
-    "flaky_findings",
-    "never_findings",
 )
 MATCHERS = ("auto", "deterministic", "llm")
 
@@ -59,7 +57,8 @@ async def match_with(
     return matches, f"llm:{model}", notes
 
 
-@scorer(metrics={key: [nanmean()] for key in GOLD_METRICS})
+# per-finding stability is recorded by the epoch reducer, with several epochs only
+@scorer(metrics=averaged(*GOLD_METRICS, *STABILITY_KEYS))
 def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
     """Compare the synthesized review with the sample's gold file.
 
@@ -87,7 +86,6 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
             "verdict_band_accuracy": defined(comparison.verdict_band_correct),
             "score_in_window": defined(comparison.score_in_window),
             "top3_relevance": defined(comparison.top3_relevance),
-            **stability_values(comparison),
         }
         return Score(
             value=value,

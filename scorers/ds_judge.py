@@ -59,7 +59,7 @@ from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
 from review_harness.core.schema import response_schema
-from scorers.metrics import nanmean
+from scorers.metrics import averaged
 
 GRADER = ModelRole("grader", required=True)
 GRADER_POLICY = RetryPolicy()  # one retry after a failed call or an unusable answer
@@ -169,7 +169,7 @@ def _nan_score(explanation: str) -> Score:
     return Score(value={k: math.nan for k in JUDGE_KEYS}, explanation=explanation)
 
 
-@scorer(metrics={key: [nanmean()] for key in JUDGE_KEYS})
+@scorer(metrics=averaged(*JUDGE_KEYS))
 def review_judge(rubric: str | None = None, max_tokens: int | None = None) -> Scorer:
     """Rate the synthesized review against the sample's gold file with the `grader` model.
 
@@ -220,7 +220,7 @@ META_KEYS = (
 )
 
 
-@scorer(metrics={key: [nanmean()] for key in META_KEYS})
+@scorer(metrics=averaged(*META_KEYS))
 def judge_ordering() -> Scorer:
     """Meta-eval of the judge (tasks/judge_meta.py): for one fixture's reviews of known
     quality, judged by the solver, did the judge order them as expected?

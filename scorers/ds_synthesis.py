@@ -2,52 +2,46 @@
 
 It reads the reviewer reports the panel left in the sample store and produces the review:
 `Score.metadata["review"]` holds the whole review (the log contract), `Score.value` holds the
-numbers that are reduced across samples and epochs. Because it is a scorer, `inspect score`
+verdict and the numbers that are reduced across samples and epochs. Because it is a scorer, `inspect score`
 re-synthesizes an old log after a rubric or weight change without model calls.
 """
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from review_harness.core.viewer import answer_of
 from review_harness.ds.panel import review_from_store
-from review_harness.ds.render import headline, render_report
+from review_harness.ds.render import render_report
 from review_harness.ds.rubric import default_rubric, load_rubric
-from scorers.epochs import score_consistency
-from scorers.metrics import nanmean
+from scorers.epochs import SPREAD_KEYS
+from scorers.metrics import averaged
 
 
-@scorer(
-    metrics={
-        "score": [nanmean()],
-        "complete": [mean()],
-        "partial": [mean()],
-        "deferred": [mean()],
-        "score_spread": [nanmean()],
-        "score_within_10": [nanmean()],
-    }
-)
+# the verdict is a label (a sample-list column, no metric); complete and deferred are 0/1 per
+# review for the gate; the spread keys exist with several epochs only (the epoch reducer's)
+@scorer(metrics=averaged("score", "findings", "critical", *SPREAD_KEYS))
 def review_synthesis(rubric: str | None = None) -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store, the_rubric, state.input_text)
         value = {
+            "verdict": review.verdict or ("draft" if review.draft else review.status),
             "score": review.final_score if review.final_score is not None else float("nan"),
+            "findings": len(review.findings),
+            "critical": sum(1 for f in review.findings if f.severity.value == "CRITICAL"),
             "complete": float(review.status == "complete"),
-            "partial": float(review.status == "partial"),
             "deferred": float(review.status == "deferred"),
         }
-        # one run is trivially consistent; review_epochs() recomputes these across epochs
-        value["score_spread"], value["score_within_10"] = score_consistency([value["score"]])
         return Score(
             value=value,
-            # inspect view shows the scorer's answer as the sample's answer: the markdown review
-            # (re-rendered here, so `inspect score` after a rubric change shows the new report)
-            answer=render_report(review, the_rubric),
-            # the full report is the sample output; keep the explanation to the headline
-            explanation=headline(review),
+            # inspect view shows the answer in the sample's header and list: the verdict and top fixes
+            answer=answer_of("ds", review),
+            # and renders the explanation as markdown: the whole report (re-rendered here, so
+            # `inspect score` after a rubric change shows the new report)
+            explanation=render_report(review, the_rubric),
             # without -T domain the JSON has no "domain" key: two-dimension reviews are unchanged
             metadata={"review": review.model_dump(mode="json", exclude={"domain"} if review.domain is None else None)},
         )

@@ -1,26 +1,27 @@
 """Cross-run consistency: the epoch reducer for review and gold scores (`--epochs N`).
 
-Every key is averaged over epochs (NaN-aware). On top of that:
-* review scores get `score_spread` (max - min of the final score) and `score_within_10`
-  (1 when every epoch's score is within 10 points of their mean: the seed's bar);
-* gold scores get per-finding stability: how many epochs caught each gold finding,
-  as `stable_findings` (caught every time), `flaky_findings` (sometimes) and
-  `never_findings` (never) shares, with the per-finding detail in metadata.
+Every key is reduced over epochs (numbers NaN-aware averaged, labels such as a verdict by
+majority). Across-epoch figures exist only with several epochs, so a one-epoch run records
+none of them (they would be trivially perfect):
+* review scores with a `score` get `score_spread` (max - min of the final score) and
+  `score_within_10` (1 when every epoch's score is within 10 points of their mean: the seed's
+  bar);
+* gold scores get per-finding stability: how many epochs caught each gold finding, as
+  `stable_findings` (caught every time), `flaky_findings` (sometimes) and `never_findings`
+  (never) shares, with the per-finding detail in metadata.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
+from review_harness.core.metrics import reduce_epoch_values
+
 CONSISTENCY_BAND = 10.0
-
-
-def _nanmean(values: Iterable[float]) -> float:
-    defined = [v for v in values if not math.isnan(v)]
-    return sum(defined) / len(defined) if defined else float("nan")
+SPREAD_KEYS = ("score_spread", "score_within_10")
+STABILITY_KEYS = ("stable_findings", "flaky_findings", "never_findings")
 
 
 def score_consistency(values: list[float]) -> tuple[float, float]:
@@ -49,32 +50,35 @@ def finding_stability(gold_metadata: list[dict]) -> dict[str, dict]:
     return out
 
 
+def stability_shares(stability: dict[str, dict]) -> dict[str, float]:
+    """The share of gold findings that are stable, flaky and never caught."""
+    total = len(stability)
+    return {f"{status}_findings": sum(1 for v in stability.values() if v["status"] == status) / total
+            for status in ("stable", "flaky", "never")}
+
+
 @score_reducer(name="review_epochs")
 def review_epochs() -> ScoreReducer:
     def reduce(scores: list[Score]) -> Score:
         if not scores or not isinstance(scores[0].value, dict):
             raise ValueError("review_epochs reduces dict-valued review and gold scores only")
-        keys = [k for k in scores[0].value if k not in ("score_spread", "score_within_10")]
-        value = {
-            k: _nanmean(float(s.value.get(k, float("nan"))) for s in scores)  # type: ignore[union-attr]
-            for k in keys
-        }
+        value = reduce_epoch_values([s.value for s in scores if isinstance(s.value, dict)])  # type: ignore[misc]
+        for key in (*SPREAD_KEYS, *STABILITY_KEYS):  # a log written before these were across-epoch only
+            value.pop(key, None)
         metadata: dict = {"epochs": len(scores)}
         explanation = [f"{len(scores)} epoch(s)"]
-        if "score" in value:
+        if "score" in value and len(scores) > 1:
             per_epoch = [float(s.value["score"]) for s in scores]  # type: ignore[index]
-            spread, within = score_consistency(per_epoch)
-            value["score_spread"] = spread
-            value["score_within_10"] = within
+            value["score_spread"], value["score_within_10"] = score_consistency(per_epoch)
             metadata["epoch_scores"] = per_epoch
-            explanation.append(f"scores {per_epoch}, spread {spread:g}")
-        gold = [s.metadata["gold"] for s in scores if s.metadata and "gold" in s.metadata]
-        if gold:
-            stability = finding_stability(gold)
-            total = len(stability)
-            for status in ("stable", "flaky", "never"):
-                count = sum(1 for v in stability.values() if v["status"] == status)
-                value[f"{status}_findings"] = count / total if total else float("nan")
+            explanation.append(f"scores {per_epoch}, spread {value['score_spread']:g}")
+        # a gold score's metadata has "gold": the comparison, or None when there was nothing to compare
+        is_gold = any(s.metadata and "gold" in s.metadata for s in scores)
+        gold = [s.metadata["gold"] for s in scores if s.metadata and s.metadata.get("gold")]
+        stability = finding_stability(gold) if gold and len(scores) > 1 else {}
+        if is_gold and len(scores) > 1:  # every gold score of the run gets the keys (NaN: no gold finding)
+            value.update(stability_shares(stability) if stability else dict.fromkeys(STABILITY_KEYS, math.nan))
+        if stability:
             metadata["finding_stability"] = stability
             flaky = [g for g, v in stability.items() if v["status"] == "flaky"]
             if flaky:
@@ -82,7 +86,7 @@ def review_epochs() -> ScoreReducer:
         return Score(
             value=value,
             answer=scores[-1].answer,
-            explanation="; ".join(explanation),
+            explanation=scores[-1].explanation if len(scores) == 1 else "; ".join(explanation),
             metadata={**(scores[-1].metadata or {}), **metadata},
         )
 

@@ -1,6 +1,6 @@
 """What every gold scorer writes the same way: NaN for 'not applicable', the score of a sample
-that cannot be compared, per-finding stability of one run, and the lines that explain a
-comparison."""
+that cannot be compared, and the lines that explain a comparison. (Per-finding stability is an
+across-epoch figure: the epoch reducer adds it with several epochs.)"""
 
 from __future__ import annotations
 
@@ -10,32 +10,22 @@ from typing import Any
 from inspect_ai.scorer import Score
 
 from review_harness.core.matching import GoldComparison
-from scorers.epochs import finding_stability
+from review_harness.core.metrics import recorded
 
 NAN = float("nan")
-STABILITY_KEYS = ("stable_findings", "flaky_findings", "never_findings")
 
 
 def defined(value: float | None) -> float:
-    """None (not applicable) as NaN, which the metrics leave out of their means."""
-    return NAN if value is None else float(value)
+    """None (not applicable) as NaN, which the metrics leave out of their means; a figure to the
+    decimals scores record (core/metrics.RECORDED_DECIMALS)."""
+    return NAN if value is None else recorded(float(value))
 
 
 def not_compared(keys: Iterable[str], why: str, **fields: Any) -> Score:
-    """The score of a sample without a usable gold file or review: every metric NaN, and why."""
-    return Score(value={key: NAN for key in keys}, explanation=why, **fields)
-
-
-def stability_values(comparison: GoldComparison) -> dict[str, float]:
-    """One run: a caught gold finding is stable, a missed one never caught (the epoch reducer
-    recomputes these across epochs)."""
-    stability = finding_stability([comparison.model_dump(mode="json")])
-    return {
-        f"{status}_findings": (
-            sum(1 for v in stability.values() if v["status"] == status) / len(stability) if stability else NAN
-        )
-        for status in ("stable", "flaky", "never")
-    }
+    """The score of a sample without a usable gold file or review: every metric NaN, and why
+    (metadata `gold` None: a gold score with nothing compared)."""
+    metadata = {"gold": None, **fields.pop("metadata", {})}
+    return Score(value={key: NAN for key in keys}, explanation=why, metadata=metadata, **fields)
 
 
 def comparison_lines(comparison: GoldComparison, notes: Iterable[str] = ()) -> list[str]:

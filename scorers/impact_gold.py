@@ -6,7 +6,6 @@ measures consistency across epochs."""
 from __future__ import annotations
 
 import math
-import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, Score, ScoreReducer, Scorer, Target, metric, score_reducer, scorer
 from inspect_ai.solver import TaskState
@@ -15,7 +14,8 @@ from review_harness.core.gold import sample_gold
 from review_harness.impact.gold import ImpactGold, ImpactGoldComparison, compare_impact, ranking_agreement
 from review_harness.impact.review import review_from_store
 from scorers.gold_score import NAN, defined, not_compared
-from scorers.metrics import nanmean
+from review_harness.core.metrics import reduce_epoch_values
+from scorers.metrics import averaged
 
 GOLD_KEYS = ("verdict_accuracy", "dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
 EPOCH_SPREAD_BAND = 0.1  # per-dimension max - min across epochs above this is inconsistent
@@ -27,17 +27,15 @@ def ranking_agreement_metric() -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         cases = [ImpactGoldComparison.model_validate(s.score.metadata["gold"])
-                 for s in scores if s.score.metadata and "gold" in s.score.metadata]
+                 for s in scores if s.score.metadata and s.score.metadata.get("gold")]
         value, _ = ranking_agreement(cases)
         return NAN if value is None else value
 
     return compute
 
 
-@scorer(metrics={
-    "verdict_accuracy": [nanmean()], "dimension_in_window": [nanmean()], "overall_in_window": [nanmean()], "concern_recall": [nanmean()],
-    "confidence_in_range": [nanmean()], "ranking": [ranking_agreement_metric()],
-})
+@scorer(metrics=averaged("verdict_accuracy", "dimension_in_window", "overall_in_window", "concern_recall",
+                         "confidence_in_range") | {"ranking": [ranking_agreement_metric()]})
 def impact_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, ImpactGold)
@@ -86,16 +84,13 @@ def impact_epochs() -> ScoreReducer:
         if not scores or not isinstance(scores[0].value, dict):
             raise ValueError("impact_epochs reduces the impact review's dict-valued scores only")
         keys = list(scores[0].value)
-        value = {}
-        for key in keys:
-            defined = [float(s.value.get(key, NAN)) for s in scores]  # type: ignore[union-attr]
-            defined = [v for v in defined if not math.isnan(v)]
-            value[key] = statistics.fmean(defined) if defined else NAN
+        value = reduce_epoch_values([s.value for s in scores if isinstance(s.value, dict)])  # type: ignore[misc]
         metadata = dict(scores[-1].metadata or {})
         if "overall" in value and len(scores) > 1:
             overall = [float(s.value["overall"]) for s in scores if not math.isnan(float(s.value["overall"]))]  # type: ignore[index]
             value["overall_spread"] = max(overall) - min(overall) if overall else NAN
-            dims = [k for k in keys if k not in ("complete", "failed", "overall", "usable", "unusable")]
+            dims = [k for k in keys if k not in ("complete", "failed", "overall", "confidence")
+                    and isinstance(value[k], float)]
             spreads = []
             for key in dims:
                 got = [float(s.value[key]) for s in scores if not math.isnan(float(s.value[key]))]  # type: ignore[index]
@@ -104,9 +99,9 @@ def impact_epochs() -> ScoreReducer:
             verdicts = {(s.metadata or {}).get("verdict") for s in scores}
             value["epoch_consistent"] = (float(all(s <= EPOCH_SPREAD_BAND for s in spreads) and len(verdicts) <= 1)
                                          if spreads else NAN)
-        if "gold" in metadata:
+        if metadata.get("gold"):
             gold = dict(metadata["gold"])
-            per_epoch = [s.metadata["gold"]["scores"] for s in scores if s.metadata and "gold" in s.metadata]
+            per_epoch = [s.metadata["gold"]["scores"] for s in scores if s.metadata and s.metadata.get("gold")]
             gold["scores"] = {
                 k: _mean([e.get(k) for e in per_epoch]) if any(e.get(k) is not None for e in per_epoch) else None
                 for k in gold["scores"]

@@ -5,7 +5,8 @@ implementer role, escalation), and the report as the sample's answer.
 Every model call is the core's member call: a call that fails or an answer that is malformed
 is retried once; if it still does not complete, the member has no verdict and the review degrades
 (that model counts as neither PASS nor agreement; what parsed of a malformed answer is kept as
-its own findings). The implementer gets one call per turn, up to fix_timeout_turns.
+its own findings). The implementer is an agent (review_harness/code/implementer.py) with
+fix_timeout_turns as its turn limit; the gold set applies each case's scripted fixes instead.
 """
 
 from __future__ import annotations
@@ -15,18 +16,20 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.code.change import ChangeSet, apply_fix
 from review_harness.code.config import ReviewConfig
+from review_harness.code.implementer import agent_fix
 from review_harness.code.matcher import MATCH_SCHEMA, parse_match, render_match_prompt
 from review_harness.code.memory import memory_for_prompt, update_memory_after_review
-from review_harness.code.merge import blocking_issues, escalation_message, fix_message
-from review_harness.code.models import IMPLEMENTER, KIND_NAME, ROLES, FixAttempt, matcher_member, reviewer_member
+from review_harness.code.merge import blocking_of, escalation_message, fix_message
+from review_harness.code.models import KIND_NAME, ROLES, STAGES, FixAttempt, HumanAnswer, matcher_member, reviewer_member
 from review_harness.code.panel import (
-    CHANGE_KEY, FIXES_KEY, ITERATIONS_KEY, OUTCOME_KEY, completed_report, implementer_key, iteration_from_store,
-    matcher_key, review_from_store, reviewer_key, strategy_label,
+    CHANGE_KEY, FIXES_KEY, HUMAN_KEY, ITERATIONS_KEY, OUTCOME_KEY, WARNINGS_KEY, completed_report, implementer_key,
+    iteration_from_store, matcher_key, review_from_store, reviewer_key, strategy_label,
 )
-from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_fix, parse_reviewer, unverified_quotes
-from review_harness.code.prompts import render_change, render_fix_prompt, render_reviewer_prompt
+from review_harness.code.parse import REVIEWER_SCHEMA, parse_reviewer, unverified_quotes
+from review_harness.code.plan import update_plan_after_review
+from review_harness.code.prompts import render_change, render_reviewer_prompt
 from review_harness.code.render import render_report
-from review_harness.core.member import RetryPolicy, call_member, save_result
+from review_harness.core.member import MemberResult, RetryPolicy, call_member, save_result
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 
 # two attempts, 0.5 s backoff, 300 s per call unless the task sets a timeout
@@ -88,14 +91,20 @@ async def match_with_grader(state: TaskState, iteration: int, stage: str, policy
     save_result(state.store, matcher_key(iteration, stage), result)
 
 
-async def _implement(state: TaskState, attempt: int, message: str, config: ReviewConfig, fixes_done: int,
-                     policy: RetryPolicy) -> FixAttempt:
-    """One fix attempt: the case's next scripted fix (evals), else the implementer role."""
+async def _implement(state: TaskState, attempt: int, message: str, config: ReviewConfig, fixes_done: int) -> FixAttempt:
+    """One fix attempt: the case's next scripted fix (the gold set), else the implementer agent."""
     meta = state.metadata
     record = FixAttempt(attempt=attempt, message=message)
     change = _change(state)
-    scripted = meta.get("fixes") or []
-    if meta.get("gold") is not None or scripted:
+    if meta.get("implementer") == "agent":
+        record.applied = await agent_fix(record, change, meta.get("workspace") or {}, message=message, spec=meta["spec"],
+                                         task=meta["task"], title=meta["title"], turns=config.fix_timeout_turns)
+        if record.run is not None:
+            save_result(state.store, implementer_key(attempt), MemberResult(record.run))
+        if record.outcome in ("timeout", "failed"):
+            return record
+    else:
+        scripted = meta.get("fixes") or []
         if fixes_done >= len(scripted):
             record.outcome, record.reason = "no-change", "the case has no further scripted fix"
             return record
@@ -106,97 +115,116 @@ async def _implement(state: TaskState, attempt: int, message: str, config: Revie
             record.reason = f"the fix needed {record.turns} turns, over fix_timeout_turns={config.fix_timeout_turns}"
             return record
         record.applied = apply_fix(change, fix["files"])
-    else:
-        prompt = render_fix_prompt(message=message, spec=meta["spec"], change=render_change(change, config.max_change_chars),
-                                   task=meta["task"], title=meta["title"], turns=config.fix_timeout_turns)
-        messages = [ChatMessageSystem(content=prompt.system), ChatMessageUser(content=prompt.request)]
-        # each call is one turn: the turn budget is the number of attempts, with no pause between them
-        turns = RetryPolicy(attempts=config.fix_timeout_turns, backoff_seconds=0.0, timeout_seconds=policy.timeout_seconds)
-        result = await call_member(
-            KIND_NAME, IMPLEMENTER, messages, FIX_SCHEMA, parse_fix, policy=turns, role=IMPLEMENTER,
-            prompt_version=prompt.version, prefix_hash=prompt.prefix_hash, span_name=f"implementer (attempt {attempt})",
-        )
-        save_result(state.store, implementer_key(attempt), result)
-        record.run, record.turns = result.run, result.run.attempts
-        if not result.run.completed or result.report is None:
-            record.outcome = "failed" if result.run.status == "refused" else "timeout"
-            record.reason = f"no usable fix within fix_timeout_turns={config.fix_timeout_turns} (the implementer {result.run.describe()})"
-            return record
-        record.applied = apply_fix(change, {f.path: f.content for f in result.report.files})
-        record.reason = result.report.note
     if not record.applied:
         record.outcome = "no-change"
         record.reason = record.reason or "the fix changed no file"
+        return record
     state.store.set(CHANGE_KEY, change.model_dump(mode="json"))
     return record
+
+
+def _answer(humans: list[HumanAnswer], used: list[str]) -> HumanAnswer | None:
+    """The human's next answer at a decision point, None when the human has not answered yet."""
+    if not humans:
+        return None
+    answer = humans.pop(0)
+    used.append(str(answer))
+    return answer
 
 
 @solver
 def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False,
                 policy: RetryPolicy = MEMBER_POLICY) -> Solver:
     """First review (speculative: all reviewers at once), then while rejected: a fix attempt and
-    a sequential re-review (spec, then quality unless spec failed), up to max_fix_iterations."""
+    a sequential re-review (spec, then quality unless spec failed), up to max_fix_iterations.
+    A human's approval of a failed spec stage never ends the review: quality then runs (its
+    speculative results reused when the change is unchanged) and decides."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
         config = ReviewConfig.model_validate(meta["config"])
-        humans = list(meta.get("human") or [])
+        humans = [HumanAnswer.parse(a) for a in meta.get("human") or []]
+        used: list[str] = []
         records: list[dict] = []
-        fixes: list[dict] = []
+        fixes: list[FixAttempt] = []
         outcome: dict = {}
 
-        def members(stage: str, iteration: int) -> list[Solver]:
-            return [code_reviewer(stage, letter, iteration, max_tokens, cache, policy) for letter in config.letters]
+        async def run_stage(stage: str, iteration: int) -> None:
+            await run_concurrently([code_reviewer(stage, letter, iteration, max_tokens, cache, policy)
+                                    for letter in config.letters], state, generate)
+            await match_with_grader(state, iteration, stage, policy)
 
-        for iteration in range(config.max_fix_iterations + 1):
+        def waiting(iteration: int) -> dict:
+            return {"final_status": "awaiting-human" if iteration == 0 else f"review-fix-{iteration}"}
+
+        iteration = 0
+        while True:
             speculative = iteration == 0 and config.speculative_quality
-            record = {"iteration": iteration, "strategy": strategy_label(config, speculative), "stages_run": ["spec"]}
+            record = {"iteration": iteration, "strategy": strategy_label(config, speculative), "stages_run": ["spec"],
+                      "critical_path_calls": 1}
+            records.append(record)
             if speculative:
                 record["stages_run"].append("quality")
-                record["critical_path_calls"] = 1
-                await run_concurrently(members("spec", iteration) + members("quality", iteration), state, generate)
+                await run_concurrently([code_reviewer(stage, letter, iteration, max_tokens, cache, policy)
+                                        for stage in STAGES for letter in config.letters], state, generate)
                 await match_with_grader(state, iteration, "spec", policy)
                 await match_with_grader(state, iteration, "quality", policy)
             else:
-                await run_concurrently(members("spec", iteration), state, generate)
-                await match_with_grader(state, iteration, "spec", policy)
-                record["critical_path_calls"] = 1
-                spec_only = iteration_from_store(state.store, record, config)
-                if spec_only.spec.verdict != "FAIL":  # an incomplete spec review still lets quality speak
+                await run_stage("spec", iteration)
+                if iteration_from_store(state.store, record, config).spec.verdict != "FAIL":
+                    # an incomplete spec review still lets quality speak
                     record["stages_run"].append("quality")
                     record["critical_path_calls"] = 2
-                    await run_concurrently(members("quality", iteration), state, generate)
-                    await match_with_grader(state, iteration, "quality", policy)
+                    await run_stage("quality", iteration)
             merged = iteration_from_store(state.store, record, config)
-            decision = merged.decision
-            if decision == "PRESENT_TO_HUMAN":
-                if not humans:
-                    records.append(record)
-                    outcome = {"final_status": "awaiting-human" if iteration == 0 else f"review-fix-{iteration}"}
+            if merged.decision == "PRESENT_TO_HUMAN":
+                answer = _answer(humans, used)
+                if answer is None:
+                    outcome = waiting(iteration)
                     break
-                record["human_decision"] = humans.pop(0)
-            records.append(record)
-            approved = decision == "AUTO_APPROVE" or record.get("human_decision") == "approve"
-            if approved:
+                record["human_decision"], record["dismissed"] = answer.decision, answer.dismiss
+            if merged.spec.verdict == "FAIL" and record.get("human_decision") == "approve":
+                # the human overrules the spec stage: quality is never skipped
+                reused = "quality" in record["stages_run"]
+                record["spec_approval"] = {"reused": reused}
+                if not reused:
+                    record["critical_path_calls"] += 1
+                    await run_stage("quality", iteration)
+                check = iteration_from_store(state.store, record, config).after_approval
+                if check is not None and check.decision == "PRESENT_TO_HUMAN":
+                    answer = _answer(humans, used)
+                    if answer is None:
+                        outcome = waiting(iteration)
+                        break
+                    record["spec_approval"].update(human_decision=answer.decision, dismissed=answer.dismiss)
+            merged = iteration_from_store(state.store, record, config)
+            if merged.approved:
                 outcome = {"final_status": "complete"}
                 break
-            issues = blocking_issues(merged.spec, merged.quality)
-            if iteration == config.max_fix_iterations:
-                outcome = {"final_status": "escalated",
-                           "escalation": escalation_message(meta["task"], config.max_fix_iterations, issues)}
+            issues = blocking_of(merged.counted(), merged.all_dismissed)
+            fix = None
+            while len(fixes) < config.max_fix_iterations:
+                attempt = len(fixes) + 1
+                fix = await _implement(state, attempt, fix_message(attempt, config.max_fix_iterations, issues), config,
+                                       sum(1 for f in fixes if f.implementer == "scripted"))
+                fixes.append(fix)
+                state.store.set(FIXES_KEY, [f.model_dump(mode="json") for f in fixes])
+                if fix.outcome != "no-change":  # a fix that changed nothing is not reviewed again
+                    break
+            if fix is None or fix.outcome != "applied":
+                why = f" ({fix.reason})" if fix is not None and fix.outcome != "applied" and fix.reason else ""
+                outcome = {"final_status": "escalated", "escalation": escalation_message(meta["task"], len(fixes), issues) + why}
                 break
-            attempt = iteration + 1
-            fix = await _implement(state, attempt, fix_message(attempt, config.max_fix_iterations, issues), config, len(fixes),
-                                   policy)
-            fixes.append(fix.model_dump(mode="json"))
-            state.store.set(FIXES_KEY, fixes)
-            if fix.outcome in ("timeout", "failed"):
-                outcome = {"final_status": "escalated",
-                           "escalation": escalation_message(meta["task"], attempt, issues) + f" ({fix.reason})"}
-                break
+            iteration = fix.reviewed_in = fix.attempt
+            state.store.set(FIXES_KEY, [f.model_dump(mode="json") for f in fixes])
         state.store.set(ITERATIONS_KEY, records)
         state.store.set(OUTCOME_KEY, outcome)
-        update_memory_after_review(state, review_from_store(state.store, meta))
+        state.store.set(HUMAN_KEY, used)
+        review = review_from_store(state.store, meta)
+        unused = [str(a) for a in humans]
+        warnings = [f"{len(unused)} of the human's answers were not needed: {', '.join(unused)}" if unused else None]
+        warnings += [update_memory_after_review(state, review), update_plan_after_review(state, review)]
+        state.store.set(WARNINGS_KEY, [w for w in warnings if w])
         return state
 
     return solve

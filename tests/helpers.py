@@ -25,6 +25,14 @@ def ds_review_task():
     return module.ds_review
 
 
+def load_task_file(name: str):
+    """The task function of tasks/<name>.py, imported from its file as inspect does."""
+    spec = importlib.util.spec_from_file_location(f"{name}_task_file", PROJECT_ROOT / "tasks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
 def run(tmp_path: Path, model_args: dict | None = None, **task_args) -> EvalLog:
     [log] = inspect_eval(
         ds_review_task()(**task_args),

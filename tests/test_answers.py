@@ -1,26 +1,84 @@
-"""What `inspect view` shows as a sample's ANSWER is the readable report, for every kind."""
+"""What `inspect view` shows of a review, for every kind: the synthesis score's answer is the
+verdict line with the top findings (the sample header and list show it without a click), its
+explanation is the whole markdown report (rendered as markdown), the log carries the kind's
+viewer configuration and headline figure, and the score holds its labels as values."""
 
 from __future__ import annotations
-
-import importlib.util
 
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.kinds import get_kind
+from review_harness.core.viewer import kind_columns
+from helpers import load_task_file
 
-SYNTHESIS = {"ds_review": "review_synthesis", "design_review": "design_synthesis",
-             "code_review": "code_synthesis", "impact_review": "impact_synthesis"}
+KINDS = {"ds_review": "ds", "design_review": "design", "code_review": "code", "impact_review": "impact"}
 
 
-@pytest.mark.parametrize("task", sorted(SYNTHESIS))
-def test_answer_is_the_markdown_report(task, tmp_path):
-    spec = importlib.util.spec_from_file_location(f"{task}_answers", PROJECT_ROOT / "tasks" / f"{task}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    [log] = inspect_eval(getattr(module, task)(), model="offline/rules", limit=1,
-                         log_dir=str(tmp_path), display="none")
-    [sample] = log.samples
-    answer = sample.scores[SYNTHESIS[task]].answer
-    assert answer.lstrip().startswith("#") and len(answer.splitlines()) > 5, answer[:200]
-    assert sample.output.completion.strip() == answer.strip() or answer.strip() in sample.output.completion
+@pytest.fixture(scope="module", params=sorted(KINDS))
+def gold_run(request, tmp_path_factory):
+    task = request.param
+    [log] = inspect_eval(load_task_file(task)(), model="offline/rules", limit=2,
+                         log_dir=str(tmp_path_factory.mktemp(task)), display="none")
+    assert log.status == "success"
+    return KINDS[task], log
+
+
+def test_answer_is_the_verdict_and_the_report_is_the_explanation(gold_run):
+    kind_name, log = gold_run
+    kind = get_kind(kind_name)
+    for sample in log.samples:
+        score = sample.scores[kind.synthesis_scorer]
+        review = kind.review_from_score(score.metadata)
+        verdict = kind.verdict_line(review)
+        assert score.answer == verdict.answer()
+        assert score.answer.startswith(f"**{verdict.verdict}") and len(score.answer.splitlines()) == 1
+        assert score.explanation.lstrip().startswith("#") and len(score.explanation.splitlines()) > 5
+        assert sample.output.completion.strip() == score.explanation.strip()  # the report is the final message
+
+
+def test_log_carries_the_kinds_viewer_and_headline(gold_run):
+    kind_name, log = gold_run
+    kind = get_kind(kind_name)
+    viewer = log.eval.viewer
+    view = viewer.task_samples_view
+    ids = [c.id for c in view.columns]
+    assert ids[0] == "sampleId" and "answer" in ids
+    for column in kind_columns(kind):  # a gold run: the review's and the gold columns
+        scorer = kind.gold_scorer if column.gold else kind.synthesis_scorer
+        assert f"score__{scorer}__{column.key}" in ids
+        assert view.score_labels[column.key] == column.label
+        assert column.key in log.samples[0].scores[scorer].value  # the column shows a recorded value
+    assert viewer.sample_score_view.default == "grid"
+    assert log.eval.headline_metric.scorer == kind.gold_scorer  # with gold, a gold figure heads the log
+
+
+def counted_findings(kind_name: str, review) -> list[str]:
+    """The severities a kind's verdict line must count, read from the review JSON."""
+    if kind_name == "ds":
+        return [f.severity.value for f in review.findings]
+    if kind_name == "design":
+        return [getattr(f.severity, "value", f.severity) for f in review.findings]
+    if kind_name == "code":
+        first = review.first
+        stages = [first.spec] + ([first.quality] if first.quality and not first.quality.discarded else [])
+        return [getattr(m.finding.severity, "value", m.finding.severity) for s in stages for m in s.findings]
+    return [c.severity for c in review.checks if c.status == "fail"]
+
+
+def test_verdict_line_counts_every_finding_by_its_severity(gold_run):
+    """Over every review of the gold run: the counts add up to the review's findings, each
+    severity is counted under its own name, and the top findings come from them."""
+    kind_name, log = gold_run
+    kind = get_kind(kind_name)
+    for sample in log.samples:
+        review = kind.review_from_score(sample.scores[kind.synthesis_scorer].metadata)
+        verdict = kind.verdict_line(review)
+        severities = counted_findings(kind_name, review)
+        assert sum(verdict.counts.values()) == len(severities), (sample.id, verdict)
+        assert {s: severities.count(s) for s in set(severities)} == {s: n for s, n in verdict.counts.items() if n}
+        assert len(verdict.top) <= max(len(severities), 1)
+        line = verdict.line()
+        assert line.startswith(verdict.verdict) and "\n" not in line
+        if severities:
+            assert f"{len(severities)} {verdict.noun}" in line

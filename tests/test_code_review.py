@@ -12,10 +12,12 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.code.change import ChangeError, apply_fix, from_git, from_patch, infer_service
 from review_harness.code.config import ConfigError, ReviewConfig, build_config, load_project_config
 from review_harness.code.merge import confidence, decide, escalation_message, fix_message, merge_stage
-from review_harness.code.models import CheckedFine, CodeFinding, FixAnswer, ReviewerAnswer
-from review_harness.code.parse import FIX_SCHEMA, REVIEWER_SCHEMA, parse_reviewer
+from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
+from review_harness.code.parse import REVIEWER_SCHEMA, parse_reviewer
 from review_harness.code.prompts import parse_change, render_change, render_reviewer_prompt
-from review_harness.code.rules import FileView, review_quality, review_spec
+from review_harness.code.rules import FileView, review_quality
+from review_harness.code.spec_rules import review_spec
+from review_harness.code.offline import OFFLINE_FIX
 from review_harness.core.schema import schema_dict, schema_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,7 +140,6 @@ def test_config_defaults_and_yaml(tmp_path: Path):
 
 def test_schemas_are_sendable():
     assert schema_problems(schema_dict(REVIEWER_SCHEMA)) == []
-    assert schema_problems(schema_dict(FIX_SCHEMA)) == []
 
 
 def test_budget_cuts_are_reported(repo: Path):
@@ -407,7 +408,7 @@ def test_offline_answers_are_routed_by_member_not_by_the_prompt(tmp_path: Path):
     by_a, by_b = (ReviewerAnswer.model_validate_json(code.offline_answer(m, a.request)) for m in ("spec-A", "spec-B"))
     assert [f.category for f in by_a.findings] == ["scope-creep"]
     assert "missing-requirement" in [f.category for f in by_b.findings]
-    assert FixAnswer.model_validate_json(code.offline_answer("implementer", a.request)).files == []
+    assert code.offline_answer("implementer", a.request) == OFFLINE_FIX
     assert code.offline_answer("nobody", a.request) is None
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ from review_harness.design.artifacts import (
 )
 from review_harness.design.delta import DeltaError, build_delta, check_partition
 from review_harness.core.member import MemberRun
-from review_harness.design.cli import add_design_commands, run_design, terminal_ask
+from review_harness.design.cli import terminal_ask
 from review_harness.design.models import (
     Contradiction,
     DeltaItem,
@@ -470,9 +469,9 @@ def test_commit_inside_git_repo(tmp_path):
 
 
 def _cli(*argv):
-    parser = argparse.ArgumentParser(prog="review-harness")
-    add_design_commands(parser.add_subparsers(dest="command", required=True))
-    return run_design(parser.parse_args(list(argv)))
+    from review_harness.cli import main
+
+    return main(list(argv))
 
 
 def test_cli_process_and_bad_input(tmp_path, capsys, monkeypatch):
@@ -486,7 +485,7 @@ def test_cli_process_and_bad_input(tmp_path, capsys, monkeypatch):
     cases = [
         (("design", "process", str(tmp_path / "missing")), "no such review folder"),
         (("design", "process", str(folder), "--decisions", str(bad)), "entry 'v1-prior-art-scout-001': decision must be"),
-        (("design", "process", str(folder), "--decisions", str(tmp_path / "nope.yaml")), "cannot read"),
+        (("design", "process", str(folder), "--decisions", str(tmp_path / "nope.yaml")), "no such file"),
         (("design", "export", str(tmp_path / "none.eval")), "no such log file"),
         (("design", "export", str(good)), "not a readable Inspect eval log"),
     ]

@@ -138,7 +138,7 @@ def test_report_is_the_final_assistant_message_and_show_prints_it(tmp_path, caps
     report = sample.output.completion
     assert report.startswith("# DS Analysis Review")
     assert sample.messages[-1].role == "assistant" and sample.messages[-1].text == report
-    assert sample.scores["review_synthesis"].answer == report  # what inspect view shows as ANSWER
+    assert sample.scores["review_synthesis"].explanation == report  # what inspect view renders as markdown
     assert (out / "strong-analysis.review.md").read_text() == report
     capsys.readouterr()  # drop what the eval printed
     assert cli.main(["show", str(tmp_path / "logs")]) == 0
@@ -148,10 +148,11 @@ def test_report_is_the_final_assistant_message_and_show_prints_it(tmp_path, caps
 
 
 def test_console_says_where_the_review_is(tmp_path):
-    from review_harness.ds.preflight import where_the_review_is
+    from review_harness.core.console import verdict_report
 
-    text = where_the_review_is("logs/x.eval", ["memo"], tmp_path)
-    assert "review-harness show logs/x.eval" in text
+    text = verdict_report("ds", {"memo": "Minor Fix, score 70/100, no findings"}, [str(tmp_path / "memo.review.md")],
+                          "logs/x.eval")
+    assert "review-harness show logs/x.eval --sample memo" in text
     assert f"written: {tmp_path / 'memo.review.md'}" in text
 
 

@@ -87,19 +87,20 @@ def test_result_contract_and_report(gold_log):
     assert sample.output.completion == sample.messages[-1].text
     assert sample.output.completion.startswith("# UNUSABLE: impact results review of search-ranking-v3\n")
     score = sample.scores["impact_synthesis"]
-    assert score.metadata["verdict"] == "unusable" and score.value["unusable"] == 1.0 and score.value["usable"] == 0.0
-    assert score.explanation.startswith("unusable (complete)")
+    assert score.metadata["verdict"] == "unusable" and score.value["verdict"] == "unusable"  # a label: the viewer's column
+    assert score.answer.startswith("**unusable, overall ")  # the verdict line: the viewer's ANSWER
+    assert score.explanation == sample.output.completion  # the report, rendered as markdown by the viewer
     assert "112.5 - 100 = 12.5" in sample.output.completion
 
 
 def test_gold_metrics(gold_log):
-    # metric names carry the package that defines them ("review_harness/nanmean" in an editable install)
+    # every figure's metric is `average` (scorers/metrics.py); the ranking has its own
     metrics = {(score.scorer, score.name): {n.rsplit("/", 1)[-1]: m.value for n, m in score.metrics.items()}
                for score in gold_log.results.scores}
     assert metrics[("impact_gold", "ranking")]["ranking_agreement_metric"] == 1.0
-    assert metrics[("impact_gold", "dimension_in_window")]["nanmean"] >= 0.9
-    assert metrics[("impact_gold", "confidence_in_range")]["nanmean"] == 1.0
-    assert metrics[("impact_synthesis", "complete")]["nanmean"] == 1.0
+    assert metrics[("impact_gold", "dimension_in_window")]["average"] >= 0.9
+    assert metrics[("impact_gold", "confidence_in_range")]["average"] == 1.0
+    assert metrics[("impact_synthesis", "complete")]["average"] == 1.0
 
 
 def test_user_file_and_folder(tmp_path):
@@ -242,7 +243,7 @@ def test_impact_cli_commands(capsys):
     out = capsys.readouterr().out
     assert "[FAIL] ci_contains_estimate (statistical_rigor, major): the interval [1.2, 9.8] does not contain the estimate 12.5" in out
     assert main(["impact", "check", str(FIX / "nope.json")]) == 2
-    assert "nope.json: does not exist" in capsys.readouterr().out
+    assert "nope.json: does not exist" in capsys.readouterr().err
 
 
 def test_gold_set_shape():

@@ -132,8 +132,9 @@ def test_short_value_is_bounded_for_any_value():
     ({"retries": -2}, "-T retries=-2: expected a whole number, 0 or more"),
     ({"retries": "x"}, "-T retries=x: expected a whole number"),
     ({"top_k": 0}, "-T top_k=0: expected a whole number greater than 0"),
-    ({"artifact": ""}, "-T artifact=: expected an impact_results.json file or a folder of them"),
-    ({"config": ""}, "-T config=: expected the path of a review configuration (YAML)"),
+    # an empty value: the core task helper's one line, the same in every kind
+    ({"artifact": ""}, "-T artifact=: empty value; give a value, or leave -T artifact out for its default"),
+    ({"config": ""}, "-T config=: empty value; give a value, or leave -T config out for its default"),
     ({"structured": "maybe"}, "-T structured=maybe: unknown structured; choose one of: auto, on, off"),
 ])
 def test_bad_values_are_one_line(args, message):

@@ -33,17 +33,25 @@ def test_full_report_sections_in_template_order():
              "| Communication | Structure & TL;DR | CRITICAL |", "## Top 3 Priority Fixes",
              "### 1. No summary up front (CRITICAL)", "## What You Did Well", "1. **Clean design**",
              "## Analysis Dimension (Score: 100/100)", "### Methodology & Assumptions -- SOUND",
-             "## Communication Dimension (Score: 82/100)", "**Deductions:** -18 | **Credits:** +0",
-             "- **[CRITICAL, -18] No summary up front**"]
+             "## Communication Dimension (Score: 82/100)",
+             "- **[CRITICAL] No summary up front**: priority fix 1 above."]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
     assert "LensRating." not in text and "Severity." not in text
+    assert text.count("The answer is at the end.") == 1  # the top fix is not repeated in its lens
+    assert "Deductions" not in text and "-18" not in text  # scoring internals only with details
+
+
+def test_details_add_the_scoring_internals():
+    text = render_report(_review(_reports()), RUBRIC, details=True)
+    assert "**Deductions:** -18 | **Credits:** +0" in text
+    assert "- **[CRITICAL, -18] No summary up front**: priority fix 1 above." in text
 
 
 def test_dimension_section_shows_credits_that_did_not_apply():
     reports = _reports()
     reports["communication"].positives = [Positive(title="Owners", detail="d", credit="actionable_recommendations")]
-    text = render_report(_review(reports), RUBRIC)
+    text = render_report(_review(reports), RUBRIC, details=True)
     assert ("**Deductions:** -18 | **Credits:** +0 of 5 earned (actionable recommendations +5); "
             "credits only offset MINOR findings, never a MAJOR or CRITICAL") in text
 

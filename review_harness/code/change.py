@@ -162,6 +162,16 @@ def _git(repo: Path, *args: str) -> bytes:
     return result.stdout
 
 
+def repo_top(repo: str | Path) -> Path:
+    """The top folder of the repository `repo` is in (after from_git has checked it is one)."""
+    return Path(_git(Path(repo), "rev-parse", "--show-toplevel").decode().strip())
+
+
+def revision(repo: str | Path, rev: str) -> str:
+    """The commit a revision names now (so later work sees the head that was reviewed)."""
+    return _git(Path(repo), "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
+
+
 def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
     repo = Path(repo)
     if not repo.exists():

@@ -1,134 +1,80 @@
-"""`review-harness code ...`: analytics rebuilt from eval logs, and human overrides.
+"""`review-harness code ...`: analytics rebuilt from eval logs, and a human's decision on one review
+(the work is done in review_harness/code/commands.py; this module only reads the arguments).
 
-    review-harness code analytics LOGS... [--overrides FILE] [--output review-analytics.json] [--html report.html]
-    review-harness code override LOG --sample ID --decision approve|reject [--memory-dir DIR] [--overrides FILE]
+    review-harness code analytics LOGS... [--output FILE] [--html FILE] [--overrides FILE...]
+    review-harness code override LOG --sample ID [--epoch N] --decision approve|reject [--dismiss q1,q2]
+
+Analytics are written to the log folder unless told otherwise, never into the repository.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from review_harness.code.analytics import build_analytics, render_html
-from review_harness.code.memory import pattern_of, update_service
-from review_harness.code.merge import counted_stages
-from review_harness.code.models import CodeReview
-from review_harness.core.commands import CommandError, command_group
-from review_harness.core.logs import read_log, reviews_in_log
+import click
 
-DEFAULT_OVERRIDES = Path(".claude") / "review-overrides.jsonl"
-DEFAULT_MEMORY = Path(".claude") / "agent-memory"
+from review_harness.core.commands import one_line
+
+if TYPE_CHECKING:
+    from review_harness.code.models import CodeReview
 
 
-def add_code_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    code, sub = command_group(subparsers, "code", "code reviews: analytics from logs, human overrides")
-    analytics = sub.add_parser("analytics", help="rebuild review analytics (JSON, optional HTML page) from eval logs")
-    analytics.add_argument("logs", nargs="+", help=".eval logs of the code review task, or folders of them")
-    analytics.add_argument("--overrides", default=str(DEFAULT_OVERRIDES), help="human overrides file (default: %(default)s)")
-    analytics.add_argument("--output", help="write the analytics JSON here (e.g. .claude/review-analytics.json)")
-    analytics.add_argument("--html", help="write a one-page report with plots here")
-    override = sub.add_parser("override", help="record a human approve/reject of a review into memory and analytics")
-    override.add_argument("log", help="the .eval log holding the review")
-    override.add_argument("--sample", required=True, help="the sample id of the review (e.g. task-3)")
-    override.add_argument("--decision", required=True, choices=("approve", "reject"))
-    override.add_argument("--note", default="", help="why (stored with the false positives on approve)")
-    override.add_argument("--memory-dir", default=str(DEFAULT_MEMORY), help="reviewer memory root (default: %(default)s)")
-    override.add_argument("--overrides", default=str(DEFAULT_OVERRIDES), help="overrides file (default: %(default)s)")
-    return code
+@click.group(epilog="Run `review-harness code COMMAND --help` for its options and an example.")
+def code() -> None:
+    """Code reviews: analytics rebuilt from logs, and a human's decision on one review."""
 
 
-def _log_paths(items: list[str]) -> list[Path]:
-    paths: list[Path] = []
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            found = sorted(path.glob("*.eval"))
-            if not found:
-                raise CommandError(f"{path}: folder has no .eval logs")
-            paths += found
-        elif path.exists():
-            paths.append(path)
-        else:
-            raise CommandError(f"{path}: no such log file or folder")
-    return paths
+@code.command(epilog="\b\nExamples:\n  review-harness code analytics logs/\n"
+                     "  review-harness code analytics logs/ --output out/review-analytics.json --html out/analytics.html")
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path())
+@click.option("--overrides", multiple=True, metavar="FILE",
+              help="The humans' overrides to count in (read only; repeat for several). "
+                   "Default: review-overrides.jsonl beside each log.")
+@click.option("--output", metavar="FILE", type=click.Path(),
+              help="Where the analytics JSON goes. Default: review-analytics.json in the (first) log's folder.")
+@click.option("--html", metavar="FILE", type=click.Path(), help="Also write a one-page report with plots here.")
+def analytics(logs: tuple[str, ...], overrides: tuple[str, ...], output: str | None, html: str | None) -> int:
+    """Rebuild the review analytics (decisions, fix iterations, each model's accuracy, tuning
+    hints) from code review logs, and print their summary. The same log given twice counts twice.
 
+    LOG...: .eval logs of the code review, or folders of them.
+    """
+    from review_harness.code.commands import run_analytics
+    from review_harness.core.logs import LogError
 
-def read_overrides(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise CommandError(f"{path}: line {n} is not JSON") from None
-    return out
-
-
-def run_analytics(args: argparse.Namespace) -> int:
-    logs = [read_log(p) for p in _log_paths(args.logs)]
-    analytics = build_analytics(logs, read_overrides(Path(args.overrides)))
-    if not analytics["reviews"]:
-        raise CommandError("no code reviews in these logs")
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(json.dumps(analytics, indent=2), encoding="utf-8")
-        print(f"wrote {args.output}: {len(analytics['reviews'])} entries")
-    if args.html:
-        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.html).write_text(render_html(analytics), encoding="utf-8")
-        print(f"wrote {args.html}")
-    summary = analytics["summary"]
-    print(f"reviews {summary['total_reviews']} ({summary['tasks']} tasks): auto-approved {summary['auto_approved']}, "
-          f"auto-rejected {summary['auto_rejected']}, human {summary['human_decided']}; "
-          f"avg fix iterations {summary['avg_fix_iterations']:g}")
-    for model, c in summary["model_accuracy"].items():
-        print(f"  {model}: true positives {c['true_positive']}, false positives {c['false_positive']}, missed {c['missed']}")
-    for hint in summary["tuning_hints"]:
-        print(f"  hint: {hint}")
+    with one_line(LogError):
+        click.echo("\n".join(run_analytics(list(logs), output=output, html=html, overrides=list(overrides) or None)))
     return 0
 
 
-def run_override(args: argparse.Namespace, today=datetime.date.today) -> int:
-    found = [review for sample_id, _, review in reviews_in_log(read_log(args.log), expected_kind="code")
-             if sample_id == args.sample]
-    if not found:
-        raise CommandError(f"{args.log}: no code review for sample {args.sample!r}")
-    review = found[-1]
-    first = review.first
-    root = Path(args.memory_dir)
-    touched = []
-    for stage in counted_stages(first.spec, first.quality):
-        blocking = [m for m in stage.findings if m.finding.blocking or args.decision == "reject"]
-        if not blocking:
-            continue
-        if args.decision == "approve":
-            why = args.note or f"the lead approved task {review.task} despite it"
-            update_service(root, stage.stage, review.service, today=today,
-                           false_positives=[(pattern_of(m.finding.description), why) for m in blocking])
-        else:
-            update_service(root, stage.stage, review.service, today=today,
-                           findings=[(pattern_of(m.finding.description), m.finding.severity.value, m.finding.where) for m in blocking])
-        touched.append(stage.stage)
-    record = {"date": today().isoformat(), "log": str(args.log), "sample": args.sample, "task": review.task,
-              "service": review.service, "auto_decision": first.decision, "decision": args.decision, "note": args.note}
-    path = Path(args.overrides)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record) + "\n")
-    print(f"recorded {args.decision} of task {review.task} ({review.service}): memory "
-          f"{', '.join(touched) or 'unchanged'}; overrides in {path}")
+@code.command(epilog="Example: review-harness code override logs/x.eval --sample task-3 --decision approve "
+                     "--dismiss q2 --note 'logged and re-raised'")
+@click.argument("log", metavar="LOG", type=click.Path())
+@click.option("--sample", required=True, metavar="ID", help="The reviewed task (sample id), e.g. task-3.")
+@click.option("--epoch", type=int, metavar="N", help="The epoch of the review, when the sample has several.")
+@click.option("--decision", required=True, type=click.Choice(("approve", "reject")),
+              help="approve: the change may go ahead; reject: the blocking findings were right.")
+@click.option("--dismiss", default="", metavar="IDS",
+              help="Finding ids the human dismisses as not real (e.g. q2,s1): only these become false positives.")
+@click.option("--note", default="", help="Why: stored with the dismissed findings.")
+@click.option("--memory-dir", metavar="DIR", help="The reviewers' memory to update. Default: the folder the review used.")
+@click.option("--overrides", metavar="FILE",
+              help="The overrides file the decision is added to (analytics reads it). Default: beside the log.")
+def override(log: str, sample: str, epoch: int | None, decision: str, dismiss: str, note: str,
+             memory_dir: str | None, overrides: str | None) -> int:
+    """Record a human's decision on one review (log, sample, epoch): dismissed findings become false
+    positives in the reviewers' memory, and the decision is added to the overrides analytics reads.
+
+    LOG: the .eval log holding the review, or a folder (its newest log).
+    """
+    from review_harness.code.commands import record_override
+    from review_harness.core.logs import LogError, newest_log
+
+    ids = [i.strip() for i in dismiss.split(",") if i.strip()]
+    with one_line(LogError):
+        click.echo(record_override(str(newest_log(log)), sample, decision, epoch=epoch, dismiss=ids, note=note,
+                                   memory_dir=memory_dir, overrides=overrides))
     return 0
-
-
-def run_code(args: argparse.Namespace) -> int:
-    if args.code_command == "analytics":
-        return run_analytics(args)
-    return run_override(args)
 
 
 def summary_row(review: CodeReview) -> dict[str, str]:
@@ -139,5 +85,7 @@ def summary_row(review: CodeReview) -> dict[str, str]:
         return row
     first = review.first
     quality = "discarded" if first.quality and first.quality.discarded else (first.quality.verdict if first.quality else "-")
+    if first.after_approval is not None:  # a human approved the failed spec stage: quality decided
+        quality = f"{first.after_approval.quality.verdict} (after approval)"
     return {**row, "decision": first.decision, "confidence": f"{first.confidence.value:g}", "spec": first.spec.verdict,
             "quality": quality, "degraded": str(len(first.degraded))}

@@ -12,8 +12,9 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 from pydantic import Field
 
-from review_harness.code.change import ChangeError, ChangeSet, from_git, from_patch, from_trees, infer_service
+from review_harness.code.change import ChangeError, ChangeSet, from_git, from_patch, from_trees, infer_service, repo_top, revision
 from review_harness.code.config import ConfigError, ReviewConfig, load_project_config, resolve_config
+from review_harness.code.models import HumanAnswer
 from review_harness.core.models import ClosedModel
 from review_harness.core.params import resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
@@ -44,7 +45,9 @@ class CaseFile(ClosedModel):
     change: CaseChange
     config: dict[str, Any] = Field(default_factory=dict)
     fixes: list[ScriptedFix] = Field(default_factory=list)
-    human: list[str] = Field(default_factory=list, description="human decisions (approve|reject), in order")
+    human: list[str] = Field(default_factory=list,
+                             description="the human's answers at each decision point, in order: approve | reject, "
+                                         "optionally with finding ids dismissed (approve:q2+q3)")
     memory: str | None = Field(None, description="memory folder seeded for this case (relative to the case)")
 
 
@@ -68,7 +71,10 @@ def spec_title(spec: str, fallback: str) -> str:
 
 def make_sample(sample_id: str, *, change: ChangeSet, spec: str, task: str, title: str, service: str,
                 config: ReviewConfig, fixes: list[dict] | None = None, human: list[str] | None = None,
-                gold: Path | None = None, split: str | None = None, memory_seed: str | None = None) -> Sample:
+                gold: Path | None = None, split: str | None = None, memory_seed: str | None = None,
+                workspace: dict | None = None) -> Sample:
+    """`workspace`: where the implementer agent's working folder comes from ({"repo", "head"} or
+    {"tree"}; a patch has neither)."""
     listing = "\n".join(f"- {f.path} ({f.status}{', binary' if f.binary else ''})" for f in change.files)
     return Sample(
         id=sample_id,
@@ -77,9 +83,22 @@ def make_sample(sample_id: str, *, change: ChangeSet, spec: str, task: str, titl
             "task": task, "title": title, "service": service, "spec": spec,
             "change": change.model_dump(mode="json"), "config": config.model_dump(),
             "fixes": fixes or [], "human": human or [], "gold": str(gold) if gold else None,
-            "split": split, "memory_seed": memory_seed,
+            "split": split, "memory_seed": memory_seed, "workspace": workspace or {},
         },
     )
+
+
+def human_answers(name: str, value: Any) -> list[str]:
+    """The human's answers (`-T human=approve,reject` arrives as a list; a case's `human:` is
+    one): each approve or reject, optionally with finding ids to dismiss."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    answers = [str(item).strip() for item in items]
+    if not answers or any(not a for a in answers):
+        raise PrerequisiteError(f"{name}={value}: expected approve or reject answers, comma-separated")
+    try:
+        return [str(HumanAnswer.parse(a)) for a in answers]
+    except ValueError as ex:
+        raise PrerequisiteError(f"{name}={value}: {ex}") from None
 
 
 def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: str | None, spec: str | None,
@@ -94,6 +113,7 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
         raise PrerequisiteError("-T spec=PATH is required: the task spec the change is reviewed against")
     spec_text = read_spec("spec", spec)
     try:
+        workspace: dict = {}
         if repo is not None:
             if not base:
                 raise PrerequisiteError("-T base=REV is required with -T repo=")
@@ -101,6 +121,7 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
             change = from_git(root, base, head or "HEAD")
             default_config = root / PROJECT_CONFIG
             fallback = root.resolve().name
+            workspace = {"repo": str(repo_top(root)), "head": revision(root, head or "HEAD")}
         else:
             change = from_patch(resolve_user_path(patch))
             default_config = None
@@ -114,8 +135,9 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
         raise PrerequisiteError(str(ex)) from None
     service = service or infer_service([f.path for f in change.files], fallback)
     sample = make_sample(f"task-{task_number}", change=change, spec=spec_text, task=task_number,
-                         title=spec_title(spec_text, f"task {task_number}"), service=service, config=config)
-    sample.metadata["repo_root"] = str(root) if repo is not None else None
+                         title=spec_title(spec_text, f"task {task_number}"), service=service, config=config,
+                         workspace=workspace)
+    sample.metadata["repo_root"] = workspace.get("repo")
     return sample
 
 
@@ -156,10 +178,13 @@ def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: st
                  for fix in case.fixes]
         spec = read_spec("", folder / case.spec)
         service = case.service or infer_service([f.path for f in change.files], folder.name)
+        head = folder / (case.change.head or "head")
         samples.append(make_sample(
             folder.name, change=change, spec=spec, task=case.task, title=case.title, service=service, config=config,
-            fixes=fixes, human=case.human, gold=gold if gold.exists() else None, split=gold_split,
+            fixes=fixes, human=human_answers(f"{folder / 'case.yaml'}: human", case.human) if case.human else [],
+            gold=gold if gold.exists() else None, split=gold_split,
             memory_seed=str(folder / case.memory) if case.memory else None,
+            workspace={"tree": str(head)} if not case.change.patch and head.is_dir() else {},
         ))
     if not samples:
         raise PrerequisiteError(f"-T split={split}: no cases in that split")

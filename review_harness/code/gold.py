@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from review_harness.code.merge import MATCH_THRESHOLD, counted_stages, similarity
+from review_harness.code.merge import MATCH_THRESHOLD, similarity
 from review_harness.code.models import LETTERS, STAGES, CodeFinding, CodeReview, Decision, ReviewerAnswer
 from review_harness.core.gold import ExpectedFinding, GoldCase, load_gold
 from review_harness.core.matching import GoldComparison, matches_of, one_to_one, ratio
@@ -149,7 +149,7 @@ def compare_code(review: CodeReview, gold: CodeGold, reports: dict[str, Reviewer
             if missed:
                 notes.append(f"model {letter} {stage}: missed must-catch {', '.join(missed)}")
     first = review.first
-    counted = counted_stages(first.spec, first.quality)
+    counted = first.reviewed()
     merged = [m for s in counted for m in s.findings]
     gold_counted = [g for g in gold.expected_findings if g.stage in {s.stage for s in counted}]
     agreed = [m.finding for m in merged if m.category == "agreed"]

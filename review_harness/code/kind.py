@@ -5,15 +5,53 @@ from __future__ import annotations
 from review_harness.code.gold import CodeGold
 from review_harness.code.models import IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
 from review_harness.core.kinds import ReviewKind
+from review_harness.core.models import SEVERITIES, Severity
+from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 
 KIND = ReviewKind(KIND_NAME, "code", task="code_review", review_model=CodeReview, gold_model=CodeGold,
                   synthesis_scorer="code_synthesis", gold_scorer="code_gold")
 
+# the decision in the words a reader uses (the review JSON keeps the seed's names)
+DECISION_WORDS = {"AUTO_APPROVE": "auto-approve", "AUTO_REJECT_TO_IMPLEMENTER": "auto-reject to the implementer",
+                  "PRESENT_TO_HUMAN": "human decides"}
 
-def render(review: CodeReview) -> str:
+
+def render(review: CodeReview, details: bool = False) -> str:
+    """The markdown report (the same with `details`: it shows no scoring internals to hide)."""
     from review_harness.code.render import render_report
 
     return render_report(review)
+
+
+def verdict_line(review: CodeReview) -> Verdict:
+    """The first review's decision and confidence, the final status, the counted findings
+    (blocking ones first) by severity."""
+    from review_harness.code.merge import counted_stages
+
+    if not review.iterations:
+        return Verdict("no review", None, {}, (), review.final_status)
+    first = review.first
+    merged = [m for stage in counted_stages(first.spec, first.quality) for m in stage.findings]
+    ranked = sorted(merged, key=lambda m: (not m.finding.blocking, Severity(m.finding.severity).rank))
+    top = [f"{shorten(m.finding.description, 70)} ({Severity(m.finding.severity).value}, "
+           f"{m.finding.file}{f':{m.finding.line}' if m.finding.line else ''})" for m in ranked]
+    figure = f"confidence {first.confidence.label} ({first.confidence.value:g}), status {review.final_status}"
+    counts = severity_counts([Severity(m.finding.severity).value for m in merged], SEVERITIES)
+    return Verdict(DECISION_WORDS.get(first.decision, first.decision), figure, counts, top)
+
+
+def columns() -> list[Column]:
+    rate = ("good-high", 0.0, 1.0)
+    return [
+        Column("decision", "Decision", colors={"AUTO_APPROVE": "good", "AUTO_REJECT_TO_IMPLEMENTER": "bad",
+                                               "PRESENT_TO_HUMAN": "warn"}),
+        Column("confidence", "Confidence", colors=rate, headline=True),
+        Column("final_status", "Final status", colors={"complete": "good", "escalated": "bad"}),
+        Column("findings", "Findings"),
+        Column("decision_accuracy", "Decision right", gold=True, colors=rate, headline=True),
+        Column("recall_spec_B", "Spec recall (B)", gold=True, colors=rate),
+        Column("recall_quality_B", "Quality recall (B)", gold=True, colors=rate),
+    ]
 
 
 def offline_answer(member: str, prompt: str) -> str | None:
@@ -28,3 +66,10 @@ def offline_answer(member: str, prompt: str) -> str | None:
     if member == IMPLEMENTER:
         return offline.fix_answer()
     return None
+
+
+def log_summary(log) -> list[str]:
+    """`review-harness summary` on a code log: the analytics summary (seed E4's progress view)."""
+    from review_harness.code.analytics import analytics_of_log
+
+    return analytics_of_log(log)

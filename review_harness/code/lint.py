@@ -36,7 +36,8 @@ def lint(options: Mapping[str, Any] | None = None) -> PromptPrefixes:
                 prefixes[stage] = prompt.system
             if len(systems) != 1:
                 problems.append(f"{stage}: the system prefix differs between the two models")
-        fix = render_fix_prompt(message="Fix attempt 1/2: x", spec=_SPEC, change=change, task="1", title="t", turns=10)
+        fix = render_fix_prompt(message="Fix attempt 1/2: x", spec=_SPEC, workspace="/tmp/work", files=["a.py"], task="1",
+                                title="t", turns=10)
         prefixes["implementer"] = fix.system
         prefixes["matcher"] = render_match_prompt("quality", [], []).system
     except PromptError as ex:

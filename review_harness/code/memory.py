@@ -1,8 +1,8 @@
 """Review memory per service and reviewer kind, in the seed's layout:
 
     <memory root>/project-orchestrator-{spec|quality}-reviewer/
-        MEMORY.md                    index: review count, recent reviews, key learnings
-        reviews/{date}-{slug}.md     one file per review
+        MEMORY.md                    index: review count, key learnings, cross-review patterns, recent reviews
+        reviews/{date}-task-{N}.md   one file per review (a second review of a task that day: ...-2.md)
         service-patterns/{service}.md
             ## Common Issues            | Pattern | Frequency | Last Seen | Severity | Example |
             ## Service-Specific Rules   written by people; never touched by updates
@@ -10,25 +10,33 @@
             ## Archive                  patterns not seen for 30 days
 
 At review start the service file is read into the prompt (known issues first, known false
-positives to avoid); after the review it is updated once from the merged result. Updates hold a
-file lock and write atomically, so samples running concurrently do not lose each other's rows.
-`-T memory=off|read|update`; evals read a per-sample copy of the case's seeded memory.
+positives to avoid); after the review it is updated once from every round of it (the first review
+and each re-review after a fix: a pattern counts once per review). Only findings a human dismissed
+by id become false positives; a human approval alone dismisses nothing. Updates hold a lock and
+write atomically; review notes take a name no other review has, so reviews running at once
+never overwrite each other. Files get the user's umask.
+
+Where memory lives (`-T memory=off|read|update`): `-T memory_dir=DIR`, else
+`<repo>/.claude/agent-memory` for a repository run; a patch run has no repository, so it keeps no
+memory unless `-T memory_dir` names one (`memory=update` without it is an error). Evals read a
+per-sample copy of the case's seeded memory. The review records where memory was read and written
+(`memory.root`, `memory.updated`) and says it in the report; a write that fails is named there
+too, and the review is kept.
 """
 
 from __future__ import annotations
 
 import datetime
-import fcntl
-import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
+
+from review_harness.core.files import file_lock, write_atomic, write_new
 
 MEMORY_MODES = ("off", "read", "update")
 PRUNE_DAYS = 30
@@ -36,6 +44,7 @@ KINDS = {"spec": "spec-reviewer", "quality": "quality-reviewer"}
 ISSUE_HEADER = ("Pattern", "Frequency", "Last Seen", "Severity", "Example")
 FP_HEADER = ("Pattern", "Why It's Not an Issue")
 PATTERN_MATCH = 88
+RULES_PLACEHOLDER = "<!-- Rules every review of this service checks: written by people, never changed by reviews. -->"
 
 
 @dataclass
@@ -98,10 +107,17 @@ def parse_patterns(text: str, service: str) -> ServicePatterns:
             sections[current] += line + "\n"
     found = ServicePatterns(service=service)
     found.issues = _issue_rows(sections.get("common issues", ""))
-    found.rules = sections.get("service-specific rules", "").strip("\n")
+    found.rules = "\n".join(line for line in sections.get("service-specific rules", "").splitlines()
+                            if not _placeholder(line)).strip("\n")
     found.false_positives = [(r[0], r[1] if len(r) > 1 else "") for r in _rows(sections.get("false positives to avoid", ""))]
     found.archive = _issue_rows(sections.get("archive", ""))
     return found
+
+
+def _placeholder(line: str) -> bool:
+    """A line that holds no rule: an HTML comment, or the '(none yet)' older files carry."""
+    text = line.strip().lstrip("-*").strip()
+    return (text.startswith("<!--") and text.endswith("-->")) or text.lower() in ("(none yet)", "none yet")
 
 
 def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
@@ -115,7 +131,7 @@ def render_patterns(p: ServicePatterns) -> str:
 
     lines = [f"# {p.service} Review Patterns", "", "## Common Issues", ""]
     lines += _table(ISSUE_HEADER, [issue(r) for r in p.issues])
-    lines += ["", "## Service-Specific Rules", "", p.rules or "- (none yet)", "", "## False Positives to Avoid", ""]
+    lines += ["", "## Service-Specific Rules", "", p.rules or RULES_PLACEHOLDER, "", "## False Positives to Avoid", ""]
     lines += _table(FP_HEADER, p.false_positives)
     if p.archive:
         lines += ["", "## Archive", ""] + _table(ISSUE_HEADER, [issue(r) for r in p.archive])
@@ -135,8 +151,8 @@ def prompt_block(patterns: ServicePatterns | None) -> str:
     if patterns is None:
         return ""
     lines = [f"Memory of earlier reviews of service {patterns.service}. Look for the known issues first; do not report the known false positives."]
-    lines += ["", "Known issues:"] + [f"- {r.pattern} (seen {r.frequency}x, last {r.last_seen}, {r.severity})"
-                                      for r in sorted(patterns.issues, key=lambda r: -r.frequency)] or ["- none"]
+    lines += ["", "Known issues:"] + ([f"- {r.pattern} (seen {r.frequency}x, last {r.last_seen}, {r.severity})"
+                                       for r in sorted(patterns.issues, key=lambda r: -r.frequency)] or ["- none"])
     if patterns.rules:
         lines += ["", "Service rules:", patterns.rules]
     lines += ["", "Known false positives:"] + [f"- {p} -- {why}" for p, why in patterns.false_positives]
@@ -150,29 +166,21 @@ def known_false_positives(block: str) -> list[str]:
 
 
 def is_known(pattern: str, known: list[str]) -> bool:
-    return any(fuzz.ratio(pattern.lower(), k.lower()) >= PATTERN_MATCH for k in known)
+    return known_index(pattern, known) is not None
+
+
+def known_index(pattern: str, known: list[str]) -> int | None:
+    """The position of the first known pattern that is the same pattern (case and small wording
+    differences aside), None when there is none."""
+    lowered = pattern.lower()
+    for n, k in enumerate(known):
+        if k.lower() == lowered:
+            return n
+    hit = process.extractOne(lowered, [k.lower() for k in known], scorer=fuzz.ratio, score_cutoff=PATTERN_MATCH)
+    return None if hit is None else hit[2]
 
 
 # ---------------------------------------------------------------------------- updates
-
-
-@contextmanager
-def locked(root: Path):
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 def prune(p: ServicePatterns, today: datetime.date) -> None:
@@ -188,12 +196,14 @@ def prune(p: ServicePatterns, today: datetime.date) -> None:
 
 
 def record_findings(p: ServicePatterns, findings: list[tuple[str, str, str]], today: datetime.date) -> None:
-    """(pattern, severity, example) of each merged finding: increment or add, then prune."""
+    """(pattern, severity, example) of each finding of one review: increment or add, then prune."""
     for pattern, severity, example in findings:
-        row = next((r for r in p.issues + p.archive if is_known(pattern, [r.pattern])), None)
-        if row is None:
+        rows = p.issues + p.archive
+        found = known_index(pattern, [r.pattern for r in rows])
+        if found is None:
             p.issues.append(PatternRow(pattern, 1, today.isoformat(), severity, example))
             continue
+        row = rows[found]
         if row in p.archive:
             p.archive.remove(row)
             p.issues.append(row)
@@ -206,31 +216,52 @@ def record_false_positives(p: ServicePatterns, patterns: list[tuple[str, str]]) 
     for pattern, why in patterns:
         if not is_known(pattern, [fp for fp, _ in p.false_positives]):
             p.false_positives.append((pattern, why))
-    p.issues = [r for r in p.issues if not is_known(r.pattern, [pattern for pattern, _ in patterns])]
+    dismissed = [pattern for pattern, _ in patterns]
+    p.issues = [r for r in p.issues if not is_known(r.pattern, dismissed)]
 
 
 def update_service(root: Path, stage: str, service: str, *, findings: list[tuple[str, str, str]] = (),
                    false_positives: list[tuple[str, str]] = (), review_note: str | None = None, slug: str = "review",
-                   today: Callable[[], datetime.date] = datetime.date.today) -> Path:
-    """Apply one review's outcome to a reviewer kind's memory (under a lock)."""
+                   today: Callable[[], datetime.date] = datetime.date.today) -> list[Path]:
+    """Apply one review's outcome to a reviewer kind's memory (under a lock); the files written."""
     now = today()
     folder = kind_dir(root, stage)
     path = folder / "service-patterns" / f"{service}.md"
-    with locked(folder):
+    with file_lock(folder / ".lock"):
         patterns = read_patterns(root, stage, service) or ServicePatterns(service=service)
         record_findings(patterns, list(findings), now)
         record_false_positives(patterns, list(false_positives))
-        write_atomic(path, render_patterns(patterns))
+        written = [write_atomic(path, render_patterns(patterns))]
         if review_note is not None:
-            write_atomic(folder / "reviews" / f"{now.isoformat()}-{slug}.md", review_note)
-            index = folder / "MEMORY.md"
-            entries = sorted((folder / "reviews").glob("*.md"))
-            services = sorted(p.stem for p in (folder / "service-patterns").glob("*.md"))
-            write_atomic(index, "\n".join([
-                f"# {KINDS[stage]} memory", "", f"Reviews: {len(entries)}", f"Services: {', '.join(services)}", "",
-                "## Recent reviews", *[f"- {e.stem}" for e in entries[-10:]], "",
-            ]))
-    return path
+            written.append(write_new(folder / "reviews", f"{now.isoformat()}-{slug}", ".md", review_note))
+        written.append(write_atomic(folder / "MEMORY.md", render_index(folder, stage)))
+    return written
+
+
+def render_index(folder: Path, stage: str) -> str:
+    """MEMORY.md: how many reviews, the key learnings (the most frequent patterns and the false
+    positives learned), the patterns seen across services, the latest reviews."""
+    notes = sorted((folder / "reviews").glob("*.md"), key=lambda n: (n.stat().st_mtime_ns, n.name)) if (folder / "reviews").is_dir() else []
+    services = {p.stem: parse_patterns(p.read_text(encoding="utf-8", errors="replace"), p.stem)
+                for p in sorted((folder / "service-patterns").glob("*.md"))}
+    rows = sorted(((r, name) for name, p in services.items() for r in p.issues), key=lambda t: (-t[0].frequency, t[0].pattern))
+    lines = [f"# {KINDS[stage]} memory", "", f"Reviews: {len(notes)}",
+             f"Services: {', '.join(services) or '-'}", "", "## Key learnings", ""]
+    lines += [f"- {r.pattern} ({name}: seen {r.frequency}x, last {r.last_seen}, {r.severity})" for r, name in rows[:8]]
+    fps = [(fp, why, name) for name, p in services.items() for fp, why in p.false_positives]
+    lines += [f"- not an issue in {name}: {fp} ({why})" for fp, why, name in fps[:8]]
+    if not rows and not fps:
+        lines.append("- none yet")
+    lines += ["", "## Cross-review patterns", ""]
+    shared: dict[str, list[str]] = {}
+    for r, name in rows:
+        key = next((k for k in shared if is_known(r.pattern, [k])), r.pattern)
+        shared.setdefault(key, []).append(f"{name} {r.frequency}x")
+    recurring = [(k, where) for k, where in shared.items()
+                 if len(where) > 1 or int(where[0].rsplit(" ", 1)[1].rstrip("x")) > 1]
+    lines += [f"- {k}: {', '.join(where)}" for k, where in recurring] or ["- none yet (a pattern seen in two reviews shows here)"]
+    lines += ["", "## Recent reviews", ""] + [f"- {n.stem}" for n in notes[-10:]] + [""]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------- the solvers' side
@@ -238,7 +269,8 @@ def update_service(root: Path, stage: str, service: str, *, findings: list[tuple
 
 def memory_root(metadata: dict) -> Path | None:
     """Where this sample's memory lives: evals copy the case's seeded memory per sample (so
-    samples stay independent); user runs use -T memory_dir or .claude/agent-memory."""
+    samples stay independent); user runs use -T memory_dir, else the repository's
+    .claude/agent-memory; a patch run without -T memory_dir keeps none."""
     mode = metadata.get("memory_mode", "off")
     if mode == "off":
         return None
@@ -255,7 +287,13 @@ def memory_root(metadata: dict) -> Path | None:
         return copy
     if metadata.get("memory_dir"):
         return Path(metadata["memory_dir"])
-    return Path(metadata.get("repo_root") or ".") / ".claude" / "agent-memory"
+    if metadata.get("repo_root"):
+        return default_memory_dir(metadata["repo_root"])
+    return None
+
+
+def default_memory_dir(repo_root: str | Path) -> Path:
+    return Path(repo_root) / ".claude" / "agent-memory"
 
 
 def release_copy(metadata: dict) -> None:
@@ -274,36 +312,78 @@ def memory_for_prompt(state, stage: str) -> str:
     return prompt_block(read_patterns(root, stage, state.metadata["service"]))
 
 
-def update_memory_after_review(state, review) -> None:
-    """Once per review, from the merged first review: counted findings become patterns; when a
-    human approved despite findings, those patterns become false positives. Discarded quality
-    results never reach memory."""
-    from review_harness.code.merge import counted_stages
+def review_learnings(review, stage: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """What one review teaches a reviewer kind: (pattern, severity, example) of every finding of
+    the stage in any round that counted (a pattern once per review; contradictions and discarded
+    speculative results left out), and (pattern, why) of each finding a human dismissed by id."""
+    findings: dict[str, tuple[str, str, str]] = {}
+    dismissed: dict[str, tuple[str, str]] = {}
+    for it in review.iterations:
+        ids = set(it.all_dismissed)
+        for merged in it.reviewed():
+            if merged.stage != stage or merged.discarded:
+                continue
+            for m in merged.findings:
+                pattern = pattern_of(m.finding.description)
+                if m.id in ids:
+                    dismissed.setdefault(pattern, (pattern, f"dismissed by a human in the review of task {review.task}"))
+                elif m.category != "contradiction":
+                    findings.setdefault(pattern, (pattern, m.finding.severity.value, m.finding.where))
+    return [f for p, f in findings.items() if p not in dismissed], list(dismissed.values())
+
+
+def review_note(review, stage: str) -> str:
+    """The per-review file: the task, each round's decision and findings (with ids), the human's
+    answers, the fixes and the final status."""
+    lines = [f"# Task {review.task}: {review.title}", "", f"Service: {review.service}",
+             f"Final status: {review.final_status}; fix iterations {review.fix_iterations}", ""]
+    fixes = {f.reviewed_in: f for f in review.fixes}
+    for it in review.iterations:
+        heading = "First review" if it.iteration == 0 else f"Re-review after fix {it.iteration}"
+        lines += [f"## {heading}", "", f"Decision: {it.decision}" + (f"; human: {it.human_decision}" if it.human_decision else "")]
+        if it.after_approval:
+            lines.append(f"Spec approved by a human; quality decision: {it.after_approval.decision}"
+                         + (f"; human: {it.after_approval.human_decision}" if it.after_approval.human_decision else ""))
+        if it.all_dismissed:
+            lines.append(f"Dismissed: {', '.join(it.all_dismissed)}")
+        for merged in it.stages():
+            if merged.stage == stage:
+                lines += [f"- {m.id} {m.category}: {m.finding.where} {m.finding.description}"
+                          + (" (discarded)" if merged.discarded else "") for m in merged.findings]
+        fix = fixes.get(it.iteration)
+        if fix is not None:
+            lines.append(f"Fixed by attempt {fix.attempt} ({fix.implementer}): {', '.join(fix.applied) or 'no file'}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def update_memory_after_review(state, review) -> str | None:
+    """Once per review, from all its rounds: counted findings become patterns, findings a human
+    dismissed become false positives. Returns a warning when memory could not be written (the
+    review itself is kept: it is in the log)."""
+    from review_harness.code.panel import MEMORY_KEY
 
     meta = state.metadata
-    used = {"mode": meta.get("memory_mode", "off")}
+    used: dict = {"mode": meta.get("memory_mode", "off")}
     root = memory_root(meta)
-    if root is not None:
-        used["root"] = str(root)
-    if root is None or meta.get("memory_mode") != "update" or not review.iterations:
-        state.store.set("code:memory", used)
-        release_copy(meta)
-        return
-    first = review.first
-    updated = []
-    for stage in counted_stages(first.spec, first.quality):
-        findings = [(pattern_of(m.finding.description), m.finding.severity.value, m.finding.where)
-                    for m in stage.findings if m.category != "contradiction"]
-        dismissed = []
-        if first.human_decision == "approve":
-            dismissed = [(pattern_of(m.finding.description), "dismissed by the lead in review of task " + review.task)
-                         for m in stage.findings if m.finding.blocking]
-            findings = [f for f in findings if f[0] not in {d[0] for d in dismissed}]
-        note = "\n".join([f"# Task {review.task}: {review.title}", "", f"Service: {review.service}",
-                          f"Decision: {first.decision}; final status {review.final_status}", ""]
-                         + [f"- {m.category}: {m.finding.where} {m.finding.description}" for m in stage.findings])
-        path = update_service(root, stage.stage, review.service, findings=findings, false_positives=dismissed,
-                              review_note=note, slug=f"task-{review.task}")
-        updated.append(str(path))
-    used["updated"] = updated
-    state.store.set("code:memory", used)
+    used["root"] = str(root) if root is not None else None
+    warning = None
+    if root is not None and meta.get("memory_mode") == "update" and review.iterations:
+        updated: list[str] = []
+        try:
+            for stage in STAGES_OF_MEMORY:
+                findings, dismissed = review_learnings(review, stage)
+                written = update_service(root, stage, review.service, findings=findings, false_positives=dismissed,
+                                         review_note=review_note(review, stage), slug=f"task-{review.task}")
+                updated += [str(p) for p in written]
+        except OSError as ex:
+            where = ex.filename or root
+            warning = f"memory not updated: could not write {where} ({ex.strerror or ex})"
+            used["error"] = warning
+        used["updated"] = updated
+    state.store.set(MEMORY_KEY, used)
+    release_copy(meta)
+    return warning
+
+
+STAGES_OF_MEMORY = ("spec", "quality")

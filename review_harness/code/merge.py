@@ -13,14 +13,18 @@ never pass it or agree.
 
 from __future__ import annotations
 
+import re
+from collections import defaultdict
+
 from rapidfuzz import fuzz
 
 from review_harness.code.config import ReviewConfig
-from review_harness.code.models import CodeFinding, Confidence, MergedFinding, ReviewerAnswer, Severity, StageMerge
+from review_harness.code.models import CheckedFine, CodeFinding, Confidence, MergedFinding, ReviewerAnswer, Severity, StageMerge
 from review_harness.core.matching import one_to_one
 
 MATCH_THRESHOLD = 0.6
 LINE_WINDOW = 5
+LINE_BUCKET = 5  # candidate pairs: findings in neighbouring buckets of this many lines
 
 # (scenario, label, value, action), in the order they are tested: the first that applies wins
 SCENARIOS: tuple[tuple[str, str, float, str], ...] = (
@@ -53,6 +57,112 @@ def similarity(a: CodeFinding, b: CodeFinding) -> float:
     return 0.5 * place + 0.3 * (a.category == b.category) + 0.2 * text
 
 
+EXACT_GROUP = 4_096  # line-less pairs of one file scored exhaustively up to this many
+RARE_TOKEN = 8  # a word shared by at most this many line-less findings of one file pairs them up
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+def _text_key(f: CodeFinding) -> str:
+    return " ".join((f.quote or f.description).lower().split())
+
+
+def candidate_pairs(a: list[CodeFinding], b: list[CodeFinding]) -> set[tuple[int, int]]:
+    """The (A, B) index pairs whose similarity can reach MATCH_THRESHOLD, found without scoring
+    every pair (a change of 300 files, or a spec of 10,000 requirements, has thousands of
+    findings per model):
+
+    - different files score 0: only pairs within one file are candidates;
+    - two findings with lines need |line difference| <= 4 (at 5 the place counts 1/6 and the
+      score stays under the threshold): pairs within neighbouring 5-line buckets;
+    - a finding with a line and one without need the same category: pairs within (file, category);
+    - two line-less findings (missing requirements, whole-file findings) compare their quotes:
+      every pair while a file has few of them; beyond EXACT_GROUP pairs, those with the same
+      quote or sharing a rare word (one used by at most RARE_TOKEN of them), so a long spec's
+      findings pair with their twins in linear time.
+    """
+    out: set[tuple[int, int]] = set()
+    b_near: dict[tuple[str, int], list[int]] = defaultdict(list)  # B's findings with a line, by 5-line bucket
+    b_lined: dict[tuple[str, str], list[int]] = defaultdict(list)  # ... by (file, category)
+    b_unlined: dict[tuple[str, str], list[int]] = defaultdict(list)  # B's line-less findings by (file, category)
+    unlined: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))  # line-less, per file: (A, B)
+    for j, f in enumerate(b):
+        if f.line is None:
+            unlined[f.file][1].append(j)
+            b_unlined[(f.file, f.category)].append(j)
+        else:
+            b_near[(f.file, f.line // LINE_BUCKET)].append(j)
+            b_lined[(f.file, f.category)].append(j)
+    for i, f in enumerate(a):
+        if f.line is None:
+            unlined[f.file][0].append(i)
+            out.update((i, j) for j in b_lined.get((f.file, f.category), ()))
+            continue
+        bucket = f.line // LINE_BUCKET
+        for near in (bucket - 1, bucket, bucket + 1):
+            out.update((i, j) for j in b_near.get((f.file, near), ()))
+        out.update((i, j) for j in b_unlined.get((f.file, f.category), ()))
+    for mine, theirs in unlined.values():
+        if len(mine) * len(theirs) <= EXACT_GROUP:
+            out.update((i, j) for i in mine for j in theirs)
+            continue
+        keys: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+        for side, items, findings in ((0, mine, a), (1, theirs, b)):
+            for n in items:
+                f = findings[n]
+                keys["q:" + _text_key(f)][side].append(n)
+                for word in set(WORD.findall(f"{f.quote or ''} {f.description}".lower())):
+                    keys["w:" + word][side].append(n)
+        for key, (left, right) in keys.items():
+            if key.startswith("q:") or len(left) + len(right) <= RARE_TOKEN:
+                out.update((i, j) for i in left for j in right)
+    return out
+
+
+class FineIndex:
+    """The first of a model's "checked and fine" places covering a file and line (as
+    `CheckedFine.covers` tells, in the model's order), in time linear in the places and lines."""
+
+    def __init__(self, places: list[CheckedFine]) -> None:
+        self.places = places
+        self.first_in_file: dict[str, int] = {}
+        self.whole_file: dict[str, int] = {}
+        self.by_line: dict[str, dict[int, int]] = defaultdict(dict)
+        successor: dict[str, dict[int, int]] = defaultdict(dict)  # per file: next line not yet claimed
+        for n, place in enumerate(places):
+            self.first_in_file.setdefault(place.file, n)
+            if place.line is None:
+                self.whole_file.setdefault(place.file, n)
+                continue
+            lines, jump = self.by_line[place.file], successor[place.file]
+            line, end = place.line, place.end_line or place.line  # an end before the start covers nothing
+            while line <= end:  # each line is claimed once, by the first place that covers it
+                line = _next_free(jump, line)
+                if line > end:
+                    break
+                lines[line] = n
+                jump[line] = line + 1
+                line += 1
+
+    def first_covering(self, file: str, line: int | None) -> CheckedFine | None:
+        if file not in self.first_in_file:
+            return None
+        if line is None:
+            return self.places[self.first_in_file[file]]
+        found = [n for n in (self.whole_file.get(file), self.by_line[file].get(line)) if n is not None]
+        return self.places[min(found)] if found else None
+
+
+def _next_free(jump: dict[int, int], line: int) -> int:
+    """The first line at or after `line` no earlier place claimed (path-compressed)."""
+    path = []
+    while line in jump:
+        path.append(line)
+        line = jump[line]
+    for seen in path:
+        jump[seen] = line
+    return line
+
+
 def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: tuple[str, ...],
                 reasons: dict[str, str] | None = None, pairs: list[tuple[int, int]] | None = None,
                 matcher: str = "rules", salvaged: dict[str, ReviewerAnswer] | None = None) -> StageMerge:
@@ -69,7 +179,8 @@ def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: 
     a_findings = a.findings if a else []
     b_findings = b.findings if b else []
     if pairs is None:
-        pairs = [(i, j) for i, j, _ in one_to_one(a_findings, b_findings, similarity, MATCH_THRESHOLD)]
+        pairs = [(i, j) for i, j, _ in one_to_one(a_findings, b_findings, similarity, MATCH_THRESHOLD,
+                                                  candidate_pairs(a_findings, b_findings))]
     used_a = {i for i, _ in pairs}
     used_b = {j for _, j in pairs}
     for i, j in pairs:
@@ -82,8 +193,9 @@ def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: 
         alone = [(f, False) for n, f in enumerate(own) if n not in used]
         if letter in letters and letter in salvaged:
             alone += [(f, True) for f in salvaged[letter].findings]
+        vouched = FineIndex(other.checked_fine if other else [])
         for finding, from_malformed in alone:
-            fine = next((c for c in (other.checked_fine if other else []) if c.covers(finding.file, finding.line)), None)
+            fine = vouched.first_covering(finding.file, finding.line)
             category = "contradiction" if fine is not None else ("b_only" if letter == "B" else "a_only")
             merged.findings.append(MergedFinding(category=category, finding=finding, by=letter, salvaged=from_malformed,
                                                  fine_note=fine.note if fine is not None else None))
@@ -108,20 +220,26 @@ def counted_stages(spec: StageMerge, quality: StageMerge | None) -> list[StageMe
 
 
 def confidence(spec: StageMerge, quality: StageMerge | None) -> Confidence:
-    """The seed's discrete confidence scenarios (plus 'incomplete'), tested in SCENARIOS order."""
-    stages = counted_stages(spec, quality)
-    letters = spec.models
+    """The seed's discrete confidence scenarios (plus 'incomplete') over the counted stages."""
+    return stage_confidence(counted_stages(spec, quality))
+
+
+def stage_confidence(stages: list[StageMerge]) -> Confidence:
+    """The confidence scenario of some stages' results, tested in SCENARIOS order."""
+    letters = stages[0].models
     overall: dict[str, str | None] = {}
     for letter in letters:
         per_stage = [s.verdicts.get(letter) for s in stages]
         overall[letter] = None if None in per_stage else ("FAIL" if "FAIL" in per_stage else "PASS")
     findings = [m for s in stages for m in s.findings]
     values = list(overall.values())
+    b_critical_contradiction = any(m.category == "contradiction" and m.by == "B" and m.finding.severity == Severity.CRITICAL
+                                   for m in findings)
     if None in values:
         scenario = "incomplete"
     elif all(v == "FAIL" for v in values) and _critical(findings, "agreed"):
         scenario = "both-fail-agreed-critical"
-    elif _critical(findings, "b_only") or (_critical(findings, "contradiction") and any(m.by == "B" for m in findings if m.category == "contradiction" and m.finding.severity == Severity.CRITICAL)):
+    elif _critical(findings, "b_only") or b_critical_contradiction:
         scenario = "b-only-critical"
     elif all(v == "FAIL" for v in values):
         scenario = "both-fail-disagree"
@@ -142,21 +260,28 @@ def decide(spec: StageMerge, quality: StageMerge | None, config: ReviewConfig) -
         if _critical(spec.findings, "agreed") and config.auto_reject:
             return "AUTO_REJECT_TO_IMPLEMENTER"
         return "PRESENT_TO_HUMAN"
-    if spec.verdict == "INCOMPLETE" or quality is None or quality.verdict == "INCOMPLETE":
+    if spec.verdict == "INCOMPLETE" or quality is None:
         return "PRESENT_TO_HUMAN"
-    everything = spec.findings + quality.findings
-    if all(m.finding.severity == Severity.MINOR for m in everything):
+    return decide_quality(quality, config, spec.findings)
+
+
+def decide_quality(quality: StageMerge, config: ReviewConfig, spec_findings: list[MergedFinding] = ()) -> str:
+    """The seed's step 2, once spec has passed (by the reviewers, or by a human's approval):
+    nothing or only Minor findings -> approve; an agreed Critical quality finding -> reject;
+    otherwise a human decides."""
+    if quality.verdict == "INCOMPLETE":
+        return "PRESENT_TO_HUMAN"
+    if all(m.finding.severity == Severity.MINOR for m in list(spec_findings) + quality.findings):
         return "AUTO_APPROVE" if config.auto_approve else "PRESENT_TO_HUMAN"
     if quality.verdict == "FAIL" and _critical(quality.findings, "agreed") and config.auto_reject:
         return "AUTO_REJECT_TO_IMPLEMENTER"
     return "PRESENT_TO_HUMAN"
 
 
-def blocking_issues(spec: StageMerge, quality: StageMerge | None) -> list[MergedFinding]:
-    """What the implementer is asked to fix: blocking findings of the counted stages, disputed
-    ones (contradictions) left out."""
-    return [m for s in counted_stages(spec, quality) for m in s.findings
-            if m.finding.blocking and m.category != "contradiction"]
+def blocking_of(stages: list[StageMerge], dismissed: list[str] = ()) -> list[MergedFinding]:
+    """The blocking findings of some stages, contradictions and the ones a human dismissed left out."""
+    return [m for s in stages for m in s.findings
+            if m.finding.blocking and m.category != "contradiction" and m.id not in dismissed]
 
 
 def issue_line(m: MergedFinding) -> str:

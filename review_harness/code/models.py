@@ -104,6 +104,7 @@ class ReviewerAnswer(BaseModel):
 
 
 class MergedFinding(BaseModel):
+    id: str = Field(default="", description="stable within the review: 's2' (spec), 'q1' (quality); 'i1-q1' after fix 1")
     category: MergeCategory
     finding: CodeFinding
     other: CodeFinding | None = None  # the matched finding of the other model (agreed)
@@ -127,12 +128,57 @@ class StageMerge(BaseModel):
     def in_category(self, category: str) -> list[MergedFinding]:
         return [f for f in self.findings if f.category == category]
 
+    def severity_counts(self) -> dict[str, int]:
+        """How many findings of each severity, most severe first (severities with none left out)."""
+        counts = {s: sum(1 for m in self.findings if m.finding.severity.value == s) for s in SEVERITIES}
+        return {s: n for s, n in counts.items() if n}
+
 
 class Confidence(BaseModel):
     scenario: str
     label: str
     value: float
     action: str
+
+
+HumanDecision = Literal["approve", "reject"]
+
+
+class HumanAnswer(BaseModel):
+    """One answer of the human at a decision point: approve or reject, and the ids of findings
+    the human dismisses as not real (`-T human=approve:q2+q3`, a case's `human:` list)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: HumanDecision
+    dismiss: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def parse(cls, text: str) -> HumanAnswer:
+        """'approve', 'reject', 'approve:q2+q3' (ValueError naming the answer otherwise)."""
+        decision, colon, ids = str(text).strip().partition(":")
+        if decision.strip().lower() not in ("approve", "reject"):
+            raise ValueError(f"{text!r}: expected approve or reject, optionally with finding ids to dismiss "
+                             "(approve:q2+q3)")
+        dismiss = [i.strip() for i in ids.replace(" ", "+").split("+") if i.strip()]
+        if colon and not dismiss:
+            raise ValueError(f"{text!r}: no finding ids after ':'")
+        return cls(decision=decision.strip().lower(), dismiss=dismiss)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return self.decision + (":" + "+".join(self.dismiss) if self.dismiss else "")
+
+
+class QualityCheck(BaseModel):
+    """After a human approved a failed spec stage: the quality review that then counts (the
+    speculative results reused when the change is unchanged, else a new run) and its decision."""
+
+    quality: StageMerge
+    reused: bool = Field(description="the speculative quality results of this round were reused")
+    confidence: Confidence
+    decision: Decision
+    human_decision: HumanDecision | None = None
+    dismissed: list[str] = Field(default_factory=list)
 
 
 class IterationRecord(BaseModel):
@@ -144,9 +190,51 @@ class IterationRecord(BaseModel):
     quality: StageMerge | None = None
     confidence: Confidence
     decision: Decision
-    human_decision: Literal["approve", "reject"] | None = None
+    human_decision: HumanDecision | None = None
+    dismissed: list[str] = Field(default_factory=list, description="ids of findings the human dismissed")
+    after_approval: QualityCheck | None = Field(
+        default=None, description="the quality review run after the human approved a failed spec stage")
     runs: list[MemberRun] = Field(default_factory=list)
     critical_path_calls: int = 0
+
+    @property
+    def final_decision(self) -> str:
+        """The decision the round ended on: the quality check's after a spec approval."""
+        return self.after_approval.decision if self.after_approval else self.decision
+
+    @property
+    def final_human(self) -> str | None:
+        return self.after_approval.human_decision if self.after_approval else self.human_decision
+
+    @property
+    def approved(self) -> bool:
+        return self.final_decision == "AUTO_APPROVE" or self.final_human == "approve"
+
+    @property
+    def all_dismissed(self) -> list[str]:
+        return self.dismissed + (self.after_approval.dismissed if self.after_approval else [])
+
+    def stages(self) -> list[StageMerge]:
+        """Every stage of the round that has a result, the discarded one included."""
+        return [s for s in (self.spec, self.quality) if s is not None] + (
+            [self.after_approval.quality] if self.after_approval and not self.after_approval.reused else [])
+
+    def counted(self) -> list[StageMerge]:
+        """The stages whose findings count: spec (unless the human approved it despite its
+        findings), and quality unless discarded or not run; after a spec approval, the quality
+        check's."""
+        if self.after_approval is not None:
+            return [self.after_approval.quality]
+        return [self.spec] + ([self.quality] if self.quality is not None and not self.quality.discarded else [])
+
+    def reviewed(self) -> list[StageMerge]:
+        """The stages whose findings stand as the round's review: the counted ones, and spec also
+        when a human approved it despite its findings (approving dismisses nothing)."""
+        counted = self.counted()
+        return counted if self.spec in counted else [self.spec] + counted
+
+    def finding(self, finding_id: str) -> MergedFinding | None:
+        return next((m for s in self.stages() + self.counted() for m in s.findings if m.id == finding_id), None)
 
     @property
     def degraded(self) -> list[str]:
@@ -158,10 +246,13 @@ class IterationRecord(BaseModel):
 class FixAttempt(BaseModel):
     attempt: int
     message: str
+    implementer: Literal["scripted", "agent"] = "scripted"
     turns: int = 0
     applied: list[str] = Field(default_factory=list)
     outcome: Literal["applied", "no-change", "timeout", "failed"] = "applied"
     reason: str | None = None
+    diff: str | None = Field(default=None, description="the fix as a unified diff (cut at 20,000 characters)")
+    reviewed_in: int | None = Field(default=None, description="the round that reviewed the fixed change; None: not re-reviewed")
     run: MemberRun | None = None
 
 
@@ -180,7 +271,10 @@ class CodeReview(BaseModel):
     final_status: str = Field(description="complete | review-fix-{N} | escalated | awaiting-human")
     escalation: str | None = None
     prompt_version: str = "v1"
-    memory: dict = Field(default_factory=dict)
+    memory: dict = Field(default_factory=dict, description="mode, root, files updated, and any write error")
+    human_answers: list[str] = Field(default_factory=list, description="the human's answers given for this review")
+    plan: dict = Field(default_factory=dict, description="with -T plan=: the file, the living state table, blocked tasks")
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def first(self) -> IterationRecord:
@@ -189,22 +283,6 @@ class CodeReview(BaseModel):
     @property
     def last(self) -> IterationRecord:
         return self.iterations[-1]
-
-
-class FixedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    path: str
-    content: str = Field(description="the complete new content of the file")
-
-
-class FixAnswer(BaseModel):
-    """The implementer's response schema."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    files: list[FixedFile]
-    note: str
 
 
 class MatchPair(BaseModel):

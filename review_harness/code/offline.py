@@ -1,31 +1,37 @@
 """How the offline provider answers the code review's members (see code/kind.py): a reviewer
 with the rule engine (review_harness.code.rules) under its stage and model letter; the grader's
-matcher with the merge's own similarity; the implementer with no change (the offline
-implementer cannot write code: evals apply the case's scripted fixes instead). None when the
+matcher with the merge's own similarity; the implementer agent with a reply that calls no tool
+(the offline implementer cannot write code: evals apply the case's scripted fixes instead). None when the
 request lacks its data."""
 
 from __future__ import annotations
 
 from review_harness.code.memory import is_known, known_false_positives, pattern_of
-from review_harness.code.models import CheckedFine, FixAnswer, ReviewerAnswer
+from review_harness.code.models import CheckedFine, ReviewerAnswer
 from review_harness.core.prompts import data_block
 
 
+OFFLINE_FIX = "The offline implementer cannot write code: it made no change."
+
+
 def fix_answer() -> str:
-    return FixAnswer(files=[], note="The offline implementer cannot write code; no change made.").model_dump_json(indent=1)
+    """The implementer agent's reply offline: text and no tool call, so the agent stops with no edit."""
+    return OFFLINE_FIX
 
 
 def review_answer(stage: str, letter: str, prompt: str) -> str | None:
     """Reviewer `letter`'s answer at `stage` (spec | quality) for the change and spec of the request."""
     from review_harness.code.prompts import parse_change
-    from review_harness.code.rules import FileView, review_quality, review_spec
+    from review_harness.code.rules import FileView, review_quality
+    from review_harness.code.spec_rules import review_spec
 
     spec = data_block(prompt, "<spec>", "</spec>")
     change = data_block(prompt, "<change>", "</change>")
     if spec is None or change is None:
         return None
     views = [
-        FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"])
+        FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"],
+                 omitted=f["omitted"])
         for f in parse_change(change)  # binary and deleted files too: the spec may name them
     ]
     report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)

@@ -13,10 +13,11 @@ from typing import Any
 
 from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
-from review_harness.code.merge import confidence, decide, merge_stage
+from review_harness.code.merge import confidence, decide, decide_quality, merge_stage, stage_confidence
 from review_harness.code.matcher import pair_indices
 from review_harness.code.models import (
-    IMPLEMENTER, KIND_NAME, ROLES, CodeReview, FixAttempt, IterationRecord, MatchAnswer, ReviewerAnswer, StageMerge,
+    IMPLEMENTER, KIND_NAME, ROLES, CodeReview, FixAttempt, IterationRecord, MatchAnswer, QualityCheck, ReviewerAnswer,
+    StageMerge,
     matcher_member, reviewer_member,
 )
 from review_harness.code.prompts import PROMPT_VERSION, render_change
@@ -27,6 +28,9 @@ FIXES_KEY = "code:fixes"
 OUTCOME_KEY = "code:outcome"
 CHANGE_KEY = "code:change"
 MEMORY_KEY = "code:memory"
+PLAN_KEY = "code:plan"
+HUMAN_KEY = "code:human"
+WARNINGS_KEY = "code:warnings"
 
 
 def reviewer_key(iteration: int, stage: str, letter: str) -> str:
@@ -90,19 +94,42 @@ def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tupl
     return merged, runs
 
 
+def _with_ids(stage: StageMerge, iteration: int) -> StageMerge:
+    """Number the stage's findings: 's1', 'q2' in the first round, 'i1-s1' after fix 1."""
+    prefix = f"i{iteration}-" if iteration else ""
+    for n, m in enumerate(stage.findings, 1):
+        m.id = f"{prefix}{stage.stage[0]}{n}"
+    return stage
+
+
 def iteration_from_store(store: StoreLike, record: dict[str, Any], config: ReviewConfig) -> IterationRecord:
     """Merge one recorded iteration: spec, then quality (discarded when spec did not pass
-    and quality ran speculatively), confidence and decision."""
+    and quality ran speculatively), confidence and decision; after a human approved a failed
+    spec stage, the quality check that then decides."""
     iteration = record["iteration"]
     letters = config.letters
     spec, runs = stage_from_store(store, iteration, "spec", letters)
+    _with_ids(spec, iteration)
     quality = None
-    if "quality" in record["stages_run"]:
+    if "quality" in record["stages_run"]:  # quality ran before the decision (speculatively, or after spec passed)
         quality, quality_runs = stage_from_store(store, iteration, "quality", letters)
+        _with_ids(quality, iteration)
         runs += quality_runs
         if spec.verdict == "FAIL":
             quality.discarded = True
-            quality.reasons.append("discarded: the spec review failed, so the speculative quality results do not count")
+            counts = ", ".join(f"{n} {s}" for s, n in quality.severity_counts().items()) or "no findings"
+            quality.reasons.append(f"discarded: the spec review failed, so the speculative quality results do not count "
+                                   f"({counts}); they are re-checked once spec passes")
+    after = None
+    approval = record.get("spec_approval")
+    if approval is not None:  # a human approved the failed spec stage: quality decides now
+        checked, checked_runs = stage_from_store(store, iteration, "quality", letters)
+        _with_ids(checked, iteration)
+        if not approval.get("reused"):
+            runs += checked_runs
+        after = QualityCheck(quality=checked, reused=bool(approval.get("reused")), confidence=stage_confidence([checked]),
+                             decision=decide_quality(checked, config), human_decision=approval.get("human_decision"),
+                             dismissed=approval.get("dismissed", []))
     return IterationRecord(
         iteration=iteration,
         strategy=record["strategy"],
@@ -111,6 +138,8 @@ def iteration_from_store(store: StoreLike, record: dict[str, Any], config: Revie
         confidence=confidence(spec, quality),
         decision=decide(spec, quality, config),
         human_decision=record.get("human_decision"),
+        dismissed=record.get("dismissed", []),
+        after_approval=after,
         runs=runs,
         critical_path_calls=record.get("critical_path_calls", 0),
     )
@@ -137,5 +166,6 @@ def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
         change=change, iterations=iterations, fixes=fixes,
         fix_iterations=len(fixes), final_status=outcome.get("final_status", "escalated" if not iterations else "awaiting-human"),
         escalation=outcome.get("escalation"), prompt_version=PROMPT_VERSION,
-        memory=store.get(MEMORY_KEY) or {},
+        memory=store.get(MEMORY_KEY) or {}, human_answers=store.get(HUMAN_KEY) or [], plan=store.get(PLAN_KEY) or {},
+        warnings=store.get(WARNINGS_KEY) or [],
     )

@@ -1,4 +1,4 @@
-"""Parsing the reviewers' and the implementer's answers: lenient JSON, item-by-item salvage
+"""Parsing the reviewers' answers: lenient JSON, item-by-item salvage
 (one bad finding costs only itself), bounds checked after parsing.
 
 An answer cut off or broken part way (only the part before the break was read), with no JSON
@@ -7,7 +7,7 @@ beside the run, never as a complete review (a missing part may have been a findi
 
 from __future__ import annotations
 
-from review_harness.code.models import CATEGORIES, SEVERITIES, CheckedFine, CodeFinding, FixAnswer, FixedFile, ReviewerAnswer
+from review_harness.code.models import CATEGORIES, SEVERITIES, CheckedFine, CodeFinding, ReviewerAnswer
 from review_harness.core.jsonsalvage import load_json_lenient, validate_items
 from review_harness.core.matching import normalize_space
 from review_harness.core.member import ParseOutcome
@@ -18,7 +18,6 @@ REVIEWER_SCHEMA = response_schema(
     description="Findings with severity, category, file, line, description, suggested fix and quote; places checked and fine.",
     enums={"findings[].severity": list(SEVERITIES), "findings[].category": list(CATEGORIES)},
 )
-FIX_SCHEMA = response_schema("code_fix", FixAnswer, description="The complete new content of each file changed by the fix.")
 
 
 def _finding(item, label: str):
@@ -50,19 +49,16 @@ def parse_reviewer(text: str) -> ParseOutcome[ReviewerAnswer]:
 def unverified_quotes(report: ReviewerAnswer, *sources: str) -> list[str]:
     """Findings whose quote is not verbatim in the change or the spec (whitespace aside): kept,
     and named so the log and report say the evidence is unverified."""
-    haystack = normalize_space("\n".join(sources))
+    text = "\n".join(sources)
+    haystack = normalize_space(text)
+    lines = {normalize_space(line) for line in text.splitlines()}  # most quotes are one line: found at once
+
+    def verbatim(quote: str) -> bool:
+        quote = normalize_space(quote)
+        return quote in lines or quote in haystack
+
     return [
         f"finding {n} ({f.where}): quote not found verbatim in the change or spec; kept as unverified"
         for n, f in enumerate(report.findings, 1)
-        if f.quote and normalize_space(f.quote) not in haystack
+        if f.quote and not verbatim(f.quote)
     ]
-
-
-def parse_fix(text: str) -> ParseOutcome[FixAnswer]:
-    """A fix is applied whole or not at all: an answer cut off or broken anywhere is malformed
-    with nothing kept (a file cut short must never be written)."""
-    data, repaired, problem, _ = load_json_lenient(text)
-    if not isinstance(data, dict) or repaired:
-        return ParseOutcome(None, [problem or "the answer is not a JSON object"], malformed=True)
-    files, problems = validate_items(data, "files", FixedFile, "file")
-    return ParseOutcome(FixAnswer(files=files, note=str(data.get("note") or "")), problems)

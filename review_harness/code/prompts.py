@@ -98,20 +98,22 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
 
 def parse_change(text: str) -> list[dict]:
     """The files of a rendered change (what the offline reviewer reads back): path, status,
-    language, lines {n: text}, added [n], excerpt (whether only windows are shown)."""
+    language, lines {n: text}, added [n], excerpt (whether only windows are shown), omitted (whether
+    the budget left the file out)."""
     files: list[dict] = []
     current: dict | None = None
     for line in text.splitlines():
         match = FILE_HEADER.match(line)
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
-                       "binary": "binary" in match["rest"], "lines": {}, "added": [], "excerpt": False}
+                       "binary": "binary" in match["rest"], "lines": {}, "added": [], "excerpt": False, "omitted": False}
             files.append(current)
             continue
         if current is None:
             continue
         if line.startswith("(excerpt") or line == "  ..." or line.startswith("  (omitted"):
             current["excerpt"] = True
+            current["omitted"] = current["omitted"] or line.startswith("  (omitted")
             continue
         number = NUMBERED.match(line)
         if number:
@@ -135,9 +137,11 @@ def render_reviewer_prompt(
     return ReviewerPrompt(system=system, request=request, version=version)
 
 
-def render_fix_prompt(*, message: str, spec: str, change: RenderedChange, task: str, title: str, turns: int,
+def render_fix_prompt(*, message: str, spec: str, workspace: str, files: list[str], task: str, title: str, turns: int,
                       version: str = PROMPT_VERSION) -> ReviewerPrompt:
+    """The implementer agent's instructions (system) and its request: the issues to fix, the
+    working folder, the change's files and the spec."""
     system = render_code_template(f"implementer_system.{version}.j2")
     request = render_code_template(f"implementer_request.{version}.j2", task=task, title=title, turns=turns,
-                                   message=message, spec=_safe(spec), change=_safe(change.text))
+                                   message=message, spec=_safe(spec), workspace=workspace, files=", ".join(files) or "-")
     return ReviewerPrompt(system=system, request=request, version=version)

@@ -4,7 +4,7 @@ table row with Fix Iterations."""
 
 from __future__ import annotations
 
-from review_harness.code.models import CodeReview, IterationRecord, MergedFinding, StageMerge
+from review_harness.code.models import CodeReview, FixAttempt, IterationRecord, MergedFinding, StageMerge
 
 CATEGORY_ROWS = (("agreed", "Agreed"), ("b_only", "Model-B-only (reviewer_b)"), ("a_only", "Model-A-only (reviewer_a)"),
                  ("contradiction", "Contradictions"))
@@ -41,7 +41,10 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
     if stage is None:
         return lines + ["Not run (the spec review failed).", ""]
     if stage.discarded:
-        lines += ["Discarded: the spec review failed, so the speculative quality results do not count.", ""]
+        counts = ", ".join(f"{n} {severity}" for severity, n in stage.severity_counts().items())
+        what = f"{len(stage.findings)} finding(s) ({counts}) were discarded" if stage.findings else "it found nothing"
+        lines += [f"Discarded: the spec review failed, so the speculative quality results do not count: {what}. "
+                  "They are re-checked once spec passes.", ""]
         return lines
     verdicts = ", ".join(f"model {k}: {v or 'no verdict'}" for k, v in stage.verdicts.items())
     lines += [f"Verdict: **{stage.verdict}** ({verdicts})", ""]
@@ -55,7 +58,7 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
         who = {"agreed": "both", "b_only": "B", "a_only": "A", "contradiction": f"{m.by} (contradiction)"}[m.category]
         if m.salvaged:
             who += ", from its malformed answer"
-        lines.append(f"- **{f.severity.value}** `{f.where}` ({f.category}; {who}): {f.description}"
+        lines.append(f"- [{m.id}] **{f.severity.value}** `{f.where}` ({f.category}; {who}): {f.description}"
                      + (f" Fix: {f.suggested_fix}" if f.suggested_fix else ""))
         if f.quote:
             lines.append(f"  > {f.quote}")
@@ -80,14 +83,77 @@ def render_iteration(it: IterationRecord, heading: str) -> list[str]:
     lines = [heading, "", f"**Strategy:** {it.strategy}", _confidence_line(it),
              f"**Auto-decision: {DECISION_LINES[it.decision]}**"]
     if it.human_decision:
-        lines.append(f"**Human decision:** {it.human_decision}")
+        lines.append(f"**Human decision:** {it.human_decision}" + _dismissed(it.dismissed))
     for run in it.runs:
         if not run.completed:
             lines.append(f"- ⚠️ {run.member} ({run.role}) {run.describe()}: it has no verdict")
     lines.append("")
     lines += stage_table(it.spec, "Spec")
     lines += stage_table(it.quality, "Quality")
+    check = it.after_approval
+    if check is not None:
+        how = ("its speculative results are reused (the change is unchanged)" if check.reused
+               else "the quality reviewers ran now")
+        lines += ["### Quality review after the spec approval", "",
+                  f"A human approved the failed spec stage, so quality decides: {how}.",
+                  f"**Confidence: {check.confidence.label} ({confidence_text(check.confidence.value)})** — "
+                  f"{check.confidence.scenario}: {check.confidence.action}",
+                  f"**Auto-decision: {DECISION_LINES[check.decision]}**"]
+        if check.human_decision:
+            lines.append(f"**Human decision:** {check.human_decision}" + _dismissed(check.dismissed))
+        lines.append("")
+        lines += stage_table(check.quality, "Quality")[2:]
     return lines
+
+
+def _dismissed(ids: list[str]) -> str:
+    return f" (dismissed as not real: {', '.join(ids)})" if ids else ""
+
+
+def _fix(fix: FixAttempt) -> list[str]:
+    lines = [f"## Fix attempt {fix.attempt}" + (" (implementer agent)" if fix.implementer == "agent" else ""), "",
+             "```", fix.message, "```",
+             f"Outcome: {fix.outcome}" + (f" ({fix.reason})" if fix.reason else "")
+             + (f"; {fix.turns} turn(s)" if fix.implementer == "agent" else "")]
+    if fix.outcome == "no-change":
+        lines.append("The fix changed nothing, so the change was not reviewed again.")
+    if fix.diff:
+        lines += ["", "```diff", fix.diff.rstrip(), "```"]
+    return lines + [""]
+
+
+def memory_line(memory: dict) -> str | None:
+    """Where the review's memory came from and went (the user should never wonder)."""
+    mode = memory.get("mode", "off")
+    if mode == "off":
+        return None
+    root = memory.get("root")
+    if root is None:
+        return f"Memory ({mode}): none for this run (a patch without -T memory_dir, or a case without seeded memory)"
+    if mode == "update" and not memory.get("error"):
+        return f"Memory: read from and updated in {root} ({len(memory.get('updated', []))} files written)"
+    return f"Memory: read from {root}" + (f"; {memory['error']}" if memory.get("error") else "")
+
+
+def task_table(review: CodeReview) -> list[str]:
+    if review.plan.get("table"):
+        paused = review.plan.get("paused") or []
+        note = [f"Paused until task {review.task} is resolved (they depend on it): {', '.join(paused)}", ""] if paused else []
+        return ["## Task status", "", f"The living state table of {review.plan['path']}:", "",
+                review.plan["table"], ""] + note
+    last = review.last
+    spec = STATUS_MARK.get(last.spec.verdict, "—") + (" (approved)" if last.after_approval else "")
+    shown = last.after_approval.quality if last.after_approval else last.quality
+    quality = "—" if shown is None or shown.discarded else STATUS_MARK.get(shown.verdict, "—")
+    first = STATUS_MARK.get(review.first.spec.verdict, "—")
+    if review.fixes and review.final_status != "complete" and first != STATUS_MARK.get(last.spec.verdict, "—"):
+        spec = f"{first}→{spec}"
+    at_max = review.final_status == "escalated" and review.fix_iterations >= review.config["max_fix_iterations"]
+    iterations = f"{review.fix_iterations}" + (" (max)" if at_max else "")
+    return ["## Task status", "",
+            "| # | Task | Status | Assignee | Spec | Quality | Fix Iterations |",
+            "|---|------|--------|----------|------|---------|----------------|",
+            f"| {review.task} | {review.title} | {review.final_status} | implementer | {spec} | {quality} | {iterations} |", ""]
 
 
 def render_report(review: CodeReview) -> str:
@@ -98,26 +164,20 @@ def render_report(review: CodeReview) -> str:
     change = review.change or {}
     notes = list(change.get("warnings") or []) + [f"cut to fit the prompt budget: {c}" for c in change.get("cuts") or []]
     notes += [f"{f['path']}: {f['note']}" for f in change.get("files", []) if f.get("binary")]
+    memory = memory_line(review.memory)
+    notes += ([memory] if memory else []) + [f"⚠️ {w}" for w in review.warnings]
     if notes:
-        lines += ["### Input notes", ""] + [f"- {n}" for n in notes] + [""]
-    for fix, it in zip(review.fixes, review.iterations[1:]):
-        lines += [f"## Fix attempt {fix.attempt}", "", "```", fix.message, "```",
-                  f"Outcome: {fix.outcome}" + (f" ({fix.reason})" if fix.reason else "") + "", ""]
-        lines += render_iteration(it, f"## Re-review after fix {fix.attempt}")
-    if len(review.fixes) > len(review.iterations) - 1:
-        fix = review.fixes[-1]
-        lines += [f"## Fix attempt {fix.attempt}", "", "```", fix.message, "```",
-                  f"Outcome: {fix.outcome}" + (f" ({fix.reason})" if fix.reason else ""), ""]
+        lines += ["### Notes", ""] + [f"- {n}" for n in notes] + [""]
+    rounds = {it.iteration: it for it in review.iterations}
+    for fix in review.fixes:
+        lines += _fix(fix)
+        if fix.reviewed_in is not None and fix.reviewed_in in rounds:
+            lines += render_iteration(rounds[fix.reviewed_in], f"## Re-review after fix {fix.attempt}")
+    if review.final_status in ("awaiting-human",) or review.final_status.startswith("review-fix-"):
+        lines += ["## Waiting for a human", "",
+                  "The review needs a human decision: run it again with the answer "
+                  "(`-T human=approve` or `-T human=reject`, with `:id+id` to dismiss findings), or record it with "
+                  "`review-harness code override`.", ""]
     if review.escalation:
         lines += ["## Escalated", "", review.escalation, ""]
-    last = review.last
-    spec = STATUS_MARK.get(last.spec.verdict, "—")
-    quality = "—" if last.quality is None or last.quality.discarded else STATUS_MARK.get(last.quality.verdict, "—")
-    if review.fixes and review.final_status != "complete":
-        spec = f"{STATUS_MARK.get(review.first.spec.verdict, '—')}→{spec}"
-    iterations = f"{review.fix_iterations}" + (" (max)" if review.final_status == "escalated" and review.fix_iterations >= review.config["max_fix_iterations"] else "")
-    lines += ["## Task status", "",
-              "| # | Task | Status | Assignee | Spec | Quality | Fix Iterations |",
-              "|---|------|--------|----------|------|---------|----------------|",
-              f"| {review.task} | {review.title} | {review.final_status} | implementer | {spec} | {quality} | {iterations} |", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + task_table(review))

@@ -4,7 +4,7 @@ Quality (Python): the `ast` module -- SQL built from strings and passed to execu
 caught broadly and swallowed, mutable default arguments, resources opened and never closed,
 coroutines called without await, shell commands and eval on built strings, debug prints.
 Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same families.
-Spec: the spec's requirement and out-of-scope items against the changed code.
+The spec rules (requirements and out-of-scope items against the change) are in spec_rules.py.
 
 Model A (the cheaper reviewer) runs fewer rules, does not trace variables, and has one noisy
 rule (any broad `except` is reported, even one that re-raises, and so is a specific exception
@@ -39,6 +39,7 @@ class FileView:
     lines: dict[int, str]
     added: set[int]
     excerpt: bool = False
+    omitted: bool = False  # the prompt budget left the file's lines out
 
     @property
     def text(self) -> str:
@@ -53,12 +54,12 @@ class FileView:
 class Result:
     findings: list[CodeFinding] = field(default_factory=list)
     fine: list[CheckedFine] = field(default_factory=list)
+    _seen: set[tuple[str, int, str]] = field(default_factory=set)  # (file, line, category): one finding each
 
     def add(self, view: FileView, line: int, severity: Severity, category: str, description: str, fix: str) -> None:
-        if line not in view.added:
+        if line not in view.added or (view.path, line, category) in self._seen:
             return
-        if any(f.file == view.path and f.line == line and f.category == category for f in self.findings):
-            return
+        self._seen.add((view.path, line, category))
         self.findings.append(CodeFinding(severity=severity, category=category, file=view.path, line=line,
                                          description=description, suggested_fix=fix, quote=view.quote(line) or None))
 
@@ -279,101 +280,10 @@ def review_quality(files: list[FileView], letter: str) -> ReviewerAnswer:
             python_quality(view, rules, result)
         else:
             line_quality(view, rules, result)
-    return _answer(result, "quality", len(files))
+    return answer(result, "quality", len(files))
 
 
-# ---------------------------------------------------------------------------- spec
-
-HEADING = re.compile(r"^#{1,6}\s+(.*)$")
-ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
-TICKS = re.compile(r"`([^`]+)`")
-OUT_OF_SCOPE = re.compile(r"out of scope|non-goals?|not in scope|do not", re.IGNORECASE)
-IN_SCOPE = re.compile(r"requirement|acceptance|must|deliverable|scope|tasks?\b|changes?", re.IGNORECASE)
-MUST = re.compile(r"\b(must|shall|required?)\b", re.IGNORECASE)
-DEF_LINE = {
-    "python": re.compile(r"^(?:async\s+)?def\s+([A-Za-z]\w*)|^class\s+([A-Za-z]\w*)"),
-    "javascript": re.compile(r"^(?:export\s+)?(?:async\s+)?function\s+([A-Za-z]\w*)|^export\s+(?:const|class)\s+([A-Za-z]\w*)"),
-    "typescript": re.compile(r"^(?:export\s+)?(?:async\s+)?function\s+([A-Za-z]\w*)|^export\s+(?:const|class)\s+([A-Za-z]\w*)"),
-    "go": re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Z]\w*)"),
-}
-
-
-def spec_items(spec: str) -> tuple[list[str], list[str]]:
-    """(requirement items, out-of-scope items): list items under requirement-like headings."""
-    required, excluded, section = [], [], None
-    for line in spec.splitlines():
-        heading = HEADING.match(line)
-        if heading:
-            title = heading.group(1)
-            section = "out" if OUT_OF_SCOPE.search(title) else "in" if IN_SCOPE.search(title) else None
-            continue
-        item = ITEM.match(line)
-        if item and section:
-            (excluded if section == "out" else required).append(item.group(1))
-    return required, excluded
-
-
-def _tokens(item: str) -> list[str]:
-    return [t.strip() for t in TICKS.findall(item) if t.strip()]
-
-
-def _where(token: str, files: list[FileView], added_only: bool) -> tuple[FileView, int] | None:
-    bare = token.rstrip("()").strip()
-    for view in files:
-        if view.path == bare or view.path.endswith("/" + bare):
-            return view, min(view.added) if view.added else 1
-    for view in files:
-        for n in sorted(view.added if added_only else view.lines):
-            if bare in view.lines.get(n, ""):
-                return view, n
-    return None
-
-
-def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer:
-    required, excluded = spec_items(spec)
-    result = Result()
-    strict = letter == "B"
-    for item in required:
-        tokens = _tokens(item)
-        if not tokens:
-            continue
-        places = {t: _where(t, files, added_only=strict) for t in tokens}
-        missing = [t for t, p in places.items() if p is None]
-        met = not missing if strict else len(missing) < len(tokens)
-        if met:
-            view, line = next(p for p in places.values() if p is not None)
-            result.fine.append(CheckedFine(file=view.path, line=line, end_line=None, note=f"requirement met: {item}"))
-            continue
-        severity = CRITICAL if MUST.search(item) else IMPORTANT
-        result.findings.append(CodeFinding(
-            severity=severity, category="missing-requirement", file="spec", line=None,
-            description=f"The spec asks for {', '.join('`' + t + '`' for t in missing)}; the change does not provide it.",
-            suggested_fix=f"Implement: {item}", quote=item))
-    for item in excluded:
-        for token in _tokens(item):
-            place = _where(token, files, added_only=True)
-            if place is not None:
-                view, line = place
-                result.add(view, line, IMPORTANT, "scope-creep",
-                           f"The spec puts `{token}` out of scope, but the change adds it.",
-                           "Remove it from this task; propose it separately if it is needed.")
-    if strict:
-        spec_lower = spec.lower()
-        for view in files:
-            pattern = DEF_LINE.get(view.language)
-            if pattern is None or "test" in view.path.lower():
-                continue
-            for n in sorted(view.added):
-                match = pattern.match(view.lines.get(n, ""))
-                name = match and next((g for g in match.groups() if g), None)
-                if name and not name.startswith("_") and name.lower() not in spec_lower:
-                    result.add(view, n, MINOR, "scope-creep",
-                               f"{name} is new public code the spec does not mention.",
-                               f"Remove {name} or make it private, unless the spec is updated to ask for it.")
-    return _answer(result, "spec", len(files))
-
-
-def _answer(result: Result, stage: str, files: int) -> ReviewerAnswer:
+def answer(result: Result, stage: str, files: int) -> ReviewerAnswer:
     blocking = sum(1 for f in result.findings if f.blocking)
     summary = (f"{len(result.findings)} finding(s), {blocking} blocking, over {files} file(s)"
                if result.findings else f"no {stage} issues found in {files} file(s)")

@@ -1,19 +1,76 @@
-"""What every kind's `review-harness` commands share: one error for bad input (printed as one
-line, exit code 2) and a command group with its own subcommands."""
+"""What every `review-harness` command shares: one error for bad input (printed as one line,
+exit code 2), the conversion of a kind's own expected errors into it, and the checks of files a
+command reads or writes. Kept free of heavy imports: the CLI loads it at start-up."""
 
 from __future__ import annotations
 
-import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+PROG = "review-harness"
 
 
 class CommandError(ValueError):
-    """Bad input to a command; printed as one line."""
+    """Bad input to a command; printed as one line (`review-harness: ...`, or the command group
+    `who` names), exit code 2."""
+
+    def __init__(self, message: str, who: str = PROG) -> None:
+        super().__init__(message)
+        self.who = who
 
 
-def command_group(
-    subparsers: argparse._SubParsersAction, name: str, help: str
-) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    """`review-harness <name> <command> ...`: the group's parser and its subcommands (the chosen
-    one is `args.<name>_command`)."""
-    parser = subparsers.add_parser(name, help=help)
-    return parser, parser.add_subparsers(dest=f"{name}_command", required=True)
+@contextmanager
+def one_line(*errors: type[Exception], who: str = PROG) -> Iterator[None]:
+    """Inside, the expected errors of a command (a kind's own error types, which the CLI does
+    not import at start-up) become a `CommandError` with the same message. An `OSError` names
+    its file and the reason."""
+    try:
+        yield
+    except CommandError:
+        raise
+    except errors as ex:
+        raise CommandError(str(ex), who) from None
+    except OSError as ex:
+        if not ex.filename:
+            raise
+        raise CommandError(f"{ex.filename}: {ex.strerror or ex}", who) from None
+
+
+def text_file(option: str, path: str | Path) -> Path:
+    """A file the command reads as text: it exists, is a file, and is UTF-8 text (a binary file
+    is named as such instead of failing in a parser)."""
+    path = Path(path)
+    if not path.exists():
+        raise CommandError(f"{option} {path}: no such file")
+    if not path.is_file():
+        raise CommandError(f"{option} {path}: not a file")
+    try:
+        data = path.read_bytes()
+    except OSError as ex:
+        raise CommandError(f"{option} {path}: cannot read it ({ex.strerror or ex})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"{option} {path}: not a text file (binary, or not UTF-8)") from None
+    if "\x00" in text:
+        raise CommandError(f"{option} {path}: not a text file (binary)")
+    return path
+
+
+def writable_file(option: str, path: str | Path) -> Path:
+    """A file the command writes: its folder exists (or can be made) and is writable, and the
+    path is not a folder. Checked before any work is done."""
+    path = Path(path)
+    if path.is_dir():
+        raise CommandError(f"{option} {path}: is a folder; give a file name")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as ex:
+        raise CommandError(f"{option} {path}: cannot create {folder} ({ex.strerror or ex})") from None
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CommandError(f"{option} {path}: not writable")
+    return path

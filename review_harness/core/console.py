@@ -4,18 +4,27 @@
   within seconds instead of surfacing as a reviewer timeout minutes later.
 * A task whose log ends in error gets one line with the reason, and under ``inspect eval`` the
   process exits non-zero (Inspect itself exits 0 when a task errors at run time).
+* After a run that reviewed the user's own documents (a review kind's task whose samples have no
+  gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
+  that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
+  that prints the review and the one that browses the log. Under the ``inspect`` command always
+  (also with ``--display none``); from eval() in a program only when it asked for a display.
 
-Registered as an Inspect hook when this module is imported (every kind's solvers import it
-through the panel runner).
+Registered as an Inspect hook when this module is imported (the core task helper and every
+kind's solvers import it).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
-from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, hooks
+from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, SampleEnd, TaskStart, hooks
+from inspect_ai.log import EvalSample
 
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
@@ -42,6 +51,15 @@ def under_inspect_eval() -> bool:
     return Path(sys.argv[0]).name == "inspect" and sys.argv[1:2] == ["eval"]
 
 
+def at_a_terminal_command() -> bool:
+    """Whether the verdict lines are for a person: the `inspect eval` (or eval-retry, eval-set)
+    command, whatever its display, or eval() in a program that asked for a display."""
+    from inspect_ai.util import display_type
+
+    command = Path(sys.argv[0]).name == "inspect" and sys.argv[1:2] in (["eval"], ["eval-retry"], ["eval-set"])
+    return command or display_type() != "none"
+
+
 def retry_message(data: ModelRetry) -> str:
     cause = data.exception_type or "an error"
     if data.status_code:
@@ -56,10 +74,74 @@ def retry_message(data: ModelRetry) -> str:
             f"in {data.wait_time:.0f} s (later retries of this kind are not repeated here)")
 
 
+def shown_path(path: str) -> str:
+    """A path as the user would type it: relative to where they are when it is below it."""
+    if "://" in path:
+        return path
+    here = Path(os.environ.get("PWD") or Path.cwd())
+    try:
+        return str(Path(path).resolve().relative_to(here.resolve()))
+    except ValueError:
+        return path
+
+
+# sample metadata keys under which a kind's solver records what it wrote for the user
+WRITTEN_KEYS = ("review_file", "artifacts")
+
+
+def sample_verdict(kind_name: str, sample: EvalSample) -> str:
+    """The verdict line of one reviewed sample (or why it has none)."""
+    from review_harness.core.kinds import get_kind
+    from review_harness.core.viewer import review_verdict
+
+    kind = get_kind(kind_name)
+    if sample.error is not None:
+        return f"failed: {error_text(sample.error.message)}"
+    score = (sample.scores or {}).get(kind.synthesis_scorer or "")
+    review = kind.review_from_score(score.metadata if score else None)
+    verdict = review_verdict(kind, review) if review is not None else None
+    return verdict.line() if verdict else "no review recorded"
+
+
+def verdict_report(kind_name: str, verdicts: dict[str, str], written: list[str], log_location: str,
+                   epochs: int = 1) -> str:
+    """What is printed after a run of the user's documents: one line per document (sample id:
+    verdict; with several epochs, the last epoch's), what was written, how to read each review."""
+    log = shown_path(log_location)
+    last = f" (epoch {epochs} of {epochs})" if epochs > 1 else ""
+    text = [f"{kind_name} review of {sample_id}{last}: {line}" for sample_id, line in verdicts.items()]
+    text += [f"  written: {shown_path(path)}" for path in dict.fromkeys(written)]
+    first = next(iter(verdicts), None)
+    read = f"  read it: review-harness show {shlex.quote(log)}"
+    if first is not None:
+        read += f" --sample {shlex.quote(first)}" + ("   (--sample ID for the others)" if len(verdicts) > 1 else "")
+    text += [read, f"  browse:  inspect view --log-dir {shlex.quote(str(Path(log).parent))}"]
+    return "\n".join(text)
+
+
 @hooks(name="review_harness_console", description="Names provider trouble and failed tasks on stderr.")
 class ConsoleReports(Hooks):
     def __init__(self) -> None:
         self.named: set[tuple[str, str | None]] = set()
+        self.user_runs: dict[str, str] = {}  # eval id -> kind, for runs of the user's documents
+        self.verdicts: dict[str, dict[str, tuple[int, str]]] = {}  # eval id -> sample id -> (epoch, line)
+        self.written: dict[str, list[str]] = {}
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        metadata: dict[str, Any] = data.spec.metadata or {}
+        if metadata.get("kind") and metadata.get("user_documents"):
+            self.user_runs[data.eval_id] = str(metadata["kind"])
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        kind = self.user_runs.get(data.eval_id)
+        if kind is None:
+            return
+        seen = self.verdicts.setdefault(data.eval_id, {})
+        sample = data.sample
+        if sample.epoch >= seen.get(str(sample.id), (0, ""))[0]:
+            seen[str(sample.id)] = (sample.epoch, sample_verdict(kind, sample))
+        metadata = data.sample.metadata or {}
+        self.written.setdefault(data.eval_id, []).extend(str(metadata[k]) for k in WRITTEN_KEYS if metadata.get(k))
 
     async def on_model_retry(self, data: ModelRetry) -> None:
         key = (data.model_name, data.exception_type)
@@ -70,6 +152,14 @@ class ConsoleReports(Hooks):
     async def on_run_end(self, data: RunEnd) -> None:
         if data.exception is not None:  # Inspect reports its own exceptions
             return
+        for log in data.logs:
+            kind = self.user_runs.pop(log.eval.eval_id, None)
+            seen = self.verdicts.pop(log.eval.eval_id, {})
+            if kind and seen and at_a_terminal_command():
+                lines = {sample_id: line for sample_id, (_, line) in seen.items()}
+                report = verdict_report(kind, lines, self.written.pop(log.eval.eval_id, []), log.location,
+                                        epochs=log.eval.config.epochs or 1)
+                print("\n" + report, file=sys.stderr, flush=True)
         failed = [log for log in data.logs if log.status == "error"]
         for log in failed:
             reason = error_text(log.error.message) if log.error else "no reason recorded"

@@ -5,6 +5,12 @@ deliberately with `review-harness gate --write-baseline LOG`. Tolerances live in
 next to it. A metric fails when it moved the wrong way by more than its tolerance; with
 several epochs it must also be significant: the 95% confidence interval of the paired
 per-sample difference must exclude zero.
+
+Only a gold-set run can be gated: a log without the kind's gold comparison (a review of the
+user's own documents) or of another task than the baseline's is bad input (`GateError`, one
+line, exit 2), never a regression. A metric neither run recorded (an across-epoch figure of
+one-epoch runs) is skipped; one only the baseline lacks is new and passes. Gold figures are
+recorded to 3 decimals, so a move of less than half of 0.001 is no move.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from pathlib import Path
 import yaml
 from inspect_ai.log import EvalLog
 from pydantic import BaseModel, Field, ValidationError
+
+from review_harness.core.metrics import RECORDING_NOISE
 
 Z_95 = 1.96
 
@@ -66,16 +74,39 @@ class GateResult(BaseModel):
 
 
 def sample_values(log: EvalLog) -> dict[str, dict[str, float | None]]:
-    """metric ('key' of a dict-valued score) -> sample id -> epoch-reduced value."""
+    """metric ('key' of a dict-valued score) -> sample id -> epoch-reduced value. Labels (a
+    verdict, a decision) are no metrics and are left out."""
     out: dict[str, dict[str, float | None]] = {}
     for reduction in log.reductions or []:
         for sample in reduction.samples:
             if not isinstance(sample.value, dict):
                 continue
             for key, value in sample.value.items():
+                if isinstance(value, str):
+                    continue
                 number = float(value) if isinstance(value, (int, float)) else math.nan
                 out.setdefault(key, {})[str(sample.sample_id)] = None if math.isnan(number) else number
     return out
+
+
+def task_name(task: str) -> str:
+    """`review_harness/ds_review` (a run by name) and `ds_review` (by file) are one task."""
+    return task.rsplit("/", 1)[-1]
+
+
+def check_gateable(log: EvalLog, log_path: str | Path, gold_scorer: str | None) -> None:
+    """A log the gate can judge: it holds the kind's gold comparison (a run of the user's own
+    documents has none, and nothing in it can regress)."""
+    scorers = {r.scorer for r in log.reductions or []} | {s.scorer for s in (log.results.scores if log.results else [])}
+    if gold_scorer is None or gold_scorer not in scorers:
+        raise GateError(f"{Path(log_path).name}: no gold comparison in this log (a run of documents without gold "
+                        f"files); the gate judges gold-set runs: inspect eval tasks/{task_name(log.eval.task)}.py")
+
+
+def check_same_task(log: EvalLog, log_path: str | Path, baseline: Baseline, baseline_path: str | Path) -> None:
+    if task_name(log.eval.task) != task_name(baseline.task):
+        raise GateError(f"{Path(log_path).name} is a {task_name(log.eval.task)} log but the baseline {baseline_path} "
+                        f"is of {task_name(baseline.task)}: give the baseline of its task (--baseline)")
 
 
 def write_baseline(log: EvalLog, log_path: str, path: Path) -> Baseline:
@@ -130,10 +161,15 @@ def compare(
         base = baseline.values.get(metric)
         new = new_values.get(metric)
         if base is None or new is None:
-            where = "baseline" if base is None else "new log"
+            if base is None and new is None:
+                note, passed = "recorded by neither run (e.g. an across-epoch figure of one-epoch runs)", True
+            elif base is None:
+                note, passed = "new: not in the baseline", True
+            else:
+                note, passed = "missing from the new log", False
             results.append(MetricResult(metric=metric, baseline=None, new=None, difference=None,
                                         tolerance=rule.tolerance, higher_is_better=rule.higher_is_better,
-                                        passed=False, note=f"missing from the {where}"))
+                                        passed=passed, note=note))
             continue
         shared = sorted(s for s in set(base) & set(new) if base[s] is not None and new[s] is not None)
         missing = sorted(set(base) - set(new))
@@ -148,7 +184,7 @@ def compare(
         diffs = [new[s] - base[s] for s in shared]
         difference = n - b
         worse = -difference if rule.higher_is_better else difference
-        passed = worse <= rule.tolerance + 1e-12
+        passed = worse <= rule.tolerance + RECORDING_NOISE  # below the recorded precision: no move
         low = high = None
         if epochs > 1 and len(diffs) > 1:
             half = Z_95 * statistics.stdev(diffs) / math.sqrt(len(diffs))
@@ -185,3 +221,51 @@ def render_table(result: GateResult) -> str:
         (["log status"] if result.problems else []) + failed
     )
     return "\n".join(lines + ["", f"gate: {verdict}"])
+
+
+# ---------------------------------------------------------------------------- the command
+
+
+def gate_config_for(baseline: Path) -> Path:
+    """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml."""
+    own = baseline.with_name(f"{baseline.stem}.gate.yaml")
+    return own if own.exists() else baseline.parent / "gate.yaml"
+
+
+def run_gate(log: str | None, baseline: str | None, config: str | None, write: str | None) -> int:
+    """`review-harness gate`: 0 passed, 1 regressed; bad input raises `CommandError` (exit 2)."""
+    from review_harness.core.commands import CommandError, one_line
+    from review_harness.core.kinds import KindError, kind_of_log
+    from review_harness.core.logs import LogError, newest_log, read_log, reviews_in_log
+    from review_harness.core.paths import BASELINES_DIR
+
+    with one_line(LogError, KindError, GateError):
+        if write:
+            log_path = newest_log(write)
+            run = read_log(log_path)
+            check_gateable(run, log_path, kind_of_log(run).gold_scorer)
+            baseline_path = Path(baseline) if baseline else BASELINES_DIR / f"{kind_of_log(run).task}.json"
+            written = write_baseline(run, str(log_path), baseline_path)
+            print(f"wrote {baseline_path} from {log_path.name}: {len(written.values)} metrics, "
+                  f"{len(next(iter(written.values.values()), {}))} samples, {written.epochs} epoch(s)")
+            return 0
+        if not log:
+            raise CommandError("give the log to check, or --write-baseline LOG")
+        log_path = newest_log(log)
+        run = read_log(log_path)
+        kind = kind_of_log(run)
+        baseline_path = Path(baseline) if baseline else BASELINES_DIR / f"{kind.task}.json"
+        reviews = reviews_in_log(run)
+        if reviews and all(getattr(review, "status", None) == "deferred" for _, _, review in reviews):
+            raise GateError(
+                f"{log_path.name}: every review was deferred (no reviewer returned a usable report); "
+                "there is nothing to gate - see the review warnings for each reviewer's failure reason"
+            )
+        check_gateable(run, log_path, kind.gold_scorer)
+        the_baseline = load_baseline(baseline_path)
+        check_same_task(run, log_path, the_baseline, baseline_path)
+        rules = load_config(Path(config) if config else gate_config_for(baseline_path))
+        result = compare(run, the_baseline, rules)
+    print(f"gate: {log_path.name} against {baseline_path}")
+    print(render_table(result))
+    return 0 if result.passed else 1

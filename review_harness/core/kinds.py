@@ -1,6 +1,6 @@
 """The registry of review kinds. A kind is declared once, in `review_harness/<kind>/kind.py`: its
 facts as `KIND = ReviewKind(...)`, and its hooks as functions of that module with fixed names
-(`offline_answer`, and `render` where the kind has reviews). Two hooks live by convention
+(`offline_answer`, and `render`, `verdict_line`, `columns` and `log_summary` where the kind has them). Two hooks live by convention
 elsewhere in the kind's package: `summary_row` in `<kind>/cli.py` (kinds with a task) and `lint` in
 `<kind>/lint.py`. The CLI, the offline provider, the task helper and the gold scorers look a kind up
 here instead of guessing it from a log's rows or a prompt's text.
@@ -55,9 +55,14 @@ class ReviewKind:
     - `summary_row(review) -> dict`: the columns of `review-harness summary` (after sample, epoch).
     - `offline_answer(member, prompt) -> str | None`: the offline provider's answer for one of the
       kind's members (None: the member is not the kind's).
+    - `log_summary(log) -> list[str]`: lines `review-harness summary` prints after the rows (the
+      code review's analytics summary); optional.
     - `lint(options) -> PromptPrefixes`: the stable prefix of every prompt variant of the kind
       and the problems only it can see (`core/lint.py` drives it; `options` are the lint
       command's options, e.g. `rubric`).
+    - `verdict_line(review) -> core.viewer.Verdict`: the review in one line (verdict, its
+      figure, finding counts, top findings): the terminal after a run, the viewer's ANSWER.
+    - `columns() -> list[core.viewer.Column]`: the sample-list columns of `inspect view`.
     """
 
     name: str
@@ -72,6 +77,9 @@ class ReviewKind:
     render: Callable[[Any], str] | None = None
     summary_row: Callable[[Any], dict[str, str]] | None = None
     lint: Callable[[Mapping[str, Any]], Any] | None = None  # returns core.lint.PromptPrefixes
+    verdict_line: Callable[[Any], Any] | None = None  # returns core.viewer.Verdict
+    columns: Callable[[], Sequence[Any]] | None = None  # returns core.viewer.Column items
+    log_summary: Callable[[Any], list[str]] | None = None  # lines `summary` prints after a log's rows
 
     def with_hooks(self, module: ModuleType) -> ReviewKind:
         """The declaration completed from its module's functions and the package's conventions."""
@@ -80,7 +88,7 @@ class ReviewKind:
                                  "lint": self.lint or lazy(f"{package}.lint:lint")}
         if self.task is not None:
             found["summary_row"] = self.summary_row or lazy(f"{package}.cli:summary_row")
-        for hook in ("offline_answer", "render"):
+        for hook in ("offline_answer", "render", "verdict_line", "columns", "log_summary"):
             found[hook] = getattr(self, hook) or getattr(module, hook, None)
         if found["offline_answer"] is None:
             raise KindError(f"{module.__name__} declares no offline_answer(member, prompt)")

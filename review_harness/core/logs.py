@@ -69,3 +69,95 @@ def reviewed_samples(log: EvalLog, expected_kind: str | None = None) -> list[tup
 def reviews_in_log(log: EvalLog, expected_kind: str | None = None) -> list[tuple[str, int, Any]]:
     """(sample id, epoch, review) for every sample with a review (see `reviewed_samples`)."""
     return [(str(sample.id), sample.epoch, review) for sample, review in reviewed_samples(log, expected_kind)]
+
+
+def logs_newest_first(folder: str | Path) -> list[Path]:
+    return sorted(Path(folder).glob("*.eval"), key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
+    """A log file (which must be of the kind), or the newest log of the kind in a folder."""
+    from review_harness.core.kinds import kind_for_task
+
+    path = Path(path)
+    if not path.is_dir():
+        kind = kind_of_log(read_eval_log_header(path))
+        if kind.name != kind_name:
+            raise LogError(f"{path}: a {kind.title} review log, not a {kind_name} one")
+        return path
+    for log in logs_newest_first(path):
+        header = read_eval_log_header(log)
+        recorded = (header.eval.metadata or {}).get("kind")
+        kind = recorded or getattr(kind_for_task(header.eval.task), "name", None)
+        if kind == kind_name:
+            return log
+    raise LogError(f"{path}: folder has no {kind_name} review logs")
+
+
+def read_eval_log_header(path: Path) -> EvalLog:
+    """The log without its samples (fast), or a one-line error."""
+    if not path.exists():
+        raise LogError(f"{path}: no such log file")
+    try:
+        return read_eval_log(str(path), header_only=True)
+    except Exception as ex:  # inspect raises several types for unreadable files
+        raise LogError(f"{path}: not a readable Inspect eval log ({type(ex).__name__}: {ex})") from None
+
+
+def chosen_sample(log: EvalLog, sample_id: str | None, epoch: int | None) -> EvalSample:
+    """The sample `show` prints: `sample_id` (default: the first) at `epoch` (default 1); an id
+    or epoch the log does not have is a one-line error listing what it has."""
+    samples = log.samples or []
+    if not samples:
+        raise LogError(f"{log.location}: the log has no samples (status {log.status})")
+    epochs = sorted({s.epoch for s in samples})
+    if epoch is not None and epoch not in epochs:
+        have = f"epoch {epochs[0]}" if len(epochs) == 1 else f"epochs {epochs[0]}-{epochs[-1]}"
+        raise LogError(f"--epoch {epoch}: the log has {have}")
+    epoch = epoch or epochs[0]
+    if sample_id is None:
+        return next(s for s in samples if s.epoch == epoch)
+    chosen = next((s for s in samples if str(s.id) == sample_id and s.epoch == epoch), None)
+    if chosen is None:
+        ids = sorted({str(s.id) for s in samples})
+        raise LogError(f"--sample {sample_id}: no such sample in {log.location}; samples: {', '.join(ids)}")
+    return chosen
+
+
+def merge_columns(rows: list[list[str]]) -> list[str]:
+    """Every column of the rows once, a new one placed before the next known column of its row
+    (impact reviews of different templates score different dimensions; they stay together)."""
+    columns: list[str] = []
+    for row in rows:
+        for n, name in enumerate(row):
+            if name not in columns:
+                after = next((c for c in row[n + 1:] if c in columns), None)
+                columns.insert(columns.index(after) if after else len(columns), name)
+    return columns
+
+
+def text_table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def summary_table(log: EvalLog) -> str:
+    """One row per reviewed sample and epoch, with the columns of the log's kind; then each
+    sample that failed (e.g. an unreadable file of a folder: its sample failed, the run did not)."""
+    from review_harness.core.kinds import KindError
+
+    kind = kind_of_log(log)
+    if kind.summary_row is None:
+        raise KindError(f"the {kind.title} review has no summary rows")
+    rows = [{"sample": sample_id, "epoch": str(epoch), **kind.summary_row(review)}
+            for sample_id, epoch, review in reviews_in_log(log)]
+    columns = merge_columns([list(row) for row in rows]) or ["sample", "epoch"]
+    table = text_table([tuple(columns)] + [tuple(row.get(c, "-") for c in columns) for row in rows])
+    for sample in log.samples or []:
+        if sample.error is not None:
+            table += f"\n{sample.id} (epoch {sample.epoch}) failed: {sample.error.message.splitlines()[0]}"
+    if kind.log_summary is not None and rows:
+        table += "\n\n" + "\n".join(kind.log_summary(log))
+    return f"log status: {log.status}\n" + table

@@ -8,7 +8,7 @@ comparison extends it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -24,18 +24,21 @@ def one_to_one(
     gold: Sequence[G],
     similarity: Callable[[P, G], float],
     threshold: float,
+    candidates: Iterable[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int, float]]:
-    """(predicted index, gold index, similarity) of the matched pairs, best first."""
-    pairs = sorted(
-        ((similarity(p, g), i, j) for i, p in enumerate(predicted) for j, g in enumerate(gold)),
-        key=lambda t: (-t[0], t[1], t[2]),
-    )
+    """(predicted index, gold index, similarity) of the matched pairs, best first.
+
+    `candidates`: the (predicted, gold) index pairs worth scoring, when the kind can tell which
+    pairs cannot reach the threshold (different files, say); every pair by default. With them
+    the work is the number of candidates instead of len(predicted) x len(gold)."""
+    if candidates is None:
+        candidates = ((i, j) for i in range(len(predicted)) for j in range(len(gold)))
+    scored = ((similarity(predicted[i], gold[j]), i, j) for i, j in candidates)
+    pairs = sorted((t for t in scored if t[0] >= threshold), key=lambda t: (-t[0], t[1], t[2]))
     used_p: set[int] = set()
     used_g: set[int] = set()
     out = []
     for score, i, j in pairs:
-        if score < threshold:
-            break
         if i in used_p or j in used_g:
             continue
         used_p.add(i)

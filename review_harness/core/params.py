@@ -65,6 +65,44 @@ def reject_unknown_params(unknown: dict[str, Any], known: Iterable[str]) -> None
     )
 
 
+TASK_ARG_OPTIONS = ("-T", "--task-arg")
+
+
+def command_line_task_args(argv: list[str] | None = None) -> dict[str, str]:
+    """The raw `-T name=value` pairs of an `inspect eval` command line (as typed: Inspect turns
+    an empty value into None before the task sees it, the same as a parameter not given)."""
+    argv = sys.argv if argv is None else argv
+    if Path(argv[0]).name != "inspect" or "eval" not in argv[1:3]:
+        return {}
+    raw: list[str] = []
+    for n, arg in enumerate(argv):
+        if arg in TASK_ARG_OPTIONS and n + 1 < len(argv):
+            raw.append(argv[n + 1])
+        elif arg.startswith("--task-arg="):
+            raw.append(arg.removeprefix("--task-arg="))
+        elif arg.startswith("-T") and not arg.startswith("--"):  # -Tname=value
+            raw.append(arg[2:].removeprefix("="))
+    return {name.replace("-", "_"): value for name, _, value in (a.partition("=") for a in raw if "=" in a)}
+
+
+def is_empty_value(text: str) -> bool:
+    """What Inspect reads as no value: nothing, blanks, or a YAML null (`~`, `null`)."""
+    return text.strip() in ("", "~", "null", "Null", "NULL", "''", '""')
+
+
+def reject_empty_params(arguments: dict[str, Any], argv: list[str] | None = None) -> None:
+    """A parameter given without a value (`-T document=`) is an error naming it, in every kind:
+    Inspect passes it on as None, which a task would otherwise read as 'not given' and run
+    with its default (all fixtures for an empty document, no domain for an empty domain)."""
+    typed = command_line_task_args(argv)
+    for name, value in arguments.items():
+        empty = (isinstance(value, str) and not value.strip()) or (value is None and name in typed
+                                                                   and is_empty_value(typed[name]))
+        if empty:
+            raise PrerequisiteError(f"-T {name}={typed.get(name, value or '')}: empty value; "
+                                    f"give a value, or leave -T {name} out for its default")
+
+
 def resolve_user_path(path: str) -> Path:
     """A relative path means relative to where the user ran the command. `inspect eval`
     changes into the task file's folder before calling the task, so look in the shell's
@@ -155,12 +193,17 @@ def require_model() -> None:
 @contextmanager
 def loud_errors(who: str) -> Iterator[None]:
     """Inspect prints a PrerequisiteError on stdout, and with `--display none` not at all; a
-    script or CI run must still see why nothing ran, so there the message also goes to stderr."""
+    script or CI run must still see why nothing ran, so there the message also goes to stderr.
+    Inspect prints it through rich's console markup, which would eat anything in brackets
+    (`pip install -e ".[documents]"` would lose `[documents]`): the message is escaped for it."""
     from inspect_ai.util import display_type
+    from rich.markup import escape
 
     try:
         yield
     except PrerequisiteError as ex:
         if display_type() == "none":
             print(f"{who}: {ex.message}", file=sys.stderr)
+        if isinstance(ex.message, str):
+            ex.message = escape(ex.message)
         raise

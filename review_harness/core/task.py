@@ -14,8 +14,12 @@ and names its solvers and scorers. Everything else is done here, the same way fo
 - the shared parameters are parsed once: `timeout` (seconds per member call, a positive number;
   not given: the kind's default), `max_tokens` (a whole number), `cache` / `cache_per_epoch`
   (flags), `output_dir` (a folder, created and checked writable up front);
+- a parameter given empty (`-T document=`) is an error, never the parameter's default;
 - a bad value is one line naming the parameter, also on stderr under `--display none`;
-- the Task records `metadata["kind"]`, which is how the CLI tells a log's kind.
+- the Task records `metadata["kind"]`, which is how the CLI tells a log's kind, and
+  `metadata["user_documents"]` when no sample has a gold file: after such a run the terminal
+  says each document's verdict (`core/console.py`);
+- the Task carries the kind's viewer configuration and headline figure (`core/viewer.py`).
 """
 
 from __future__ import annotations
@@ -33,16 +37,19 @@ from inspect_ai.model import CachePolicy
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
+from review_harness.core import console  # noqa: F401 (registers the hook that says each verdict)
 from review_harness.core.kinds import ReviewKind, get_kind
 from review_harness.core.panel import cache_policy
 from review_harness.core.params import (
     as_flag,
     as_number,
     loud_errors,
+    reject_empty_params,
     reject_unknown_params,
     require_model,
     writable_folder,
 )
+from review_harness.core.viewer import headline_metric, viewer_config
 
 # the name under which a task function collects -T names it does not declare (`**unknown`)
 UNKNOWN = "unknown"
@@ -97,13 +104,19 @@ class TaskRun:
         **options: Any,
     ) -> Task:
         """The kind's Task: the gold scorer only when some sample has a gold file (a user's own
-        documents have none), and the kind recorded in the metadata."""
+        documents have none), the kind recorded in the metadata, the kind's viewer."""
         task_name = self.kind.task or self.kind.name
+        with_gold = gold is not None and review_input.has_gold
+        metadata = review_input.metadata | {"kind": self.kind.name}
+        if not review_input.has_gold:
+            metadata["user_documents"] = True
+        options.setdefault("viewer", viewer_config(self.kind, gold=with_gold))
+        options.setdefault("headline_metric", headline_metric(self.kind, gold=with_gold))
         return Task(
             dataset=MemoryDataset(review_input.samples, name=f"{task_name.replace('_', '-')}:{review_input.source}"),
             solver=solver,
-            scorer=[synthesis, gold] if gold is not None and review_input.has_gold else [synthesis],
-            metadata=review_input.metadata | {"kind": self.kind.name},
+            scorer=[synthesis, gold] if with_gold else [synthesis],
+            metadata=metadata,
             **review_input.task_options,
             **options,
         )
@@ -117,6 +130,7 @@ def checked_parameters(who: str, task_function: Callable[..., Task], arguments: 
     with loud_errors(who):
         declared = inspect.signature(task_function).parameters
         reject_unknown_params(arguments.get(UNKNOWN) or {}, known=declared)
+        reject_empty_params({name: arguments.get(name) for name in declared if name != UNKNOWN})
         require_model()
         yield {name: arguments[name] for name in declared if name != UNKNOWN}
 

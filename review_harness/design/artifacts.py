@@ -39,7 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_text_atomic
+from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_atomic
 from review_harness.design.models import DesignFinding, DesignReview
 from review_harness.design.render import (
     failure_reason,
@@ -139,7 +139,7 @@ def latest_iteration(folder: str | Path) -> int:
 
 
 def write_text(path: Path, text: str) -> None:
-    write_text_atomic(path, text)
+    write_atomic(path, text)
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:

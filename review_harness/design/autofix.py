@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from review_harness.core.files import write_text_atomic
+from review_harness.core.files import write_atomic
 from review_harness.core.markdown import parse_sections
 from review_harness.design.models import AutoFix, AutoFixProposal
 from review_harness.design.personas import AutoFixRule
@@ -146,12 +146,12 @@ def apply_fixes(file: Path, fixes: Sequence[AutoFix], topic: str) -> str:
         if text.count(fix.find) != 1:
             raise AutoFixError(f"{rel} changed during the review: {fix.find!r} is no longer there once")
         text = text.replace(fix.find, fix.replace, 1)
-    write_text_atomic(file, text)
+    write_atomic(file, text)
     message = f"parallax:review auto-fix — {topic} — {len(fixes)} fix{'es' if len(fixes) != 1 else ''}"
     body = "\n".join(f"- {f.finding} ({f.kind}): {f.find!r} -> {f.replace!r}" for f in fixes)
     done = _git(root, "commit", "--quiet", "-m", message, "-m", body, "--", rel)
     if done.returncode != 0:
-        write_text_atomic(file, original)  # nothing half-done: the file is as it was
+        write_atomic(file, original)  # nothing half-done: the file is as it was
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         raise AutoFixError(f"git commit failed: {lines[-1] if lines else done.returncode}")
     return message

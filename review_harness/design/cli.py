@@ -1,4 +1,4 @@
-"""`review-harness design ...`: export a design review from an eval log to its folder, and process
+"""`review-harness design ...`: write a design review from an eval log to its folder, and process
 its findings (accept / reject with a note).
 
     review-harness design export LOG [--output-dir DIR]
@@ -7,46 +7,64 @@ its findings (accept / reject with a note).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from review_harness.core.commands import CommandError, command_group
-from review_harness.core.logs import LogError, read_log, reviews_in_log
-from review_harness.design.artifacts import ArtifactError, export_review
-from review_harness.design.models import DesignReview
-from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
-from review_harness.design.triage import (
-    MODES,
-    StopTriage,
-    TriageError,
-    ask_mode,
-    commit_topic,
-    load_decisions,
-    overview_lines,
-    process,
-    wrap_up_lines,
-)
+import click
+
+from review_harness.core.commands import CommandError, one_line, text_file
+from review_harness.design.triage import MODES
+
+if TYPE_CHECKING:
+    from review_harness.design.models import DesignReview
 
 DEFAULT_OUTPUT_DIR = Path("docs") / "reviews"
 
 
-def add_design_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register `design export` and `design process` on the main CLI's subparsers."""
-    design, sub = command_group(subparsers, "design", "design review folders: export from a log, process findings")
-    export = sub.add_parser("export", help="write each design review of an eval log to <output-dir>/<topic>/")
-    export.add_argument("log", help="an Inspect .eval log of the design review task")
-    export.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR), help="parent of the topic folders (default: %(default)s)")
-    proc = sub.add_parser("process", help="accept or reject (with a note) the findings of a review folder")
-    proc.add_argument("topic_dir", help="the review folder, e.g. docs/reviews/<topic>")
-    proc.add_argument("--mode", choices=MODES, default=None,
-                      help="critical-first: Critical findings only; all: every finding (default: asked on a terminal, "
-                           "else critical-first)")
-    proc.add_argument("--decisions", metavar="FILE",
-                      help="YAML/JSON mapping finding id -> {decision: accept|reject, note: ...} (no prompts)")
-    proc.add_argument("--commit", action="store_true",
-                      help="commit the topic folder afterwards (only inside a git repository)")
-    return design
+@click.group(epilog="Run `review-harness design COMMAND --help` for its options and an example.")
+def design() -> None:
+    """Design review folders: write them from a log, accept or reject their findings."""
+
+
+@design.command(epilog="Example: review-harness design export logs/ --output-dir docs/reviews")
+@click.argument("log", metavar="LOG", type=click.Path())
+@click.option("--output-dir", default=str(DEFAULT_OUTPUT_DIR), show_default=True, metavar="DIR",
+              help="Where the topic folders go: each review is written to DIR/<topic>/.")
+def export(log: str, output_dir: str) -> int:
+    """Write each design review of a log to its topic folder (persona files, summary, findings).
+
+    LOG: an .eval log of the design review, or a folder (its newest log).
+    """
+    from review_harness.core.logs import LogError, newest_log
+    from review_harness.design.artifacts import ArtifactError
+
+    with one_line(ArtifactError, LogError):
+        return run_export(str(newest_log(log)), Path(output_dir))
+
+
+@design.command(epilog="\b\nExamples:\n  review-harness design process docs/reviews/billing-export\n"
+                       "  review-harness design process docs/reviews/billing-export --mode all --decisions d.yaml --commit")
+@click.argument("topic_dir", metavar="TOPIC_DIR", type=click.Path())
+@click.option("--mode", type=click.Choice(MODES), default=None,
+              help="critical-first: the Critical findings only; all: every finding. Not given: asked at the terminal "
+                   "after the verdict, counts and Critical findings; with --decisions, critical-first.")
+@click.option("--decisions", metavar="FILE", type=click.Path(),
+              help="Decide without prompts: a YAML or JSON file mapping finding id -> {decision: accept|reject, note: ...}.")
+@click.option("--commit", is_flag=True, help="Commit the topic folder afterwards (inside a git repository).")
+def process(topic_dir: str, mode: str | None, decisions: str | None, commit: bool) -> int:
+    """Accept or reject (with a note) the findings of a review folder; rejections become
+    calibration rules for the next review.
+
+    TOPIC_DIR: the review folder, e.g. docs/reviews/<topic>. Without --decisions it asks at the
+    terminal, finding by finding.
+    """
+    from review_harness.core.logs import LogError
+    from review_harness.design.artifacts import ArtifactError
+    from review_harness.design.triage import TriageError
+
+    with one_line(ArtifactError, TriageError, LogError):
+        return run_process(Path(topic_dir), mode, text_file("--decisions", decisions) if decisions else None, commit)
 
 
 def summary_row(review: DesignReview) -> dict[str, str]:
@@ -66,21 +84,25 @@ def summary_row(review: DesignReview) -> dict[str, str]:
 
 def design_reviews_in_log(path: str | Path) -> list[tuple[str, int, DesignReview]]:
     """(sample id, epoch, review) of each design review in the log; a log without any is an error."""
+    from review_harness.core.logs import read_log, reviews_in_log
+
     reviews = reviews_in_log(read_log(path), expected_kind="design")
     if not reviews:
         raise CommandError(f"{path}: no design reviews in this log (no synthesis scores with a review)")
     return reviews
 
 
-def run_export(args: argparse.Namespace) -> int:
+def run_export(log: str, output_dir: Path) -> int:
+    from review_harness.design.artifacts import export_review
+
     written: dict[tuple[str, int], str] = {}
-    for sample_id, epoch, review in design_reviews_in_log(args.log):
+    for sample_id, epoch, review in design_reviews_in_log(log):
         key = (review.topic, review.iteration)
         if key in written:
             print(f"skipped sample {sample_id} epoch {epoch}: topic {review.topic} iteration {review.iteration} "
                   f"was already written from {written[key]}", file=sys.stderr)
             continue
-        folder = export_review(review, Path(args.output_dir))
+        folder = export_review(review, output_dir)
         written[key] = f"sample {sample_id} epoch {epoch}"
         verdict = review.verdict or f"no verdict, {review.status}"
         print(f"wrote {folder} (iteration {review.iteration}: {verdict}, {len(review.findings)} findings)")
@@ -92,6 +114,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 def terminal_ask(out=None, read=input):
     """An ``ask`` for triage.process that shows each finding and reads the decision."""
+    from review_harness.design.render import consensus_text, severities_disagree, severity_range_text
+    from review_harness.design.triage import StopTriage
+
     counter = {"n": 0}
 
     def ask(finding: dict):
@@ -134,17 +159,27 @@ def terminal_ask(out=None, read=input):
     return ask
 
 
-def run_process(args: argparse.Namespace) -> int:
-    folder = Path(args.topic_dir)
+def run_process(folder: Path, mode: str | None, decisions_file: Path | None, commit: bool) -> int:
+    from review_harness.design.triage import (
+        StopTriage,
+        TriageError,
+        ask_mode,
+        commit_topic,
+        load_decisions,
+        overview_lines,
+        process,
+        wrap_up_lines,
+    )
+
     if not folder.is_dir():
         raise CommandError(f"{folder}: no such review folder")
-    decisions = load_decisions(args.decisions) if args.decisions else None
+    decisions = load_decisions(decisions_file) if decisions_file else None
     ask = None
     if decisions is None and not sys.stdin.isatty():
         raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
     print("\n".join(overview_lines(folder)))
     try:
-        mode = args.mode or (ask_mode(input) if decisions is None else "critical-first")
+        mode = mode or (ask_mode(input) if decisions is None else "critical-first")
     except StopTriage:
         print("stopped; nothing processed")
         return 0
@@ -160,8 +195,9 @@ def run_process(args: argparse.Namespace) -> int:
     if result.rules_changed:
         print(f"calibration rules updated: {result.calibration_version}")
     if decided:
-        print(f"dispositions written to summary.md and findings-v{result.iteration}.jsonl")
-    if args.commit:
+        n = result.iteration
+        print(f"dispositions written to summary.md, v{n}/summary-v{n}.md and v{n}/findings-v{n}.jsonl")
+    if commit:
         try:
             message = commit_topic(folder)
         except TriageError as ex:  # the dispositions are saved; only the commit did not happen
@@ -170,19 +206,3 @@ def run_process(args: argparse.Namespace) -> int:
         print(f"committed: {message}" if message else "nothing to commit in the review folder")
     print("\n".join(wrap_up_lines(folder)))
     return 0
-
-
-def run_design(args: argparse.Namespace) -> int:
-    try:
-        if args.design_command == "export":
-            return run_export(args)
-        if args.design_command == "process":
-            return run_process(args)
-    except (CommandError, ArtifactError, TriageError, LogError) as ex:
-        print(f"review-harness: {ex}", file=sys.stderr)
-        return 2
-    except OSError as ex:
-        print(f"review-harness: {ex.filename or ''}: {ex.strerror or ex}".replace(": : ", ": "), file=sys.stderr)
-        return 2
-    print(f"review-harness: unknown design command {args.design_command!r}", file=sys.stderr)
-    return 2

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from review_harness.core.kinds import ReviewKind
+from review_harness.core.models import SEVERITIES, Severity
+from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 from review_harness.design.gold import DesignGold
 from review_harness.design.models import GRADER, KIND_NAME, SYNTHESIZER, DesignReview
 
@@ -10,10 +12,41 @@ KIND = ReviewKind(KIND_NAME, "design", task="design_review", review_model=Design
                   synthesis_scorer="design_synthesis", gold_scorer="design_gold")
 
 
-def render(review: DesignReview) -> str:
+def render(review: DesignReview, details: bool = False) -> str:
+    """The markdown report (the same with `details`: it shows no scoring internals to hide)."""
     from review_harness.design.render import render_summary
 
     return render_summary(review)
+
+
+def verdict_text(review: DesignReview) -> str:
+    """'proceed', 'revise', 'escalate to calibrate', or 'no verdict' for a failed review."""
+    if not review.verdict:
+        return "no verdict"
+    return f"{review.verdict} to {review.escalation_target}" if review.escalation_target else review.verdict
+
+
+def verdict_line(review: DesignReview) -> Verdict:
+    """The verdict (with its escalation target), reviewers completed, counts, top findings."""
+    ranked = sorted(review.findings, key=lambda f: Severity(f.severity).rank)
+    top = [f"{shorten(f.title, 70)} ({Severity(f.severity).value})" for f in ranked]
+    figure = f"{len(review.reviewers_completed)}/{len(review.personas)} reviewers"
+    counts = severity_counts([Severity(f.severity).value for f in review.findings], SEVERITIES)
+    return Verdict(verdict_text(review), figure, counts, top, None if review.status == "complete" else review.status)
+
+
+def columns() -> list[Column]:
+    rate = ("good-high", 0.0, 1.0)
+    return [
+        Column("verdict", "Verdict", colors={"proceed": "good", "revise": "warn", "escalate": "bad"}),
+        Column("escalation_target", "Escalate to"),
+        Column("findings", "Findings", headline=True),
+        Column("critical", "Critical", colors="good-low"),
+        Column("reviewers_completed", "Reviewers completed"),
+        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate, headline=True),
+        Column("recall", "Recall", gold=True, colors=rate),
+        Column("verdict_accuracy", "Verdict right", gold=True, colors=rate),
+    ]
 
 
 def offline_answer(member: str, prompt: str) -> str | None:

@@ -11,56 +11,114 @@
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from datetime import datetime, timezone
+from types import SimpleNamespace
 
-import anyio
+import click
 
-from review_harness.core.commands import command_group
-from review_harness.domain.config import INDEX_FILE, ROSTER_FILE, DomainConfigError, load_index, load_roster
-from review_harness.domain.digest import DigestError
-from review_harness.domain.importance import ask_curator, curator_model
-from review_harness.domain.refresh import refresh_domain
-from review_harness.domain.skill import DEFAULT_BUDGET, get_domain_context
-from review_harness.domain.sources import ConfluenceSource, FolderSource, SourceError
-from review_harness.domain.versions import DigestStoreError, list_versions, load_current, read_status, rollback
+from review_harness.core.commands import one_line
+from review_harness.domain.config import INDEX_FILE, ROSTER_FILE
+from review_harness.domain.skill import DEFAULT_BUDGET
 
 TIERS = ("all", "workstream", "foundational")
+WHO = "review-harness domain"
 
 
-def add_domain_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    domain, sub = command_group(subparsers, "domain", "domain knowledge digests: list, show, refresh, rollback")
-    domain.add_argument("--index", default=str(INDEX_FILE), help="domain-index.yaml (default: %(default)s)")
-    domain.add_argument("--roster", default=str(ROSTER_FILE), help="team-roster.yaml (default: %(default)s)")
-    sub.add_parser("list", help="each domain with its current digest version, age and last refresh")
-    show = sub.add_parser("show", help="the context brief a reviewer would get for a domain")
-    show.add_argument("domain", help="a domain, or several separated by commas")
-    show.add_argument("--hints", help="topic hints, separated by commas")
-    show.add_argument("--tokens", type=int, default=DEFAULT_BUDGET, help="budget per domain (default: %(default)s)")
-    refresh = sub.add_parser("refresh", help="rebuild a domain's digest from its pages (a new version)")
-    refresh.add_argument("domain")
-    where = refresh.add_mutually_exclusive_group(required=True)
-    where.add_argument("--source", metavar="FOLDER", help="a folder of markdown pages with front matter")
-    where.add_argument("--confluence", metavar="URL",
-                       help="Confluence base URL (credentials from CONFLUENCE_USERNAME / CONFLUENCE_API_TOKEN, or CONFLUENCE_PERSONAL_TOKEN)")
-    refresh.add_argument("--tier", choices=TIERS, default="all", help="which tier to rebuild (default: %(default)s)")
-    refresh.add_argument("--model", help="curator model when the role is unbound (default: $INSPECT_EVAL_MODEL or offline/rules)")
-    refresh.add_argument("--tokens", type=int, default=DEFAULT_BUDGET, help="budget (default: %(default)s)")
-    refresh.add_argument("--synthesis", choices=("model", "extractive"), default="model",
-                         help="model: the curator drafts the digest (checked against pages and budgets); "
-                              "extractive: the pages' most knowledge-dense sentences, no model call (default: %(default)s)")
-    back = sub.add_parser("rollback", help="make the version before the current one current again")
-    back.add_argument("domain")
-    return domain
+def _errors():
+    """The domain's expected errors (loaded when a command runs)."""
+    from review_harness.domain.config import DomainConfigError
+    from review_harness.domain.digest import DigestError
+    from review_harness.domain.sources import SourceError
+    from review_harness.domain.versions import DigestStoreError
+
+    return DomainConfigError, DigestStoreError, DigestError, SourceError
+
+
+@click.group(epilog="Run `review-harness domain COMMAND --help` for its options and an example.")
+@click.option("--index", default=str(INDEX_FILE), show_default=True, metavar="FILE",
+              help="The domain index (which domains exist, where their digests are).")
+@click.option("--roster", default=str(ROSTER_FILE), show_default=True, metavar="FILE",
+              help="The team roster (whose pages weigh more in a refresh).")
+@click.pass_context
+def domain(ctx: click.Context, index: str, roster: str) -> None:
+    """Domain knowledge digests, the DS review's third dimension: list, show, refresh, roll back."""
+    ctx.obj = SimpleNamespace(index=index, roster=roster)
+
+
+def _run(ctx: click.Context, command, **options) -> int:
+    with one_line(*_errors(), who=WHO):
+        return command(SimpleNamespace(index=ctx.obj.index, roster=ctx.obj.roster, **options))
+
+
+@domain.command("list", epilog="Example: review-harness domain list")
+@click.pass_context
+def list_command(ctx: click.Context) -> int:
+    """Each domain with its current digest version, its age and its last refresh."""
+    return _run(ctx, run_list)
+
+
+@domain.command("show", epilog="Example: review-harness domain show search-ranking --hints 'position bias,click model'")
+@click.argument("domain_names", metavar="DOMAIN")
+@click.option("--hints", metavar="TOPICS", help="Topic hints, separated by commas: the sections to favour.")
+@click.option("--tokens", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+              help="Token budget per domain.")
+@click.pass_context
+def show_command(ctx: click.Context, domain_names: str, hints: str | None, tokens: int) -> int:
+    """The context brief a domain reviewer would get.
+
+    DOMAIN: a domain, or several separated by commas.
+    """
+    return _run(ctx, run_show, domain=domain_names, hints=hints, tokens=tokens)
+
+
+@domain.command("refresh", epilog="\b\nExamples:\n"
+                "  review-harness domain refresh search-ranking --source knowledge/domain/pages/search-ranking\n"
+                "  review-harness domain refresh search-ranking --confluence https://wiki.example.com")
+@click.argument("domain_name", metavar="DOMAIN")
+@click.option("--source", metavar="FOLDER", help="A folder of markdown pages with front matter.")
+@click.option("--confluence", metavar="URL",
+              help="A Confluence site (credentials: CONFLUENCE_USERNAME and CONFLUENCE_API_TOKEN, or CONFLUENCE_PERSONAL_TOKEN).")
+@click.option("--tier", type=click.Choice(TIERS), default="all", show_default=True, help="Which tier of pages to rebuild.")
+@click.option("--model", metavar="MODEL",
+              help="The curator model when the role is unbound. Default: $INSPECT_EVAL_MODEL, else offline/rules.")
+@click.option("--tokens", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True, help="Token budget of the digest.")
+@click.option("--synthesis", type=click.Choice(("model", "extractive")), default="model", show_default=True,
+              help="model: the curator drafts the digest (checked against the pages and budgets); "
+                   "extractive: the pages' most knowledge-dense sentences, no model call.")
+@click.pass_context
+def refresh_command(ctx: click.Context, domain_name: str, source: str | None, confluence: str | None, tier: str,
+                    model: str | None, tokens: int, synthesis: str) -> int:
+    """Rebuild a domain's digest from its pages, as a new version (the old one stays for
+    rollback). Exit code 1 when no new version was published.
+
+    DOMAIN: the domain to refresh. Give its pages with --source or --confluence.
+    """
+    if bool(source) == bool(confluence):
+        raise click.UsageError("give the pages with one of --source FOLDER or --confluence URL")
+    return _run(ctx, run_refresh, domain=domain_name, source=source, confluence=confluence, tier=tier,
+                model=model, tokens=tokens, synthesis=synthesis)
+
+
+@domain.command("rollback", epilog="Example: review-harness domain rollback search-ranking")
+@click.argument("domain_name", metavar="DOMAIN")
+@click.pass_context
+def rollback_command(ctx: click.Context, domain_name: str) -> int:
+    """Make the digest version before the current one current again.
+
+    DOMAIN: the domain whose digest is rolled back.
+    """
+    return _run(ctx, run_rollback, domain=domain_name)
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def run_list(args: argparse.Namespace) -> int:
+def run_list(args: SimpleNamespace) -> int:
+    from review_harness.domain.config import load_index
+    from review_harness.domain.versions import DigestStoreError, list_versions, load_current, read_status
+
     index = load_index(args.index)
     rows = [("domain", "kind", "current version", "age (days)", "versions", "last refresh")]
     for name, entry in index.domains.items():
@@ -81,7 +139,10 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_show(args: argparse.Namespace) -> int:
+def run_show(args: SimpleNamespace) -> int:
+    from review_harness.domain.config import load_index
+    from review_harness.domain.skill import get_domain_context
+
     index = load_index(args.index)
     hints = [h.strip() for h in args.hints.split(",")] if args.hints else None
     brief = get_domain_context(args.domain, hints, args.tokens, index=index)
@@ -95,13 +156,23 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def source_for(args: argparse.Namespace):
+def source_for(args: SimpleNamespace):
+    from review_harness.domain.sources import ConfluenceSource, FolderSource
+
     if args.source:
         return FolderSource(args.source)
     return ConfluenceSource(args.confluence)  # credentials from the environment, as for page input
 
 
-def run_refresh(args: argparse.Namespace) -> int:
+def run_refresh(args: SimpleNamespace) -> int:
+    import os
+
+    import anyio
+
+    from review_harness.domain.config import load_index, load_roster
+    from review_harness.domain.importance import ask_curator, curator_model
+    from review_harness.domain.refresh import refresh_domain
+
     index = load_index(args.index)
     index.entry(args.domain)
     roster = load_roster(args.roster)
@@ -128,29 +199,20 @@ def run_refresh(args: argparse.Namespace) -> int:
     return 1
 
 
-def run_rollback(args: argparse.Namespace) -> int:
+def run_rollback(args: SimpleNamespace) -> int:
+    from review_harness.domain.config import load_index
+    from review_harness.domain.versions import rollback
+
     index = load_index(args.index)
     was, now = rollback(index.digest_path(args.domain), at=_now())
     print(f"{args.domain}: rolled back from {was or 'an unreadable current file'} to {now}")
     return 0
 
 
-COMMANDS = {"list": run_list, "show": run_show, "refresh": run_refresh, "rollback": run_rollback}
-
-
-def run_domain(args: argparse.Namespace) -> int:
-    """Dispatch; bad input is one line on stderr and exit code 2."""
-    try:
-        return COMMANDS[args.domain_command](args)
-    except (DomainConfigError, DigestStoreError, DigestError, SourceError) as ex:
-        print(f"review-harness domain: {ex}", file=sys.stderr)
-        return 2
-
-
 def main(argv: list[str] | None = None) -> int:  # for `python -m review_harness.domain.cli`
-    parser = argparse.ArgumentParser(prog="review-harness")
-    add_domain_commands(parser.add_subparsers(dest="command", required=True))
-    return run_domain(parser.parse_args(argv))
+    from review_harness.cli import main as cli_main
+
+    return cli_main(["domain", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

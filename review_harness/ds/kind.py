@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from review_harness.core.kinds import ReviewKind
+from review_harness.core.viewer import Column, Verdict, severity_counts, shorten, whole
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
 
@@ -14,11 +15,40 @@ JUDGE = "judge"
 MATCHER = "matcher"
 
 
-def render(review: Review) -> str:
+def render(review: Review, details: bool = False) -> str:
+    """The markdown report; `details`: with the scoring internals (deductions, credits, points)."""
     from review_harness.ds.render import render_report
     from review_harness.ds.rubric import default_rubric
 
-    return render_report(review, default_rubric())
+    return render_report(review, default_rubric(), details=details)
+
+
+def verdict_line(review: Review) -> Verdict:
+    """The verdict (or draft feedback, or deferred), the score in whole points, the finding
+    counts and the top fixes."""
+    from review_harness.ds.models import Severity
+
+    if review.status == "deferred":
+        verdict = "deferred (no review)"
+    else:
+        verdict = "draft feedback" if review.draft else (review.verdict or review.status)
+    figure = None if review.final_score is None or review.draft else f"score {whole(review.final_score)}/100"
+    top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
+    counts = severity_counts([f.severity.value for f in review.findings], [s.value for s in Severity])
+    return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
+
+
+def columns() -> list[Column]:
+    rate = ("good-high", 0.0, 1.0)
+    return [
+        Column("verdict", "Verdict", colors={"Good to Go": "good", "Minor Fix": "warn", "Major Rework": "bad"}),
+        Column("score", "Score", colors=("good-high", 0.0, 100.0), headline=True),
+        Column("findings", "Findings"),
+        Column("critical", "Critical", colors="good-low"),
+        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate, headline=True),
+        Column("recall", "Recall", gold=True, colors=rate),
+        Column("precision", "Precision", gold=True, colors=rate),
+    ]
 
 
 def offline_answer(member: str, prompt: str) -> str | None:

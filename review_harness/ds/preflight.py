@@ -1,21 +1,17 @@
-"""Before and after a DS run: the domain parameters, and where the review is.
+"""Before a DS run: the domain parameters, and where `-T output_dir=` writes each review.
 
-After a `-T document=` run the console says where the review is (the log, `review-harness show`,
-and the written file with `-T output_dir=`). The shared checks (loud one-line errors, the output
-folder) are the core task helper's (review_harness.core.task).
+After a `-T document=` run the console says each document's verdict and where the review is
+(core/console.py, from the written file the solver records as `review_file`). The shared checks
+(loud one-line errors, the output folder) are the core task helper's (review_harness.core.task).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from review_harness.core.inspect_adapter import PrerequisiteError
-from inspect_ai.hooks import Hooks, RunEnd, hooks
-
 from review_harness.core.params import resolve_user_path
 
-TASK_NAME = "ds_review"
 REVIEW_SUFFIX = ".review.md"
 
 
@@ -53,39 +49,3 @@ def domain_reference(reference: str | None, domains: list[str] | None) -> str | 
 
 def review_file(folder: Path, sample_id: str) -> Path:
     return folder / f"{sample_id}{REVIEW_SUFFIX}"
-
-
-_pointer: dict = {"active": False, "folder": None, "registered": False}
-
-
-def register_review_pointer(folder: Path | None) -> None:
-    """After this run, tell the user where the review is. The hook is registered on the first
-    document run only, so fixture runs and other kinds never see it."""
-    _pointer["active"] = True
-    _pointer["folder"] = folder
-    if not _pointer["registered"]:
-        hooks(name="ds_review_pointer", description="After a DS review of a document, say where the review is")(ReviewPointer)
-        _pointer["registered"] = True
-
-
-def where_the_review_is(log_location: str, sample_ids: list[str], folder: Path | None) -> str:
-    lines = [
-        f"ds_review: the review is the sample's answer in {log_location}",
-        f"  read it: review-harness show {log_location}   (or: inspect view)",
-    ]
-    if folder is not None:
-        lines += [f"  written: {review_file(folder, sid)}" for sid in sample_ids]
-    return "\n".join(lines)
-
-
-class ReviewPointer(Hooks):
-    def enabled(self) -> bool:
-        return bool(_pointer["active"])
-
-    async def on_run_end(self, data: RunEnd) -> None:
-        for log in data.logs:
-            if log.eval.task.split("/")[-1] != TASK_NAME or not log.eval.task_args.get("document"):
-                continue
-            ids = [str(s.id) for s in log.samples or []] or [str(i) for i in (log.eval.dataset.sample_ids or [])]
-            print("\n" + where_the_review_is(log.location, ids, _pointer["folder"]), file=sys.stderr)
-        _pointer["active"] = False

@@ -1,7 +1,13 @@
 """Markdown reports from a ``Review``: full (seed 000 s9.1), quick (s9.2), degraded notice
-(s9.3) and draft feedback (s10). The report is the sample's output; the JSON is the contract."""
+(s9.3) and draft feedback (s10). The report is the sample's output; the JSON is the contract.
+
+Scores read as whole points in the report (the JSON keeps the exact values), and a top fix is
+not repeated in its lens section. `details=True` (`review-harness show --details`) adds the
+scoring internals: each dimension's deductions and credits and each finding's points."""
 
 from __future__ import annotations
+
+import math
 
 from review_harness.ds.models import DimensionResult, Finding, Review
 from review_harness.ds.rubric import Rubric
@@ -11,6 +17,12 @@ RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detail
 
 def _score_text(value: float) -> str:
     return f"{value:g}"
+
+
+def _points(value: float) -> str:
+    """A score in prose: whole points, rounded down so it reads in the verdict band the exact
+    score is in (79.6 is a Minor Fix: 79, not 80)."""
+    return f"{math.floor(value):d}"
 
 
 def _option(value: str, default: str) -> str:
@@ -29,7 +41,7 @@ def _header(review: Review) -> list[str]:
     if review.draft:
         lines += ["**Draft feedback** -- qualitative only, no numeric score (draft scores are not comparable with full reviews).", ""]
     else:
-        lines += [f"**Score: {_score_text(review.final_score)}/100 -- {review.verdict}**"]
+        lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**"]
         if review.floor_rule:
             lines += [
                 f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
@@ -58,7 +70,7 @@ def _domain_line(review: Review) -> str:
     return f"**Domain:** {', '.join(review.domain.domains)} | **Weights:** {weights} | **Digests:** {versions}"
 
 
-def _domain_breakdown(review: Review) -> list[str]:
+def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
     """The domain knowledge dimension: findings by lens with their source, ADVISORY ones marked,
     unverified claims listed apart (no deduction), and the dedup decisions."""
     from review_harness.domain.reviewer import default_reviewer_rubric
@@ -69,15 +81,16 @@ def _domain_breakdown(review: Review) -> list[str]:
     if result is None:
         return []
     score = "not reviewed" if not result.reviewed else (
-        "draft" if result.score is None else f"{_score_text(result.score)}/100")
+        "draft" if result.score is None else f"{_points(result.score)}/100")
     lines = [f"## {spec.title} Dimension (Score: {score})", ""]
     if not result.reviewed:
         return lines + ["Not reviewed (see warnings).", ""]
-    lines += [
-        f"**Deductions:** -{_score_text(result.effective_deductions)} | **Credits:** +{_score_text(result.credits)}"
-        + (f" ({', '.join(c.replace('_', ' ') for c in result.credits_earned)})" if result.credits_earned else ""),
-        "",
-    ]
+    if details:
+        lines += [
+            f"**Deductions:** -{_score_text(result.effective_deductions)} | **Credits:** +{_score_text(result.credits)}"
+            + (f" ({', '.join(c.replace('_', ' ') for c in result.credits_earned)})" if result.credits_earned else ""),
+            "",
+        ]
     rows = {row.lens: row.rating for row in review.dashboard if row.dimension == spec.title}
     for lens in spec.lenses:
         rating = getattr(rows.get(lens.id), "value", rows.get(lens.id))
@@ -86,7 +99,8 @@ def _domain_breakdown(review: Review) -> list[str]:
         if not found:
             lines += ["No issues found.", ""]
         for f in found:
-            lines.append(f"- **[{f.severity}, -{f.points}] {f.summary}** ({f.section or 'whole document'}; "
+            points = f", -{f.points}" if details else ""
+            lines.append(f"- **[{f.severity}{points}] {f.summary}** ({f.section or 'whole document'}; "
                          f"source: {f.source.cite()})")
             if f.quote:
                 lines.append(f"  - Evidence: \"{f.quote}\"")
@@ -187,26 +201,32 @@ def _status_table(review: Review) -> list[str]:
     return lines + [""]
 
 
-def _lens_breakdown(review: Review, rubric: Rubric) -> list[str]:
+def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> list[str]:
     lines: list[str] = []
+    top = {finding_id: n for n, finding_id in enumerate(review.top_fixes, 1)}
     for dim_id, dimension in rubric.dimensions.items():
         result = review.dimensions[dim_id]
         score = "not reviewed" if not result.reviewed else (
-            "draft" if result.score is None else f"{_score_text(result.score)}/100"
+            "draft" if result.score is None else f"{_points(result.score)}/100"
         )
         lines += [f"## {dimension.title} Dimension (Score: {score})", ""]
         if not result.reviewed:
             lines += ["Not reviewed.", ""]
             continue
-        lines += _score_breakdown(result, rubric) + [""]
+        if details:
+            lines += _score_breakdown(result, rubric) + [""]
         for lens in dimension.lenses:
             lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
                 lines += ["No issues found.", ""]
             for f in lens_findings:
+                points = f", -{_score_text(f.deduction)}" if details else ""
+                if f.id in top:  # told in full above: name it only
+                    lines.append(f"- **[{f.severity.value}{points}] {f.title}**: priority fix {top[f.id]} above.")
+                    continue
                 lines.append(
-                    f"- **[{f.severity.value}, -{_score_text(f.deduction)}] {f.title}** "
+                    f"- **[{f.severity.value}{points}] {f.title}** "
                     f"({f.location or 'location not given'}). {f.issue}"
                 )
                 if f.evidence:
@@ -266,13 +286,13 @@ def headline(review: Review) -> str:
     if review.status == "deferred":
         reasons = "; ".join(w for w in review.warnings if " failed: " in w)
         return f"Deferred: the review could not be completed ({reasons or 'no reviewer returned a usable report'})."
-    score = "draft feedback, no score" if review.draft else f"Score {_score_text(review.final_score)}/100 -- {review.verdict}"
+    score = "draft feedback, no score" if review.draft else f"Score {_points(review.final_score)}/100 -- {review.verdict}"
     critical = sum(1 for f in review.findings if f.severity.value == "CRITICAL")
     text = f"{score} ({review.status}); {len(review.findings)} findings, {critical} CRITICAL"
     return text + (f". {review.floor_rule}" if review.floor_rule else "")
 
 
-def render_report(review: Review, rubric: Rubric) -> str:
+def render_report(review: Review, rubric: Rubric, details: bool = False) -> str:
     lines = _header(review)
     if review.status == "deferred":
         lines += _warnings(review)
@@ -286,9 +306,9 @@ def render_report(review: Review, rubric: Rubric) -> str:
         lines += ["---", ""] + _top_fixes(review, "Top 3 Priority Fixes")
         lines += ["---", ""] + _positives(review)
         lines += _cross_cutting(review)
-        lines += ["---", ""] + _lens_breakdown(review, rubric)
+        lines += ["---", ""] + _lens_breakdown(review, rubric, details)
         if review.domain is not None:
-            lines += _domain_breakdown(review)
+            lines += _domain_breakdown(review, details)
     else:
         lines += _status_table(review)
         lines += ["---", ""] + _top_fixes(review, "Top 3 Priority Fixes")

@@ -11,7 +11,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import as_paths
 from review_harness.core.task import ReviewInput, TaskRun
 from review_harness.ds.dataset import fixture_samples, input_error_tolerance, many_document_samples, task_rubric
-from review_harness.ds.preflight import domain_reference, register_review_pointer, task_domains
+from review_harness.ds.preflight import domain_reference, task_domains
 from review_harness.ds.prompts import PROMPT_VERSION
 
 OPTION_NAMES = ("mode", "audience", "workflow", "draft")
@@ -34,7 +34,6 @@ def ds_input(run: TaskRun) -> DsInput:
         raise PrerequisiteError(f"-T confluence={confluence}: give the page with -T document=PAGE_ID or URL")
     if document is not None:
         samples = many_document_samples(as_paths("document", document), options, confluence)
-        register_review_pointer(run.output_dir)
     else:
         samples = fixture_samples(args["fixtures"], options)
     metadata: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version}

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
-from review_harness.core.commands import command_group
+import click
+
+from review_harness.core.commands import one_line
 
 if TYPE_CHECKING:
     from review_harness.impact.models import ImpactReview
+
+WHO = "review-harness impact"
 
 
 def summary_row(review: ImpactReview) -> dict[str, str]:
@@ -26,35 +29,52 @@ def summary_row(review: ImpactReview) -> dict[str, str]:
     }
 
 
-def add_impact_commands(sub: argparse._SubParsersAction) -> None:
-    _, commands = command_group(sub, "impact", "impact review: check an artifact, deterministic confidence")
-    check = commands.add_parser("check", help="validate impact_results.json file(s) and print the consistency checks")
-    check.add_argument("path", help="an impact_results.json file or a folder of them")
-    conf = commands.add_parser("confidence", help="the deterministic confidence of an initiative (score_initiative)")
-    conf.add_argument("initiative_id")
-    conf.add_argument("model_type")
+@click.group(epilog="Run `review-harness impact COMMAND --help` for its options and an example.")
+def impact() -> None:
+    """Impact results: check an artifact before a review, an initiative's confidence."""
 
 
-def run_impact(args: argparse.Namespace) -> int:
-    from review_harness.impact.artifact import ArtifactError, artifact_files, load_artifact
-    from review_harness.impact.checks import render_facts, run_checks
+@impact.command(epilog="Example: review-harness impact check out/impact_results.json")
+@click.argument("path", metavar="PATH", type=click.Path())
+def check(path: str) -> int:
+    """Validate impact_results.json files and print their consistency checks (exit code 1 when
+    a check fails).
+
+    PATH: an impact_results.json file, or a folder of them.
+    """
+    from review_harness.impact.artifact import ArtifactError
+
+    with one_line(ArtifactError, who=WHO):
+        return run_check(path)
+
+
+@impact.command(epilog="Example: review-harness impact confidence checkout-redesign-2024 interrupted_time_series")
+@click.argument("initiative_id", metavar="INITIATIVE")
+@click.argument("model_type", metavar="MODEL_TYPE")
+def confidence(initiative_id: str, model_type: str) -> int:
+    """The deterministic confidence of an initiative's measurement (score_initiative).
+
+    INITIATIVE: the initiative id. MODEL_TYPE: the causal model, e.g. interrupted_time_series.
+    """
     from review_harness.impact.confidence import score_initiative
 
-    try:
-        if args.impact_command == "confidence":
-            c = score_initiative(args.initiative_id, args.model_type)
-            print(f"{c.initiative_id} ({c.model_type}): {c.score:.4f} in [{c.low:g}, {c.high:g}]")
-            return 0
-        failed = 0
-        for path in artifact_files(args.path):
-            artifact = load_artifact(path)
-            checks = run_checks(artifact)
-            failed += sum(c.status == "fail" for c in checks)
-            print(f"{path} ({artifact.contract.initiative_id}, {artifact.model_type})")
-            for note in artifact.notes:
-                print(f"- note: {note}")
-            print(render_facts(checks))
-        return 1 if failed else 0
-    except (ArtifactError, ValueError) as ex:
-        print(f"review-harness impact: {ex}")
-        return 2
+    with one_line(ValueError, who=WHO):
+        c = score_initiative(initiative_id, model_type)
+    print(f"{c.initiative_id} ({c.model_type}): {c.score:.4f} in [{c.low:g}, {c.high:g}]")
+    return 0
+
+
+def run_check(path: str) -> int:
+    from review_harness.impact.artifact import artifact_files, load_artifact
+    from review_harness.impact.checks import render_facts, run_checks
+
+    failed = 0
+    for file in artifact_files(path):
+        artifact = load_artifact(file)
+        checks = run_checks(artifact)
+        failed += sum(c.status == "fail" for c in checks)
+        print(f"{file} ({artifact.contract.initiative_id}, {artifact.model_type})")
+        for note in artifact.notes:
+            print(f"- note: {note}")
+        print(render_facts(checks))
+    return 1 if failed else 0

@@ -20,9 +20,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from review_harness.core.input_errors import INPUT_ERROR
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import RetryPolicy
-from review_harness.core.metrics import nanmean
+from review_harness.core.metrics import keys_except, nanmean, recorded
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
+from review_harness.core.viewer import answer_of
 from review_harness.impact.artifact import ArtifactError
 from review_harness.impact.config import default_settings
 from review_harness.impact.knowledge import KnowledgeBase, KnowledgeError, KnowledgeRegistry
@@ -136,7 +137,9 @@ def impact_pipeline(
     ]
 
 
-@scorer(metrics={"*": [nanmean()]})
+# every key but the verdict label (a sample-list column) gets the metric: the dimensions come
+# from the template (the task re-declares these with the `average` metric: scorers/impact_synthesis.py)
+@scorer(metrics={pattern: [nanmean()] for pattern in keys_except("verdict")})
 def impact_synthesis() -> Scorer:
     """The review from the stored request and answer (re-parsed, so `inspect score` redoes it
     without model calls); the numbers reduced across samples and epochs in `Score.value`."""
@@ -144,22 +147,20 @@ def impact_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store)
         result = review.result
-        # few keys: each becomes a metric row (partial = 1 - complete - failed; caution = 1 - usable
-        # - unusable; the confidence and the checks are in the review JSON)
-        value: dict[str, float] = {key: float(review.status == key) for key in ("complete", "failed")}
-        value |= {key: float(review.verdict == key) for key in ("usable", "unusable")}
-        value["overall"] = NAN if result.overall_score is None else result.overall_score
+        # the verdict is a label (a sample-list column, no metric); then the overall and dimension
+        # scores, the confidence, and 0/1 status flags for the gate (partial = 1 - complete - failed;
+        # the checks are in the review JSON)
+        value: dict[str, float | str] = {"verdict": review.verdict}
+        value["overall"] = NAN if result.overall_score is None else recorded(result.overall_score)
         for name in review.expected_dimensions:
             scored = review.score(name)
-            value[name] = NAN if scored is None else scored
-        overall = "-" if result.overall_score is None else f"{result.overall_score:.2f}"
+            value[name] = NAN if scored is None else recorded(scored)
+        value["confidence"] = recorded(review.confidence.score)
+        value |= {key: float(review.status == key) for key in ("complete", "failed")}
         return Score(
             value=value,
-            answer=render_report(review),  # what `inspect view` shows as ANSWER; its first line is the verdict
-            explanation=f"{review.verdict} ({review.status}): overall {overall}; "
-            + ", ".join(f"{d.name} {d.score:.2f}" for d in result.dimensions)
-            + f"; confidence {review.confidence.score:.2f}"
-            + (f"; warnings: {'; '.join(review.warnings)}" if review.warnings else ""),
+            answer=answer_of("impact", review),  # the sample's header and list: verdict and top findings
+            explanation=render_report(review),  # rendered as markdown in the viewer: the report (verdict first)
             metadata={"review": review.model_dump(mode="json"), "verdict": review.verdict},
         )
 

@@ -1,0 +1,104 @@
+"""The core pieces behind what a person sees and what a run records: epoch reduction of
+figures and labels, the glob patterns that keep a label out of the metrics, recorded precision
+and the gate's tolerance of it, whole-number scores in prose, verdict lines, the viewer config."""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+
+import pytest
+
+from review_harness.core import gate
+from review_harness.core.kinds import get_kind, kind_names
+from review_harness.core.metrics import RECORDING_NOISE, keys_except, recorded, reduce_epoch_values
+from review_harness.core.viewer import Verdict, headline_metric, shorten, viewer_config, whole
+
+
+@pytest.mark.parametrize("key", ["verdict", "overall", "verdicts", "v", "ve", "verdic", "vxyz", "estimate_plausibility",
+                                 "complete", "overall_spread", "a_b", "Verdict"])
+def test_keys_except_matches_every_key_but_the_one(key):
+    hits = [p for p in keys_except("verdict") if fnmatch.fnmatchcase(key, p)]
+    assert len(hits) == (0 if key == "verdict" else 1), hits  # patterns are disjoint: one metric per key
+
+
+def test_epoch_reduction_averages_figures_and_takes_the_majority_label():
+    values = [{"score": 60.0, "verdict": "Minor Fix", "recall": math.nan},
+              {"score": 70.0, "verdict": "Major Rework", "recall": 0.5},
+              {"score": 80.0, "verdict": "Minor Fix", "recall": 1.0}]
+    assert reduce_epoch_values(values) == {"score": 70.0, "verdict": "Minor Fix", "recall": 0.75}
+    tie = reduce_epoch_values([{"v": "a"}, {"v": "b"}])
+    assert tie == {"v": "b"}  # a tie goes to the latest epoch
+    assert math.isnan(reduce_epoch_values([{"x": math.nan}, {"x": math.nan}])["x"])
+
+
+@pytest.mark.parametrize("value, shown", [(0.5714285714, 0.571), (2 / 3, 0.667), (1.0, 1.0), (0.0, 0.0)])
+def test_figures_are_recorded_to_three_decimals(value, shown):
+    assert recorded(value) == shown
+    assert abs(recorded(value) - value) <= RECORDING_NOISE
+    assert math.isnan(recorded(math.nan))
+
+
+@pytest.mark.parametrize("score, text", [(79.6, "79"), (80.0, "80"), (59.99, "59"), (52.5, "52"), (100.0, "100")])
+def test_scores_in_prose_are_whole_and_stay_in_their_band(score, text):
+    assert whole(score) == text  # rounded down: a 79.6 (a Minor Fix below 80) never reads 80
+
+
+def test_shorten_cuts_at_a_word():
+    assert shorten("one two three four", 12) == "one two…"
+    assert shorten("short", 12) == "short"
+    assert shorten("a\nb   c", 12) == "a b c"
+
+
+def test_verdict_line_and_answer():
+    verdict = Verdict("Major Rework", "score 52/100", {"CRITICAL": 1, "MAJOR": 2, "MINOR": 0},
+                      ["Causal claim (CRITICAL)", "No interval (MAJOR)", "Jargon (MAJOR)", "A fourth (MINOR)"], "partial")
+    assert verdict.line() == "Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)"
+    assert verdict.answer() == ("**Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)**. Top findings: "
+                                "1. Causal claim (CRITICAL); 2. No interval (MAJOR); 3. Jargon (MAJOR)")
+    assert Verdict("proceed", None, {"Critical": 0}).line() == "proceed, no findings"
+    assert Verdict("caution", None, {"major": 1}, noun="failed check").line() == "caution, 1 failed check (1 major)"
+
+
+@pytest.mark.parametrize("kind_name", ["ds", "design", "code", "impact"])
+def test_every_kind_declares_its_view(kind_name):
+    kind = get_kind(kind_name)
+    assert kind.verdict_line is not None and kind.columns is not None
+    for gold in (False, True):
+        config = viewer_config(kind, gold)
+        ids = [c.id for c in config.task_samples_view.columns]
+        gold_ids = [i for i in ids if i.startswith(f"score__{kind.gold_scorer}__")]
+        assert bool(gold_ids) == gold  # gold columns only with gold
+        assert any(i.startswith(f"score__{kind.synthesis_scorer}__") for i in ids)
+        scorer, _, key = headline_metric(kind, gold).partition(".")
+        assert scorer == (kind.gold_scorer if gold else kind.synthesis_scorer) and key
+
+
+def test_the_kinds_with_a_task_are_registered_by_name():
+    from review_harness import _registry
+
+    assert set(_registry.TASKS) == {get_kind(name).task for name in kind_names(with_task=True)}
+
+
+def test_the_gate_ignores_a_move_below_the_recorded_precision():
+    baseline = gate.Baseline(created="x", log="x", task="ds_review", model="m", epochs=1,
+                             values={"recall": {"a": 2 / 3, "b": 1 / 3}})
+    rules = gate.GateConfig(metrics={"recall": gate.MetricRule(tolerance=0.0)})
+
+    class Log:  # the parts of an EvalLog the comparison reads
+        status = "success"
+        error = None
+
+        class eval:
+            class config:
+                epochs = 1
+
+        def __init__(self, a: float, b: float) -> None:
+            self.reductions = [type("R", (), {"samples": [self._sample("a", a), self._sample("b", b)]})()]
+
+        @staticmethod
+        def _sample(sample_id, value):
+            return type("Sample", (), {"sample_id": sample_id, "value": {"recall": value, "verdict": "x"}})()
+
+    assert gate.compare(Log(recorded(2 / 3), recorded(1 / 3)), baseline, rules).passed
+    assert not gate.compare(Log(0.665, 0.333), baseline, rules).passed
