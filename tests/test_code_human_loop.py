@@ -46,7 +46,7 @@ def test_human_answers_parse(text, decision, dismiss):
     ("maybe", "-T human=maybe: 'maybe': expected approve or reject"),
     ("approve:", "no finding ids after ':'"),
     ("approve,,reject", "expected approve or reject answers, comma-separated"),
-    ("", "expected approve or reject answers"),
+    ("", "-T human=: empty value"),
 ])
 def test_bad_human_answers_are_one_line_errors(value, message):
     with pytest.raises(PrerequisiteError, match=message):

@@ -89,7 +89,7 @@ def test_output_dir_that_is_a_file(tmp_path):
     target = tmp_path / "taken"
     target.write_text("x")
     assert task_error(document=str(STRONG), output_dir=str(target)) == (
-        f"-T output_dir={target}: {target} exists and is not a folder"
+        f"-T output_dir={target}: {target} is a file, not a folder"
     )
 
 

@@ -137,7 +137,7 @@ def test_code_analytics_writes_to_the_log_folder_by_default(tmp_path, capsys, mo
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     assert main(["code", "analytics", str(logs), "--output", str(blocker / "a.json")]) == 2
-    assert capsys.readouterr().err.startswith(f"review-harness: --output {blocker / 'a.json'}: cannot create {blocker} (")
+    assert capsys.readouterr().err.startswith(f"review-harness: --output {blocker / 'a.json'}: {blocker} is a file, not a folder")
     assert main(["code", "analytics", str(logs), "--output", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"review-harness: --output {tmp_path}: is a folder; give a file name\n"
 

@@ -73,12 +73,12 @@ def test_a_repository_run_says_where_memory_went(repo: Path, tmp_path: Path):  #
 
 @pytest.mark.parametrize("args, message", [
     ({"memory": "off", "memory_dir": "x"}, "-T memory_dir=x: has no effect with -T memory=off"),
-    ({"memory_dir": ""}, "-T memory_dir=: expected a folder"),
+    ({"memory_dir": ""}, "-T memory_dir=: empty value"),
     ({"memory_dir": "nope-folder"}, r"-T memory_dir=nope-folder: no such folder \(memory=read reads it"),
     ({"implementer": "scripted"}, "-T implementer=scripted: only gold cases have scripted fixes"),
     ({"implementer": "robot"}, "-T implementer=robot: unknown implementer; choose one of: agent, scripted"),
     ({"human": "approve;reject"}, "expected approve or reject"),
-    ({"plan": ""}, "-T plan=: expected the plan file"),
+    ({"plan": ""}, "-T plan=: empty value"),
 ])
 def test_memory_and_loop_parameters_typed_wrong_are_one_line_errors(args, message, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -94,8 +94,7 @@ def test_memory_dir_with_the_gold_set_is_an_error():
 def test_an_unwritable_memory_dir_stops_the_run_before_any_review(tmp_path: Path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    with pytest.raises(PrerequisiteError, match=rf"^-T memory_dir={blocker}/memory: cannot create {blocker}/memory "
-                                                r"\(Not a directory\)$"):
+    with pytest.raises(PrerequisiteError, match=rf"^-T memory_dir={blocker}/memory: {blocker} is a file, not a folder$"):
         task_function()(patch=PATCH, spec=SPEC, memory="update", memory_dir=str(blocker / "memory"))
 
 

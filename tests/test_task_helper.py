@@ -143,7 +143,7 @@ def test_output_dir_is_created_relative_to_where_the_user_ran(monkeypatch, tmp_p
 def test_output_dir_that_cannot_be_created_or_written(monkeypatch, tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("x")
-    with pytest.raises(PrerequisiteError, match=r"cannot create .*taken/sub \(Not a directory\)"):
+    with pytest.raises(PrerequisiteError, match=r"taken is a file, not a folder"):
         writable_folder("output_dir", str(taken / "sub"))
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(PrerequisiteError) as raised:
@@ -154,7 +154,7 @@ def test_output_dir_that_cannot_be_created_or_written(monkeypatch, tmp_path):
 def test_design_output_dir_is_checked_up_front(tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("x")
-    assert error_of("design_review", output_dir=str(taken)) == f"-T output_dir={taken}: {taken} exists and is not a folder"
+    assert error_of("design_review", output_dir=str(taken)) == f"-T output_dir={taken}: {taken} is a file, not a folder"
 
 
 @pytest.mark.parametrize("value, expected", [(True, True), ("Yes", True), (" off ", False), (0, False), ("maybe", None)])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 

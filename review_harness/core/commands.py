@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-
 PROG = "review-harness"
 
 
@@ -63,14 +62,14 @@ def text_file(option: str, path: str | Path) -> Path:
 def writable_file(option: str, path: str | Path) -> Path:
     """A file the command writes: its folder exists (or can be made) and is writable, and the
     path is not a folder. Checked before any work is done."""
+    from review_harness.core.files import folder_problem  # only when a command writes: start-up stays small
+
     path = Path(path)
     if path.is_dir():
         raise CommandError(f"{option} {path}: is a folder; give a file name")
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as ex:
-        raise CommandError(f"{option} {path}: cannot create {folder} ({ex.strerror or ex})") from None
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CommandError(f"{option} {path}: not writable")
+    problem = folder_problem(path.parent)
+    if problem is None and path.exists() and not os.access(path, os.W_OK):
+        problem = "not writable"
+    if problem is not None:
+        raise CommandError(f"{option} {path}: {problem}")
     return path

@@ -12,6 +12,7 @@ from typing import Any
 
 from review_harness.core.inspect_adapter import PrerequisiteError
 
+from review_harness.core.files import folder_problem
 from review_harness.core.paths import PROJECT_ROOT
 
 TRUE_WORDS = ("true", "yes", "1", "on")
@@ -149,14 +150,9 @@ def writable_folder(name: str, value: str | None) -> Path | None:
     folder = resolve_user_path(str(value))
     if not folder.is_absolute():  # a new folder: relative to where the user ran the command
         folder = Path(os.environ.get("PWD") or Path.cwd()) / folder
-    if folder.exists() and not folder.is_dir():
-        raise PrerequisiteError(f"-T {name}={value}: {folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as ex:
-        raise PrerequisiteError(f"-T {name}={value}: cannot create {folder} ({ex.strerror})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise PrerequisiteError(f"-T {name}={value}: {folder} is not writable")
+    problem = folder_problem(folder)
+    if problem is not None:
+        raise PrerequisiteError(f"-T {name}={value}: {problem}")
     return folder
 
 
