@@ -13,10 +13,10 @@ from review_harness.design import artifacts, triage
 from review_harness.design.artifacts import (
     claim_iteration,
     claimed_iterations,
-    export_review,
     findings_path,
     iterations,
     topic_dir,
+    write_artifacts,
 )
 from review_harness.design.delta import DeltaError, build_delta, check_partition
 from review_harness.core.member import MemberRun
@@ -221,11 +221,6 @@ def test_summary_of_failed_review():
 
 
 # ---------------------------------------------------------------------------- artifacts
-
-
-def write_artifacts(review: DesignReview, output_dir) -> "Path":
-    """Write a review as `design export` does; the topic folder."""
-    return export_review(review, output_dir).parent
 
 
 def test_topic_dir_and_claimed_iterations(tmp_path):

@@ -125,7 +125,7 @@ def test_a_corrupted_earlier_iteration_is_said_and_the_next_is_written_whole_wit
 def test_an_output_dir_that_cannot_be_a_folder_is_one_line_before_any_sample(tmp_path):
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
-    for value, detail in ((blocker, "exists and is not a folder"), (blocker / "sub", "cannot create")):
+    for value, detail in ((blocker, f"{blocker} is a file, not a folder"), (blocker / "sub", f"{blocker} is a file, not a folder")):
         with pytest.raises(PrerequisiteError) as raised:
             design_review_task()(**args_for(WEBHOOK, value))
         message = str(raised.value)
@@ -137,7 +137,7 @@ def test_the_default_review_folder_is_checked_before_any_sample(tmp_path, monkey
     monkeypatch.setenv("PWD", str(tmp_path))
     with pytest.raises(PrerequisiteError) as raised:
         design_review_task()(design=str(WEBHOOK / "design.md"), requirements=str(WEBHOOK / "requirements.md"))
-    assert str(raised.value) == (f"-T output_dir (default docs/reviews): {tmp_path / 'docs'} exists and is not a "
+    assert str(raised.value) == (f"-T output_dir (default docs/reviews): {tmp_path / 'docs'} is a file, not a "
                                  "folder; give -T output_dir=DIR")
 
 

@@ -458,6 +458,11 @@ def export_review(review: DesignReview, output_dir: str | Path) -> Path:
     return write_iteration(_with_dispositions(review, _recorded_dispositions(claim.folder, claim.iteration)), claim.folder)
 
 
+def write_artifacts(review: DesignReview, output_dir: str | Path) -> Path:
+    """Write a review into `output_dir/<topic>/` as `design export` does; the topic folder it went to."""
+    return export_review(review, output_dir).parent
+
+
 def _recorded_dispositions(folder: Path, n: int) -> dict[tuple[str, str], tuple[str, str | None]]:
     """Dispositions triage recorded for an iteration, kept when the same finding is written again."""
     if not findings_path(folder, n).exists():

@@ -51,7 +51,7 @@ def default_output_dir() -> Path:
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():
-        raise PrerequisiteError(f"-T output_dir (default {DEFAULT_OUTPUT_DIR}): {probe} exists and is not a folder; "
+        raise PrerequisiteError(f"-T output_dir (default {DEFAULT_OUTPUT_DIR}): {probe} is a file, not a folder; "
                                 "give -T output_dir=DIR")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise PrerequisiteError(f"-T output_dir (default {DEFAULT_OUTPUT_DIR}): cannot write {folder} ({probe} is not "
