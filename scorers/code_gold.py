@@ -12,6 +12,7 @@ from review_harness.code.panel import completed_report, review_from_store
 from review_harness.core.gold import sample_gold
 from scorers.gold_score import defined, not_compared
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 # the run's figures: each stage's recall and precision per model, the stronger model's
 # must-catch recall, and the merged review's precision, trap rate and decisions (the other
@@ -44,7 +45,7 @@ def code_gold() -> Scorer:
         comparison = compare_code(review, gold, first_reports(state.store))
         return Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=review.first.decision,
                      explanation="\n".join(comparison.notes),
-                     metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(gold.path),
+                     metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path),
                                "split": gold.split, "matcher": comparison.matcher})
 
     return score

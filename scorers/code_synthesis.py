@@ -12,6 +12,7 @@ from review_harness.code.panel import review_from_store
 from review_harness.code.render import render_report
 from review_harness.core.viewer import answer_of
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 
 # decision and final status are labels (sample-list columns, no metric)
@@ -32,7 +33,7 @@ def code_synthesis() -> Scorer:
             value=value,
             answer=answer_of("code", review),  # the sample's header and list: decision and top findings
             explanation=render_report(review),  # rendered as markdown in the viewer: the whole report
-            metadata={"review": review.model_dump(mode="json")},
+            metadata={"review": SharedJSON(review.model_dump(mode="json"))},
         )
 
     return score

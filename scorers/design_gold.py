@@ -16,6 +16,7 @@ from review_harness.design.personas import default_personas
 from scorers.epochs import STABILITY_KEYS
 from scorers.gold_score import comparison_lines, defined, not_compared
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 COMPARED = (
     "precision", "recall", "must_catch_recall", "phase_accuracy", "severity_agreement",
@@ -40,7 +41,7 @@ def design_gold() -> Scorer:
             value=value,
             answer=review.verdict or "no verdict",
             explanation="\n".join(lines),
-            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(gold.path), "split": gold.split},
+            metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path), "split": gold.split},
         )
 
     return score

@@ -13,6 +13,7 @@ from review_harness.design.panel import review_from_store
 from review_harness.design.personas import default_personas
 from review_harness.design.render import render_summary
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 
 # verdict and escalation target are labels (sample-list columns, no metric); complete and
@@ -38,7 +39,7 @@ def design_synthesis() -> Scorer:
             value=value,
             answer=answer_of("design", review),  # the sample's header and list: verdict and top findings
             explanation=render_summary(review),  # rendered as markdown in the viewer: the summary
-            metadata={"review": review.model_dump(mode="json")},
+            metadata={"review": SharedJSON(review.model_dump(mode="json"))},
         )
 
     return score

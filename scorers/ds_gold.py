@@ -28,6 +28,7 @@ from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
 from scorers.epochs import STABILITY_KEYS
 from scorers.gold_score import comparison_lines, defined, not_compared
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 GOLD_METRICS = (
     "precision",
@@ -92,7 +93,7 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
             answer=review.verdict or review.status,
             explanation="\n".join(comparison_lines(comparison, notes)),
             metadata={
-                "gold": comparison.model_dump(mode="json"),
+                "gold": SharedJSON(comparison.model_dump(mode="json")),
                 "gold_file": str(gold.path),
                 **({"matcher_prompt": MATCHER_PROMPT_VERSION} if matcher_name != DETERMINISTIC_MATCHER else {}),
                 **({"matcher_notes": notes} if notes else {}),

@@ -17,6 +17,7 @@ from review_harness.ds.render import render_report
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import SPREAD_KEYS
 from scorers.metrics import averaged
+from review_harness.core.metrics import SharedJSON
 
 
 # the verdict is a label (a sample-list column, no metric); complete and deferred are 0/1 per
@@ -44,7 +45,7 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
             # `inspect score` after a rubric change shows the new report)
             explanation=render_report(review, the_rubric),
             # without -T domain the JSON has no "domain" key: two-dimension reviews are unchanged
-            metadata={"review": review.model_dump(mode="json", exclude={"domain"} if review.domain is None else None)},
+            metadata={"review": SharedJSON(review.model_dump(mode="json", exclude={"domain"} if review.domain is None else None))},
         )
 
     return score

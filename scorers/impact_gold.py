@@ -14,7 +14,7 @@ from review_harness.core.gold import sample_gold
 from review_harness.impact.gold import ImpactGold, ImpactGoldComparison, compare_impact, ranking_agreement
 from review_harness.impact.review import review_from_store
 from scorers.gold_score import NAN, defined, not_compared
-from review_harness.core.metrics import reduce_epoch_values
+from review_harness.core.metrics import SharedJSON, reduce_epoch_values
 from scorers.metrics import averaged
 
 GOLD_KEYS = ("verdict_accuracy", "dimension_in_window", "overall_in_window", "concern_recall", "confidence_in_range", "ranking")
@@ -62,7 +62,7 @@ def impact_gold() -> Scorer:
             value=value,
             answer=f"{comparison.dimension_in_window}",
             explanation="\n".join(lines),
-            metadata={"gold": comparison.model_dump(mode="json"), "gold_file": str(gold.path), "split": gold.split},
+            metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path), "split": gold.split},
         )
 
     return score

@@ -1,8 +1,8 @@
 """Adversarial review of a design against its requirements by a panel of personas.
 
     inspect eval tasks/design_review.py                                   # the gold set, offline
-    inspect eval tasks/design_review.py -T design=D.md -T requirements=R.md -T topic=t \
-        -T output_dir=docs/reviews                                        # your documents
+    inspect eval tasks/design_review.py -T design=D.md -T requirements=R.md -T topic=t
+                                                  # your documents; writes docs/reviews/t/
     inspect eval tasks/design_review.py --model anthropic/claude-sonnet-4-5 \
         --model-role synthesizer=anthropic/claude-sonnet-4-5
 """
@@ -23,16 +23,17 @@ from solvers.design_panel import design_pipeline
 def design_review(
     design: str | None = None, requirements: str | None = None, stage: str | None = None,
     topic: str | None = None, personas: str | None = None, output_dir: str | None = None,
-    fixtures: str = "design", split: str = "all", timeout: float | None = None, max_tokens: int | None = None,
-    cache: bool = False, cache_per_epoch: bool = True, **unknown: Any,
+    auto_fix: bool = False, fixtures: str = "design", split: str = "all", timeout: float | None = None,
+    max_tokens: int | None = None, cache: bool = False, cache_per_epoch: bool = True, **unknown: Any,
 ) -> Task:
     """Args:
-    design: the design (or brief, or plan) markdown file; default: the gold set.
-    requirements: the requirements markdown file it is reviewed against.
+    design: the design (or plan) file or text; at stage=requirements the brief; default: the gold set.
+    requirements: what it is reviewed against (file or text); at stage=requirements, the document reviewed.
     stage: requirements | design | plan (default design; for the gold set, each case's own).
-    topic: label of the review folder (letters, digits, '-', '_'); default: the design's file name.
+    topic: label of the review folder (letters, digits, '-', '_'); default: the reviewed file's name.
     personas: comma-separated persona ids overriding the stage's set.
-    output_dir: write <output_dir>/<topic>/ (persona files, summary.md, findings, patterns, delta).
+    output_dir: parent of <topic>/ (default for your documents: docs/reviews; the gold set: none).
+    auto_fix: apply mechanical fixes to the design file as a separate git commit.
     fixtures: fixture set under fixtures/ used when no design is given.
     split: all | dev | heldout cases of the gold set.
     timeout: seconds per persona call (60-120; default 120).
@@ -41,7 +42,8 @@ def design_review(
     cache_per_epoch: with cache, keep epochs apart (default).
     """
     with review_task("design", design_review, locals()) as run:
+        review = design_input(run)
         return run.task(
-            design_input(run), solver=design_pipeline(**run.pipeline_options),
+            review, solver=design_pipeline(**review.pipeline_options(run)),
             synthesis=design_synthesis(), gold=design_gold(), epochs=Epochs(1, review_epochs()),
         )

@@ -11,17 +11,21 @@ import yaml
 
 from review_harness.design import artifacts, triage
 from review_harness.design.artifacts import (
-    DeltaError,
-    check_partition,
-    compute_delta,
-    next_iteration,
+    claim_iteration,
+    claimed_iterations,
+    findings_path,
+    iterations,
     topic_dir,
     write_artifacts,
 )
+from review_harness.design.delta import DeltaError, build_delta, check_partition
 from review_harness.core.member import MemberRun
 from review_harness.design.cli import terminal_ask
 from review_harness.design.models import (
     Contradiction,
+    DeltaItem,
+    DeltaPart,
+    PersistingItem,
     ContradictionPosition,
     DesignFinding,
     DesignReview,
@@ -219,31 +223,43 @@ def test_summary_of_failed_review():
 # ---------------------------------------------------------------------------- artifacts
 
 
-def test_topic_dir_and_next_iteration(tmp_path):
+def test_topic_dir_and_claimed_iterations(tmp_path):
     assert topic_dir(tmp_path, "job-queue_2") == tmp_path / "job-queue_2"
-    for bad in ("../x", "a b", "", "x/y"):
+    for bad in ("../x", "a b", "", "x/y", "t" * 101):
         with pytest.raises(artifacts.ArtifactError):
             topic_dir(tmp_path, bad)
     folder = tmp_path / "t"
-    assert next_iteration(folder) == 1
-    folder.mkdir()
-    (folder / "findings-v1.jsonl").write_text("")
-    (folder / "findings-v3.jsonl").write_text("")
-    (folder / "findings-vx.jsonl").write_text("")
-    assert next_iteration(folder) == 4
+    assert claimed_iterations(folder) == [] and iterations(folder) == []
+    for name in ("v1", "v3", "vx", "v2.tmp"):
+        (folder / name).mkdir(parents=True)
+    (folder / "v1" / "findings-v1.jsonl").write_text("")
+    assert claimed_iterations(folder) == [1, 3] and iterations(folder) == [1]  # v3: claimed, not written
+    (folder / "topic.json").write_text(json.dumps({"topic": "t", "document": "doc.md"}))
+    claim = claim_iteration(tmp_path, "t", "doc.md")
+    assert claim.iteration == 4 and claim.folder == folder and (folder / "v4").is_dir() and claim.note is None
+    # a folder this review did not write is another document's: the review gets a folder of its own
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("keep")
+    other = claim_iteration(tmp_path, "notes", "doc.md")
+    assert other.folder.name.startswith("notes-") and other.iteration == 1 and "mine.txt" not in {
+        p.name for p in other.folder.iterdir()}
+    assert (tmp_path / "notes" / "mine.txt").read_text() == "keep" and "goes to" in other.note
 
 
 def test_write_artifacts_files_and_jsonl(tmp_path):
     folder = write_artifacts(review_v1(), tmp_path)
     assert folder == tmp_path / "job-queue"
-    names = sorted(p.name for p in folder.iterdir())
-    assert names == sorted([f"{p}.md" for p in PERSONAS] + ["summary.md", "findings-v1.jsonl", "patterns-v1.json",
-                                                            "runs.jsonl"])
-    assert "did not complete — timed out" in (folder / "feasibility-skeptic.md").read_text()
-    assert "### Finding 1: Queue depth assumed unbounded" in (folder / "assumption-hunter.md").read_text()
-    assert (folder / "summary.md").read_text() == render_summary(review_v1())
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
+        "runs.jsonl", "summary.md", "topic.json", "v1"]
+    v1 = folder / "v1"
+    names = sorted(p.name for p in v1.iterdir())
+    assert names == sorted([f"{p}-v1.md" for p in PERSONAS] + ["summary-v1.md", "findings-v1.jsonl",
+                                                               "patterns-v1.json", "run-v1.json"])
+    assert "did not complete — timed out" in (v1 / "feasibility-skeptic-v1.md").read_text()
+    assert "### Finding 1: Queue depth assumed unbounded" in (v1 / "assumption-hunter-v1.md").read_text()
+    assert (folder / "summary.md").read_text() == render_summary(review_v1()) == (v1 / "summary-v1.md").read_text()
 
-    lines = (folder / "findings-v1.jsonl").read_text().splitlines()
+    lines = (v1 / "findings-v1.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]
     assert len(records) == 4 and all(FINDING_KEYS <= set(r) for r in records)
     assert [r["id"] for r in records if r["severity"] == "Critical"] == ["v1-assumption-hunter-001"]
@@ -251,62 +267,64 @@ def test_write_artifacts_files_and_jsonl(tmp_path):
     assert records[0]["severity_range"][1] == {"persona": "edge-case-prober", "severity": "Important"}
     assert records[0]["contributing_phase"] == "calibrate" and records[0]["disposition"] is None
 
-    patterns = json.loads((folder / "patterns-v1.json").read_text())
+    patterns = json.loads((v1 / "patterns-v1.json").read_text())
     assert patterns["patterns"][0]["findings"] == ["v1-assumption-hunter-001"]
     [run] = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert run == json.loads((v1 / "run-v1.json").read_text())
     assert run["iteration"] == 1 and run["verdict"] == "revise" and run["status"] == "partial"
     assert run["findings"] == 4 and run["tokens"]["assumption-hunter"] == {"input": 1000, "output": 200}
     assert run["tokens"]["feasibility-skeptic"] == {"input": 0, "output": 0}
     assert run["prompt_version"] == "design-v1" and run["calibration_version"] == "cal-0"
+    assert run["cost"]["estimated"] is None and run["cost"]["unpriced"] == [""]  # runs without a model name
 
-    # writing the same iteration again replaces, never duplicates
+    # exporting the same iteration again replaces its folder; the run log keeps both lines
     write_artifacts(review_v1(), tmp_path)
-    assert len((folder / "runs.jsonl").read_text().splitlines()) == 1
-    assert not list(folder.glob("delta-*"))
+    assert claimed_iterations(folder) == [1] and len((folder / "runs.jsonl").read_text().splitlines()) == 2
+    assert not list(folder.rglob("delta-*"))
 
 
-def test_older_iteration_refused(tmp_path):
-    write_artifacts(review_v2(), tmp_path)
-    with pytest.raises(artifacts.ArtifactError, match="older iteration 1"):
-        write_artifacts(review_v1(), tmp_path)
+def test_an_older_iteration_is_written_beside_a_newer_one(tmp_path):
+    folder = write_artifacts(review_v2(), tmp_path)
+    write_artifacts(review_v1(), tmp_path)
+    assert iterations(folder) == [1, 2]
+    assert "**Iteration:** 2" in (folder / "summary.md").read_text()  # summary.md stays the latest
 
 
-def test_delta_two_iterations(tmp_path):
-    folder = write_artifacts(review_v1(), tmp_path)
-    (folder / "findings-v2.jsonl").write_text("stale\n")  # a broken earlier write of iteration 2
-    write_artifacts(review_v2(), tmp_path)
-    delta = json.loads((folder / "delta-v1-v2.json").read_text())
-    assert delta["from_iteration"] == 1 and delta["to_iteration"] == 2
-    fd = delta["findings"]
-    assert {(p["previous"], p["current"]) for p in fd["persisting"]} == {
-        ("v1-assumption-hunter-001", "v2-edge-case-prober-001"), ("v1-prior-art-scout-001", "v2-prior-art-scout-001")}
-    assert {r["id"] for r in fd["resolved"]} == {"v1-requirement-auditor-001", "v1-edge-case-prober-001"}
-    assert [r["id"] for r in fd["new"]] == ["v2-assumption-hunter-001"]
-    pd = delta["patterns"]
-    assert {(p["previous"], p["current"]) for p in pd["persisting"]} == {
-        ("p1-capacity", "p1-capacity-limits"), ("p3-reuse", "p2-reuse")}
-    assert [r["id"] for r in pd["resolved"]] == ["p2-requirements"]
-    assert [r["id"] for r in pd["new"]] == ["p3-rollback"]
-    assert fd["partition_ok"] and pd["partition_ok"]
-    assert len((folder / "findings-v2.jsonl").read_text().splitlines()) == 3
-    # the persona files now are those of iteration 2 (no failed persona left over)
-    assert "did not complete" in (folder / "feasibility-skeptic.md").read_text()  # no report in v2 fixture
-    assert len((folder / "runs.jsonl").read_text().splitlines()) == 2
-
-
-def test_compute_delta_is_deterministic_and_partition_checked():
+def test_delta_two_iterations():
     v1, v2 = review_v1(), review_v2()
-    prev = [artifacts.finding_record(f, v1) for f in v1.findings]
-    assert compute_delta(v1.patterns, prev, v2) == compute_delta(v1.patterns, prev, v2)
-    # a previous id listed twice cannot be partitioned
-    with pytest.raises(DeltaError, match="p1"):
-        compute_delta([*v1.patterns, v1.patterns[0]], prev, v2)
-    good = {"resolved": [{"id": "a"}], "persisting": [{"previous": "b", "current": "x"}], "new": [{"id": "y"}]}
+    records = [artifacts.finding_record(f, v1) for f in v1.findings]
+    delta = build_delta(records, [p.model_dump() for p in v1.patterns], v2.findings, v2.patterns,
+                        from_iteration=1, to_iteration=2)
+    assert (delta.from_iteration, delta.to_iteration, delta.method) == (1, 2, "offline")
+    fd = delta.findings
+    assert {(p.previous, p.current) for p in fd.persisting} == {
+        ("v1-assumption-hunter-001", "v2-edge-case-prober-001"), ("v1-prior-art-scout-001", "v2-prior-art-scout-001")}
+    assert {r.id for r in fd.resolved} == {"v1-requirement-auditor-001", "v1-edge-case-prober-001"}
+    assert [r.id for r in fd.new] == ["v2-assumption-hunter-001"]
+    pd = delta.patterns  # patterns follow their findings
+    assert {(p.previous, p.current) for p in pd.persisting} == {
+        ("p1-capacity", "p1-capacity-limits"), ("p3-reuse", "p2-reuse")}
+    assert [r.id for r in pd.resolved] == ["p2-requirements"]
+    assert [r.id for r in pd.new] == ["p3-rollback"]
+    # deterministic
+    assert delta == build_delta(records, [p.model_dump() for p in v1.patterns], v2.findings, v2.patterns,
+                                from_iteration=1, to_iteration=2)
+
+
+def test_delta_partition_is_checked():
+    v1, v2 = review_v1(), review_v2()
+    records = [artifacts.finding_record(f, v1) for f in v1.findings]
+    with pytest.raises(DeltaError, match="p1"):  # a previous id listed twice cannot be partitioned
+        build_delta(records, [p.model_dump() for p in [*v1.patterns, v1.patterns[0]]], v2.findings, v2.patterns,
+                    from_iteration=1, to_iteration=2)
+    good = DeltaPart(resolved=[DeltaItem(id="a")], persisting=[PersistingItem(previous="b", current="x")],
+                     new=[DeltaItem(id="y")])
     check_partition("findings", ["a", "b"], ["x", "y"], good)
-    broken = {"resolved": [{"id": "a"}, {"id": "b"}], "persisting": [{"previous": "b", "current": "x"}], "new": []}
+    broken = DeltaPart(resolved=[DeltaItem(id="a"), DeltaItem(id="b")],
+                       persisting=[PersistingItem(previous="b", current="x")])
     with pytest.raises(DeltaError, match="'b' appears 1 time.*2 time"):
         check_partition("findings", ["a", "b"], ["x", "y"], broken)
-    missing = {"resolved": [{"id": "a"}], "persisting": [{"previous": "b", "current": "x"}], "new": []}
+    missing = DeltaPart(resolved=[DeltaItem(id="a")], persisting=[PersistingItem(previous="b", current="x")])
     with pytest.raises(DeltaError, match="current id 'y'"):
         check_partition("findings", ["a", "b"], ["x", "y"], missing)
 
@@ -333,7 +351,7 @@ def test_triage_with_decisions_file(tmp_path):
     assert result.accepted == ["v1-requirement-auditor-001"]
     assert result.pending == ["v1-edge-case-prober-001"]
 
-    records = {r["id"]: r for r in map(json.loads, (folder / "findings-v1.jsonl").read_text().splitlines())}
+    records = {r["id"]: r for r in map(json.loads, findings_path(folder, 1).read_text().splitlines())}
     assert records["v1-assumption-hunter-001"]["disposition"] == "rejected"
     assert records["v1-assumption-hunter-001"]["disposition_note"] == "Queue is bounded by the broker config."
     assert records["v1-requirement-auditor-001"]["disposition"] == "accepted"
@@ -417,7 +435,7 @@ def test_commit_refused_outside_git(tmp_path):
     with pytest.raises(triage.TriageError, match="not inside a git repository"):
         triage.process(folder, "critical-first", {"v1-assumption-hunter-001": {"decision": "accept"}}, commit=True)
     # the decision was still recorded before the refusal
-    assert '"disposition": "accepted"' in (folder / "findings-v1.jsonl").read_text()
+    assert '"disposition": "accepted"' in findings_path(folder, 1).read_text()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
@@ -436,7 +454,8 @@ def test_commit_inside_git_repo(tmp_path):
     assert result.committed == "parallax:review — job-queue — revise (4 findings)"
     assert git("log", "-1", "--format=%s").strip() == result.committed
     files = git("show", "--name-only", "--format=", "HEAD").split()
-    assert "docs/reviews/job-queue/summary.md" in files and "other.txt" not in files
+    assert {"docs/reviews/job-queue/summary.md", "docs/reviews/job-queue/v1/summary-v1.md"} <= set(files)
+    assert "other.txt" not in files
     assert "A  other.txt" in git("status", "--porcelain")  # still staged, not committed
     assert triage.commit_topic(folder) is None  # nothing changed since
 
@@ -516,15 +535,44 @@ def test_terminal_ask_reprompts_for_a_note(tmp_path, capsys):
     assert "Flagged Critical by Assumption Hunter, Important by Edge Case Prober" in out
 
 
-def test_failed_iteration_writes_files_but_no_delta(tmp_path):
+def test_failed_iteration_is_written_and_skipped_as_a_delta_base(tmp_path):
     folder = write_artifacts(review_v1(), tmp_path)
     failed = review_v1(iteration=2, status="failed", verdict=None, findings=[], patterns=[], contradictions=[],
                        systemic=[], reviewers_completed=["assumption-hunter"], verdict_reasoning="Too few reviewers.")
     write_artifacts(failed, tmp_path)
-    assert (folder / "findings-v2.jsonl").read_text() == "" and not list(folder.glob("delta-*"))
+    assert findings_path(folder, 2).read_text() == "" and not list(folder.rglob("delta-*"))
     assert "did not reach a verdict" in (folder / "summary.md").read_text()
-    assert next_iteration(folder) == 3
-    write_artifacts(review_v2().model_copy(update={"iteration": 3}), tmp_path)
-    assert [p.name for p in folder.glob("delta-*")] == ["delta-v1-v3.json"]
+    earlier, why = artifacts.earlier_iteration(folder, 3)
+    assert why is None and earlier.iteration == 1 and [r["id"] for r in earlier.findings] == [
+        f.id for f in review_v1().findings]
     runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
-    assert [(r["iteration"], r["status"]) for r in runs] == [(1, "partial"), (2, "failed"), (3, "complete")]
+    assert [(r["iteration"], r["status"]) for r in runs] == [(1, "partial"), (2, "failed")]
+
+
+def test_process_shows_the_verdict_counts_and_critical_findings_before_the_mode_and_wraps_up(tmp_path, capsys,
+                                                                                              monkeypatch):
+    folder = write_artifacts(review_v1(), tmp_path)
+    answers = iter(["x", "all", "a", "a", "a", "a"])
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert _cli("design", "process", str(folder)) == 0
+    out = capsys.readouterr().out
+    overview = out.index("job-queue, iteration 1: revise")
+    assert out.index("Critical 1 · Important 2 · Minor 1 · Contradictions 1") > overview
+    assert out.index("  v1-assumption-hunter-001: Queue depth assumed unbounded") > overview
+    assert out.index("Modes: critical-first") < out.index("[1] v1-assumption-hunter-001")  # before the walk
+    assert "mode all: 4 of 4 finding(s) in scope; accepted 4" in out
+    assert out.rstrip().endswith("(it becomes iteration 2; commit the document first so the reviewers see what changed).")
+
+
+def test_wrap_up_names_the_phase_to_revisit_on_escalate(tmp_path):
+    escalated = review_v1(verdict="escalate", escalation_target="calibrate")
+    folder = write_artifacts(escalated, tmp_path)
+    assert triage.overview_lines(folder)[0] == "job-queue, iteration 1: escalate to calibrate"
+    lines = triage.wrap_up_lines(folder)
+    assert lines[0] == "Escalate: revisit the calibrate phase (calibrate gap): Revisit the requirements."
+    assert lines[1] == "Why: 1 finding(s) in that phase: v1-requirement-auditor-001 Latency target conflicts with nightly batch window."
+    proceed = write_artifacts(review_v1(topic="ok", verdict="proceed"), tmp_path)
+    assert triage.wrap_up_lines(proceed)[0].startswith("Proceed: the document is approved")
+    with pytest.raises(triage.TriageError, match="no review iteration"):
+        triage.overview_lines(tmp_path)

@@ -336,6 +336,16 @@ def test_patterns_and_contradictions_of_the_answer_are_kept_with_prefixed_ids():
     assert review.synthesis == "model"
     assert review.patterns[0].members == ["v3-edge-case-prober-001", "v3-edge-case-prober-002"]
     assert review.counts["Contradictions"] == 1 and review.contradictions == [contradiction]
+    assert not any(w.startswith("Pattern") for w in review.warnings)
+
+
+def test_a_pattern_member_no_reviewer_reported_is_named_not_dropped_silently():
+    ans = VALID.model_copy(update={"patterns": [
+        Pattern(id="p1-unbounded", theme="Unbounded", members=["edge-case-prober-001", "edge-case-prober-009"])]})
+    review = synth(_trace_reports(), ans)
+    assert review.patterns[0].members == ["v1-edge-case-prober-001"]
+    assert ("Pattern p1-unbounded names findings no reviewer reported (edge-case-prober-009): they are left out of it."
+            in review.warnings)
 
 
 def test_evidence_is_verified_against_both_documents():
@@ -474,9 +484,14 @@ def design_review_task():
     return module.design_review
 
 
-def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, **task_args) -> EvalLog:
+def run(log_dir: Path, model_args: dict | None = None, model: str = MODEL, model_roles: dict | None = None,
+        **task_args) -> EvalLog:
+    """One eval in this process. A review of given documents writes its folder beside the logs
+    unless the test names one (never into the folder pytest runs from)."""
+    if ("design" in task_args or "requirements" in task_args) and "output_dir" not in task_args:
+        task_args["output_dir"] = str(Path(log_dir) / "reviews")
     [log] = inspect_eval(design_review_task()(**task_args), model=model, model_args=model_args or {},
-                         log_dir=str(log_dir), display="none")
+                         model_roles=model_roles, log_dir=str(log_dir), display="none")
     return log
 
 
@@ -549,40 +564,52 @@ def test_gold_set_evidence_quoted_from_the_design_is_verified(gold_log):
 
 
 def test_artifact_folder_over_two_iterations(tmp_path):
+    """One design file reviewed twice (its text revised in between) under one topic: two
+    iteration folders, summary.md the latest, two run lines and a delta that partitions both."""
     out = tmp_path / "reviews"
-    log1 = run(tmp_path / "logs", **case_args("webhook-delivery-v1", topic="t", output_dir=str(out)))
+    design = tmp_path / "design.md"
+    requirements = str(GOLD_FIXTURES / "webhook-delivery-v1" / "requirements.md")
+    design.write_text((GOLD_FIXTURES / "webhook-delivery-v1" / "design.md").read_text())
+    log1 = run(tmp_path / "logs", design=str(design), requirements=requirements, topic="t", output_dir=str(out))
     assert log1.status == "success"
     folder = out / "t"
-    persona_files = {f"{p}.md" for p in DESIGN_STAGE}
-    assert {p.name for p in folder.iterdir()} == persona_files | {
-        "summary.md", "findings-v1.jsonl", "patterns-v1.json", "runs.jsonl"}
+    v1_dir = folder / "v1"
+    persona_files = {f"{p}-v1.md" for p in DESIGN_STAGE}
+    assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == {
+        "summary.md", "runs.jsonl", "topic.json", "v1"}
+    assert {p.name for p in v1_dir.iterdir()} == persona_files | {
+        "summary-v1.md", "findings-v1.jsonl", "patterns-v1.json", "run-v1.json"}
     review1 = reviews_of(log1)["t"]
-    assert review1.iteration == 1
-    v1 = [json.loads(line) for line in (folder / "findings-v1.jsonl").read_text().splitlines()]
+    assert review1.iteration == 1 and review1.delta is None
+    v1 = [json.loads(line) for line in (v1_dir / "findings-v1.jsonl").read_text().splitlines()]
     assert [r["id"] for r in v1] == [f.id for f in review1.findings]
-    assert json.loads((folder / "patterns-v1.json").read_text())["iteration"] == 1
+    assert json.loads((v1_dir / "patterns-v1.json").read_text())["iteration"] == 1
+    assert (folder / "summary.md").read_text() == (v1_dir / "summary-v1.md").read_text()
     assert (folder / "summary.md").read_text().startswith("# Review Summary: t")
 
-    log2 = run(tmp_path / "logs", **case_args("webhook-delivery-v2", topic="t", output_dir=str(out)))
+    design.write_text((GOLD_FIXTURES / "webhook-delivery-v2" / "design.md").read_text())
+    log2 = run(tmp_path / "logs", design=str(design), requirements=requirements, topic="t", output_dir=str(out))
     assert log2.status == "success"
     review2 = reviews_of(log2)["t"]
     assert review2.iteration == 2 and all(f.id.startswith("v2-") for f in review2.findings)
-    names = {p.name for p in folder.iterdir()}
-    assert {"findings-v2.jsonl", "patterns-v2.json", "delta-v1-v2.json", "findings-v1.jsonl"} <= names
+    v2_dir = folder / "v2"
+    assert {"findings-v2.jsonl", "patterns-v2.json", "delta-v1-v2.json", "summary-v2.md"} <= {p.name for p in v2_dir.iterdir()}
+    assert (v1_dir / "summary-v1.md").read_text().startswith("# Review Summary: t")  # history kept without git
     assert "**Iteration:** 2" in (folder / "summary.md").read_text()
     runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     assert [r["iteration"] for r in runs] == [1, 2]
 
-    delta = json.loads((folder / "delta-v1-v2.json").read_text())
-    assert (delta["from_iteration"], delta["to_iteration"]) == (1, 2)
-    v2 = [json.loads(line) for line in (folder / "findings-v2.jsonl").read_text().splitlines()]
+    delta = json.loads((v2_dir / "delta-v1-v2.json").read_text())
+    assert (delta["from_iteration"], delta["to_iteration"], delta["method"]) == (1, 2, "offline")
+    assert review2.delta is not None and review2.delta.model_dump(mode="json")["findings"] == delta["findings"]
+    v2 = [json.loads(line) for line in (v2_dir / "findings-v2.jsonl").read_text().splitlines()]
     part = delta["findings"]
-    assert part["partition_ok"] is True and delta["patterns"]["partition_ok"] is True
     assert sorted([r["id"] for r in part["resolved"]] + [p["previous"] for p in part["persisting"]]) == sorted(r["id"] for r in v1)
     assert sorted([p["current"] for p in part["persisting"]] + [r["id"] for r in part["new"]]) == sorted(r["id"] for r in v2)
-    patterns_v1 = [p["id"] for p in json.loads((folder / "patterns-v1.json").read_text())["patterns"]]
+    patterns_v1 = [p["id"] for p in json.loads((v1_dir / "patterns-v1.json").read_text())["patterns"]]
     pp = delta["patterns"]
     assert sorted([r["id"] for r in pp["resolved"]] + [p["previous"] for p in pp["persisting"]]) == sorted(patterns_v1)
+    assert "## Since Iteration 1" in (folder / "summary.md").read_text()
 
 
 # ---------------------------------------------------------------------------- 12 bad input
@@ -706,9 +733,9 @@ def test_offline_answers_are_routed_by_member_not_by_the_prompt():
     prompt = render_persona_prompt("assumption-hunter", CONFIG, stage="design", design=(folder / "design.md").read_text(),
                                    requirements=(folder / "requirements.md").read_text(), topic="t")
     # the member asking is the persona that answers, whichever persona the request names
-    answer = PersonaReport.model_validate_json(design.offline_answer("edge-case-prober", prompt.system + "\n" + prompt.request))
+    answer = PersonaReport.model_validate_json(design.offline_answer("edge-case-prober", prompt.text))
     assert answer.persona == "edge-case-prober"
-    assert design.offline_answer("synthesizer", prompt.request) is None  # a persona request has no findings block
+    assert design.offline_answer("synthesizer", prompt.text) is None  # a persona request has no findings block
     synthesis = render_synthesizer_prompt(_trace_reports(), CONFIG, topic="t", stage="design")
     grouped = SynthesisAnswer.model_validate_json(design.offline_answer("synthesizer", synthesis.request))
     assert sorted(m for g in grouped.groups for m in g.members) == sorted(

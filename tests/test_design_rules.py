@@ -28,7 +28,7 @@ from review_harness.design.personas import default_personas
 
 PERSONAS = yaml.safe_load((PROJECT_ROOT / "prompts" / "design" / "personas.yaml").read_text())
 HEDGES = re.compile(r"\b(" + "|".join(PERSONAS["hedge_words"]) + r")\b", re.I)
-DESIGN_STAGE = PERSONAS["stages"]["design"]
+DESIGN_STAGE = PERSONAS["stages"]["design"]["personas"]
 
 # ------------------------------------------------------------------------------ documents
 
@@ -199,7 +199,7 @@ Create `ExportQueue` in the infrastructure repo.
 
 
 def run_all(design: str, reqs: str, stage: str = "design") -> dict[str, PersonaReport]:
-    return {p: review_as_persona(p, stage, design, reqs) for p in PERSONAS["stages"][stage]}
+    return {p: review_as_persona(p, stage, design, reqs) for p in PERSONAS["stages"][stage]["personas"]}
 
 
 def all_findings(reports: dict[str, PersonaReport]) -> list[tuple[str, PersonaFinding]]:
@@ -684,7 +684,7 @@ We plan to demo it at the quarterly review.
 
 _To be decided._
 """
-    reports = {p: review_as_persona(p, "requirements", brief, moscow) for p in PERSONAS["stages"]["requirements"]}
+    reports = {p: review_as_persona(p, "requirements", brief, moscow) for p in PERSONAS["stages"]["requirements"]["personas"]}
     fp = reports["first-principles"].findings
     anecdote = next(f for f in fp if f.title == "Problem rests on anecdotes, not data")
     assert anecdote.phase == "survey" and "told us" in anecdote.evidence
@@ -726,8 +726,8 @@ def test_a_severity_changed_in_the_data_changes_the_findings_severity(tmp_path):
         return next(f for f in r.findings if f.title == "Retries without idempotency")
 
     assert retries().severity == Severity.IMPORTANT  # no requirement forbids duplicates here
-    rules = _rules_with(tmp_path, "{severity: Important, phase: design, weight: 6, cases: {duplicates-forbidden:",
-                        "{severity: Minor, phase: design, weight: 6, cases: {duplicates-forbidden:")
+    rules = _rules_with(tmp_path, "{severity: Important, phase: artifact, weight: 6, cases: {duplicates-forbidden:",
+                        "{severity: Minor, phase: artifact, weight: 6, cases: {duplicates-forbidden:")
     assert retries(rules).severity == Severity.MINOR
 
 

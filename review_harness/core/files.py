@@ -7,7 +7,13 @@ read-modify-write updates that runs can make at the same time.
 - `write_new(folder, stem, suffix, text)`: a file under a name no other writer has taken
   (`stem.md`, else `stem-2.md`, ...): the complete file is linked into place only if the name is
   free, so two writers never overwrite each other.
-- `file_lock(path)`: an exclusive `flock` on `path` (created if needed) for as long as the block runs.
+- `file_lock(path)`: an exclusive `flock` on `path` (created if needed) for as long as the block runs;
+  `locked(folder)` takes the folder's own lock file (`<folder>/.lock`).
+- `claim_folder(path)`: create `path` exclusively; False when it exists. Two runs that want the
+  same name both try, and exactly one wins.
+- `temporary_folder(parent, name)` and `publish_folder(temporary, destination)`: fill a fresh
+  hidden folder beside where a set of files will live, then rename it into place in one step
+  (onto a missing folder, an empty claimed one, or an earlier version of it, moved aside first).
 - `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
 - `read_text(path)`: a UTF-8 text file, or a `FileReadError` whose message names the file and the problem.
 """
@@ -16,9 +22,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 
@@ -78,6 +85,44 @@ def file_lock(path: str | Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+LOCK_FILE = ".lock"
+
+
+def locked(folder: str | Path) -> AbstractContextManager[None]:
+    """The folder's own lock (`<folder>/.lock`): read-modify-write of the files in it."""
+    return file_lock(Path(folder) / LOCK_FILE)
+
+
+def claim_folder(path: str | Path) -> bool:
+    """Create `path` (mode 0777 minus the umask) if nobody has; True when this call created it."""
+    try:
+        os.mkdir(path, 0o777)
+    except FileExistsError:
+        return False
+    return True
+
+
+def temporary_folder(parent: str | Path, name: str) -> Path:
+    """A new, empty, hidden folder in `parent` (mode 0777 minus the umask)."""
+    folder = Path(parent) / f".{name}.{uuid.uuid4().hex[:12]}.tmp"
+    os.mkdir(folder, 0o777)
+    return folder
+
+
+def publish_folder(temporary: str | Path, destination: str | Path) -> None:
+    """Rename the finished `temporary` folder to `destination` in one step. An empty
+    `destination` (a claim) is replaced by the rename itself; a non-empty one (an earlier write of
+    the same folder) is moved aside first and deleted once the new folder is in place."""
+    temporary, destination = Path(temporary), Path(destination)
+    old: Path | None = None
+    if destination.is_dir() and any(destination.iterdir()):
+        old = destination.parent / f".{destination.name}.old.{uuid.uuid4().hex[:12]}.tmp"
+        os.rename(destination, old)
+    os.rename(temporary, destination)  # POSIX: replaces an empty folder atomically
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def folder_problem(folder: str | Path) -> str | None:

@@ -4,8 +4,20 @@
 cannot start (a bad `-T` value, no model). Inspect 0.3.285 has no public export of it, so every
 loud one-line failure of a task, the offline provider and the CLI raises it from here; when
 Inspect exports it publicly, only this import changes.
+
+`display_print` prints a line through the running display (the plain display's own print, the
+log display's logger), which Inspect's public API offers only as counters (`display_counter`, a
+no-op in the plain display).
 """
 
 from inspect_ai._util.error import PrerequisiteError
 
-__all__ = ["PrerequisiteError"]
+
+def display_print(message: str) -> None:
+    """One line through the active display, as Inspect's own messages are printed."""
+    from inspect_ai._display.core.active import display
+
+    display().print(message)
+
+
+__all__ = ["PrerequisiteError", "display_print"]

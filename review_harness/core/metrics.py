@@ -22,6 +22,19 @@ RECORDED_DECIMALS = 3
 RECORDING_NOISE = 0.5 * 10 ** -RECORDED_DECIMALS
 
 
+class SharedJSON(dict):
+    """A JSON object put in `Score.metadata` (a review, a gold comparison) that nothing changes
+    after scoring. Inspect deep-copies every sample's Score once per metric key when it reduces a
+    dict-valued score, so a review of tens of KB was copied a dozen times per sample; copies share
+    it instead. It is written to the log as the plain JSON object it is."""
+
+    def __copy__(self) -> SharedJSON:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedJSON:
+        return self
+
+
 def recorded(value: float) -> float:
     """A figure as a score records it (NaN stays NaN)."""
     return value if math.isnan(value) else round(value, RECORDED_DECIMALS)

@@ -1,35 +1,46 @@
 """The review folder on disk: ``<output_dir>/<topic>/``.
 
-Per iteration N (the review's ``iteration``)::
+::
 
-    summary.md               the synthesized summary (latest iteration; git keeps the history)
-    <persona-id>.md          one per dispatched persona, completed or failed (latest iteration)
-    findings-vN.jsonl        one flat JSON object per synthesized finding (jq-friendly)
-    patterns-vN.json         the review's patterns
-    delta-vM-vN.json         resolved / persisting / new against iteration M, the latest earlier
-                             iteration that did not fail (normally N-1); not written for a failed N
-    runs.jsonl               one line per iteration: verdict, status, tokens, prompt versions
+    topic.json               what the topic reviews (a document path, 'inline', or a gold case)
+    summary.md               the latest iteration's summary
+    runs.jsonl               one line per written iteration: verdict, status, tokens, cost, versions
     calibration.yaml         rules from rejected findings (written by triage, never here)
+    v1/                      one folder per iteration N, written whole:
+      summary-v1.md            its summary
+      <persona-id>-v1.md       one per dispatched persona, completed or failed
+      findings-v1.jsonl        one flat JSON object per synthesized finding (jq-friendly)
+      patterns-v1.json         its patterns
+      run-v1.json              its line of runs.jsonl
+    v2/
+      ...
+      delta-v1-v2.json         resolved / persisting / new against the latest earlier iteration
+                               that did not fail (normally N-1)
 
-Writing an iteration first removes what an earlier write of the same iteration left behind, so a
-re-export never mixes two runs.
+Nothing is ever half-written or overwritten by another run:
+
+* an iteration number is claimed by creating its folder exclusively (`claim_iteration`), under
+  the topic's lock, so two runs of one topic get two numbers;
+* a different document under an existing topic gets its own, timestamped folder
+  (``<topic>-YYYYMMDD-HHMMSS``); the earlier one is never touched;
+* an iteration's files are written into a temporary folder that is renamed onto the claimed one
+  when complete (`write_iteration`); runs.jsonl and summary.md change under the lock;
+* files get the user's umask (core/files.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rapidfuzz import fuzz, utils
-
-from review_harness.core.text import STOPWORDS
-from review_harness.design.models import DesignFinding, DesignReview, Pattern
+from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_atomic
+from review_harness.design.models import DesignFinding, DesignReview
 from review_harness.design.render import (
     failure_reason,
     persona_name,
@@ -40,75 +51,95 @@ from review_harness.design.render import (
 )
 
 SAFE_TOPIC = re.compile(r"^[A-Za-z0-9_-]+$")
-FINDINGS_FILE = re.compile(r"^findings-v(\d+)\.jsonl$")
+MAX_TOPIC = 100  # a folder name, with room for the timestamp of a second document
+ITERATION_DIR = re.compile(r"^v(\d+)$")
+TOPIC_FILE = "topic.json"
 SUMMARY_FILE = "summary.md"
 RUNS_FILE = "runs.jsonl"
-MATCH_THRESHOLD = 70.0
-MATCH_SCORER = "rapidfuzz.fuzz.token_set_ratio"
 
 
 class ArtifactError(ValueError):
-    """The folder or its files cannot be used (bad topic, unreadable file, older iteration)."""
-
-
-class DeltaError(ArtifactError):
-    """A delta whose resolved / persisting / new lists do not partition the two iterations."""
+    """The folder or its files cannot be used (bad topic, unreadable file)."""
 
 
 # ---------------------------------------------------------------------------- paths
 
 
-def topic_dir(output_dir: str | Path, topic: str) -> Path:
+def topic_problem(topic: str) -> str | None:
+    """What is wrong with a topic as a folder name (None: nothing)."""
     if not SAFE_TOPIC.match(topic or ""):
-        raise ArtifactError(f"topic {topic!r}: use letters, digits, hyphens and underscores only")
-    return Path(output_dir) / topic
+        return "use letters, digits, hyphens and underscores only"
+    if len(topic) > MAX_TOPIC:
+        return f"{len(topic)} characters, at most {MAX_TOPIC}"
+    return None
 
 
-def iterations(folder: str | Path) -> list[int]:
-    """Iterations with a findings file, ascending."""
+def check_topic_name(topic: str) -> str:
+    """The one rule for a topic (a folder name): letters, digits, '-' and '_', at most MAX_TOPIC."""
+    problem = topic_problem(topic)
+    if problem:
+        shown = topic if len(topic) <= 60 else topic[:60] + "..."
+        raise ArtifactError(f"topic {shown!r}: {problem}")
+    return topic
+
+
+def topic_dir(output_dir: str | Path, topic: str) -> Path:
+    return Path(output_dir) / check_topic_name(topic)
+
+
+def iteration_dir(folder: Path, n: int) -> Path:
+    return Path(folder) / f"v{n}"
+
+
+def findings_path(folder: Path, n: int) -> Path:
+    return iteration_dir(folder, n) / f"findings-v{n}.jsonl"
+
+
+def patterns_path(folder: Path, n: int) -> Path:
+    return iteration_dir(folder, n) / f"patterns-v{n}.json"
+
+
+def summary_path(folder: Path, n: int) -> Path:
+    return iteration_dir(folder, n) / f"summary-v{n}.md"
+
+
+def run_path(folder: Path, n: int) -> Path:
+    return iteration_dir(folder, n) / f"run-v{n}.json"
+
+
+def persona_path(folder: Path, n: int, persona: str) -> Path:
+    return iteration_dir(folder, n) / f"{persona}-v{n}.md"
+
+
+def delta_path(folder: Path, previous: int, current: int) -> Path:
+    return iteration_dir(folder, current) / f"delta-v{previous}-v{current}.json"
+
+
+def claimed_iterations(folder: str | Path) -> list[int]:
+    """Every iteration folder, complete or still being written, ascending."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    found = (FINDINGS_FILE.match(p.name) for p in folder.iterdir())
+    found = (ITERATION_DIR.match(p.name) for p in folder.iterdir() if p.is_dir())
     return sorted(int(m.group(1)) for m in found if m)
 
 
+def iterations(folder: str | Path) -> list[int]:
+    """Complete iterations (their folder holds a findings file), ascending."""
+    return [n for n in claimed_iterations(folder) if findings_path(Path(folder), n).exists()]
+
+
 def latest_iteration(folder: str | Path) -> int:
-    """Highest N of the folder's findings-vN.jsonl; 0 when there is none."""
+    """The highest complete iteration; 0 when there is none."""
     its = iterations(folder)
     return its[-1] if its else 0
 
 
-def next_iteration(folder: str | Path) -> int:
-    return latest_iteration(folder) + 1
-
-
-def findings_path(folder: Path, n: int) -> Path:
-    return Path(folder) / f"findings-v{n}.jsonl"
-
-
-def patterns_path(folder: Path, n: int) -> Path:
-    return Path(folder) / f"patterns-v{n}.json"
-
-
-def delta_path(folder: Path, previous: int, current: int) -> Path:
-    return Path(folder) / f"delta-v{previous}-v{current}.json"
-
-
-# ---------------------------------------------------------------------------- reading and writing
+# ---------------------------------------------------------------------------- reading
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, so a crash never leaves half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -119,8 +150,8 @@ def read_jsonl(path: Path) -> list[dict]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as ex:
-        raise ArtifactError(f"{path}: cannot read ({ex.strerror or ex})") from None
+    except (OSError, UnicodeDecodeError) as ex:
+        raise ArtifactError(f"{path}: cannot read ({getattr(ex, 'strerror', None) or ex})") from None
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -143,15 +174,122 @@ def read_findings(folder: Path, n: int) -> list[dict]:
     return records
 
 
-def read_patterns(folder: Path, n: int) -> list[Pattern]:
+def read_patterns(folder: Path, n: int) -> list[dict]:
     path = patterns_path(folder, n)
     if not path.exists():
         return []
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return [Pattern(id=p["id"], theme=p["theme"], members=list(p.get("members") or [])) for p in data["patterns"]]
-    except (OSError, ValueError, KeyError, TypeError) as ex:
+        return [{"id": str(p["id"]), "theme": str(p["theme"]), "members": [str(m) for m in p.get("members") or []]}
+                for p in data["patterns"]]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as ex:
         raise ArtifactError(f"{path}: not a patterns file ({type(ex).__name__}: {ex})") from None
+
+
+def read_run(folder: Path, n: int) -> dict:
+    path = run_path(folder, n)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as ex:
+        raise ArtifactError(f"{path}: cannot read ({type(ex).__name__})") from None
+    if not isinstance(data, dict):
+        raise ArtifactError(f"{path}: not a JSON object")
+    return data
+
+
+@dataclass
+class EarlierIteration:
+    """An earlier iteration, read whole before anything of the new one is written."""
+
+    iteration: int
+    findings: list[dict]
+    patterns: list[dict]
+
+
+def earlier_iteration(folder: Path, before: int) -> tuple[EarlierIteration | None, str | None]:
+    """The latest complete iteration below `before` that did not fail, read in full; or None and
+    why there is none to compare with (None: a first review, nothing to say)."""
+    for n in reversed([n for n in iterations(folder) if n < before]):
+        try:
+            if read_run(folder, n).get("status") == "failed":
+                continue
+            return EarlierIteration(n, read_findings(folder, n), read_patterns(folder, n)), None
+        except ArtifactError as ex:
+            return None, f"Iteration {n} of this topic cannot be read ({ex}): this iteration is written without a delta."
+    pending = [n for n in claimed_iterations(folder) if n < before and n not in iterations(folder)]
+    if pending:
+        return None, (f"Iteration {pending[-1]} of this topic was not complete when this one was compared: "
+                      "no delta.")
+    return None, None
+
+
+# ---------------------------------------------------------------------------- claiming an iteration
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Where a review writes: its topic folder (possibly a new, timestamped one) and iteration."""
+
+    folder: Path
+    iteration: int
+    note: str | None = None  # said on the console and in the review when the topic folder changed
+
+    @property
+    def topic(self) -> str:
+        return self.folder.name
+
+
+def _topic_document(folder: Path) -> str | None:
+    """What a topic folder reviews; None when it is empty (a new topic). A folder written by
+    something else than this review counts as another document's."""
+    path = folder / TOPIC_FILE
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return str(data["document"])
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            return "(unreadable topic.json)"
+    visible = [p for p in folder.iterdir() if not p.name.startswith(".")]
+    return "(another folder's content)" if visible else None
+
+
+def _own_topic_folder(output_dir: Path, topic: str, document: str, now: datetime) -> tuple[Path, str | None]:
+    """The folder for `document` under `topic`: the topic's own, or a new timestamped one when
+    the topic already reviews something else."""
+    folder = topic_dir(output_dir, topic)
+    folder.mkdir(parents=True, exist_ok=True)
+    with locked(folder):
+        owner = _topic_document(folder)
+        if owner is None:
+            write_text(folder / TOPIC_FILE, json.dumps({"topic": topic, "document": document}, indent=1) + "\n")
+            return folder, None
+        if owner == document:
+            return folder, None
+    stamp = now.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        candidate = output_dir / (f"{topic}-{stamp}" if n == 1 else f"{topic}-{stamp}-{n}")
+        if claim_folder(candidate):
+            write_text(candidate / TOPIC_FILE, json.dumps({"topic": candidate.name, "document": document}, indent=1) + "\n")
+            return candidate, (f"topic '{topic}' in {output_dir} reviews {owner}; this review of {document} "
+                               f"goes to {candidate} (the earlier folder is left as it is)")
+    raise ArtifactError(f"{output_dir}: no free folder name for topic {topic}")
+
+
+def claim_iteration(output_dir: str | Path, topic: str, document: str, wanted: int | None = None,
+                    *, replace: bool = False, now: datetime | None = None) -> Claim:
+    """Claim an iteration of `topic` for `document`: `wanted` when it is free (or, with
+    `replace`, even when it exists: a re-export of the same review), else the next number after
+    every claimed one. Atomic: the iteration's folder is created exclusively."""
+    output_dir = Path(output_dir)
+    folder, note = _own_topic_folder(output_dir, topic, document, now or datetime.now())
+    with locked(folder):
+        if wanted is not None and (replace or claim_folder(iteration_dir(folder, wanted))):
+            iteration_dir(folder, wanted).mkdir(exist_ok=True)
+            return Claim(folder, wanted, note)
+        n = max(claimed_iterations(folder), default=0) + 1
+        while not claim_folder(iteration_dir(folder, n)):
+            n += 1
+        return Claim(folder, n, note)
 
 
 # ---------------------------------------------------------------------------- records
@@ -185,23 +323,25 @@ def finding_record(finding: DesignFinding, review: DesignReview) -> dict[str, An
 
 
 def patterns_document(review: DesignReview) -> dict[str, Any]:
-    by_member = _findings_by_member(review.findings)
+    owner: dict[str, str] = {}
+    for f in review.findings:
+        for member in [f.id, *f.member_ids]:
+            owner.setdefault(re.sub(r"^v\d+-", "", member), f.id)
     return {
         "topic": review.topic,
         "iteration": review.iteration,
         "patterns": [
-            {
-                "id": p.id,
-                "theme": p.theme,
-                "members": list(p.members),
-                "findings": _unique(by_member[m]["id"] for m in map(_bare_id, p.members) if m in by_member),
-            }
+            {"id": p.id, "theme": p.theme, "members": list(p.members),
+             "findings": list(dict.fromkeys(owner[b] for b in (re.sub(r"^v\d+-", "", m) for m in p.members) if b in owner))}
             for p in review.patterns
         ],
     }
 
 
 def run_record(review: DesignReview) -> dict[str, Any]:
+    """The iteration's line of runs.jsonl: outcome, tokens and estimated cost per member."""
+    from review_harness.design.cost import run_cost
+
     tokens: dict[str, dict[str, int]] = {}
     for run in review.reviewer_runs:  # a member may have run more than once (retries)
         entry = tokens.setdefault(run.member, {"input": 0, "output": 0})
@@ -213,91 +353,131 @@ def run_record(review: DesignReview) -> dict[str, Any]:
         "topic": review.topic,
         "iteration": review.iteration,
         "stage": review.stage,
+        "document": review.document,
+        "reviewed_blob": review.reviewed_blob,
         "verdict": review.verdict,
+        "escalation_target": review.escalation_target,
         "status": review.status,
         "findings": len(review.findings),
         "counts": {s: sum(1 for f in review.findings if f.severity.value == s) for s in ("Critical", "Important", "Minor")},
+        "contradictions": len(review.contradictions),
         "reviewers_completed": f"{len(review.reviewers_completed)}/{len(review.personas)}",
         "tokens": tokens,
         "input_tokens": sum(t["input"] for t in tokens.values()),
         "output_tokens": sum(t["output"] for t in tokens.values()),
+        "cost": run_cost(review.reviewer_runs),
+        "delta": {"from_iteration": review.delta.from_iteration, "method": review.delta.method,
+                  **review.delta.findings.counts} if review.delta else None,
+        "auto_fixes": {s: sum(1 for a in review.auto_fixes if a.status == s) for s in ("applied", "proposed", "rejected")},
         "prompt_version": review.prompt_version,
         "calibration_version": review.calibration_version,
     }
 
 
-# ---------------------------------------------------------------------------- write
+# ---------------------------------------------------------------------------- writing
 
 
-def write_artifacts(review: DesignReview, output_dir: str | Path) -> Path:
-    """Write the review's iteration into ``output_dir/<topic>/`` and return that folder."""
-    folder = topic_dir(output_dir, review.topic)
+def _iteration_files(review: DesignReview) -> dict[str, str]:
+    """Every file of the iteration folder, by name."""
     n = review.iteration
-    if n < 1:
-        raise ArtifactError(f"{review.topic}: iteration {n} is not a positive number")
-    latest = latest_iteration(folder)
-    if n < latest:
-        raise ArtifactError(
-            f"{folder}: holds iteration {latest}; writing the older iteration {n} would replace its summary "
-            "(export it into another folder)"
-        )
-    folder.mkdir(parents=True, exist_ok=True)
-    kept = _dispositions_to_keep(folder, n) if n == latest else {}
-    _remove_stale(folder, review)
-
     names = persona_names()
+    files: dict[str, str] = {}
     for persona in review.personas:
         report = review.persona_reports.get(persona)
         reason = failure_reason(review, persona) if report is None else None
-        text = render_persona_markdown(persona_name(persona, names), report, reason, iteration=n)
-        write_text(folder / f"{persona}.md", text)
-
-    if kept:
-        review = _with_dispositions(review, kept)
-    write_text(folder / SUMMARY_FILE, render_summary(review, names))
-    write_jsonl(findings_path(folder, n), (finding_record(f, review) for f in review.findings))
-    write_text(patterns_path(folder, n), json.dumps(patterns_document(review), indent=2, ensure_ascii=False) + "\n")
-
-    runs = folder / RUNS_FILE
-    past_runs = read_jsonl(runs) if runs.exists() else []
-    failed = {r.get("iteration") for r in past_runs if r.get("status") == "failed"}
-    previous = [i for i in iterations(folder) if i < n and i not in failed]
-    if previous and review.status != "failed":
-        m = previous[-1]
-        delta = compute_delta(read_patterns(folder, m), read_findings(folder, m), review, previous_iteration=m)
-        write_text(delta_path(folder, m, n), json.dumps(delta, indent=2, ensure_ascii=False) + "\n")
-
-    write_jsonl(runs, [*(r for r in past_runs if r.get("iteration") != n), run_record(review)])
-    return folder
+        files[f"{persona}-v{n}.md"] = render_persona_markdown(persona_name(persona, names), report, reason, iteration=n)
+    files[f"summary-v{n}.md"] = render_summary(review, names)
+    files[f"findings-v{n}.jsonl"] = "".join(json.dumps(finding_record(f, review), ensure_ascii=False) + "\n"
+                                            for f in review.findings)
+    files[f"patterns-v{n}.json"] = json.dumps(patterns_document(review), indent=2, ensure_ascii=False) + "\n"
+    if review.delta is not None:
+        files[f"delta-v{review.delta.from_iteration}-v{n}.json"] = json.dumps(
+            {"topic": review.topic, **review.delta.model_dump(mode="json"),
+             "counts": {"findings": review.delta.findings.counts, "patterns": review.delta.patterns.counts}},
+            indent=2, ensure_ascii=False) + "\n"
+    files[f"run-v{n}.json"] = json.dumps(run_record(review), indent=1, ensure_ascii=False) + "\n"
+    return files
 
 
-def _remove_stale(folder: Path, review: DesignReview) -> None:
-    """Files of this iteration from an earlier write, and persona files this run did not dispatch."""
+def write_iteration(review: DesignReview, folder: str | Path) -> Path:
+    """Write the review's iteration into `folder/v{N}/` (claimed beforehand, or written again
+    from a log). Under the topic's lock: its runs.jsonl line first, then the finished temporary
+    folder renamed into place (runs.jsonl restored if that fails), then summary.md when no later
+    iteration is complete. Returns the iteration folder. A failure leaves no part of the
+    iteration behind: no temporary folder, no run line without its folder."""
+    folder = Path(folder)
     n = review.iteration
-    stale = [findings_path(folder, n), patterns_path(folder, n), *folder.glob(f"delta-v*-v{n}.json")]
-    dispatched = set(review.personas)
-    stale += [folder / f"{pid}.md" for pid in persona_names() if pid not in dispatched]
-    for path in stale:
+    if n < 1:
+        raise ArtifactError(f"{review.topic}: iteration {n} is not a positive number")
+    files = _iteration_files(review)
+    tmp = temporary_folder(folder, f"v{n}")
+    try:
+        for name, text in files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
+        with locked(folder):
+            before = _append_run(folder, files[f"run-v{n}.json"])
+            try:
+                publish_folder(tmp, iteration_dir(folder, n))
+            except BaseException:
+                _restore_runs(folder, before)
+                raise
+            if n >= latest_iteration(folder):
+                write_text(folder / SUMMARY_FILE, files[f"summary-v{n}.md"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return iteration_dir(folder, n)
+
+
+def _append_run(folder: Path, run_json: str) -> str | None:
+    """runs.jsonl plus one line (earlier lines kept as they are, even unreadable ones); returns
+    the text before (None: there was no file), to restore it."""
+    path = folder / RUNS_FILE
+    before = path.read_bytes().decode("utf-8", "replace") if path.exists() else None
+    text = before or ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    write_text(path, text + json.dumps(json.loads(run_json), ensure_ascii=False) + "\n")
+    return before
+
+
+def _restore_runs(folder: Path, before: str | None) -> None:
+    path = folder / RUNS_FILE
+    if before is None:
         path.unlink(missing_ok=True)
+    else:
+        write_text(path, before)
 
 
-def _dispositions_to_keep(folder: Path, n: int) -> dict[str, tuple[str, str | None]]:
-    """Dispositions already recorded for this iteration, kept when the same finding is written again."""
-    path = findings_path(folder, n)
-    if not path.exists():
+def export_review(review: DesignReview, output_dir: str | Path) -> Path:
+    """Write a review (from a log) into `output_dir`: its own iteration number, replacing an
+    earlier write of that iteration; a topic that reviews another document gets a new folder."""
+    claim = claim_iteration(output_dir, review.topic, review.document or review.design_path, review.iteration,
+                            replace=True)
+    if claim.topic != review.topic:
+        review = review.model_copy(update={"topic": claim.topic})
+    return write_iteration(_with_dispositions(review, _recorded_dispositions(claim.folder, claim.iteration)), claim.folder)
+
+
+def write_artifacts(review: DesignReview, output_dir: str | Path) -> Path:
+    """Write a review into `output_dir/<topic>/` as `design export` does; the topic folder it went to."""
+    return export_review(review, output_dir).parent
+
+
+def _recorded_dispositions(folder: Path, n: int) -> dict[tuple[str, str], tuple[str, str | None]]:
+    """Dispositions triage recorded for an iteration, kept when the same finding is written again."""
+    if not findings_path(folder, n).exists():
         return {}
     try:
-        records = read_jsonl(path)
+        records = read_jsonl(findings_path(folder, n))
     except ArtifactError:
         return {}
-    return {
-        (r.get("id"), r.get("title")): (r["disposition"], r.get("disposition_note"))
-        for r in records
-        if r.get("disposition") in ("accepted", "rejected")
-    }
+    return {(r.get("id"), r.get("title")): (r["disposition"], r.get("disposition_note"))
+            for r in records if r.get("disposition") in ("accepted", "rejected")}
 
 
 def _with_dispositions(review: DesignReview, kept: Mapping) -> DesignReview:
+    if not kept:
+        return review
     findings = []
     for finding in review.findings:
         previous = kept.get((finding.id, finding.title))
@@ -307,142 +487,6 @@ def _with_dispositions(review: DesignReview, kept: Mapping) -> DesignReview:
     return review.model_copy(update={"findings": findings})
 
 
-# ---------------------------------------------------------------------------- delta
-
-
-def _bare_id(finding_id: str) -> str:
-    """'v3-assumption-hunter-001' and 'assumption-hunter-001' name the same reviewer finding."""
-    return re.sub(r"^v\d+-", "", finding_id or "")
-
-
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
-def _findings_by_member(findings: Sequence[DesignFinding | Mapping]) -> dict[str, Mapping]:
-    out: dict[str, Mapping] = {}
-    for finding in findings:
-        record = finding if isinstance(finding, Mapping) else {"id": finding.id, "title": finding.title,
-                                                              "member_ids": finding.member_ids}
-        for member in [record.get("id"), *(record.get("member_ids") or [])]:
-            if member:
-                out.setdefault(_bare_id(member), record)
-    return out
-
-
-def _text(*parts: str) -> str:
-    # stop words make unrelated titles look alike to a token-set comparison
-    words = utils.default_process(" ".join(p for p in parts if p)).split()
-    return " ".join(w for w in words if w not in STOPWORDS)
-
-
-def _pattern_text(pattern: Pattern, by_member: Mapping[str, Mapping]) -> str:
-    titles = _unique(by_member[m]["title"] for m in map(_bare_id, pattern.members) if m in by_member)
-    return _text(pattern.theme, *titles)
-
-
-def match_items(
-    previous: Sequence[tuple[str, str]], current: Sequence[tuple[str, str]], threshold: float = MATCH_THRESHOLD
-) -> list[tuple[int, int, float]]:
-    """One-to-one matches (previous index, current index, score) of (id, text) items: every pair
-    scored with token_set_ratio, then taken greedily from the highest score (ties by position)."""
-    pairs = []
-    for i, (_, a) in enumerate(previous):
-        for j, (_, b) in enumerate(current):
-            score = fuzz.token_set_ratio(a, b) if a and b else 0.0
-            if score >= threshold:
-                pairs.append((-round(score, 6), i, j))
-    pairs.sort()
-    used_prev: set[int] = set()
-    used_cur: set[int] = set()
-    matches = []
-    for neg, i, j in pairs:
-        if i in used_prev or j in used_cur:
-            continue
-        used_prev.add(i)
-        used_cur.add(j)
-        matches.append((i, j, round(-neg, 1)))
-    return sorted(matches)
-
-
-def check_partition(level: str, previous_ids: Sequence[str], current_ids: Sequence[str], part: Mapping) -> None:
-    """Raise DeltaError unless every previous id is in exactly one of resolved / persisting, and
-    every current id in exactly one of persisting / new."""
-    prev_seen = [r["id"] for r in part["resolved"]] + [p["previous"] for p in part["persisting"]]
-    cur_seen = [p["current"] for p in part["persisting"]] + [r["id"] for r in part["new"]]
-    for side, ids, seen in (("previous", previous_ids, prev_seen), ("current", current_ids, cur_seen)):
-        for item in _unique([*ids, *seen]):
-            expected = list(ids).count(item)
-            got = seen.count(item)
-            if expected != 1 or got != 1:
-                raise DeltaError(
-                    f"delta of {level}: {side} id {item!r} appears {expected} time(s) in the iteration "
-                    f"and {got} time(s) in the delta"
-                )
-
-
-def _delta_level(level: str, previous: list[dict], current: list[dict], threshold: float) -> dict[str, Any]:
-    """previous / current: dicts with 'id', 'text' and whatever else to show."""
-    matches = match_items([(p["id"], p["text"]) for p in previous], [(c["id"], c["text"]) for c in current], threshold)
-    matched_prev = {i for i, _, _ in matches}
-    matched_cur = {j for _, j, _ in matches}
-    shown = lambda item: {k: v for k, v in item.items() if k != "text"}  # noqa: E731
-    part = {
-        "resolved": [shown(p) for i, p in enumerate(previous) if i not in matched_prev],
-        "persisting": [
-            {"previous": previous[i]["id"], "current": current[j]["id"], "score": score,
-             **{f"previous_{k}": v for k, v in shown(previous[i]).items() if k != "id"},
-             **{f"current_{k}": v for k, v in shown(current[j]).items() if k != "id"}}
-            for i, j, score in matches
-        ],
-        "new": [shown(c) for j, c in enumerate(current) if j not in matched_cur],
-    }
-    check_partition(level, [p["id"] for p in previous], [c["id"] for c in current], part)
-    part["counts"] = {k: len(part[k]) for k in ("resolved", "persisting", "new")}
-    part["partition_ok"] = True
-    return part
-
-
-def compute_delta(
-    previous_patterns: list[Pattern],
-    previous_findings: list[dict],
-    current: DesignReview,
-    *,
-    previous_iteration: int | None = None,
-    threshold: float = MATCH_THRESHOLD,
-) -> dict[str, Any]:
-    """What changed since the previous iteration, for patterns and for findings: resolved (previous
-    with no match), persisting (matched pairs), new (current with no match). Deterministic."""
-    if previous_iteration is None:
-        its = {r.get("iteration") for r in previous_findings if isinstance(r.get("iteration"), int)}
-        previous_iteration = max(its) if its else current.iteration - 1
-    prev_by_member = _findings_by_member(previous_findings)
-    cur_by_member = _findings_by_member(current.findings)
-    patterns = _delta_level(
-        "patterns",
-        [{"id": p.id, "theme": p.theme, "text": _pattern_text(p, prev_by_member)} for p in previous_patterns],
-        [{"id": p.id, "theme": p.theme, "text": _pattern_text(p, cur_by_member)} for p in current.patterns],
-        threshold,
-    )
-    findings = _delta_level(
-        "findings",
-        [{"id": f["id"], "title": f.get("title", ""), "severity": f.get("severity"),
-          "text": _text(f.get("title", ""))} for f in previous_findings],
-        [{"id": f.id, "title": f.title, "severity": f.severity.value, "text": _text(f.title)}
-         for f in current.findings],
-        threshold,
-    )
-    return {
-        "topic": current.topic,
-        "from_iteration": previous_iteration,
-        "to_iteration": current.iteration,
-        "method": {
-            "scorer": MATCH_SCORER,
-            "threshold": threshold,
-            "matching": "one-to-one, greedy from the highest score",
-            "pattern_text": "theme + titles of its findings",
-            "finding_text": "title",
-        },
-        "patterns": patterns,
-        "findings": findings,
-    }
+def runs(folder: Path) -> list[dict]:
+    path = Path(folder) / RUNS_FILE
+    return read_jsonl(path) if path.exists() else []

@@ -46,12 +46,13 @@ def export(log: str, output_dir: str) -> int:
 @design.command(epilog="\b\nExamples:\n  review-harness design process docs/reviews/billing-export\n"
                        "  review-harness design process docs/reviews/billing-export --mode all --decisions d.yaml --commit")
 @click.argument("topic_dir", metavar="TOPIC_DIR", type=click.Path())
-@click.option("--mode", type=click.Choice(MODES), default="critical-first", show_default=True,
-              help="critical-first: the Critical findings only; all: every finding.")
+@click.option("--mode", type=click.Choice(MODES), default=None,
+              help="critical-first: the Critical findings only; all: every finding. Not given: asked at the terminal "
+                   "after the verdict, counts and Critical findings; with --decisions, critical-first.")
 @click.option("--decisions", metavar="FILE", type=click.Path(),
               help="Decide without prompts: a YAML or JSON file mapping finding id -> {decision: accept|reject, note: ...}.")
 @click.option("--commit", is_flag=True, help="Commit the topic folder afterwards (inside a git repository).")
-def process(topic_dir: str, mode: str, decisions: str | None, commit: bool) -> int:
+def process(topic_dir: str, mode: str | None, decisions: str | None, commit: bool) -> int:
     """Accept or reject (with a note) the findings of a review folder; rejections become
     calibration rules for the next review.
 
@@ -92,7 +93,7 @@ def design_reviews_in_log(path: str | Path) -> list[tuple[str, int, DesignReview
 
 
 def run_export(log: str, output_dir: Path) -> int:
-    from review_harness.design.artifacts import write_artifacts
+    from review_harness.design.artifacts import export_review
 
     written: dict[tuple[str, int], str] = {}
     for sample_id, epoch, review in design_reviews_in_log(log):
@@ -101,7 +102,7 @@ def run_export(log: str, output_dir: Path) -> int:
             print(f"skipped sample {sample_id} epoch {epoch}: topic {review.topic} iteration {review.iteration} "
                   f"was already written from {written[key]}", file=sys.stderr)
             continue
-        folder = write_artifacts(review, output_dir)
+        folder = export_review(review, output_dir)
         written[key] = f"sample {sample_id} epoch {epoch}"
         verdict = review.verdict or f"no verdict, {review.status}"
         print(f"wrote {folder} (iteration {review.iteration}: {verdict}, {len(review.findings)} findings)")
@@ -158,17 +159,32 @@ def terminal_ask(out=None, read=input):
     return ask
 
 
-def run_process(folder: Path, mode: str, decisions_file: Path | None, commit: bool) -> int:
-    from review_harness.design.triage import TriageError, commit_topic, load_decisions, process
+def run_process(folder: Path, mode: str | None, decisions_file: Path | None, commit: bool) -> int:
+    from review_harness.design.triage import (
+        StopTriage,
+        TriageError,
+        ask_mode,
+        commit_topic,
+        load_decisions,
+        overview_lines,
+        process,
+        wrap_up_lines,
+    )
 
     if not folder.is_dir():
         raise CommandError(f"{folder}: no such review folder")
     decisions = load_decisions(decisions_file) if decisions_file else None
     ask = None
+    if decisions is None and not sys.stdin.isatty():
+        raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
+    print("\n".join(overview_lines(folder)))
+    try:
+        mode = mode or (ask_mode(input) if decisions is None else "critical-first")
+    except StopTriage:
+        print("stopped; nothing processed")
+        return 0
     if decisions is None:
-        if not sys.stdin.isatty():
-            raise CommandError("design process: stdin is not a terminal; give the decisions with --decisions FILE")
-        ask = terminal_ask()
+        ask = terminal_ask(read=input)
     result = process(folder, mode, decisions, ask, commit=False)
     decided = len(result.decided)
     print(f"{folder}: iteration {result.iteration}, mode {result.mode}: {len(result.walked)} of {result.total} "
@@ -179,7 +195,8 @@ def run_process(folder: Path, mode: str, decisions_file: Path | None, commit: bo
     if result.rules_changed:
         print(f"calibration rules updated: {result.calibration_version}")
     if decided:
-        print(f"dispositions written to summary.md and findings-v{result.iteration}.jsonl")
+        n = result.iteration
+        print(f"dispositions written to summary.md, v{n}/summary-v{n}.md and v{n}/findings-v{n}.jsonl")
     if commit:
         try:
             message = commit_topic(folder)
@@ -187,4 +204,5 @@ def run_process(folder: Path, mode: str, decisions_file: Path | None, commit: bo
             print(f"review-harness: {ex}", file=sys.stderr)
             return 1
         print(f"committed: {message}" if message else "nothing to commit in the review folder")
+    print("\n".join(wrap_up_lines(folder)))
     return 0

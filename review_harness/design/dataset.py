@@ -1,52 +1,125 @@
 """Samples of the design review: the gold set (fixtures/design/<case>/), or the user's own
-design and requirements documents. Bad input is a one-line error naming the parameter."""
+documents. Bad input is a one-line error naming the parameter.
+
+`-T design=` is the first document and `-T requirements=` the second; the stage says which one is
+under review (personas.yaml `stages`): the design (or plan) at the design and plan stages, the
+requirements document at the requirements stage, where the first document is the brief it
+answers (optional there). Either may be a path (file, or a Confluence page URL) or the text
+itself: a value with a line break, or with spaces and no file extension at its end, is text.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
+from review_harness.core.gold import GoldError
+from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
-from review_harness.core.gold import GoldError
+from review_harness.design.artifacts import MAX_TOPIC, topic_problem
 from review_harness.design.gold import load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
 
-SAFE_TOPIC = re.compile(r"^[A-Za-z0-9_-]+$")
 SPLITS = ("all", "dev", "heldout")
+INLINE = "(inline text)"
+FILE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 
 
-def read_markdown(name: str, path: str) -> tuple[Path, str, list[str]]:
-    """The document given as -T name=path, in any supported format, as markdown, with the
-    input layer's warnings (an encoding detected, a lossy conversion)."""
-    path = str(path)
+@dataclass
+class DocumentInput:
+    """One of the two documents as the user gave it."""
+
+    text: str
+    origin: str  # the path as given (or resolved), a URL, or INLINE
+    path: Path | None = None  # a local file, for git and auto-fix
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.path.stem if self.path else ""
+
+
+NO_DOCUMENT = DocumentInput(text="", origin="(none)")
+
+
+def as_text_value(name: str, value: Any) -> str:
+    """The -T value as the user typed it: Inspect reads -T values as YAML and splits plain values
+    at commas, so a comma-separated list is joined back; a YAML mapping is an error."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, dict):
+        raise PrerequisiteError(
+            f"-T {name}=...: Inspect read this value as YAML key/value pairs; give a file path, or put the "
+            "text in a --task-config YAML file as a block (design: |)"
+        )
+    return str(value)
+
+
+def is_inline(value: str) -> bool:
+    """A document given as text rather than as a path."""
+    if "\n" in value:
+        return True
+    stripped = value.strip()
+    if is_remote(stripped) or resolve_user_path(stripped).exists():
+        return False
+    return bool(re.search(r"\s", stripped)) and not FILE_SUFFIX.search(stripped)
+
+
+def read_document(name: str, value: Any) -> DocumentInput:
+    """The document given as -T name=..., as markdown, with the input layer's warnings."""
+    value = as_text_value(name, value)
+    if not value.strip():
+        raise PrerequisiteError(f"-T {name}=: empty; give a path or the document's text")
+    if is_inline(value):
+        return DocumentInput(text=value.strip("\n") + "\n", origin=INLINE)
+    path = value.strip()
     if is_remote(path):  # a Confluence page URL
         try:
             doc = load(path).documents[0]
         except DocumentError as ex:
             raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
-        return Path(doc.name), doc.markdown, doc.warnings
+        return DocumentInput(doc.markdown, doc.name, None, doc.warnings)
     resolved = resolve_user_path(path)
-    if not resolved.exists():
+    try:
+        exists, is_file = resolved.exists(), resolved.is_file()
+    except OSError as ex:  # e.g. a name too long for the file system
+        raise PrerequisiteError(f"-T {name}={path[:80]}: not a usable path ({ex.strerror})") from None
+    if not exists:
         raise PrerequisiteError(f"-T {name}={path}: {path} does not exist")
-    if not resolved.is_file():
+    if not is_file:
         raise PrerequisiteError(f"-T {name}={path}: not a file")
     try:
         doc = read_file(resolved, path)
     except DocumentError as ex:
         raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
-    return resolved, doc.markdown, doc.warnings
+    return DocumentInput(doc.markdown, str(resolved), resolved, doc.warnings)
 
 
-def check_topic(topic: str) -> str:
-    if not SAFE_TOPIC.match(topic or ""):
-        raise PrerequisiteError(f"-T topic={topic}: use letters, digits, '-' and '_' only")
+def check_topic(topic: Any) -> str:
+    topic = as_text_value("topic", topic)
+    problem = topic_problem(topic)
+    if problem:
+        shown = topic if len(topic) <= 60 else topic[:60] + "..."
+        raise PrerequisiteError(f"-T topic={shown}: {problem}")
     return topic
+
+
+def default_topic(reviewed: DocumentInput) -> str:
+    """The reviewed document's file name, or its first heading for text given inline."""
+    if reviewed.path is not None:
+        base = reviewed.path.stem
+    else:
+        heading = re.search(r"^#+\s+(.+)$", reviewed.text, re.MULTILINE)
+        base = heading.group(1) if heading else "review"
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", base).strip("-") or "review"
+    return slug[:MAX_TOPIC].rstrip("-")
 
 
 def parse_personas(value: str | list | None, config: PersonaConfig) -> list[str] | None:
@@ -63,30 +136,44 @@ def parse_personas(value: str | list | None, config: PersonaConfig) -> list[str]
     return names
 
 
-def _sample(sample_id: str, design: Path, design_text: str, requirements: Path, requirements_text: str,
-            stage: str, topic: str, personas: list[str], gold: Path | None = None, iteration: int = 1) -> Sample:
+def _sample(sample_id: str, design: DocumentInput, requirements: DocumentInput, stage: str, topic: str,
+            personas: list[str], document: str, gold: Path | None = None, iteration: int = 1) -> Sample:
     return Sample(
         id=sample_id,
-        input=design_text,
+        input=design.text,
         metadata={
-            "design": str(design), "requirements": str(requirements), "requirements_text": requirements_text,
-            "stage": stage, "topic": topic, "personas": personas, "iteration": iteration,
+            "design": design.origin, "requirements": requirements.origin, "requirements_text": requirements.text,
+            "design_file": str(design.path) if design.path else None,
+            "requirements_file": str(requirements.path) if requirements.path else None,
+            "stage": stage, "topic": topic, "personas": personas, "iteration": iteration, "document": document,
             "gold": str(gold) if gold else None,
+            "input_warnings": design.warnings + requirements.warnings,
         },
     )
 
 
-def user_samples(design: str, requirements: str | None, stage: str | None, topic: str | None,
+def user_samples(design: Any, requirements: Any, stage: str | None, topic: str | None,
                  personas: list[str] | None, config: PersonaConfig) -> list[Sample]:
-    if not requirements:
-        raise PrerequisiteError("-T requirements=PATH is required with -T design=PATH")
-    design_path, design_text, design_warnings = read_markdown("design", design)
-    req_path, req_text, req_warnings = read_markdown("requirements", requirements)
     stage = choice("stage", stage, STAGES) or "design"
-    topic = check_topic(topic if topic is not None else re.sub(r"[^A-Za-z0-9_-]+", "-", design_path.stem))
-    sample = _sample(topic, design_path, design_text, req_path, req_text, stage, topic,
-                     personas or config.active(stage))
-    sample.metadata["input_warnings"] = design_warnings + req_warnings
+    info = config.stage(stage)
+    reviewed_name, reference_name = info.reviews, info.reference
+    given = {"design": design, "requirements": requirements}
+    if given[reviewed_name] is None:
+        raise PrerequisiteError(f"-T {reviewed_name}=PATH is required at the {stage} stage: it is the "
+                                f"{info.reviewed_noun} under review")
+    if given[reference_name] is None and stage != "requirements":
+        raise PrerequisiteError(f"-T {reference_name}=PATH is required with -T {reviewed_name}=PATH: the "
+                                f"{info.reference_noun} the {info.reviewed_noun} is reviewed against")
+    docs = {slot: read_document(slot, value) if value is not None else NO_DOCUMENT for slot, value in given.items()}
+    reviewed = docs[reviewed_name]
+    topic = check_topic(topic) if topic is not None else default_topic(reviewed)
+    sample = _sample(topic, docs["design"], docs["requirements"], stage, topic, personas or config.active(stage),
+                     document=reviewed.origin if reviewed.origin != INLINE else "inline")
+    if docs["design"].text.strip() and docs["design"].text.strip() == docs["requirements"].text.strip():
+        sample.metadata["input_warnings"].append(
+            f"The {info.nouns['design']} and the {info.nouns['requirements']} are the same text: the review checks the "
+            "document against itself, so traceability findings mean nothing; give the document it answers."
+        )
     return [sample]
 
 
@@ -108,11 +195,11 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
         if split != "all" and gold.split != split:
             continue
         case_stage = choice("stage", stage, STAGES) or gold.stage
-        design, requirements = case / "design.md", case / "requirements.md"
+        docs = [DocumentInput((case / f"{slot}.md").read_text(encoding="utf-8"), str(case / f"{slot}.md"))
+                for slot in ("design", "requirements")]
         samples.append(_sample(
-            case.name, design, design.read_text(encoding="utf-8"), requirements,
-            requirements.read_text(encoding="utf-8"), case_stage, gold.topic,
-            personas or config.active(case_stage), gold_path, gold.iteration,
+            case.name, docs[0], docs[1], case_stage, gold.topic, personas or config.active(case_stage),
+            document=f"gold:{fixtures}/{gold.topic}", gold=gold_path, iteration=gold.iteration,
         ))
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixtures}' has no cases for split '{split}'")

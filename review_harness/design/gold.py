@@ -55,7 +55,7 @@ class DesignGold(GoldCase):
     split: Literal["dev", "heldout"]
     designed_flaws: str
     verdict: Verdict
-    escalation_target: Literal["survey", "calibrate"] | None = None
+    escalation_target: Phase | None = None
     expected_findings: list[GoldDesignFinding] = Field(default_factory=list)
     expected_contradictions: list[GoldContradiction] = Field(default_factory=list)
     expected_delta: GoldDelta | None = None

@@ -9,7 +9,9 @@
 * contradictions: a finding against something another persona checked and found sound, or two
   findings on one section whose suggestions pull in opposite directions (add versus cut); both
   positions are given with tie-breaking criteria, and no winner is picked;
-* patterns: groups clustered into at most 15 themes by shared key terms.
+* patterns: groups clustered into at most 15 themes by shared key terms;
+* auto_fixes: the fixes that findings carry in their suggestion (`autofix.mechanical_suggestion`,
+  written by the offline reviewer's document checks).
 
 Reviewer finding ids are ``{persona}-{n:03d}``, n the 1-based position in the persona's list.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from review_harness.core.markdown import normalize
+from review_harness.design.autofix import proposal_in
 from review_harness.core.text import STOPWORDS, content_words, words
 from review_harness.design.models import (
     Contradiction,
@@ -402,8 +405,10 @@ def group_findings(reports: dict[str, PersonaReport]) -> SynthesisAnswer:
     items = _flatten(reports)
     groups = _groups(items)
     group_of = {m.fid: gi for gi, g in enumerate(groups) for m in g}
+    fixes = [proposal_in(it.fid, it.f.suggestion) for it in items]
     return SynthesisAnswer(
         groups=[_group_model(g) for g in groups],
         contradictions=_contradictions(items, reports, group_of),
         patterns=_patterns(groups),
+        auto_fixes=[f for f in fixes if f is not None],
     )

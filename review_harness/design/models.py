@@ -22,12 +22,14 @@ from review_harness.core.member import MemberRun
 from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the kind's modules import SEVERITIES from here)
 
 KIND_NAME = "design"  # the kind's name in the core's registry, member runs and store keys
-SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings; every other member is a persona
+SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings
+GRADER = "grader"  # the member (and model role) that pairs two iterations' findings; every other member is a persona
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]
 PHASES: tuple[str, ...] = ("survey", "calibrate", "design", "plan")
 Verdict = Literal["proceed", "revise", "escalate"]
+AutoFixKind = Literal["typo", "broken-link", "missing-extension"]  # personas.yaml `auto_fix` names their rules
 ReviewStatus = Literal["complete", "partial", "failed"]
 
 
@@ -105,6 +107,19 @@ class Pattern(BaseModel):
     members: list[str] = Field(description="Reviewer finding ids in this pattern.")
 
 
+class AutoFixProposal(BaseModel):
+    """A mechanical fix of the reviewed document that the synthesizer proposes for one finding:
+    replace `find` (verbatim, once in the document) with `replace`. Code applies it only when the
+    kind's auto-fix rules (personas.yaml `auto_fix`) accept it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    finding: str = Field(description="The reviewer finding id the fix resolves, e.g. 'requirement-auditor-002'.")
+    kind: AutoFixKind
+    find: str = Field(description="The exact text in the document to replace (occurs once).")
+    replace: str = Field(description="The text that replaces it.")
+
+
 class SynthesisAnswer(BaseModel):
     """What the synthesizer model returns."""
 
@@ -113,6 +128,29 @@ class SynthesisAnswer(BaseModel):
     groups: list[FindingGroup]
     contradictions: list[Contradiction]
     patterns: list[Pattern] = Field(description="At most 15 actionable themes.")
+    auto_fixes: list[AutoFixProposal] = Field(
+        default_factory=list,
+        description="Mechanical fixes only (typos, broken internal links, missing file extensions); empty when none.",
+    )
+
+
+# ---------------------------------------------------------------------------- the grader's delta answer
+
+
+class DeltaPair(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    previous: str = Field(description="A finding id of the previous iteration.")
+    current: str = Field(description="The finding id of this iteration that describes the same problem.")
+    reason: str = Field(description="Why the two describe one problem: the requirement, section or defect they share.")
+
+
+class DeltaAnswer(BaseModel):
+    """What the grader returns when it compares two iterations' findings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pairs: list[DeltaPair] = Field(description="Each previous finding that persists, with its current counterpart.")
 
 
 # ---------------------------------------------------------------------------- the review (log contract)
@@ -154,6 +192,59 @@ class SystemicIssue(BaseModel):
     share: float
 
 
+class DeltaItem(BaseModel):
+    id: str
+    title: str = ""
+
+
+class PersistingItem(BaseModel):
+    previous: str
+    current: str
+    previous_title: str = ""
+    current_title: str = ""
+    score: float | None = Field(default=None, description="The offline matcher's similarity; None for the grader's pairs.")
+    reason: str = Field(default="", description="The grader's reason for the pair.")
+
+
+class DeltaPart(BaseModel):
+    """A partition: every previous id is resolved or persisting, every current id persisting or new."""
+
+    resolved: list[DeltaItem] = Field(default_factory=list)
+    persisting: list[PersistingItem] = Field(default_factory=list)
+    new: list[DeltaItem] = Field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {"resolved": len(self.resolved), "persisting": len(self.persisting), "new": len(self.new)}
+
+
+class IterationDelta(BaseModel):
+    """What changed since an earlier iteration of the topic (seed: delta detection)."""
+
+    from_iteration: int
+    to_iteration: int
+    method: Literal["grader", "offline"] = Field(
+        description="grader: the `grader` model role paired the findings; offline: the deterministic matcher."
+    )
+    matcher: str
+    findings: DeltaPart
+    patterns: DeltaPart
+
+
+class AutoFix(BaseModel):
+    """A proposed mechanical fix and what became of it."""
+
+    finding: str = Field(description="The synthesized finding it resolves (v{N}-... id).")
+    kind: str
+    find: str
+    replace: str
+    status: Literal["applied", "proposed", "rejected"] = Field(
+        description="applied: committed to the design; proposed: valid, not applied (no -T auto_fix=true, or no "
+        "repository); rejected: the auto-fix rules refuse it."
+    )
+    reason: str = ""
+
+
 class DesignReview(BaseModel):
     """The whole synthesized design review: the log contract (``Score.metadata['review']``)."""
 
@@ -164,10 +255,21 @@ class DesignReview(BaseModel):
     iteration: int = 1
     design_path: str
     requirements_path: str
+    reviewed: Literal["design", "requirements"] = Field(
+        default="design", description="Which of the two documents is under review (the requirements at the requirements stage)."
+    )
+    document: str = Field(default="", description="What the topic reviews (a path, or 'inline'): a different one gets its own folder.")
+    reviewed_blob: str = Field(default="", description="Git blob id of the reviewed file's text ('' : not a file).")
+    changed_sections: list[str] = Field(
+        default_factory=list, description="Sections changed since the last reviewed version, which the reviewers saw."
+    )
+    changes_since: str = ""
     date: str
     status: ReviewStatus
     verdict: Verdict | None = None
-    escalation_target: Literal["survey", "calibrate"] | None = None
+    escalation_target: Phase | None = Field(
+        default=None, description="The upstream phase to revisit on escalate (the stage's escalation targets)."
+    )
     verdict_reasoning: str = ""
     personas: list[str] = Field(description="The personas dispatched.")
     reviewers_completed: list[str] = Field(default_factory=list)
@@ -186,8 +288,11 @@ class DesignReview(BaseModel):
     hedge_rate: float = Field(0.0, description="Hedge words per 100 words of reviewer output.")
     warnings: list[str] = Field(default_factory=list)
     reviewer_runs: list[MemberRun] = Field(
-        default_factory=list, description="One run per dispatched persona, then the synthesizer's when it was asked."
+        default_factory=list,
+        description="One run per dispatched persona, then the synthesizer's and the grader's when they were asked.",
     )
+    delta: IterationDelta | None = Field(default=None, description="Against the latest earlier iteration of the topic.")
+    auto_fixes: list[AutoFix] = Field(default_factory=list)
     prompt_version: str = ""
     calibration_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

@@ -15,6 +15,7 @@ from review_harness.core.jsonsalvage import load_json_lenient, validate_items
 from review_harness.core.member import ParseOutcome
 from review_harness.design.models import (
     PHASES,
+    AutoFixProposal,
     SEVERITIES,
     Contradiction,
     FindingGroup,
@@ -101,6 +102,7 @@ def parse_synthesis_output(text: str) -> ParseOutcome[SynthesisAnswer]:
     groups, group_problems = validate_items(data, "groups", FindingGroup, "group", _normalize_group)
     contradictions, c_problems = validate_items(data, "contradictions", Contradiction, "contradiction")
     patterns, p_problems = validate_items(data, "patterns", Pattern, "pattern")
-    problems += group_problems + c_problems + p_problems
-    answer = SynthesisAnswer(groups=groups, contradictions=contradictions, patterns=patterns)
+    fixes, f_problems = validate_items(data, "auto_fixes", AutoFixProposal, "auto-fix") if "auto_fixes" in data else ([], [])
+    problems += group_problems + c_problems + p_problems + f_problems
+    answer = SynthesisAnswer(groups=groups, contradictions=contradictions, patterns=patterns, auto_fixes=fixes)
     return ParseOutcome(answer, problems, malformed=partly)

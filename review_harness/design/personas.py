@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
 from review_harness.core.models import lookup
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
 from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
-from review_harness.design.models import PHASES, STAGES, Severity
+from review_harness.design.models import PHASES, STAGES, AutoFixKind, Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "design"
 PERSONAS_FILE = PROMPTS_DIR / "personas.yaml"
@@ -47,8 +48,36 @@ class PhaseInfo(BaseModel):
     action: str
 
 
+class StageInfo(BaseModel):
+    """One stage of the pipeline: who reviews, which document is under review, what the two
+    documents are called, and which phases escalate."""
+
+    personas: list[str]
+    reviews: Literal["design", "requirements"]  # the -T parameter whose document is under review
+    nouns: dict[Literal["design", "requirements"], str]
+    tags: dict[Literal["design", "requirements"], str]  # the data block of each document in the prompts
+    own_phase: str  # a flaw of the reviewed document
+    escalate: list[str]  # upstream phases, earliest first: a gap there escalates
+
+    @property
+    def reference(self) -> str:
+        """The parameter whose document the reviewed one is checked against."""
+        return "design" if self.reviews == "requirements" else "requirements"
+
+    @property
+    def reviewed_tag(self) -> str:
+        return self.tags[self.reviews]
+
+    @property
+    def reviewed_noun(self) -> str:
+        return self.nouns[self.reviews]
+
+    @property
+    def reference_noun(self) -> str:
+        return self.nouns[self.reference]
+
+
 class VerdictRule(BaseModel):
-    escalate_phases: list[str]
     revise_severity: Severity
 
 
@@ -71,15 +100,29 @@ class FailureSettings(BaseModel):
         return -(-dispatched * numerator // denominator)
 
 
+class AutoFixRule(BaseModel):
+    description: str
+    max_edits: int | None = None
+    max_length: int | None = None
+    extensions: list[str] = []
+
+
+class InputBudget(BaseModel):
+    budget_tokens: int
+    reference_share: float
+
+
 class PersonaConfig(BaseModel):
     version: str
     personas: dict[str, Persona]
-    stages: dict[str, list[str]]
+    stages: dict[str, StageInfo]
     phases: dict[str, PhaseInfo]
     verdicts: VerdictRule
     synthesis: SynthesisSettings
     failure: FailureSettings
     hedge_words: list[str]
+    auto_fix: dict[AutoFixKind, AutoFixRule]
+    input: InputBudget
 
     @model_validator(mode="after")
     def _check(self) -> "PersonaConfig":
@@ -87,23 +130,39 @@ class PersonaConfig(BaseModel):
             persona.id = persona_id
         if set(self.stages) != set(STAGES):
             raise ValueError(f"stages must be exactly {', '.join(STAGES)}")
-        for stage, members in self.stages.items():
-            unknown = [m for m in members if m not in self.personas]
-            if unknown:
-                raise ValueError(f"stage {stage}: unknown persona(s) {', '.join(unknown)}")
         if set(self.phases) != set(PHASES):
             raise ValueError(f"phases must be exactly {', '.join(PHASES)}")
+        for stage, info in self.stages.items():
+            unknown = [m for m in info.personas if m not in self.personas]
+            if unknown:
+                raise ValueError(f"stage {stage}: unknown persona(s) {', '.join(unknown)}")
+            for what in ("nouns", "tags"):
+                if set(getattr(info, what)) != {"design", "requirements"}:
+                    raise ValueError(f"stage {stage}: {what} must name exactly 'design' and 'requirements'")
+            if len(set(info.tags.values())) != 2 or not all(t.isalpha() for t in info.tags.values()):
+                raise ValueError(f"stage {stage}: tags must be two different words")
+            if info.own_phase not in PHASES:
+                raise ValueError(f"stage {stage}: own_phase {info.own_phase!r} is not a phase")
+            upstream = PHASES[: PHASES.index(info.own_phase)]
+            wrong = [p for p in info.escalate if p not in upstream]
+            if wrong or info.escalate != sorted(info.escalate, key=PHASES.index):
+                raise ValueError(f"stage {stage}: escalate must list phases upstream of {info.own_phase}, "
+                                 f"earliest first ({', '.join(upstream) or 'none'})")
         return self
+
+    def stage(self, stage: str) -> StageInfo:
+        if stage not in self.stages:
+            raise PersonaError(f"unknown stage '{stage}'; choose one of: {', '.join(STAGES)}")
+        return self.stages[stage]
 
     def persona(self, persona_id: str) -> Persona:
         return lookup(self.personas, persona_id, "persona", PersonaError)
 
     def active(self, stage: str, override: list[str] | None = None) -> list[str]:
         """The personas a stage dispatches (the activation matrix), or the override set."""
-        if stage not in self.stages:
-            raise PersonaError(f"unknown stage '{stage}'; choose one of: {', '.join(STAGES)}")
+        info = self.stage(stage)
         if not override:
-            return list(self.stages[stage])
+            return list(info.personas)
         for persona_id in override:
             self.persona(persona_id)
         return list(dict.fromkeys(override))

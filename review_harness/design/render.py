@@ -290,18 +290,22 @@ def _render_finding(finding: DesignFinding, of: int, names: Mapping[str, str]) -
 
 
 def _header(review: DesignReview, names: Mapping[str, str]) -> list[str]:
-    lines = [
-        f"# Review Summary: {review.topic}",
-        "",
-        f"**Date:** {review.date}",
-        f"**Design:** {review.design_path}",
-        f"**Requirements:** {review.requirements_path}",
-        f"**Stage:** {review.stage}",
-        f"**Verdict:** {review.verdict or 'none'}",
-    ]
+    config = default_personas()
+    info = config.stage(review.stage)
+    paths = {"design": review.design_path, "requirements": review.requirements_path}
+    lines = [f"# Review Summary: {review.topic}", "", f"**Date:** {review.date}"]
+    for slot in (info.reviews, info.reference):
+        under = " (under review)" if slot == info.reviews else ""
+        lines.append(f"**{info.nouns[slot][0].upper() + info.nouns[slot][1:]}:** {paths[slot]}{under}")
+    lines += [f"**Stage:** {review.stage}", f"**Verdict:** {review.verdict or 'none'}"]
     if review.verdict == "escalate" and review.escalation_target:
-        lines.append(f"**Revisit:** {review.escalation_target}")
+        phase = config.phases[review.escalation_target]
+        lines.append(f"**Revisit:** {review.escalation_target} ({phase.label.lower()}: {phase.action.lower()})")
     lines.append(f"**Iteration:** {review.iteration}")
+    if review.changed_sections:
+        shown = "; ".join(review.changed_sections[:8]) + (f" and {len(review.changed_sections) - 8} more"
+                                                          if len(review.changed_sections) > 8 else "")
+        lines.append(f"**Changed since {review.changes_since}:** {shown}")
     if review.status != "complete" or set(review.personas) - set(review.reviewers_completed):
         if review.status == "failed" and not review.completion_note.strip():  # the reviewers are listed below
             done = sum(1 for p in review.personas if p in review.reviewers_completed)
@@ -389,11 +393,39 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
             lines.append(f"- **{pattern.id}**: {_one_line(pattern.theme)} ({len(pattern.members)} reviewer finding{'s' if len(pattern.members) != 1 else ''})")
         lines.append("")
 
+    lines += _delta_lines(review)
+    lines += _auto_fix_lines(review)
+
     if review.warnings:
         lines += ["## Warnings", ""] + [f"- {_one_line(w)}" for w in review.warnings] + [""]
 
     lines.append(render_dispositions(review.findings, names))
     return "\n".join(lines)
+
+
+def _delta_lines(review: DesignReview) -> list[str]:
+    delta = review.delta
+    if delta is None:
+        return []
+    how = "paired by the grader model" if delta.method == "grader" else "matched offline by requirement, section and evidence"
+    counts = delta.findings.counts
+    lines = [f"## Since Iteration {delta.from_iteration}", "",
+             f"Resolved {counts['resolved']} · Persisting {counts['persisting']} · New {counts['new']} ({how}).", ""]
+    lines += [f"- Resolved: {item.id} {_one_line(item.title)}" for item in delta.findings.resolved]
+    lines += [f"- Persisting: {item.current} {_one_line(item.current_title)} (was {item.previous})"
+              for item in delta.findings.persisting]
+    lines += [f"- New: {item.id} {_one_line(item.title)}" for item in delta.findings.new]
+    return lines + [""]
+
+
+def _auto_fix_lines(review: DesignReview) -> list[str]:
+    if not review.auto_fixes:
+        return []
+    lines = ["## Auto-fixes", ""]
+    for fix in review.auto_fixes:
+        line = f"- {fix.finding} ({fix.kind}): “{_one_line(fix.find)}” → “{_one_line(fix.replace)}” — {fix.status}"
+        lines.append(line + (f": {_one_line(fix.reason)}" if fix.reason else ""))
+    return lines + [""]
 
 
 def replace_dispositions(summary: str, section: str) -> str:

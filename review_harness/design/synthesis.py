@@ -16,9 +16,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from review_harness.core.matching import normalize_space
 from review_harness.core.member import MemberResult, MemberRun
+from review_harness.design.autofix import check_proposals
 from review_harness.design.grouping import finding_id, group_findings
 from review_harness.design.models import (
     KIND_NAME,
@@ -53,6 +55,20 @@ class ReviewContext:
     prompt_version: str = ""
     calibration_version: str = ""
     prompt_prefix_hashes: dict[str, str] = field(default_factory=dict)
+    reviewed: str = "design"  # which document is under review (the stage's `reviews`)
+    document: str = ""  # what the topic reviews: a path, 'inline', or a gold case
+    folder: str = ""  # the topic folder the review is written to ('' : none)
+    reviewed_file: str | None = None  # the reviewed document's file, when it is a local file (git, auto-fix)
+    reviewed_blob: str = ""  # git blob id of the reviewed file's text, recorded for the next iteration
+    revised_from: int | None = None  # the earlier iteration whose text this one revises (None: first, or same text)
+    changes: str = ""  # sections of the reviewed document changed since the last reviewed version
+    changes_since: str = ""
+    changed_sections: list[str] = field(default_factory=list)
+    budget_note: str = ""  # the documents were cut to the input budget
+
+    @property
+    def reviewed_text(self) -> str:
+        return self.requirements_text if self.reviewed == "requirements" else self.design_text
 
 
 def check_answer(answer: SynthesisAnswer, reports: dict[str, PersonaReport], max_patterns: int) -> list[str]:
@@ -82,10 +98,11 @@ def _severity_of(votes: list[SeverityVote]) -> Severity:
 
 
 def _verified(quote: str | None, documents: list[str]) -> bool | None:
+    """Whether `quote` occurs in one of `documents` (already whitespace-normalized and lower-cased)."""
     if not quote:
         return None
     needle = normalize_space(quote).lower().strip(" .\"'")
-    return any(needle in normalize_space(doc).lower() for doc in documents)
+    return any(needle in doc for doc in documents)
 
 
 def _hedge_rate(reports: dict[str, PersonaReport], hedge_words: list[str]) -> float:
@@ -149,19 +166,21 @@ def _systemic(findings: list[DesignFinding], threshold: float) -> list[SystemicI
     return out
 
 
-def decide_verdict(findings: list[DesignFinding], config: PersonaConfig) -> tuple[str, str | None, str]:
-    """(verdict, escalation target, reasoning). An upstream gap at any severity escalates;
-    else a Critical finding (highest of its range) revises; else proceed."""
+def decide_verdict(findings: list[DesignFinding], config: PersonaConfig, stage: str) -> tuple[str, str | None, str]:
+    """(verdict, escalation target, reasoning). A gap in one of the stage's upstream phases
+    (personas.yaml `stages.<stage>.escalate`, earliest first) at any severity escalates to that
+    phase; else a Critical finding (highest of its range) revises; else proceed."""
     rule = config.verdicts
-    for phase in rule.escalate_phases:
+    info = config.stage(stage)
+    for phase in info.escalate:
         gaps = [f for f in findings if f.primary_phase == phase]
         if gaps:
             label = config.phases[phase].label.lower()
             ids = ", ".join(f.id for f in gaps[:5])
             return "escalate", phase, (
-                f"{len(gaps)} {label}(s) ({ids}): the design cannot be fixed without fixing the upstream "
-                f"phase first. {config.phases[phase].action}, then review again. The verdict changes once "
-                f"no finding is classified as a {label}."
+                f"{len(gaps)} {label}(s) ({ids}): the {info.reviewed_noun} cannot be fixed without fixing the "
+                f"upstream phase first. {config.phases[phase].action}, then review again. The verdict changes "
+                f"once no finding is classified as a {label}."
             )
     critical = [f for f in findings if f.severity == rule.revise_severity]
     if critical:
@@ -209,6 +228,11 @@ def synthesize_design(
         iteration=context.iteration,
         design_path=context.design_path,
         requirements_path=context.requirements_path,
+        reviewed=context.reviewed,
+        document=context.document,
+        reviewed_blob=context.reviewed_blob,
+        changed_sections=context.changed_sections,
+        changes_since=context.changes_since,
         date=context.date,
         status="complete" if len(completed) == len(dispatched) else "partial",
         personas=dispatched,
@@ -246,7 +270,7 @@ def synthesize_design(
     items: dict[str, tuple[str, int, PersonaFinding]] = {
         finding_id(p, n): (p, n, f) for p, r in used.items() for n, f in enumerate(r.findings, 1)
     }
-    documents = [context.design_text, context.requirements_text]
+    documents = [normalize_space(context.design_text).lower(), normalize_space(context.requirements_text).lower()]
     findings = []
     for group in answer.groups:
         members = sorted(
@@ -286,12 +310,21 @@ def synthesize_design(
         p.model_copy(update={"members": [prefix + m for m in p.members if m in items]})
         for p in answer.patterns[: config.synthesis.max_patterns]
     ]
+    strays = {p.id: [m for m in p.members if m not in items] for p in answer.patterns}
+    for pattern_id, unknown in strays.items():
+        if unknown:
+            warnings.append(f"Pattern {pattern_id} names findings no reviewer reported ({', '.join(unknown[:5])}): "
+                            "they are left out of it.")
     review.systemic = _systemic(findings, config.synthesis.systemic_share)
     review.counts = {s: sum(1 for f in findings if f.severity.value == s) for s in SEVERITIES}
     review.counts["Contradictions"] = len(answer.contradictions)
     review.phase_counts = {ph: sum(1 for f in findings if f.primary_phase == ph) for ph in PHASES}
     review.synthesis = how
-    review.verdict, review.escalation_target, review.verdict_reasoning = decide_verdict(findings, config)
+    finding_of = {m.removeprefix(prefix): f.id for f in findings for m in f.member_ids}
+    reviewed_file = Path(context.reviewed_file) if context.reviewed_file else None
+    review.auto_fixes = check_proposals(answer.auto_fixes, finding_of, context.reviewed_text, config.auto_fix,
+                                        reviewed_file)
+    review.verdict, review.escalation_target, review.verdict_reasoning = decide_verdict(findings, config, context.stage)
     if review.status == "partial":
         review.verdict_reasoning += f" Partial review: {note}."
     review.warnings = warnings

@@ -1,9 +1,10 @@
 """Processing a review's findings: accept, or reject with a note.
 
-Works on the files ``artifacts.write_artifacts`` wrote, never on the log: it takes the latest
-iteration's ``findings-vN.jsonl``, records each decision there and in the '## Finding
-Dispositions' section of ``summary.md``, and turns every rejection note into a calibration rule in
-``calibration.yaml`` that the next review of the topic puts in its prompts (``calibration_block``).
+Works on the files ``artifacts.write_iteration`` wrote, never on the log: it takes the latest
+iteration's ``vN/findings-vN.jsonl``, records each decision there and in the '## Finding
+Dispositions' section of ``vN/summary-vN.md`` and ``summary.md`` (under the topic's lock), and turns
+every rejection note into a calibration rule in ``calibration.yaml`` that the next review of the
+topic puts in its prompts (``calibration_block``).
 
 ``calibration.yaml``::
 
@@ -15,6 +16,7 @@ Dispositions' section of ``summary.md``, and turns every rejection note into a c
         personas: [assumption-hunter, feasibility-skeptic]
         title: ...           # the rejected finding's title and section, for context
         section: ...
+        evidence: ...        # its quote: the offline reviewer holds the finding back while the text is unchanged
         note: ...            # why the author rejected it
         date: 2026-02-16
         iteration: 1
@@ -33,14 +35,15 @@ from typing import Any, Literal
 
 import yaml
 
+from review_harness.core.files import locked
 from review_harness.design.artifacts import (
-    RUNS_FILE,
     SUMMARY_FILE,
     ArtifactError,
     findings_path,
     latest_iteration,
     read_findings,
-    read_jsonl,
+    read_run,
+    summary_path,
     write_jsonl,
     write_text,
 )
@@ -166,7 +169,7 @@ def process(
         raise TriageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     n = latest_iteration(folder)
     if n == 0:
-        raise TriageError(f"{folder}: no findings-v*.jsonl (export a review into it first)")
+        raise TriageError(f"{folder}: no review iteration (v*/findings-v*.jsonl) in it; export a review into it first")
     try:
         records = read_findings(folder, n)
     except ArtifactError as ex:
@@ -216,16 +219,86 @@ def process(
     result.pending = [fid for fid in result.walked if not by_id[fid].get("disposition")]
 
     if result.decided:
-        write_jsonl(findings_path(folder, n), records)
-        summary = folder / SUMMARY_FILE
-        text = summary.read_text(encoding="utf-8") if summary.exists() else ""
-        write_text(summary, replace_dispositions(text, render_dispositions(records)) if text
-                   else render_dispositions(records))
-    result.calibration_version, result.rules_changed = update_calibration(folder, records, result.decided, today)
+        with locked(folder):
+            write_jsonl(findings_path(folder, n), records)
+            summaries = [summary_path(folder, n)] + ([folder / SUMMARY_FILE] if latest_iteration(folder) == n else [])
+            for summary in summaries:
+                text = summary.read_text(encoding="utf-8") if summary.exists() else ""
+                write_text(summary, replace_dispositions(text, render_dispositions(records)) if text
+                           else render_dispositions(records))
+    with locked(folder):
+        result.calibration_version, result.rules_changed = update_calibration(folder, records, result.decided, today)
 
     if commit:
         result.committed = commit_topic(folder)
     return result
+
+
+# ---------------------------------------------------------------------------- presenting and wrapping up
+
+
+def _latest(folder: Path) -> tuple[int, dict, list[dict]]:
+    """(iteration, its run record, its findings) of the latest complete iteration."""
+    n = latest_iteration(folder)
+    if n == 0:
+        raise TriageError(f"{folder}: no review iteration (v*/findings-v*.jsonl) in it; export a review into it first")
+    try:
+        return n, read_run(folder, n), read_findings(folder, n)
+    except ArtifactError as ex:
+        raise TriageError(str(ex)) from None
+
+
+def overview_lines(topic_dir: str | Path) -> list[str]:
+    """Step 5 of the review: the verdict, the counts and the Critical findings, shown before the
+    processing mode is chosen."""
+    folder = Path(topic_dir)
+    n, run, records = _latest(folder)
+    verdict = run.get("verdict") or f"no verdict ({run.get('status', 'failed')})"
+    if run.get("escalation_target"):
+        verdict += f" to {run['escalation_target']}"
+    counts = {s: sum(1 for r in records if r.get("severity") == s) for s in SEVERITIES}
+    lines = [f"{folder.name}, iteration {n}: {verdict}",
+             " · ".join(f"{s} {counts[s]}" for s in SEVERITIES) + f" · Contradictions {run.get('contradictions', 0)}"]
+    critical = [r for r in records if r.get("severity") == "Critical"]
+    if critical:
+        lines.append("Critical findings:")
+        lines += [f"  {r['id']}: {r.get('title', '')}" for r in critical]
+    lines.append("Modes: critical-first (Critical findings only, the rest next pass) or all (every finding).")
+    return lines
+
+
+def ask_mode(read: Callable[[str], str]) -> str:
+    """The processing mode, asked until the answer is one (an empty answer: critical-first)."""
+    while True:
+        try:
+            answer = read("mode: [c]ritical-first or [a]ll? ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            raise StopTriage from None
+        if answer in ("", "c", "critical", "critical-first"):
+            return "critical-first"
+        if answer in ("a", "all"):
+            return "all"
+
+
+def wrap_up_lines(topic_dir: str | Path) -> list[str]:
+    """Step 7: what to do next, by the verdict; on escalate, the phase to revisit and why."""
+    from review_harness.design.personas import default_personas
+
+    folder = Path(topic_dir)
+    n, run, records = _latest(folder)
+    verdict, target = run.get("verdict"), run.get("escalation_target")
+    if verdict == "escalate" and target:
+        phase = default_personas().phases[target]
+        gaps = [r for r in records if r.get("primary_phase") == target]
+        why = "; ".join(f"{r['id']} {r.get('title', '')}" for r in gaps[:3])
+        return [f"Escalate: revisit the {target} phase ({phase.label.lower()}): {phase.action}.",
+                f"Why: {len(gaps)} finding(s) in that phase: {why}." if gaps else "Why: see the verdict reasoning in summary.md."]
+    if verdict == "revise":
+        return [f"Revise: fix the document and run the review again (it becomes iteration {n + 1}; commit the "
+                "document first so the reviewers see what changed)."]
+    if verdict == "proceed":
+        return ["Proceed: the document is approved; move on to the next phase with the noted improvements."]
+    return [f"No verdict ({run.get('status', 'failed')}): run the review again."]
 
 
 # ---------------------------------------------------------------------------- calibration
@@ -283,6 +356,7 @@ def update_calibration(
             "personas": list(record.get("reviewers") or []),
             "title": record.get("title", ""),
             "section": record.get("section", ""),
+            "evidence": record.get("evidence") or None,
             "note": note,
             "date": today,
             "iteration": record.get("iteration"),
@@ -295,6 +369,11 @@ def update_calibration(
     out = {"version": version, "updated": today, "last_rule": data.get("last_rule", 0), "rules": rules}
     write_text(folder / CALIBRATION_FILE, yaml.safe_dump(out, sort_keys=False, allow_unicode=True, width=100))
     return version, True
+
+
+def _flat(text: Any) -> str:
+    """A rule's value on one line (a rule is one line of the prompt's calibration block)."""
+    return " ".join(str(text or "").split())
 
 
 def calibration_block(topic_dir: str | Path | None, persona: str | None = None) -> tuple[str, str]:
@@ -313,9 +392,10 @@ def calibration_block(topic_dir: str | Path | None, persona: str | None = None) 
     ]
     for rule in rules:
         who = ", ".join(persona_name(p) for p in rule.get("personas") or []) or "a reviewer"
-        where = f" [{rule['section']}]" if rule.get("section") else ""
-        lines.append(f"- {rule.get('id')}: \"{rule.get('title', '')}\"{where}, raised by {who}. "
-                     f"Author's note: {rule.get('note', '')}")
+        where = f" [{_flat(rule['section'])}]" if rule.get("section") else ""
+        quote = f"; quoting \"{_flat(rule['evidence'])}\"" if rule.get("evidence") else ""
+        lines.append(f"- {rule.get('id')}: \"{_flat(rule.get('title', ''))}\"{where}, raised by {who}{quote}. "
+                     f"Author's note: {_flat(rule.get('note', ''))}")
     return "\n".join(lines), data["version"]
 
 
@@ -335,11 +415,12 @@ def commit_message(folder: Path) -> str:
     n = latest_iteration(folder)
     records = read_findings(folder, n) if n else []
     verdict = None
-    runs = folder / RUNS_FILE
-    if runs.exists():
-        for run in read_jsonl(runs):
-            if run.get("iteration") == n:
-                verdict = run.get("verdict") or run.get("status")
+    if n:
+        try:
+            run = read_run(folder, n)
+            verdict = run.get("verdict") or run.get("status")
+        except ArtifactError:
+            verdict = None
     if verdict is None:
         summary = folder / SUMMARY_FILE
         text = summary.read_text(encoding="utf-8") if summary.exists() else ""

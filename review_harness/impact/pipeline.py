@@ -20,7 +20,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from review_harness.core.input_errors import INPUT_ERROR
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import RetryPolicy
-from review_harness.core.metrics import keys_except, nanmean, recorded
+from review_harness.core.metrics import SharedJSON, keys_except, nanmean, recorded
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
 from review_harness.core.viewer import answer_of
@@ -161,7 +161,7 @@ def impact_synthesis() -> Scorer:
             value=value,
             answer=answer_of("impact", review),  # the sample's header and list: verdict and top findings
             explanation=render_report(review),  # rendered as markdown in the viewer: the report (verdict first)
-            metadata={"review": review.model_dump(mode="json"), "verdict": review.verdict},
+            metadata={"review": SharedJSON(review.model_dump(mode="json")), "verdict": review.verdict},
         )
 
     return score

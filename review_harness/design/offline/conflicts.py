@@ -1,6 +1,7 @@
 """Conflicts the requirement auditor finds in figures and fixed wording: two requirements that
 cannot both hold (retention against deletion, propagation against a delivery cycle, a tight
-latency against synchronous cross-region writes, a rule for all against a prohibition for some),
+latency against synchronous cross-region writes, a latency limit against a synchronous step that
+takes longer, a rule for all against a prohibition for some),
 and design statements whose worst case breaks a requirement's limit.
 """
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from review_harness.core.markdown import Sentence
 from review_harness.design.offline.document import short, skip_context
-from review_harness.design.offline.quantities import Qty, duration_topics, quantities_by_unit
+from review_harness.design.offline.quantities import Qty, duration_topics, quantities_by_unit, time_quantities
 from review_harness.design.offline.registry import Ctx
 from review_harness.design.offline.requirements import Req
 from review_harness.design.offline.vocabulary import ID_PREFIX, V, term_set
@@ -85,6 +86,20 @@ def find_conflicts(ctx: Ctx) -> list[Conflict]:
                 for ub in [rb.unit] + rb.extra:
                     if V.sync_xregion.search(ub.plain):
                         push(Conflict(ra, ua, qa, ub, None, rb, "latency-sync"))
+    # a latency limit against a synchronous step that alone takes longer
+    for ra, ua, qa, ta in req_items:
+        if "latency" not in ta:
+            continue
+        for rb in rs.reqs:
+            if rb is ra:
+                continue
+            for ub in [rb.unit] + rb.extra:
+                if not V.sync_step.search(ub.plain) or V.sync_xregion.search(ub.plain):
+                    continue
+                slow = [q for q in time_quantities(ub.plain) if q.bound in ("exact", "lower") and q.seconds > qa.seconds]
+                if slow:
+                    push(Conflict(ra, ua, qa, ub, slow[0], rb, "latency-step"))
+                    break
     # universal against prohibition
     for ra in rs.reqs:
         if not V.universal.search(ra.text) or V.prohibition.search(ra.text):
@@ -153,6 +168,7 @@ CONFLICT_WHY = {
     "deletion": "the design's own worst case for removing the data is longer than the deadline, so every case in between misses it",
     "timeout": "every slow call waits longer than the requirement allows before it is abandoned, which ties up workers and delays everything queued behind them",
     "rpo": "a failure just before the next backup loses everything written since the last one, which is more than the recovery point allows",
+    "latency-step": "every request waits for the synchronous step, and that step alone takes longer than the whole response may take",
     "latency-sync": "a synchronous write across regions waits for an inter-region round trip on every request, and that round trip alone consumes a budget this small",
     "all-vs-none": "one states a rule for every case and the other forbids it for a subset, so the implementation has to break one of them",
 }

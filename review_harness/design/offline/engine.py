@@ -19,6 +19,7 @@ from review_harness.design.offline import (  # noqa: F401
     edge_case_prober,
     feasibility_skeptic,
     first_principles,
+    hygiene,
     prior_art_scout,
     product_strategist,
     requirement_auditor,
@@ -26,7 +27,7 @@ from review_harness.design.offline import (  # noqa: F401
 )
 from review_harness.design.models import STAGES, PersonaReport
 from review_harness.design.offline.document import document
-from review_harness.design.offline.registry import DETECTORS, Ctx, Detector, OfflineRules, RuleDataError, default_offline_rules
+from review_harness.design.offline.registry import ARTIFACT, DETECTORS, Ctx, Detector, OfflineRules, RuleDataError, default_offline_rules
 from review_harness.design.personas import PersonaConfig, default_personas
 
 
@@ -58,9 +59,10 @@ def review_as_persona(persona: str, stage: str, design: str, requirements: str,
         ctx.detector = detector_id
         run(ctx)
     phase_order = list(config.phases)
-    for d in ctx.findings:  # the stage decides where a fix of the reviewed document lands
-        if d.phase == "design":
-            d.phase = rules.stage_phase[stage]
+    own_phase = config.stage(stage).own_phase
+    for d in ctx.findings:  # a flaw of the reviewed document is the stage's own phase; no other phase changes
+        if d.phase == ARTIFACT:
+            d.phase = own_phase
         if d.contributing and phase_order.index(d.contributing) >= phase_order.index(d.phase):
             d.contributing = None
     drafts = sorted(enumerate(ctx.findings), key=lambda t: (t[1].severity.rank, -t[1].weight, t[0]))

@@ -16,16 +16,18 @@ from review_harness.design.offline.vocabulary import V, term_set
 
 @detector("problem-statement")
 def problem_statement(ctx: Ctx) -> None:
-    """The document says what problem it solves, for whom, before the solution."""
+    """The document says what problem it solves, for whom, before the solution (at the
+    requirements stage the brief it answers may say it)."""
     doc = ctx.artifact
     if doc.empty:
         return
-    goal_secs = doc.headings_matching(V.sec_goal)
-    early = [u for u in doc.body_units()[:8]]
-    if goal_secs or any(V.problem_sentence.search(u.plain) for u in early):
-        where = goal_secs[0].path if goal_secs else doc.path_of(early[0].line)
-        ctx.ok(f"The document states its purpose in '{where}'")
-        return
+    for framing in ctx.framing_docs if ctx.stage == "requirements" else [doc]:
+        goal_secs = framing.headings_matching(V.sec_goal)
+        early = [u for u in framing.body_units()[:8]]
+        if goal_secs or any(V.problem_sentence.search(u.plain) for u in early):
+            where = goal_secs[0].path if goal_secs else framing.path_of(early[0].line)
+            ctx.ok(f"The {'document' if framing is doc else 'brief'} states its purpose in '{where}'")
+            return
     what = "requirements" if doc is ctx.requirements else "design"
     ctx.add(
         "problem-not-stated",

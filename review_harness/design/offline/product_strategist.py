@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from review_harness.core.markdown import Sentence
-from review_harness.design.offline.document import Doc, cap, document, quote_of, short
+from review_harness.design.offline.document import Doc, document, quote_of, short
 from review_harness.design.offline.registry import Ctx, detector
-from review_harness.design.offline.shared_checks import vague_requirements
+from review_harness.design.offline.shared_checks import check_priorities, vague_requirements
 from review_harness.design.offline.vocabulary import V
 
 
@@ -71,32 +71,7 @@ def vague_requirement_words(ctx: Ctx) -> None:
 @detector("prioritisation")
 def prioritisation(ctx: Ctx) -> None:
     """Everything marked must, or the won't-have list left open."""
-    rs = ctx.reqset
-    live = [r for r in rs.reqs if r.priority != "wont"]
-    musts = [r for r in live if r.priority == "must"]
-    doc = ctx.requirements if not ctx.requirements.empty else ctx.artifact
-    wont_secs = [s for s in doc.sections if V.priority_section.wont.search(s.heading) or V.sec_nongoal.search(s.heading)]
-    wont_units = [u for u in doc.units_under(wont_secs) if u.kind != "heading"]
-    open_wont = next((u for u in wont_units if V.tbd.search(u.plain)), None)
-    explicit = any(pat.search(s.heading) for s in doc.sections for pat in V.priority_section.values()) or any(
-        u.kind == "table" and any(p.match(c) for c in u.cells for p in V.priority_cell.values()) for u in doc.units)
-    too_many = explicit and len(musts) >= 6 and len(musts) >= 0.6 * len(live)
-    if not (too_many or open_wont):
-        if explicit and live:
-            ctx.ok(f"Priorities are assigned: {len(musts)} of {len(live)} requirements are must-haves")
-        return
-    parts = []
-    if too_many:
-        parts.append(f"{len(musts)} of {len(live)} requirements are must-haves, so the priority labels do not separate anything")
-    if open_wont is not None:
-        parts.append(f"the won't-have list is left open ('{short(open_wont.plain, 40)}')")
-    ctx.add(
-        "scope-not-prioritised",
-        title="Scope is not prioritised", section=doc.path_of((open_wont or musts[0].unit).line),
-        issue=cap("; ".join(parts)) + ".",
-        why="When everything is required, the team discovers the real priorities when the schedule slips, and the cut is made under pressure instead of by choice.",
-        suggestion="Keep must-have for what the first release cannot ship without, move the rest down, and list what is explicitly not being done and why.",
-        evidence=quote_of(open_wont) if open_wont is not None else musts[0].quote, key="priorities")
+    check_priorities(ctx)
 
 
 @detector("scope-limits")

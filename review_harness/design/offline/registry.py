@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from review_harness.core.registry import Registry
 from review_harness.core.yamlio import first_error, read_model
-from review_harness.design.models import STAGES, Phase, PersonaFinding, Severity, Stage
+from review_harness.design.models import Phase, PersonaFinding, Severity, Stage
 from review_harness.design.offline.document import Doc
 from review_harness.design.offline.requirements import Req, ReqSet, extract_requirements
 from review_harness.design.offline.vocabulary import HEDGES
@@ -45,11 +45,12 @@ class _Closed(BaseModel):
 
 # what a case changes in a finding; a key left out keeps the finding's value
 Override = dict[Literal["severity", "phase", "contributing", "weight"], Any]
+ARTIFACT = "artifact"  # the phase of a flaw in the document under review: the stage's own phase
 
 
 class FindingRule(_Closed):
     severity: Severity
-    phase: Phase
+    phase: Phase | Literal["artifact"]
     contributing: Phase | None = None
     weight: int = 0  # orders findings of one severity: higher first
     cases: dict[str, Override] = {}
@@ -90,16 +91,9 @@ class Limits(_Closed):
 
 class OfflineRules(_Closed):
     version: str
-    stage_phase: dict[Stage, Phase]
     limits: Limits
     silent_blind_spot: str
     detectors: dict[str, DetectorRules]
-
-    @model_validator(mode="after")
-    def _every_stage(self) -> OfflineRules:
-        if set(self.stage_phase) != set(STAGES):
-            raise ValueError(f"stage_phase must name exactly the stages {', '.join(STAGES)}")
-        return self
 
     def finding(self, detector_id: str, finding_id: str) -> FindingRule:
         rules = self.detectors.get(detector_id)

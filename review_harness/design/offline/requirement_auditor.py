@@ -15,7 +15,7 @@ from review_harness.design.offline.quantities import time_quantities
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.requirements import Req, req_label
 from review_harness.design.offline.scope import nongoal_hits
-from review_harness.design.offline.shared_checks import vague_requirements
+from review_harness.design.offline.shared_checks import check_priorities, vague_requirements
 from review_harness.design.offline.vocabulary import (
     ID_PREFIX,
     NEGATION_SPAN,
@@ -421,6 +421,12 @@ def default_breaks_prohibition(ctx: Ctx) -> None:
 @detector("untestable-requirements")
 def untestable_requirements(ctx: Ctx) -> None:
     vague_requirements(ctx, "untestable-wording", title="Requirement cannot be verified as written")
+
+
+@detector("requirement-priorities")
+def requirement_priorities(ctx: Ctx) -> None:
+    """At the requirements stage: requirements that are not ranked, or all ranked must."""
+    check_priorities(ctx, missing="no-priorities")
 
 
 @detector("duplicate-ids")

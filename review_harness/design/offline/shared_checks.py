@@ -1,7 +1,7 @@
 """Checks two personas run, each from its own angle: a timeout read as a definite outcome (the
 edge case prober and the assumption hunter), a single instance (the prober sees a single point
-of failure, the feasibility skeptic unproven capacity), and requirement wording no test can
-check (the requirement auditor and the product strategist).
+of failure, the feasibility skeptic unproven capacity), requirement wording no test can check and
+priorities that do not rank anything (the requirement auditor and the product strategist).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from review_harness.core.markdown import Sentence
-from review_harness.design.offline.document import all_matches, cap, clause, quote_of
+from review_harness.design.offline.document import Doc, all_matches, cap, clause, quote_of, short
 from review_harness.design.offline.registry import Ctx
 from review_harness.design.offline.vocabulary import V
 
@@ -68,3 +68,47 @@ def vague_requirements(ctx: Ctx, finding: str, title: str) -> None:
                 suggestion=f"Replace '{m.group(0)}' with a measurable target (a number, a percentile, a task-completion rate) and say how it is measured.",
                 evidence=quote_of(u, m.group(0)), key=f"vague:{u.line}")
             break
+
+
+def explicit_priorities(doc: Doc) -> bool:
+    """Whether the document labels priorities (MoSCoW or P0-P3 headings, or a priority column)."""
+    return any(pat.search(s.heading) for s in doc.sections for pat in V.priority_section.values()) or any(
+        u.kind == "table" and any(p.match(c) for c in u.cells for p in V.priority_cell.values()) for u in doc.units)
+
+
+def check_priorities(ctx: Ctx, missing: str | None = None) -> None:
+    """Everything marked must, or the won't-have list left open ('scope-not-prioritised'); with
+    `missing`, also four or more requirements none of which carries a priority of its own."""
+    rs = ctx.reqset
+    live = [r for r in rs.reqs if r.priority != "wont"]
+    musts = [r for r in live if r.priority == "must"]
+    doc = ctx.requirements if not ctx.requirements.empty else ctx.artifact
+    wont_secs = [s for s in doc.sections if V.priority_section.wont.search(s.heading) or V.sec_nongoal.search(s.heading)]
+    wont_units = [u for u in doc.units_under(wont_secs) if u.kind != "heading"]
+    open_wont = next((u for u in wont_units if V.tbd.search(u.plain)), None)
+    explicit = explicit_priorities(doc)
+    too_many = explicit and len(musts) >= 6 and len(musts) >= 0.6 * len(live)
+    if missing and not explicit and len(live) >= 4 and len({r.priority for r in live}) == 1:
+        ctx.add(
+            missing, title="Requirements carry no priority", section=ctx.req_section(live[0]),
+            issue=f"None of the {len(live)} requirements is ranked: there is no must / should / could split and no priority column.",
+            why="Without priorities the design cannot trade one requirement against another, and the first cut is made under schedule pressure.",
+            suggestion="Rank each requirement (for example must, should, could, won't) and say what the first release cannot ship without.",
+            evidence=live[0].quote, key="no-priorities")
+        return
+    if not (too_many or open_wont):
+        if explicit and live:
+            ctx.ok(f"Priorities are assigned: {len(musts)} of {len(live)} requirements are must-haves")
+        return
+    parts = []
+    if too_many:
+        parts.append(f"{len(musts)} of {len(live)} requirements are must-haves, so the priority labels do not separate anything")
+    if open_wont is not None:
+        parts.append(f"the won't-have list is left open ('{short(open_wont.plain, 40)}')")
+    ctx.add(
+        "scope-not-prioritised",
+        title="Scope is not prioritised", section=doc.path_of((open_wont or musts[0].unit).line),
+        issue=cap("; ".join(parts)) + ".",
+        why="When everything is required, the team discovers the real priorities when the schedule slips, and the cut is made under pressure instead of by choice.",
+        suggestion="Keep must-have for what the first release cannot ship without, move the rest down, and list what is explicitly not being done and why.",
+        evidence=quote_of(open_wont) if open_wont is not None else musts[0].quote, key="priorities")
