@@ -43,7 +43,8 @@ from review_harness.ds.panel import (
     save_source_map,
 )
 from review_harness.ds.parse import parse_reviewer_output
-from review_harness.ds.preflight import review_file, write_atomically
+from review_harness.core.files import write_atomic
+from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
 from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
@@ -237,7 +238,7 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
         if output_dir:
             path = review_file(Path(output_dir), str(state.sample_id))
             try:
-                write_atomically(path, report)
+                write_atomic(path, report)
                 state.metadata["review_file"] = str(path)
             except OSError as ex:  # the review stays in the log; the file it could not write is named
                 record = load_record(state.store, the_rubric)

@@ -49,23 +49,3 @@ def domain_reference(reference: str | None, domains: list[str] | None) -> str | 
 
 def review_file(folder: Path, sample_id: str) -> Path:
     return folder / f"{sample_id}{REVIEW_SUFFIX}"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it into place: a reader never
-    sees half a review, and a failed write leaves any earlier file as it was. The file gets the
-    user's umask, as a plain write would."""
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
