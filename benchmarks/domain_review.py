@@ -1,10 +1,12 @@
-"""The DS review with and without `-T domain=search-ranking` on the Search fixtures, offline:
+"""The DS review with and without its domain dimension, offline:
 
     . .venv/bin/activate
-    python benchmarks/domain_review.py [--quick]   # about half a minute
+    python benchmarks/domain_review.py [--quick]   # about a minute; --quick: the Search documents only
 
-1. Calibration (seed 001 s8): per document, today's two-dimension score and band (the run without
-   a domain) beside the three-dimension score and band (50/25/25), and whether the band moved.
+1. Recalibration (seed 001 s8): for each Search document, the two-dimension review (no domain) beside
+   the three-dimension review with its gold file's domain, and whether the band moved; then every DS
+   fixture reviewed with -T domain=search-ranking (most are not about search: not applicable, not
+   scored). The one scoring model adds the domain's shortfall, so no band may move up.
 2. Cost: model calls and input tokens per review, and the round trips on the critical path at
    1 s per call (`-M latency=1`): the panel is one round trip; stage-2 dedup questions, when a
    document has any, add one more after it (asked at once; budget DS 1, DESIGN.md 7b).
@@ -20,54 +22,71 @@ from inspect_ai.event import ModelEvent
 
 from common import ROOT, bench_args, load_task
 from review_harness.core.logs import reviews_in_log
-from review_harness.ds.rubric import default_rubric
-from review_harness.ds.scoring import band_verdict
 
-DOCS = sorted((ROOT / "fixtures" / "domain" / "search").glob("*.md"))
+SEARCH = sorted((ROOT / "fixtures" / "domain" / "search").glob("*.md"))
+DS = sorted((ROOT / "fixtures" / "ds").glob("*.md"))
+ORDER = ["Good to Go", "Minor Fix", "Major Rework"]
 
 
-def run(domain: str | None, latency: float = 0.0):
-    args = {"document": ",".join(str(d) for d in DOCS)} | ({"domain": domain} if domain else {})
+def run(latency: float = 0.0, **args) -> tuple[dict, list[tuple[int, int, float]]]:
+    """(sample id -> review, per sample (model calls, input tokens, working seconds)), read while
+    the log still exists."""
     with tempfile.TemporaryDirectory() as tmp:
         [log] = inspect_eval(load_task("ds_review")(**args), model="offline/rules",
                              model_args={"latency": latency} if latency else {}, log_dir=tmp, display="none")
-    return log
+        reviews = {sid: r for sid, _, r in reviews_in_log(log)}
+        figures = []
+        for sample in log.samples or []:
+            events = [e for e in sample.events if isinstance(e, ModelEvent)]
+            tokens = sum(e.output.usage.input_tokens for e in events if e.output and e.output.usage)
+            figures.append((len(events), tokens, sample.working_time or 0.0))
+    return reviews, figures
 
 
-def calls(sample) -> tuple[int, int]:
-    events = [e for e in sample.events if isinstance(e, ModelEvent)]
-    return len(events), sum((e.output.usage.input_tokens if e.output and e.output.usage else 0) for e in events)
+def moved(before: str, after: str) -> str:
+    if before == after:
+        return "same"
+    return "down" if ORDER.index(after) > ORDER.index(before) else "UP"
 
 
 def main() -> None:
-    bench_args(__doc__)  # --quick: this script is quick already (three offline runs)
-    rubric = default_rubric()
-    two, three = run(None), run("search-ranking")
-    before = {sid: r for sid, _, r in reviews_in_log(two)}
-    after = {sid: r for sid, _, r in reviews_in_log(three)}
-    print("1. Two- vs three-dimension scores on the Search fixtures (offline reviewers)")
-    print(f"{'document':30} {'A':>5} {'C':>5} {'D':>5} {'2-dim':>7} {'band':13} {'3-dim':>7} {'band':13} moved")
-    moved = 0
-    for sid in sorted(after):
-        b, a = before[sid], after[sid]
-        d = a.dimensions
-        b2, b3 = band_verdict(b.final_score, rubric), band_verdict(a.final_score, rubric)
-        moved += b2 != b3
-        print(f"{sid:30} {d['analysis'].score:5g} {d['communication'].score:5g} {d['domain'].score:5g} "
-              f"{b.final_score:7g} {b2:13} {a.final_score:7g} {b3:13} {'yes' if b2 != b3 else ''}")
-        print(f"{'':30} verdict {b.verdict} -> {a.verdict}")
-    print(f"bands moved: {moved} of {len(after)}; mean score {statistics.mean(r.final_score for r in before.values()):.1f}"
-          f" -> {statistics.mean(r.final_score for r in after.values()):.1f}")
+    quick = bench_args(__doc__).quick
+    two, cost_two = run(document=",".join(str(d) for d in SEARCH))
+    three, cost_three = run(fixtures="domain/search")  # each document with its gold file's domain
+    print("1. The same documents without and with their domain (seed 001 s8), offline reviewers")
+    print(f"{'document':30} {'domain':20} {'2 dimensions':>20} {'3 dimensions':>20}  band")
+    counts = {"same": 0, "down": 0, "UP": 0}
+    for sid in sorted(three):
+        b, a = two[sid], three[sid]
+        change = moved(b.verdict, a.verdict)
+        counts[change] += 1
+        domain = ",".join(d for d in a.domain.domains if d in (a.domain.fit.topics if a.domain.fit else a.domain.domains)) if a.domain else "-"
+        print(f"{sid:30} {domain:20} {b.final_score:7g} {b.verdict:12} {a.final_score:7g} {a.verdict:12}  {change}")
+    print(f"bands: {counts['same']} same, {counts['down']} down, {counts['UP']} up (must be 0); mean score "
+          f"{statistics.mean(r.final_score for r in two.values()):.1f} -> "
+          f"{statistics.mean(r.final_score for r in three.values()):.1f}")
+    if not quick:
+        plain, _ = run(fixtures="ds")
+        searched, _ = run(fixtures="ds", domain="search-ranking")
+        counts = {"same": 0, "down": 0, "UP": 0}
+        not_applicable = 0
+        for sid, a in searched.items():
+            b = plain[sid]
+            if b.verdict and a.verdict:
+                counts[moved(b.verdict, a.verdict)] += 1
+            not_applicable += not a.dimensions["domain"].applicable
+        print(f"the {len(searched)} DS fixtures with -T domain=search-ranking: {not_applicable} not applicable (not "
+              f"scored); bands {counts['same']} same, {counts['down']} down, {counts['UP']} up (must be 0)")
 
     print("\n2. Cost per review")
-    for name, log in (("without domain", two), ("with domain", three)):
-        figures = [calls(s) for s in log.samples]
-        print(f"{name:16} model calls {statistics.mean(c for c, _ in figures):.1f}, "
-              f"input tokens {statistics.mean(t for _, t in figures):,.0f}")
-    slow = run("search-ranking", latency=1.0)
-    times = [s.working_time for s in slow.samples]
-    print(f"with domain, 1 s per call: {statistics.mean(times):.1f} s per review (max {max(times):.1f}); "
-          "round trips on the critical path = panel 1 (+1 with stage-2 dedup questions; budget: DS 1)")
+    for name, figures in (("without domain", cost_two), ("with domain", cost_three)):
+        print(f"{name:16} model calls {statistics.mean(c for c, _, _ in figures):.1f}, "
+              f"input tokens {statistics.mean(t for _, t, _ in figures):,.0f}")
+    if not quick:
+        _, slow = run(latency=1.0, fixtures="domain/search")
+        times = [s for _, _, s in slow]
+        print(f"with domain, 1 s per call: {statistics.mean(times):.1f} s per review (max {max(times):.1f}); "
+              "round trips on the critical path = panel 1 (+1 with stage-2 dedup questions; budget: DS 1)")
 
 
 if __name__ == "__main__":

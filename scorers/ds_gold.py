@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 from review_harness.core.gold import sample_gold
 from review_harness.ds.gold import GoldFile, GoldFinding, rubric_check
 from review_harness.ds.judge import MATCHER_PROMPT_VERSION, JudgeAnswerError
-from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings
+from review_harness.ds.matching import DETERMINISTIC_MATCHER, Match, compare_with_gold, match_findings, shown_findings
 from review_harness.ds.models import Finding
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
@@ -77,7 +77,7 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
         if review.status == "deferred":
             # no review happened: no accuracy to report (a deferred run must not read as precise)
             return not_compared(GOLD_METRICS, "review deferred: nothing to compare with gold", answer="deferred")
-        matches, matcher_name, notes = await match_with(matcher, review.findings, gold.expected_findings)
+        matches, matcher_name, notes = await match_with(matcher, shown_findings(review), gold.expected_findings)
         comparison = compare_with_gold(review, gold, matches, matcher=matcher_name)
         value = {
             "precision": defined(comparison.precision),

@@ -31,8 +31,9 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
         value = {
             "verdict": review.verdict or ("draft" if review.draft else review.status),
             "score": review.final_score if review.final_score is not None else float("nan"),
-            "findings": len(review.findings),
-            "critical": sum(1 for f in review.findings if f.severity.value == "CRITICAL"),
+            # an analysis finding merged into its domain version (dedup) is that one issue: counted once
+            "findings": sum(1 for f in review.findings if not f.merged_into),
+            "critical": sum(1 for f in review.findings if f.severity.value == "CRITICAL" and not f.merged_into),
             "complete": float(review.status == "complete"),
             "deferred": float(review.status == "deferred"),
         }

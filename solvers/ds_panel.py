@@ -18,11 +18,13 @@ from review_harness.domain.member import domain_review
 from review_harness.domain.prompt import PROMPT_VERSION as DOMAIN_PROMPT_VERSION
 from review_harness.domain.reviewer import default_reviewer_rubric
 from review_harness.domain.skill import get_domain_context
+from review_harness.domain.topics import domain_fit
 from review_harness.ds.domain_dim import (
     analysis_refs,
     domain_refs,
     load_brief,
     load_domain_input,
+    load_fit,
     save_brief,
     save_dedup,
     save_domain_run,
@@ -41,6 +43,7 @@ from review_harness.ds.panel import (
     save_source_map,
 )
 from review_harness.ds.parse import parse_reviewer_output
+from review_harness.core.files import write_atomic
 from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
 from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
@@ -58,20 +61,24 @@ def _rubric(path: str | None) -> Rubric:
 
 
 @solver
-def prepare_document_step(rubric: str | None = None) -> Solver:
+def prepare_document_step(rubric: str | None = None, domains: list[str] | None = None) -> Solver:
     """Lead steps 1-6: word count, tier, section map or extraction, TL;DR, partial input.
-    Also applies the level-1 downgrade for over-long documents in full mode."""
+    Also applies the level-1 downgrade for over-long documents in full mode. `domains`: the
+    domains of every sample (-T domain=), recorded in its options."""
     the_rubric = _rubric(rubric)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         options = ReviewOptions.model_validate(state.metadata.get("options", {}))
+        if domains:
+            options.domains = list(domains)
         source = state.metadata.get("source", str(state.sample_id))
         if state.metadata.get("input_error"):  # an unreadable file of a folder: this sample fails
             raise DocumentError(state.metadata["input_error"])
         warnings: list[str] = list(state.metadata.get("input_warnings") or [])
         save_source_map(state.store, state.metadata.get("source_map"))
         degradation = 0
-        prepared = prepare_document(state.input_text, source=source, mode=options.mode)
+        reader = {"audience": options.audience, "workflow": options.workflow}  # named in a tier-3 extraction
+        prepared = prepare_document(state.input_text, source=source, mode=options.mode, **reader)
         limit = the_rubric.scoring.full_mode_word_limit
         if options.mode == "full" and prepared.word_count > limit:
             options.mode = "quick"
@@ -80,7 +87,7 @@ def prepare_document_step(rubric: str | None = None) -> Solver:
                 f"The document has {prepared.word_count:,} words, over the {limit:,}-word limit "
                 "for a full review: reviewed in quick mode on a structured extraction."
             )
-            prepared = prepare_document(state.input_text, source=source, mode="quick")
+            prepared = prepare_document(state.input_text, source=source, mode="quick", **reader)
         if prepared.partial_input.is_partial and not options.draft:
             warnings.append(
                 "This looks like an early draft ("
@@ -163,16 +170,21 @@ def reviewer(
 ) -> Solver:
     """One reviewer of the panel, defined by a rubric dimension (e.g. 'analysis'). `policy`:
     its calls' retry policy (None: the rubric's `reviewer_calls`). `guardrail`: a sentence added
-    to its instructions (the analysis reviewer's, when a domain reviewer runs)."""
+    to its instructions; the analysis reviewer gets the domain boundary by itself when its
+    sample is reviewed with a domain that fits the document."""
     the_rubric = _rubric(rubric)
     the_rubric.dimension(dimension)  # fail at task creation on an unknown dimension
     policy = policy or the_rubric.reviewer_calls
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = load_record(state.store, the_rubric)
+        fit = load_fit(state.store)
+        boundary = guardrail
+        if boundary is None and dimension == "analysis" and record.options.domains and (fit is None or fit.applicable):
+            boundary = default_reviewer_rubric().analysis_guardrail
         result = await call_reviewer(
             dimension, state, the_rubric, record, policy=policy, max_tokens=max_tokens, cache=cache,
-            guardrail=guardrail,
+            guardrail=boundary,
         )
         earlier = load_reviewer_result(state.store, the_rubric, dimension)
         count_earlier_round(result.run, earlier.run if earlier else None)
@@ -201,7 +213,8 @@ def review_panel(reviewers: list[Solver], rubric: str | None = None) -> Solver:
                 "structured extraction) and ran both reviewers again."
             )
             prepared = prepare_document(
-                state.input_text, source=record.document.source, mode="quick"
+                state.input_text, source=record.document.source, mode="quick",
+                audience=record.options.audience, workflow=record.options.workflow,
             )
             record.document = prepared.info()
             save_prepared(state.store, prepared)
@@ -222,26 +235,42 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         review = review_from_store(state.store, the_rubric, state.input_text)
         report = render_report(review, the_rubric)
-        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
-        state.output.completion = report
         if output_dir:
             path = review_file(Path(output_dir), str(state.sample_id))
-            path.write_text(report, encoding="utf-8")
-            state.metadata["review_file"] = str(path)
+            try:
+                write_atomic(path, report)
+                state.metadata["review_file"] = str(path)
+            except OSError as ex:  # the review stays in the log; the file it could not write is named
+                record = load_record(state.store, the_rubric)
+                record.warnings.append(
+                    f"The review could not be written to {path} ({ex.strerror or ex}); it is in the log as the "
+                    "sample's answer (review-harness show).")
+                save_record(state.store, record)
+                state.metadata["review_file_error"] = f"{path}: {ex.strerror or ex}"
+                report = render_report(review_from_store(state.store, the_rubric, state.input_text), the_rubric)
+        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
+        state.output.completion = report
         return state
 
     return solve
 
 
 @solver
-def domain_brief(domains: list[str], reference: str | None = None) -> Solver:
-    """Lead step 6.5 (with -T domain=): fetch the domain context brief before dispatch and record
-    it (digest versions, tokens, warnings) in the store and the sample metadata."""
+def domain_brief(domains: list[str] | None = None, reference: str | None = None) -> Solver:
+    """Lead step 6.5, for a sample reviewed with a domain (its options' `domains`, else
+    `domains`): name the methods and metrics the document names (topic hints), check that the
+    domains fit the document at all, fetch the context brief for those hints before dispatch and
+    record it (digest versions, tokens, warnings, fit) in the store and the sample metadata."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        brief = get_domain_context(domains)
-        save_brief(state.store, brief, reference)
-        state.metadata["domain_brief"] = brief.log_record()
+        record = load_record(state.store, default_rubric())
+        asked = record.options.domains or domains
+        if not asked:
+            return state
+        fit = domain_fit(state.input_text, asked)
+        brief = get_domain_context(asked, topic_hints=fit.hints)
+        save_brief(state.store, brief, reference, fit)
+        state.metadata["domain_brief"] = {**brief.log_record(), "topic_hints": fit.hints, "applicable": fit.applicable}
         return state
 
     return solve
@@ -263,11 +292,14 @@ def domain_reviewer(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         brief = load_brief(state.store)
-        if brief is None:
-            raise RuntimeError("no domain brief in the sample store: run domain_brief() first")
+        if brief is None:  # this sample is reviewed without a domain
+            return state
+        fit = load_fit(state.store)
+        if fit is not None and not fit.applicable:  # nothing of the domain to review: nobody is asked
+            return state
         prepared = load_prepared(state.store, state.input_text)
         result = await domain_review(
-            prepared.reviewer_content, brief, domain_rubric, model=get_model(), policy=policy,
+            prepared.domain_content, brief, domain_rubric, model=get_model(), policy=policy,
             reference=reference_text, max_tokens=max_tokens,
             cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
         )
@@ -289,7 +321,7 @@ def domain_dedup(rubric: str | None = None) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         domain = load_domain_input(state.store)
-        if domain is None or not domain.reviewed:
+        if domain is None or not domain.reviewed or not domain_refs(domain.findings):
             return state
         review = review_from_store(state.store, the_rubric, with_domain=False)
         decisions = await dedup(analysis_refs(review.findings), domain_refs(domain.findings), settings,
@@ -309,21 +341,22 @@ def review_pipeline(
     domains: list[str] | None = None,
     reference: str | None = None,
     reference_text: str | None = None,
+    with_domain: bool = False,
 ) -> list[Solver]:
     """prepare -> one reviewer per rubric dimension, concurrently -> rendered report. Every
     reviewer's policy is the rubric's `reviewer_calls`; `timeout` (seconds per member call)
     overrides its seconds.
-    With `domains`: the brief is fetched before dispatch, the domain expert reviewer joins the
-    panel, the analysis reviewer gets the domain guardrail, and dedup runs before synthesis."""
+    With `domains` (every sample) or `with_domain` (the samples whose options name domains): the
+    brief is fetched before dispatch, the domain expert reviewer joins the panel, the analysis
+    reviewer gets the domain guardrail, and dedup runs before synthesis; a sample without a domain
+    skips these steps."""
     the_rubric = _rubric(rubric)
     policy = the_rubric.reviewer_calls.with_timeout(timeout)
-    guardrail = default_reviewer_rubric().analysis_guardrail if domains else None
     reviewers = [
-        reviewer(dimension, rubric=rubric, policy=policy, max_tokens=max_tokens, cache=cache,
-                 **({"guardrail": guardrail} if guardrail and dimension == "analysis" else {}))
+        reviewer(dimension, rubric=rubric, policy=policy, max_tokens=max_tokens, cache=cache)
         for dimension in the_rubric.dimensions
     ]
-    if not domains:
+    if not domains and not with_domain:
         return [
             prepare_document_step(rubric=rubric),
             review_panel(reviewers, rubric=rubric),
@@ -332,7 +365,7 @@ def review_pipeline(
     reviewers.append(domain_reviewer(policy=policy, max_tokens=max_tokens, cache=cache,
                                      reference_text=reference_text))
     return [
-        prepare_document_step(rubric=rubric),
+        prepare_document_step(rubric=rubric, domains=domains),
         domain_brief(domains, reference=reference),
         review_panel(reviewers, rubric=rubric),
         domain_dedup(rubric=rubric),

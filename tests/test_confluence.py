@@ -97,8 +97,8 @@ def test_a_draft_status_macro_is_pointed_out(tmp_path):
     path = tmp_path / "draft.xml"
     path.write_text(storage)
     doc = load(str(path)).documents[0]
-    assert doc.warnings == [f"{path} is marked 'DRAFT' by a status macro: it is reviewed as finished work; "
-                            "for draft feedback without a score, rerun with -T draft=true."]
+    assert doc.warnings == [f"{path} is marked 'DRAFT' by a status macro: it is reviewed in full, with lighter "
+                            "penalties for polish; for draft feedback without a score, rerun with -T draft=true."]
     assert cf.page_metadata(PAGE)["status"] == ["IN REVIEW"]
 
 

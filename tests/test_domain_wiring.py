@@ -39,9 +39,10 @@ def test_three_dimensions_weights_digest_versions_and_domain_findings(domain_log
     [review] = reviews(domain_log).values()
     dims = review.dimensions
     assert set(dims) == {"analysis", "communication", "domain"} and all(d.reviewed for d in dims.values())
-    assert review.domain.weights == {"analysis": 0.5, "communication": 0.25, "domain": 0.25}
-    expected = 0.5 * dims["analysis"].score + 0.25 * dims["communication"].score + 0.25 * dims["domain"].score
-    assert review.final_score == pytest.approx(expected, abs=0.01)
+    weights = RUBRIC.scoring.weights  # the one scoring model: each dimension's shortfall at its weight
+    assert review.domain.weights == weights and set(weights) == {"analysis", "communication", "domain"}
+    expected = 100 - sum(weights[d] * (100 - dims[d].score) for d in dims)
+    assert review.final_score == pytest.approx(max(0.0, expected), abs=0.01)
     # the brief that was served, with its digest versions, is in the log (store and metadata)
     versions = get_domain_context(["search-ranking"]).versions
     assert review.domain.brief["versions"] == versions
@@ -52,7 +53,8 @@ def test_three_dimensions_weights_digest_versions_and_domain_findings(domain_log
     assert critical.lens == "pitfall"
     assert critical.source.kind == "digest" and "search-ranking" in critical.source.ref
     assert any(f.dimension == "domain" and f.severity.value == "CRITICAL" for f in review.findings)
-    assert review.verdict != "Good to Go" and "CRITICAL" in (review.floor_rule or "")
+    assert review.verdict != "Good to Go"  # a CRITICAL anywhere caps it (or the score is already below)
+    assert review.band_verdict != "Good to Go" or "CRITICAL" in (review.floor_rule or "")
     # 11-row dashboard (4 + 4 + 3), the three dimension sections and the brief's banner
     assert len(review.dashboard) == 11
     report = sample.output.completion
@@ -104,10 +106,11 @@ def test_failing_domain_reviewer_gives_a_partial_two_dimension_review(tmp_path, 
     domain_run = next(r for r in review.reviewer_runs if r.member == "domain-expert-reviewer")
     assert domain_run.status == "timed_out" and domain_run.kind == "domain"
     a, c = review.dimensions["analysis"].score, review.dimensions["communication"].score
-    weights = RUBRIC.scoring.weights  # the two-dimension formula
+    weights = RUBRIC.scoring.weights  # the same model, over the two reviewed dimensions
     shortfall = (100 - a) * weights["analysis"] + (100 - c) * weights["communication"]
     assert review.final_score == pytest.approx(max(0.0, 100 - shortfall), abs=0.01)
-    assert review.domain.weights == dict(weights)
+    assert review.domain.weights == {"analysis": weights["analysis"], "communication": weights["communication"]}
+    assert review.scored_dimensions == ["analysis", "communication"]
     assert "Partial review: the Domain Knowledge dimension was not reviewed" in log.samples[0].output.completion
 
 
@@ -182,12 +185,13 @@ def test_advisory_never_triggers_a_floor_and_a_domain_critical_does():
     advisory = make_finding(DRUB, "D1", lens, worst.id, advisory_source, "Recent learning says otherwise.")
     review = _synth([advisory])
     assert advisory.severity == "ADVISORY" and review.dimensions["domain"].score == 98
-    assert review.final_score == pytest.approx(99.5) and review.verdict == "Good to Go" and review.floor_rule is None
+    assert review.final_score == pytest.approx(100 - 2 * RUBRIC.weight("domain"))
+    assert review.verdict == "Good to Go" and review.floor_rule is None
     assert [f for f in review.findings if f.dimension == "domain"] == []
     assert [r.rating for r in review.dashboard if r.lens == lens] == ["ADVISORY"]
     critical = make_finding(DRUB, "D1", lens, worst.id, authoritative, "Wrong technique for ranking.")
     review = _synth([critical])
-    assert review.final_score == pytest.approx(95.0)  # the domain's 25% weight: 0.25 * 80 + 75
+    assert review.final_score == pytest.approx(100 - 20 * RUBRIC.weight("domain"))  # its shortfall at its weight
     assert review.band_verdict == "Good to Go" and review.verdict == "Minor Fix"  # capped whatever the weight
     two = make_finding(DRUB, "D2", lens, worst.id, authoritative, "Another wrong technique.")
     assert _synth([critical, two]).verdict == "Major Rework"

@@ -139,7 +139,8 @@ def test_domain_expert_malformed_twice_leaves_a_two_dimension_review(tmp_path):
     expert = runs_by_member(review.reviewer_runs)["domain-expert-reviewer"]
     assert (expert.kind, expert.status, expert.attempts) == ("domain", "malformed", 2)
     assert review.status == "partial" and not review.dimensions["domain"].reviewed
-    assert review.domain.weights == dict(default_rubric().scoring.weights)  # the two-dimension weights
+    weights = default_rubric().scoring.weights
+    assert review.domain.weights == {d: weights[d] for d in ("analysis", "communication")}  # the two scored ones
     assert review.domain.findings == []
     salvaged = sample.store["domain:member:domain-expert-reviewer"]["salvaged"]
     [warning] = [w for w in review.warnings if w.startswith("domain-expert-reviewer returned malformed output")]

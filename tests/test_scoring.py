@@ -135,12 +135,13 @@ def test_seed_floor_rules_in_v1(band, criticals, verdict):
     [
         ({"analysis": 80.0, "communication": 60.0}, 70.0),
         ({"analysis": 85.0, "communication": 84.0}, 84.5),
-        ({"analysis": 80.0, "communication": None}, 80.0),  # partial: reviewed dimension only
+        ({"analysis": 80.0, "communication": None}, 80.0),  # partial: the reviewed dimension's score
         ({"analysis": None, "communication": None}, None),
     ],
 )
 def test_final_score_equal_weights_v1(scores, expected):
-    assert scoring.final_score(scores, V1.scoring.weights) == expected
+    scored = [d for d, s in scores.items() if s is not None]
+    assert scoring.final_score(scores, scoring.review_weights(V1, scored)) == expected
 
 
 @pytest.mark.parametrize(
@@ -148,12 +149,15 @@ def test_final_score_equal_weights_v1(scores, expected):
     [
         ({"analysis": 80.0, "communication": 60.0}, 40.0),  # every deduction counts in full
         ({"analysis": 90.0, "communication": 100.0}, 90.0),
-        ({"analysis": 90.0, "communication": None}, 80.0),  # partial: the missing one is not perfect
+        ({"analysis": 90.0, "communication": None}, 90.0),  # partial: the reviewed dimension's score (seed s3.4)
         ({"analysis": 30.0, "communication": 40.0}, 0.0),  # clamped
+        ({"analysis": 90.0, "communication": 95.0, "domain": 80.0}, 65.0),  # the domain adds its shortfall (weight 1)
+        ({"analysis": 90.0, "communication": None, "domain": 95.0}, 85.0),  # partial with a domain
     ],
 )
 def test_final_score_deduction_weights_v2(scores, expected):
-    assert scoring.final_score(scores, RUBRIC.scoring.weights) == expected
+    scored = [d for d, s in scores.items() if s is not None]
+    assert scoring.final_score(scores, scoring.review_weights(RUBRIC, scored)) == expected
 
 
 def test_deduction_uses_table_row_then_severity_default():
@@ -173,20 +177,20 @@ def test_deduction_uses_table_row_then_severity_default():
 
 
 @pytest.mark.parametrize(
-    "reported, severities, expected",
+    "severities, expected",
     [
-        (None, [], LensRating.SOUND),
-        (LensRating.SOUND, [Severity.MAJOR], LensRating.MAJOR_ISSUES),  # raised to the worst finding
-        (LensRating.CRITICAL, [Severity.MINOR], LensRating.CRITICAL),  # a reviewer may rate worse
-        (None, [Severity.MINOR, Severity.CRITICAL], LensRating.CRITICAL),
+        ([], LensRating.SOUND),
+        ([Severity.MAJOR], LensRating.MAJOR_ISSUES),
+        ([Severity.MINOR], LensRating.MINOR_ISSUES),
+        ([Severity.MINOR, Severity.CRITICAL], LensRating.CRITICAL),
     ],
 )
-def test_lens_rating(reported, severities, expected):
+def test_lens_rating_is_the_worst_listed_finding(severities, expected):
     findings = [
         ReviewerFinding(lens="logic", severity=s, title="t", location="l", issue="i", suggested_fix="f")
         for s in severities
     ]
-    assert scoring.lens_rating(reported, findings) == expected
+    assert scoring.lens_rating(findings) == expected
 
 
 # ------------------------------------------------------------------ synthesis end to end
@@ -254,7 +258,8 @@ def test_synthesis_partial_when_one_reviewer_missing():
     review = _synth({"analysis": analysis, "communication": None})
     assert review.status == "partial"
     assert review.dimensions["communication"].reviewed is False
-    assert review.final_score == 90.0  # analysis 95, counted for the missing dimension too
+    assert review.final_score == 95.0  # the analysis dimension's score (seed 000 s3.4)
+    assert review.scored_dimensions == ["analysis"]
     assert review.band_verdict == "Good to Go"
     assert review.verdict == "Minor Fix"  # a partial review is never a clean pass
     assert "Partial review" in review.floor_rule

@@ -232,6 +232,19 @@ def gate_config_for(baseline: Path) -> Path:
     return own if own.exists() else baseline.parent / "gate.yaml"
 
 
+def default_baseline(run: EvalLog, baselines: Path) -> Path:
+    """The committed baseline of the log's kind: <baselines>/<task>.json; a run over another fixture
+    set than the kind's own (`-T fixtures=domain/search`) has its own, <task>.<set>.json (slashes as
+    dashes), so one kind can gate several gold sets."""
+    from review_harness.core.kinds import kind_of_log
+
+    kind = kind_of_log(run)
+    fixtures = (run.eval.task_args or {}).get("fixtures")
+    if fixtures and str(fixtures) != kind.name:
+        return baselines / f"{kind.task}.{str(fixtures).replace('/', '-')}.json"
+    return baselines / f"{kind.task}.json"
+
+
 def run_gate(log: str | None, baseline: str | None, config: str | None, write: str | None) -> int:
     """`review-harness gate`: 0 passed, 1 regressed; bad input raises `CommandError` (exit 2)."""
     from review_harness.core.commands import CommandError, one_line
@@ -244,7 +257,7 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
             log_path = newest_log(write)
             run = read_log(log_path)
             check_gateable(run, log_path, kind_of_log(run).gold_scorer)
-            baseline_path = Path(baseline) if baseline else BASELINES_DIR / f"{kind_of_log(run).task}.json"
+            baseline_path = Path(baseline) if baseline else default_baseline(run, BASELINES_DIR)
             written = write_baseline(run, str(log_path), baseline_path)
             print(f"wrote {baseline_path} from {log_path.name}: {len(written.values)} metrics, "
                   f"{len(next(iter(written.values.values()), {}))} samples, {written.epochs} epoch(s)")
@@ -254,7 +267,7 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
         log_path = newest_log(log)
         run = read_log(log_path)
         kind = kind_of_log(run)
-        baseline_path = Path(baseline) if baseline else BASELINES_DIR / f"{kind.task}.json"
+        baseline_path = Path(baseline) if baseline else default_baseline(run, BASELINES_DIR)
         reviews = reviews_in_log(run)
         if reviews and all(getattr(review, "status", None) == "deferred" for _, _, review in reviews):
             raise GateError(

@@ -93,8 +93,12 @@ G = TypeVar("G", bound=GoldCase)
 
 
 def fixtures_dir(gold_path: Path) -> Path:
-    """gold/<set>/ mirrors fixtures/<set>/ (two folders up from the gold file)."""
-    return gold_path.parent.parent.parent / "fixtures" / gold_path.parent.name
+    """gold/<set>/ mirrors fixtures/<set>/ (two folders up from the gold file); a nested set
+    gold/<set>/<subset>/ mirrors fixtures/<set>/<subset>/."""
+    folder = gold_path.parent
+    if folder.parent.name != "gold" and folder.parent.parent.name == "gold":
+        return folder.parent.parent.parent / "fixtures" / folder.parent.name / folder.name
+    return folder.parent.parent / "fixtures" / folder.name
 
 
 def invalid_gold(path: str | Path, problems: Sequence[str]) -> GoldError:

@@ -20,12 +20,13 @@ provider knows which rule engine answers it: a request carries its kind, nothing
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 from inspect_ai.model import CachePolicy, ChatMessage, Model, ResponseSchema, get_model
+from inspect_ai.tool import Tool
 from inspect_ai.util import span
 from pydantic import BaseModel
 
@@ -118,11 +119,13 @@ async def call_member(
     prompt_version: str = "",
     prefix_hash: str = "",
     span_name: str | None = None,
+    tools: Sequence[Tool] | None = None,
 ) -> MemberResult[T]:
     """Ask one member under `policy`. A failed call or a malformed answer is tried again after an
     exponential backoff; a retry after a malformed answer bypasses the response cache (the cache
     holds that answer). Never raises for a misbehaving model, except a provider refusal of the
-    request itself and a sample limit."""
+    request itself and a sample limit. `tools` (e.g. web_search()) the member may use before its
+    final answer."""
     if model is None:
         model = get_model(role=role) if role else get_model()
     run = MemberRun(kind=kind, member=member, role=role, model=str(model), prompt_version=prompt_version,
@@ -138,7 +141,7 @@ async def call_member(
                 run.attempts += 1
                 call = await generate_structured(
                     messages, schema, timeout=policy.timeout_seconds, max_tokens=max_tokens,  # type: ignore[arg-type]
-                    cache=False if bypass_cache else cache, model=model,
+                    cache=False if bypass_cache else cache, model=model, tools=tools,
                 )
                 run.input_tokens += call.input_tokens
                 run.output_tokens += call.output_tokens

@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import anyio
@@ -26,6 +27,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState
+from inspect_ai.tool import Tool
 from inspect_ai.util import LimitExceededError
 
 from review_harness.core import console  # noqa: F401  (registers the stderr hook with Inspect)
@@ -105,18 +107,22 @@ async def generate_structured(
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
     model: Model | None = None,
+    tools: Sequence[Tool] | None = None,
 ) -> CallResult:
     """Call the model with a response schema under a timeout. A failing or misbehaving model
     becomes a reason (the member degrades), never an exception (the sample fails) -- except
-    a sample limit, which must stop the sample."""
+    a sample limit, which must stop the sample. With `tools` the model may call them (Inspect's
+    tool loop) before its final answer, which is the output."""
     model = model or get_model()
     result = CallResult()
     started = time.monotonic()
     try:
         with anyio.fail_after(timeout):
-            result.output = await model.generate(
-                messages, config=GenerateConfig(response_schema=schema, max_tokens=max_tokens), cache=cache
-            )
+            config = GenerateConfig(response_schema=schema, max_tokens=max_tokens)
+            if tools:
+                _, result.output = await model.generate_loop(messages, tools=list(tools), config=config, cache=cache)
+            else:
+                result.output = await model.generate(messages, config=config, cache=cache)
     except LimitExceededError:
         raise
     except TimeoutError as ex:

@@ -190,6 +190,8 @@ def run_refresh(args: SimpleNamespace) -> int:
               f"(budget {report.budgets.get(score['page'], 0)} tokens) - {score['rationale'] or score['problem']}")
     for candidate in report.candidates:
         print(f"candidate for inclusion: {candidate['id']} \"{candidate['title']}\" ({candidate['space']}, {candidate['updated']})")
+    for item in report.review_items:
+        print(f"conflict review: {item}")
     for warning in report.warnings:
         print(f"warning: {warning}")
     if report.published:

@@ -78,6 +78,9 @@ class DomainEntry(_Strict):
     applies_to: list[str] = Field([], alias="applies-to")
     # share of each requesting domain's budget the cross-domain digest may take (cross-domain only)
     budget_share: float = Field(0.3, alias="budget-share", gt=0, lt=1)
+    # what a document about this domain names (methods, metrics, objects): a document that names
+    # fewer than two of them is not about the domain (review_harness.domain.topics)
+    topics: list[str] = []
 
     @property
     def is_cross_domain(self) -> bool:

@@ -28,15 +28,8 @@ from review_harness.core.text import content_words
 from review_harness.core.schema import response_schema
 from review_harness.domain.members import DEDUP
 from review_harness.domain.reviewer import DedupSettings
+from review_harness.domain.topics import SEARCH_TERMS as TERMS
 
-# metric and method names of data-science and search work; an acronym of 2+ capitals also counts
-TERMS = (
-    "ndcg", "mrr", "map@", "ctr", "click-through", "precision", "recall", "auc", "f1", "dwell", "p99", "p95",
-    "p50", "latency", "ipw", "inverse propensity", "propensity", "position bias", "doubly-robust",
-    "interleaving", "a/b", "t-test", "chi-squared", "bootstrap", "mann-whitney", "regression", "lambdamart",
-    "learning-to-rank", "ltr", "bm25", "click model", "selection bias", "tail queries", "head queries",
-    "confidence interval", "stratif", "randomiz",
-)
 ACRONYM_RE = re.compile(r"\b[A-Z][A-Z0-9@]{1,}\b")
 QUOTE_OVERLAP = 0.8
 DEDUP_POLICY = RetryPolicy(timeout_seconds=60.0)  # a yes/no question: a minute is plenty

@@ -6,6 +6,8 @@ assembly."""
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from review_harness.core.tokens import estimate_tokens
@@ -19,6 +21,7 @@ from review_harness.domain.knowledge import (
     subsection_for,
 )
 from review_harness.domain.sources import Page
+from review_harness.domain.topics import mentions_term
 
 FOUNDATIONAL = ("Foundational Knowledge", "authoritative")
 STANDARDS = ("Workstream Standards", "authoritative")
@@ -133,9 +136,10 @@ def synthesize(name: str, pages: dict[str, tuple[Page, str]], shares: dict[str, 
 
 def conflict_with(text: str, foundational: list[str]) -> str | None:
     """The conflict line when `text` (workstream knowledge) replaces or dismisses a technique
-    one of the foundational texts names, else None."""
+    one of the foundational texts names (an abbreviation and its long form are one technique:
+    "IPW" and "inverse propensity weighting"), else None."""
     for term in replaced_terms(text):
-        named = [f for f in foundational if term.lower() in f.lower()]
+        named = [f for f in foundational if mentions_term(f, term)]
         if len(term) >= 3 and named:
             return (f"CONFLICT: Foundational knowledge names {term} ({named[0][:80]}...); "
                     f"workstream knowledge says: {text[:160]} -> Workstream takes precedence. "
@@ -155,3 +159,51 @@ def find_conflicts(digest: Digest) -> list[Bullet]:
             if line:
                 out.append(Bullet(date=bullet.date, text=line))
     return out
+
+
+CONFLICT_TERM_RE = re.compile(r"[Ff]oundational(?: knowledge| tier)? (?:names|says|uses) \"?(?P<term>[\w/-]+(?: [\w/-]+){0,3}?)\"?"
+                              r"(?= \(| as | for |[;,.:])")
+
+
+def conflict_terms(text: str) -> list[str]:
+    """The foundational technique a conflict is about: the one it says the foundational tier names,
+    else the ones it says are replaced."""
+    m = CONFLICT_TERM_RE.search(text)
+    if not m:
+        return replaced_terms(text)
+    words = m.group("term").split()
+    while len(words) > 1 and words[0].lower() in ("use", "using", "uses", "the", "a", "an", "plain"):
+        words = words[1:]
+    return [" ".join(words)]
+
+
+def review_conflicts(previous: Digest | None, digest: Digest, tier: str) -> tuple[list[Bullet], list[str]]:
+    """Conflicts carried from refresh to refresh (seed 001 s5, D19): a workstream refresh keeps the
+    earlier conflicts it did not find again, so none is lost before the foundational tier is
+    reviewed; a foundational (or full) refresh reviews each earlier conflict: resolved when the new
+    foundational tier no longer names the technique, otherwise kept (with its first date) and listed
+    as a review item. Returns (the new digest's conflicts, the review items)."""
+    earlier = list(previous.conflicts) if previous else []
+    found = list(digest.conflicts)
+    seen = {b.text for b in found}
+    if tier == "workstream":
+        return found + [b for b in earlier if b.text not in seen], []
+    foundational = [b.text for s in digest.sections if s.tier == "foundational" for sub in s.subsections
+                    for b in sub.bullets]
+    items = []
+    for bullet in earlier:
+        terms = conflict_terms(bullet.text)
+        still = [t for t in terms if any(mentions_term(f, t) for f in foundational)]
+        since = f" (flagged {bullet.date.isoformat()})" if bullet.date else ""
+        if not terms:
+            items.append(f"open{since}: {bullet.text} -> the technique it concerns is not named; review by hand")
+        elif still:
+            items.append(f"open{since}: the foundational tier still names {', '.join(still)}; update the foundational "
+                         f"page or confirm it stands: {bullet.text}")
+        else:
+            items.append(f"resolved{since}: the foundational tier no longer names {', '.join(terms)}: {bullet.text}")
+            continue
+        if bullet.text not in seen:
+            found.append(bullet)
+            seen.add(bullet.text)
+    return found, items

@@ -25,7 +25,9 @@ LEARNING_WORDS = ("post-mortem", "postmortem", "incident", "retro", "experiment"
 POSTMORTEM_WORDS = ("post-mortem", "postmortem", "incident", "retro")
 REPLACEMENT_RE = re.compile(
     r"(?:instead of|replaces?|replacing|switching from|rather than|no longer (?:use|need)s?|makes)\s+"
-    r"(?:plain |the )?(?P<term>[A-Za-z][\w/-]*(?: [a-z][\w-]*)?)", re.IGNORECASE)
+    r"(?:plain |the )?(?P<term>[A-Za-z][\w/-]*(?: [a-z][\w-]*){0,2})", re.IGNORECASE)
+TERM_STOP = frozenset({"it", "them", "this", "that", "unnecessary", "redundant", "obsolete", "with", "by", "to", "for",
+                       "in", "on", "is", "are", "as"})
 
 
 @dataclass(frozen=True)
@@ -81,5 +83,16 @@ def subsection_for(sentence: KnowledgeSentence) -> str:
 
 def replaced_terms(text: str) -> list[str]:
     """Techniques a sentence says are replaced or unnecessary ("switching from IPW", "makes IPW
-    unnecessary", "instead of NDCG")."""
-    return [m.group("term").split()[0].strip(".,;:") for m in REPLACEMENT_RE.finditer(text)]
+    unnecessary", "instead of inverse propensity weighting"): the name as written, up to three
+    words, stopping at a word that is no part of a name."""
+    out = []
+    for m in REPLACEMENT_RE.finditer(text):
+        words = []
+        for word in m.group("term").split():
+            word = word.strip(".,;:")
+            if word.lower() in TERM_STOP:
+                break
+            words.append(word)
+        if words:
+            out.append(" ".join(words))
+    return out

@@ -22,6 +22,7 @@ from review_harness.domain.rules import DomainReview
 from review_harness.domain.skill import DomainContextBrief
 
 PROMPT_VERSION = "domain-reviewer.v1"
+UNVERIFIABLE = "claim_unverifiable"  # the one issue type that needs a search to back it (seed 001 D10)
 
 
 class ReportFinding(BaseModel):
@@ -52,7 +53,9 @@ def report_schema(rubric: ReviewerRubric):
 
 
 def render_reviewer_prompt(rubric: ReviewerRubric, brief: DomainContextBrief, document: str,
-                           reference: str | None = None) -> ReviewerPrompt:
+                           reference: str | None = None, search: bool = False) -> ReviewerPrompt:
+    """`search`: the request says the web_search tool is there to check claims (the stable prefix,
+    the system message, is the same with or without it)."""
     env = template_environment(str(PROMPTS_DIR / "domain"))
     system = env.get_template("reviewer_system.v1.j2").render(
         dimension=rubric.dimension, advisory_points=rubric.advisory_points,
@@ -62,7 +65,7 @@ def render_reviewer_prompt(rubric: ReviewerRubric, brief: DomainContextBrief, do
     request = env.get_template("reviewer_request.v1.j2").render(
         domains=", ".join(brief.domains_included),
         reference=neutralize_delimiters(reference, "<reference>", "</reference>") if reference else None,
-        document=neutralize_delimiters(document),
+        document=neutralize_delimiters(document), search=search,
     )
     return ReviewerPrompt(system=system, request=request, version=PROMPT_VERSION)
 
@@ -94,7 +97,14 @@ def parse_domain_report(text: str | None, brief: DomainContextBrief, rubric: Rev
         return ParseOutcome(None, [problem or "no JSON object"], malformed=True)
     items, problems = validate_items(data, "findings", ReportFinding, "finding", _normalize(rubric))
     review = DomainReview()
+    unverified_by_rule = []
     for n, item in enumerate(items, 1):
+        if item.issue_type == UNVERIFIABLE and not (item.source_kind == "web" and item.source_ref):
+            # D10: only a search that found the claim unsupported costs points; without the search
+            # it made, the claim is unverified (no deduction)
+            unverified_by_rule.append(item.quote or item.summary)
+            problems.append(f"finding {n} ({UNVERIFIABLE}) names no searched page: listed as unverified, no deduction")
+            continue
         source = _source(item, brief, problems, n)
         review.findings.append(make_finding(rubric, f"D{n}", item.lens, item.issue_type, source, item.summary,
                                             quote=item.quote, section=item.section, fix=item.fix))
@@ -103,7 +113,9 @@ def parse_domain_report(text: str | None, brief: DomainContextBrief, rubric: Rev
     review.credits = [c for c in dict.fromkeys(credits) if c in known]
     problems += [f"credit {c!r} is not in the rubric" for c in credits if c not in known]
     claims = data.get("unverified_claims")
-    review.unverified = [c for c in claims if isinstance(c, str)] if isinstance(claims, list) else []
+    review.unverified = ([c for c in claims if isinstance(c, str)] if isinstance(claims, list) else []) + unverified_by_rule
+    for n, finding in enumerate(review.findings, 1):
+        finding.id = f"D{n}"
     if repaired:
         problems.insert(0, f"{problem}; kept the part before it")
     return ParseOutcome(review, problems, malformed=repaired)

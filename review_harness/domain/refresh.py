@@ -12,7 +12,10 @@
    knowledge-dense sentences, no model call); code (drafting.py) places every bullet in its tier
    section with that section's authority, cites the page, and lists conflicts between the tiers
    (workstream wins them);
-4. the new version is published unless it looks broken (see versions.py).
+4. conflicts are carried: a workstream refresh keeps the earlier ones, the next foundational (or
+   full) refresh reviews each as a review item, resolved when the foundational tier no longer names
+   the technique, kept otherwise;
+5. the new version is published unless it looks broken (see versions.py).
 
 A `tier="workstream"` refresh keeps the current foundational sections.
 """
@@ -29,7 +32,7 @@ import anyio
 from inspect_ai.model import Model
 from review_harness.domain.config import DomainIndex, TeamRoster
 from review_harness.domain.digest import format_version
-from review_harness.domain.drafting import synthesize
+from review_harness.domain.drafting import review_conflicts, synthesize
 from review_harness.domain.importance import (
     PageScore,
     author_context,
@@ -59,6 +62,7 @@ class RefreshReport:
     warnings: list[str] = field(default_factory=list)
     tokens: int = 0
     digest_path: str = ""
+    review_items: list[str] = field(default_factory=list)  # earlier conflicts a foundational refresh reviewed
 
 
 def scores_path(current: Path) -> Path:
@@ -167,6 +171,7 @@ async def refresh_domain(
                                        report.warnings)
     if digest is None:
         digest = synthesize(name, pages, report.budgets, version, previous, tier)
+    digest.conflicts, report.review_items = review_conflicts(previous, digest, tier)
     scored = [s.final for s in scores if s.reason is None]
     if not scored and scores:
         write_status(current, "failed", "the curator scored no page", now)

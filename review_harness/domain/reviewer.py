@@ -53,17 +53,10 @@ class DimensionSpec(BaseModel):
     lenses: list[Lens]
 
 
-class Floor(BaseModel):
-    criticals: int
-    max_score: float
-    verdict: str
-
-
 class Scoring(BaseModel):
+    """The dimension's own credit cap; its weight, bands and floors are the DS rubric's."""
+
     credit_cap: float
-    weights: dict[str, dict[str, float]]
-    bands: dict[str, float]
-    floors: list[Floor]
 
 
 class DedupSettings(BaseModel):

@@ -31,6 +31,7 @@ HEADING_RE = re.compile(r"^### (?P<key>.+?) \[tier: (?P<tier>\w+)\] \[authority:
 RANGE_RE = re.compile(r"(?:between\s+)?(?P<lo>\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(?P<hi>\d+(?:\.\d+)?)")
 NUMBER_RE = re.compile(r"(?<![\w.])(?P<value>\d+(?:\.\d+)?)(?![\w.])")
 METRIC_SUFFIX_RE = re.compile(r"@\d+")
+OFFLINE_SEARCH = "offline claim table (a search found nothing that supports it)"
 CITATION_WORDS = ("research shows", "study", "studies", "according to", "paper", "survey found", "reported by")
 
 
@@ -233,8 +234,11 @@ def check_claims(document: str, rubric: ReviewerRubric, claims: list[ClaimEntry]
         if entry is None:
             review.unverified.append(unit.text)
             continue
-        source = FindingSource(kind="web" if entry.source.startswith("http") else "general",
-                               ref=entry.source if entry.source.startswith("http") else None)
+        web = entry.source.startswith("http")
+        if entry.verdict == "unsupported":  # the table records a search that found nothing to support it
+            source = FindingSource(kind="web", ref=entry.source if web else OFFLINE_SEARCH)
+        else:
+            source = FindingSource(kind="web" if web else "general", ref=entry.source if web else None)
         if entry.verdict == "verified":
             review.verified.append(unit.text)
             continue

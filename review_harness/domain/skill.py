@@ -41,12 +41,22 @@ class DomainContextBrief(BaseModel):
     tokens: int
     budget: int
     conflicts: list[str] = []
+    conflict_notices: dict[str, str] = {}  # warning -> the domain whose conflicts it announces
 
-    def banner(self) -> str | None:
-        """The warning banner a report shows above its results, or None without warnings."""
-        if not self.warnings:
+    def banner(self, touches: Callable[[str], bool] | None = None) -> str | None:
+        """The warning banner a report shows above its results, or None without warnings. With
+        `touches` (a conflict's text -> whether it concerns the document), a domain's conflict
+        notice is shown only when one of its conflicts concerns the document."""
+        shown = []
+        for warning in self.warnings:
+            domain = self.conflict_notices.get(warning)
+            if domain is not None and touches is not None and not any(
+                    touches(c.split(": ", 1)[1]) for c in self.conflicts if c.startswith(f"{domain}: ")):
+                continue
+            shown.append(warning)
+        if not shown:
             return None
-        return "\n".join(["> **Domain knowledge warnings**"] + [f"> - {w}" for w in self.warnings])
+        return "\n".join(["> **Domain knowledge warnings**"] + [f"> - {w}" for w in shown])
 
     def log_record(self) -> dict:
         """What a review records about the brief it used (digest versions, size, warnings)."""
@@ -78,14 +88,17 @@ def _cost(text: str) -> int:
 
 
 def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[int, int], list[Bullet]], int]:
-    """Which bullets of a digest fit the budget: with topic hints, bullets about the hints first
-    (and only those when any match); then in digest order, which puts foundational knowledge and
+    """Which bullets of a digest fit the budget. With topic hints the digest is filtered by
+    section (seed 001 s11): a subsection is relevant when its title or one of its bullets names a
+    hint, and only relevant subsections are kept when any is (a whole section is kept, so a
+    pitfall the document never names still reaches the reviewer when its section concerns the
+    document); the most relevant first. Then digest order, which puts foundational knowledge and
     standards before learnings. Returns the kept bullets by (section, subsection) and their tokens."""
     items = []
     for i, section in enumerate(digest.sections):
         for j, sub in enumerate(section.subsections):
+            rel = sum(_relevance(f"{sub.title} {b.text}", hints) for b in sub.bullets) if hints else 0
             for k, bullet in enumerate(sub.bullets):
-                rel = _relevance(f"{sub.title} {bullet.text}", hints) if hints else 0
                 items.append((i, j, k, bullet, rel))
     if hints and any(rel for *_, rel in items):
         items = [item for item in items if item[4]]
@@ -151,6 +164,7 @@ def get_domain_context(
     tiers: dict[str, str] = {}
     authority: dict[str, str] = {}
     conflicts: list[str] = []
+    notices: dict[str, str] = {}
     parts: list[str] = []
     cross_parts: list[str] = []
     included: list[str] = []
@@ -174,8 +188,10 @@ def get_domain_context(
             warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.total_seconds() / 86400:.1f} days)")
         versions[name] = digest.version
         if digest.conflicts:
-            warnings.append(f"{name}: {len(digest.conflicts)} conflict(s) between foundational and workstream "
-                            "knowledge; workstream takes precedence")
+            notice = (f"{name}: {len(digest.conflicts)} conflict(s) between foundational and workstream "
+                      "knowledge; workstream takes precedence")
+            warnings.append(notice)
+            notices[notice] = name
         return digest
 
     def conflict_lines(digest: Digest, room: float) -> list[str]:
@@ -234,4 +250,5 @@ def get_domain_context(
         tokens=estimate_tokens(content),
         budget=max_tokens_per_domain * len(names),
         conflicts=conflicts,
+        conflict_notices=notices,
     )

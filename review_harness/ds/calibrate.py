@@ -9,6 +9,8 @@ rules reproduce that judgement, independently of any reviewer. The fit searches 
 - the credit cap and a scale on the credit values;
 - the diminishing-returns curve (v1's, or none);
 - the analysis weight (the seed's v1 50/50 was to be revisited with calibration data);
+- the domain dimension's weight, fitted on the three-dimension cases (gold files with
+  `options: {domain: ...}`) once the rest is fitted (a second stage: it moves no two-dimension case);
 - two extra floor rules: a CRITICAL analysis finding with N more MAJOR-or-worse analysis
   findings, and N MAJOR-or-worse findings in the whole review, each capping at Major Rework.
 
@@ -26,7 +28,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dataclasses import replace
+
 from review_harness.core.paths import GOLD_DIR
+from review_harness.domain.reviewer import ReviewerRubric, default_reviewer_rubric
 from review_harness.ds import scoring
 from review_harness.core.gold import GoldError
 from review_harness.ds.gold import GoldFile, load_gold
@@ -36,6 +41,10 @@ from review_harness.ds.rubric import DEFAULT_RUBRIC, FloorRule, Rubric, RubricEr
 # (analysis, communication) deduction weights: each dimension's shortfall from 100 counts at
 # its weight; (0.5, 0.5) is the seed's mean, (1, 1) counts every deduction in full
 WEIGHT_OPTIONS = ((0.5, 0.5), (0.6, 0.4), (1.0, 0.75), (1.0, 1.0))
+# the domain dimension's deduction weight (seed 001's 50/25/25 is half the analysis weight)
+DOMAIN_WEIGHT_OPTIONS = (0.25, 0.5, 0.75, 1.0)
+# the gold sets calibrate reads by default: the DS fixtures and the Search fixtures reviewed with a domain
+DEFAULT_GOLD_DIRS = (GOLD_DIR / "ds", GOLD_DIR / "domain" / "search")
 V1_DIMINISHING = [[30, 1.0], [50, 0.75], [None, 0.5]]
 NO_DIMINISHING = [[None, 1.0]]
 
@@ -70,6 +79,7 @@ class Params:
     critical_with_serious: int | None
     serious: int | None
     serious_minor_fix: int | None
+    domain_weight: float = 0.5
 
     def describe(self) -> str:
         rules = []
@@ -82,7 +92,8 @@ class Params:
         return (
             f"CRITICAL {self.critical:g}, MAJOR {self.major:g}, MINOR {self.minor:g}; credits x{self.credit_scale:g} "
             f"cap {self.credit_cap:g} (offset MINOR only); diminishing returns {'v1' if self.diminishing else 'none'}; "
-            f"deduction weights analysis {self.weights[0]:g} / communication {self.weights[1]:g}; "
+            f"deduction weights analysis {self.weights[0]:g} / communication {self.weights[1]:g} / "
+            f"domain {self.domain_weight:g}; "
             f"floor rules: seed's two{''.join('; ' + r for r in rules)}"
         )
 
@@ -91,6 +102,11 @@ class Params:
 class Case:
     name: str
     gold: GoldFile
+
+    @property
+    def domain(self) -> bool:
+        """A three-dimension case: reviewed with a domain."""
+        return bool(self.gold.options.get("domain"))
 
 
 @dataclass
@@ -116,10 +132,11 @@ class Fit:
         return sum(self.outcomes[n].in_window for n in names) / len(names)
 
 
-def load_cases(gold_dir: Path, rubric: Rubric) -> list[Case]:
-    paths = sorted(gold_dir.glob("*.yaml"))
+def load_cases(gold_dirs: Path | list[Path] | tuple[Path, ...], rubric: Rubric) -> list[Case]:
+    folders = [gold_dirs] if isinstance(gold_dirs, Path) else list(gold_dirs)
+    paths = [p for folder in folders for p in sorted(folder.glob("*.yaml"))]
     if not paths:
-        raise CalibrationError(f"{gold_dir}: no gold files (*.yaml)")
+        raise CalibrationError(f"{', '.join(str(f) for f in folders)}: no gold files (*.yaml)")
     cases = []
     for path in paths:
         try:
@@ -141,7 +158,7 @@ def structural_rubric(base: Rubric, p: Params) -> Rubric:
     rubric.scoring.credit_cap = p.credit_cap
     rubric.scoring.credits_offset = "minor"
     rubric.scoring.diminishing_returns = [tuple(x) for x in (V1_DIMINISHING if p.diminishing else NO_DIMINISHING)]
-    rubric.scoring.weights = {"analysis": p.weights[0], "communication": p.weights[1]}
+    rubric.scoring.weights = {"analysis": p.weights[0], "communication": p.weights[1], "domain": p.domain_weight}
     rules = [r for r in base.floor_rules if r.rule == "criticals"]
     if p.critical_with_serious is not None:
         rules.append(FloorRule(rule="critical_with_serious", at_least=p.critical_with_serious,
@@ -154,10 +171,13 @@ def structural_rubric(base: Rubric, p: Params) -> Rubric:
     return rubric
 
 
-def score_gold(gold: GoldFile, rubric: Rubric, points: dict[Severity, float], credit_scale: float = 1.0) -> tuple[float, str]:
-    """(final score, verdict) of a review whose findings and positives are exactly the gold ones,
-    through the same scoring functions a real review uses."""
-    scores: dict[str, float | None] = {}
+def dimension_scores(gold: GoldFile, rubric: Rubric, points: dict[Severity, float], credit_scale: float = 1.0,
+                     domain_rubric: ReviewerRubric | None = None, with_domain: bool = True) -> dict[str, float]:
+    """Each dimension's score for a review whose findings and positives are exactly the gold
+    ones, through the same scoring functions a real review uses. The domain dimension (a case
+    reviewed with a domain, unless `with_domain` is False) uses the domain reviewer's credits and
+    credit cap."""
+    scores: dict[str, float] = {}
     for dim_id, dimension in rubric.dimensions.items():
         deductions = [(points[f.severity], f.severity) for f in gold.expected_findings if f.dimension == dim_id]
         seen: set[str] = set()
@@ -168,8 +188,24 @@ def score_gold(gold: GoldFile, rubric: Rubric, points: dict[Severity, float], cr
                 seen.add(credit.id)
                 credits.append(round(credit.points * credit_scale))
         scores[dim_id] = scoring.dimension_score(deductions, credits, rubric)[0]
-    final = scoring.final_score(scores, rubric.scoring.weights)
-    verdict, _ = scoring.apply_floor_rules(scoring.band_verdict(final, rubric), gold.expected_findings, rubric)
+    if with_domain and gold.options.get("domain"):
+        domain_rubric = domain_rubric or default_reviewer_rubric()
+        deductions = [(points[f.severity], f.severity) for f in gold.expected_findings if f.dimension == "domain"]
+        credit_ids = list(dict.fromkeys(p.credit for p in gold.positives if p.dimension == "domain" and p.credit))
+        credits = [domain_rubric.credit(c).points for c in credit_ids]
+        scores["domain"] = scoring.dimension_score(deductions, credits, rubric,
+                                                   credit_cap=domain_rubric.scoring.credit_cap)[0]
+    return scores
+
+
+def score_gold(gold: GoldFile, rubric: Rubric, points: dict[Severity, float], credit_scale: float = 1.0,
+               with_domain: bool = True) -> tuple[float, str]:
+    """(final score, verdict) of a review whose findings and positives are exactly the gold ones
+    (`with_domain` False: the same document reviewed without its domain)."""
+    scores = dimension_scores(gold, rubric, points, credit_scale, with_domain=with_domain)
+    final = scoring.final_score(scores, scoring.review_weights(rubric, scores))
+    findings = [f for f in gold.expected_findings if with_domain or f.dimension != "domain"]
+    verdict, _ = scoring.apply_floor_rules(scoring.band_verdict(final, rubric), findings, rubric)
     return final, verdict
 
 
@@ -195,6 +231,7 @@ def current_params(rubric: Rubric) -> Params:
         weights=(rubric.scoring.weights["analysis"], rubric.scoring.weights["communication"]),
         critical_with_serious=extra.get(("critical_with_serious", "Major Rework")),
         serious=extra.get(("serious", "Major Rework")), serious_minor_fix=extra.get(("serious", "Minor Fix")),
+        domain_weight=rubric.weight("domain"),
     )
 
 
@@ -211,8 +248,9 @@ def grid(rubric: Rubric) -> list[Params]:
         low, high = ranges[s]
         return sorted({float(low), float(round((low + high) / 2)), float(high)})
 
+    domain_weight = rubric.weight("domain")
     return [
-        Params(c, m, n, cap, scale, dr, w, cws, ser, smf)
+        Params(c, m, n, cap, scale, dr, w, cws, ser, smf, domain_weight)
         for c, m, n, cap, scale, dr, w, cws, ser, smf in itertools.product(
             steps(Severity.CRITICAL), steps(Severity.MAJOR), steps(Severity.MINOR),
             (10.0, 25.0), (0.6, 1.0), (True, False), WEIGHT_OPTIONS, (None, 1, 2), (None, 4, 5), (None, 1, 2),
@@ -225,6 +263,7 @@ def _objective(fit: Fit, names: list[str], reference: Params) -> tuple:
         abs(fit.params.critical - reference.critical) + abs(fit.params.major - reference.major)
         + abs(fit.params.minor - reference.minor)
         + sum(abs(a - b) for a, b in zip(fit.params.weights, reference.weights)) * 10
+        + abs(fit.params.domain_weight - reference.domain_weight) * 10
         + (fit.params.critical_with_serious is not None) + (fit.params.serious is not None)
         + (fit.params.serious_minor_fix is not None)
     )
@@ -249,15 +288,32 @@ def search(cases: list[Case], base: Rubric) -> list[Fit]:
     return fits
 
 
+def domain_stage(cases: list[Case], base: Rubric, chosen: Fit, names: list[str], reference: Params) -> Fit:
+    """Stage 2: with everything else fitted, the domain weight that fits the three-dimension
+    cases best (ties: the smallest change). Two-dimension cases do not depend on it."""
+    p = chosen.params
+    points = {Severity.CRITICAL: p.critical, Severity.MAJOR: p.major, Severity.MINOR: p.minor}
+    fits = []
+    for weight in DOMAIN_WEIGHT_OPTIONS:
+        q = replace(p, domain_weight=weight)
+        fits.append(evaluate(cases, structural_rubric(base, q), points, q.credit_scale, q))
+    return max(fits, key=lambda f: _objective(f, names, reference))
+
+
 def best(fits: list[Fit], names: list[str], reference: Params) -> Fit:
     return max(fits, key=lambda f: _objective(f, names, reference))
 
 
-def leave_one_out(fits: list[Fit], names: list[str], reference: Params) -> dict[str, Outcome]:
+def fit_all(cases: list[Case], base: Rubric, fits: list[Fit], names: list[str], reference: Params) -> Fit:
+    """Both stages over the cases named."""
+    return domain_stage(cases, base, best(fits, names, reference), names, reference)
+
+
+def leave_one_out(cases: list[Case], base: Rubric, fits: list[Fit], names: list[str], reference: Params) -> dict[str, Outcome]:
     """For each case: fit on all the others, then score the held-out case with that fit."""
     result = {}
     for name in names:
-        chosen = best(fits, [n for n in names if n != name], reference)
+        chosen = fit_all(cases, base, fits, [n for n in names if n != name], reference)
         result[name] = chosen.outcomes[name]
     return result
 
@@ -289,6 +345,7 @@ def fitted_rubric_text(base_text: str, base: Rubric, p: Params, version: str) ->
     text = re.sub(r"(?m)^  credits_offset: .*$", "  credits_offset: minor", text)
     text = re.sub(r"(?m)^    analysis: [0-9.]+$", f"    analysis: {p.weights[0]:g}", text)
     text = re.sub(r"(?m)^    communication: [0-9.]+$", f"    communication: {p.weights[1]:g}", text)
+    text = re.sub(r"(?m)^    domain: [0-9.]+$", f"    domain: {p.domain_weight:g}", text)
     rules = [line for line in re.findall(r"(?m)^  - \{rule: criticals, .*$", text)]
     if p.critical_with_serious is not None:
         rules.append(f'  - {{rule: critical_with_serious, at_least: {p.critical_with_serious}, cap: Major Rework, '
@@ -322,33 +379,41 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(f"gold figures of {path.name} (rubric {read_log(path).eval.metadata.get('rubric_version', '?')}) by split:")
         print(figures_table(log_figures(read_log(path))))
         return 0
-    gold_dir = Path(args.gold) if args.gold else GOLD_DIR / "ds"
+    gold_dirs = [Path(args.gold)] if args.gold else list(DEFAULT_GOLD_DIRS)
     try:
         base = load_rubric(DEFAULT_RUBRIC)
     except RubricError as ex:
         raise CalibrationError(str(ex)) from None
-    cases = load_cases(gold_dir, base)
+    cases = load_cases(gold_dirs, base)
     names = [c.name for c in cases]
     by_name = {c.name: c for c in cases}
     before = evaluate_rubric_as_is(cases, base)
     fits = search(cases, base)
     reference = current_params(base)
-    chosen = best(fits, names, reference)
-    loo = leave_one_out(fits, names, reference)
-    print(f"calibrate: {len(cases)} gold cases in {gold_dir}, {len(fits)} grid points, scoring from gold findings alone")
+    chosen = fit_all(cases, base, fits, names, reference)
+    loo = leave_one_out(cases, base, fits, names, reference)
+    print(f"calibrate: {len(cases)} gold cases in {', '.join(str(d) for d in gold_dirs)}, {len(fits)} grid points "
+          f"(then {len(DOMAIN_WEIGHT_OPTIONS)} domain weights), scoring from gold findings alone")
     print(f"current rubric {base.version}: band accuracy {before.band_accuracy():.2f}, window rate {before.window_rate():.2f}")
     print(f"fitted: {chosen.params.describe()}")
     print(f"fitted: band accuracy {chosen.band_accuracy():.2f}, window rate {chosen.window_rate():.2f}; "
           f"leave-one-out band accuracy {sum(o.band_ok for o in loo.values()) / len(loo):.2f}, "
           f"window rate {sum(o.in_window for o in loo.values()) / len(loo):.2f}")
-    for split in ("dev", "heldout"):
-        part = [n for n in names if by_name[n].gold.split == split]
+    groups = [("two dimensions", [n for n in names if not by_name[n].domain]),
+              ("three dimensions", [n for n in names if by_name[n].domain])]
+    groups += [(split, [n for n in names if by_name[n].gold.split == split]) for split in ("dev", "heldout")]
+    for label, part in groups:
         if part:
-            print(f"  {split}: {len(part)} cases, band accuracy {chosen.band_accuracy(part):.2f}, "
-                  f"window rate {chosen.window_rate(part):.2f}")
+            print(f"  {label}: {len(part)} cases, band accuracy {chosen.band_accuracy(part):.2f}, "
+                  f"window rate {chosen.window_rate(part):.2f}; leave-one-out band accuracy "
+                  f"{sum(loo[n].band_ok for n in part) / len(part):.2f}")
     print()
     for name in names:
         print(_row(name, by_name[name], chosen.outcomes[name], loo[name]))
+    three = [n for n in names if by_name[n].domain]
+    if three:
+        print("\nthe same documents without and with their domain (seed 001 s8), fitted rubric, from gold findings:")
+        print(recalibration_table([by_name[n] for n in three], structural_rubric(base, chosen.params), chosen.params))
     if args.write:
         version = next_version(base.version)
         target = Path(args.output) if args.output else DEFAULT_RUBRIC
@@ -357,6 +422,20 @@ def run_calibrate(args: argparse.Namespace) -> int:
         written = load_rubric(target)  # the written file must load and pass its own range checks
         print(f"\nwrote {target} ({written.version})")
     return 0
+
+
+def recalibration_table(cases: list[Case], rubric: Rubric, p: Params) -> str:
+    """Each three-dimension case scored without its domain (its analysis and communication gold
+    findings) and with it: whether its band moves, and which way."""
+    points = {Severity.CRITICAL: p.critical, Severity.MAJOR: p.major, Severity.MINOR: p.minor}
+    lines = ["| document | 2 dimensions | 3 dimensions | band |", "|---|---|---|---|"]
+    order = [scoring.GOOD_TO_GO, scoring.MINOR_FIX, scoring.MAJOR_REWORK]
+    for case in cases:
+        s2, v2 = score_gold(case.gold, rubric, points, p.credit_scale, with_domain=False)
+        s3, v3 = score_gold(case.gold, rubric, points, p.credit_scale)
+        moved = "same" if v2 == v3 else ("down" if order.index(v3) > order.index(v2) else "UP")
+        lines.append(f"| {case.name} | {s2:g} {v2} | {s3:g} {v3} | {moved} |")
+    return "\n".join(lines)
 
 
 FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window")

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 @click.command(epilog="\b\nExamples:\n  review-harness calibrate\n  review-harness calibrate --write\n"
                       "  review-harness calibrate --log logs/ci/ds_review")
-@click.option("--gold", type=click.Path(), metavar="FOLDER", help="The gold files to fit to. Default: gold/ds.")
+@click.option("--gold", type=click.Path(), metavar="FOLDER",
+              help="The gold files to fit to. Default: gold/ds and gold/domain/search (three-dimension cases).")
 @click.option("--write", is_flag=True, help="Write the fitted values as a new rubric version.")
 @click.option("--output", type=click.Path(), metavar="FILE",
               help="Where --write puts the rubric. Default: prompts/ds/rubric.yaml.")
@@ -38,7 +39,7 @@ def summary_row(review: Review) -> dict[str, str]:
         "status": review.status,
         "score": "-" if review.final_score is None else f"{review.final_score:g}",
         "verdict": review.verdict or ("draft" if review.draft else "-"),
-        "findings": str(len(review.findings)),
-        "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL")),
+        "findings": str(sum(1 for f in review.findings if not f.merged_into)),
+        "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL" and not f.merged_into)),
         "warnings": str(len(review.warnings)),
     }

@@ -17,6 +17,7 @@ from review_harness.ds.prompts import PromptError, check_templates
 from review_harness.core.params import as_flag, choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.core.input_errors import input_error_tolerance  # noqa: F401  (ds.task imports it from here)
+from review_harness.ds.preflight import task_domains
 from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric
 
 
@@ -42,12 +43,14 @@ def resolve_options(
     (full mode; quick mode always reviews a mixed audience unless one is named)."""
     merged = {**(fixture_options or {}), **{k: v for k, v in overrides.items() if v is not None}}
     mode = choice("mode", merged.get("mode"), MODES) or "full"
+    domain = merged.get("domain")
     return ReviewOptions(
         requested_mode=mode,
         mode=mode,
         audience=choice("audience", merged.get("audience"), AUDIENCES) or "mixed",
         workflow=choice("workflow", merged.get("workflow"), WORKFLOWS) or "general",
         draft=as_flag("draft", merged.get("draft")) or False,
+        domains=task_domains(domain) if domain is not None else None,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from review_harness.core.member import MemberResult, MemberRun, StoreLike, load_result, member_key, save_result
-from review_harness.domain.dedup import DedupDecision, FindingRef, replay_dedup, suppressed
+from review_harness.domain.dedup import DedupDecision, FindingRef, replay_dedup
 from review_harness.domain.member import KIND as DOMAIN_KIND
 from review_harness.domain.member import MEMBER
 from review_harness.domain.rules import DomainReview
@@ -24,8 +24,8 @@ from review_harness.domain.reviewer import (
     default_reviewer_rubric,
     lens_worst,
 )
-from review_harness.domain.scoring import weights_for
 from review_harness.domain.skill import DomainContextBrief
+from review_harness.domain.topics import DomainFit, conflict_touches
 from review_harness.ds import scoring
 from review_harness.ds.models import (
     DashboardRow,
@@ -57,18 +57,30 @@ class DomainInput(BaseModel):
     verified: list[str] = Field(default_factory=list)
     salvaged: DomainReview | None = Field(default=None, description="what parsed of a malformed answer (warnings only)")
     dedup: list[DedupDecision] = Field(default_factory=list)
+    fit: DomainFit | None = Field(default=None, description="whether the domains fit the document (None: not checked)")
+
+    @property
+    def applicable(self) -> bool:
+        """False when the document has no content of the requested domains: nothing to review."""
+        return self.fit is None or self.fit.applicable
 
     @property
     def reviewed(self) -> bool:
-        return self.run is not None and self.run.completed
+        return self.applicable and self.run is not None and self.run.completed
 
 
 # ---------------------------------------------------------------------------------- store
 
 
-def save_brief(store: StoreLike, brief: DomainContextBrief, reference: str | None) -> None:
+def save_brief(store: StoreLike, brief: DomainContextBrief, reference: str | None, fit: DomainFit | None = None) -> None:
     store.set(BRIEF_KEY, {"domains": brief.domains_included, "brief": brief.model_dump(mode="json"),
-                          "record": brief.log_record(), "reference": reference})
+                          "record": brief.log_record(), "reference": reference,
+                          "fit": fit.model_dump(mode="json") if fit else None})
+
+
+def load_fit(store: StoreLike) -> DomainFit | None:
+    data = store.get(BRIEF_KEY)
+    return DomainFit.model_validate(data["fit"]) if data and data.get("fit") else None
 
 
 def load_brief(store: StoreLike) -> DomainContextBrief | None:
@@ -96,7 +108,7 @@ def load_domain_input(store: StoreLike) -> DomainInput | None:
         domains=brief["domains"], brief=brief["brief"], reference=brief.get("reference"),
         run=result.run if result else None, findings=review.findings, credits=review.credits,
         unverified=review.unverified, verified=review.verified, salvaged=result.salvaged if result else None,
-        dedup=store.get(DEDUP_KEY) or [],
+        dedup=store.get(DEDUP_KEY) or [], fit=brief.get("fit"),
     )
 
 
@@ -115,18 +127,26 @@ def analysis_refs(findings: list[Finding]) -> list[FindingRef]:
 
 
 def domain_refs(findings: list[DomainFinding]) -> list[FindingRef]:
-    return [FindingRef(id=f.id, summary=f.summary, quote=f.quote, section=f.section, fix=f.fix) for f in findings]
+    """The domain findings dedup compares with the analysis findings: ADVISORY ones are advice
+    from recent learnings, never the same finding as a generic issue, so they take no part."""
+    return [FindingRef(id=f.id, summary=f.summary, quote=f.quote, section=f.section, fix=f.fix)
+            for f in findings if f.severity != "ADVISORY"]
 
 
 def apply_dedup(analysis: list[Finding], domain: DomainInput, rubric: ReviewerRubric
-                ) -> tuple[list[Finding], list[DedupDecision], list[str]]:
-    """(analysis findings that stand, every decision, notes): an analysis finding that is the
-    same issue as a domain finding is dropped; the domain version stands."""
+                ) -> tuple[list[DedupDecision], list[str]]:
+    """(every decision, notes). An analysis finding that is the same issue as a domain finding is
+    marked `merged_into` that finding: the domain version is the one the review shows (top fixes,
+    the domain section), the analysis one stays under its lens as a pointer, and synthesis deducts
+    the pair once."""
     decisions = replay_dedup(analysis_refs(analysis), domain_refs(domain.findings), rubric.dedup, domain.dedup)
-    drop = suppressed(decisions)
-    notes = [f"{d.analysis_id} dropped: the same issue as domain finding {d.domain_id} "
-             f"({d.stage} stage: {d.reason}); the domain version stands." for d in decisions if d.duplicate]
-    return [f for f in analysis if f.id not in drop], decisions, notes
+    merged = {d.analysis_id: d.domain_id for d in decisions if d.duplicate}
+    for finding in analysis:
+        if finding.id in merged:
+            finding.merged_into = merged[finding.id]
+    notes = [f"{d.analysis_id} is the same issue as domain finding {d.domain_id} ({d.stage} stage: {d.reason}); "
+             "the domain version stands and the issue is deducted once." for d in decisions if d.duplicate]
+    return decisions, notes
 
 
 # ---------------------------------------------------------------------------------- dimension
@@ -147,11 +167,36 @@ def as_ds_finding(finding: DomainFinding) -> Finding:
     )
 
 
-def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, draft: bool
-                     ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], MemberRun]:
+def _deductions(domain: DomainInput, charged_elsewhere: set[str]) -> list[tuple[float, Severity]]:
+    """The dimension's deductions: ADVISORY ones as MINOR (-2); a finding whose dedup pair is
+    deducted in the analysis dimension counts 0 here."""
+    return [(0.0 if f.id in charged_elsewhere else float(f.points),
+             Severity.MINOR if f.severity == "ADVISORY" else Severity(f.severity)) for f in domain.findings]
+
+
+def _earned(domain: DomainInput, domain_rubric: ReviewerRubric) -> dict[str, float]:
+    return {c: float(p) for c, p in zip(dict.fromkeys(domain.credits), credit_points(domain.credits, domain_rubric))}
+
+
+def domain_score(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, charged_elsewhere: set[str]) -> float:
+    """The dimension's score on the DS curve with its own credit cap (+25)."""
+    return scoring.dimension_score(_deductions(domain, charged_elsewhere), list(_earned(domain, domain_rubric).values()),
+                                   rubric, credit_cap=domain_rubric.scoring.credit_cap)[0]
+
+
+def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, draft: bool,
+                     charged_elsewhere: set[str] = frozenset()
+                     ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], MemberRun | None]:
     """The domain dimension's result, its findings for the DS list (no ADVISORY), its dashboard
-    rows and its reviewer run."""
+    rows and its reviewer run (None when the domain does not fit the document and nobody was
+    asked). `charged_elsewhere`: domain findings whose dedup pair is deducted under analysis."""
     spec = domain_rubric.dimension
+    if not domain.applicable:
+        rows = [DashboardRow(dimension=spec.title, lens=lens.id, lens_title=lens.title, rating="Not applicable")
+                for lens in spec.lenses]
+        result = DimensionResult(dimension=DIMENSION, title=spec.title, reviewed=False, applicable=False,
+                                 status_label="Not applicable")
+        return result, [], rows, None
     reviewer_run = domain.run or MemberRun(kind=DOMAIN_KIND, member=MEMBER, status="failed",
                                            reason="the domain reviewer did not report")
     if not domain.reviewed:
@@ -159,17 +204,14 @@ def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: Reviewe
                 for lens in spec.lenses]
         return DimensionResult(dimension=DIMENSION, title=spec.title, reviewed=False), [], rows, reviewer_run
     ds_findings = [as_ds_finding(f) for f in domain.findings if f.severity != "ADVISORY"]
-    if draft:  # draft feedback has no CRITICAL severities, as for the DS reviewers
-        for f in ds_findings:
-            if f.severity == Severity.CRITICAL:
-                f.severity = Severity.MAJOR
-    # the DS curve, with the domain rubric's credit cap (+25); ADVISORY counts as a MINOR deduction
-    curve = rubric.model_copy(update={"scoring": rubric.scoring.model_copy(
-        update={"credit_cap": domain_rubric.scoring.credit_cap})})
-    deductions = [(f.points, Severity.MINOR if f.severity == "ADVISORY" else Severity(f.severity))
-                  for f in domain.findings]
-    earned = {c: float(p) for c, p in zip(dict.fromkeys(domain.credits), credit_points(domain.credits, domain_rubric))}
-    score, raw, effective, credits = scoring.dimension_score(deductions, list(earned.values()), curve)
+    for f in ds_findings:
+        if f.id in charged_elsewhere:
+            f.deduction = 0.0
+        if draft and f.severity == Severity.CRITICAL:  # draft feedback has no CRITICAL severities
+            f.severity = Severity.MAJOR
+    earned = _earned(domain, domain_rubric)
+    score, raw, effective, credits = scoring.dimension_score(
+        _deductions(domain, charged_elsewhere), list(earned.values()), rubric, credit_cap=domain_rubric.scoring.credit_cap)
     worst = lens_worst(domain.findings, domain_rubric)
     ratings = {lens: LensRating.for_severity(Severity(w) if w and w != "ADVISORY" else None)
                for lens, w in worst.items()}
@@ -184,19 +226,20 @@ def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: Reviewe
     return result, ds_findings, rows, reviewer_run
 
 
-def final_weights(domain: DomainInput | None, rubric: Rubric, domain_rubric: ReviewerRubric) -> dict[str, float]:
-    """50/25/25 when the domain dimension was reviewed; when it failed, the DS rubric's own
-    two-dimension weights (the review goes on as a two-dimension review)."""
-    if domain is not None and domain.reviewed:
-        return dict(weights_for(domain_rubric, with_domain=True))
-    return dict(rubric.scoring.weights)
+def banner(domain: DomainInput) -> str | None:
+    """The brief's warnings above the results; a conflict's notice only when the conflict touches
+    what the document is about (a term it names is one the document or a domain finding names)."""
+    named = list(domain.fit.terms if domain.fit else []) + [f.summary for f in domain.findings]
+    return domain.brief.banner(lambda conflict: conflict_touches(conflict, named))
 
 
-def domain_section(domain: DomainInput, decisions: list[DedupDecision], weights: dict[str, float]) -> DomainSection:
+def domain_section(domain: DomainInput, decisions: list[DedupDecision], weights: dict[str, float],
+                   charged: dict[str, str]) -> DomainSection:
     return DomainSection(
-        domains=domain.domains, brief=domain.brief.log_record(), banner=domain.brief.banner(),
+        domains=domain.domains, brief=domain.brief.log_record(), banner=banner(domain),
         reference=domain.reference, findings=domain.findings, credits=domain.credits,
         unverified_claims=domain.unverified, verified_claims=domain.verified, dedup=decisions, weights=weights,
+        applicable=domain.applicable, fit=domain.fit, charged=charged,
     )
 
 

@@ -17,7 +17,10 @@ from pydantic import BaseModel, Field, model_validator
 from review_harness.core.gold import ExpectedFinding, GoldCase
 from review_harness.core.gold import load_gold as load_gold_case
 from review_harness.ds.models import Severity
+from review_harness.domain.reviewer import default_reviewer_rubric
 from review_harness.ds.rubric import Rubric, default_rubric
+
+DOMAIN_DIMENSION = "domain"
 
 VerdictBand = Literal["Good to Go", "Minor Fix", "Major Rework"]
 
@@ -70,18 +73,32 @@ class GoldFile(GoldCase):
         return self
 
 
+def _lenses_and_credits(dimension: str, rubric: Rubric) -> tuple[set[str], set[str]] | None:
+    """The lens and credit ids of a dimension: the rubric's own, or the domain reviewer's."""
+    dim = rubric.dimensions.get(dimension)
+    if dim is not None:
+        return {lens.id for lens in dim.lenses}, {c.id for c in dim.credits}
+    if dimension == DOMAIN_DIMENSION:
+        spec = default_reviewer_rubric().dimension
+        return {lens.id for lens in spec.lenses}, {c.id for lens in spec.lenses for c in lens.credits}
+    return None
+
+
 def rubric_problems(gold: GoldFile, rubric: Rubric) -> list[str]:
-    """Dimensions, lenses and credits the rubric does not have (empty list: fine)."""
+    """Dimensions, lenses and credits the rubric (and the domain reviewer's rubric, for the
+    domain dimension) does not have, and domain findings in a file with no domain option."""
     problems: list[str] = []
     for n, finding in enumerate(gold.expected_findings):
-        dim = rubric.dimensions.get(finding.dimension)
-        if dim is None:
+        known = _lenses_and_credits(finding.dimension, rubric)
+        if known is None:
             problems.append(f"expected_findings.{n}.dimension: unknown dimension '{finding.dimension}'")
-        elif dim.lens(finding.lens) is None:
+        elif finding.lens not in known[0]:
             problems.append(f"expected_findings.{n}.lens: lens '{finding.lens}' is not a lens of {finding.dimension}")
+        elif finding.dimension == DOMAIN_DIMENSION and not gold.options.get("domain"):
+            problems.append(f"expected_findings.{n}.dimension: a domain finding needs options: {{domain: ...}}")
     for n, positive in enumerate(gold.positives):
-        dim = rubric.dimensions.get(positive.dimension)
-        if positive.credit and (dim is None or dim.credit(positive.credit) is None):
+        known = _lenses_and_credits(positive.dimension, rubric)
+        if positive.credit and (known is None or positive.credit not in known[1]):
             problems.append(f"positives.{n}.credit: '{positive.credit}' is not a strength credit of {positive.dimension}")
     return problems
 

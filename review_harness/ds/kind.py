@@ -34,7 +34,8 @@ def verdict_line(review: Review) -> Verdict:
         verdict = "draft feedback" if review.draft else (review.verdict or review.status)
     figure = None if review.final_score is None or review.draft else f"score {whole(review.final_score)}/100"
     top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
-    counts = severity_counts([f.severity.value for f in review.findings], [s.value for s in Severity])
+    # an analysis finding merged into its domain version is that one issue: counted once
+    counts = severity_counts([f.severity.value for f in review.findings if not f.merged_into], [s.value for s in Severity])
     return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
 
 

@@ -60,6 +60,12 @@ def match_findings(
                       severity_agrees=lambda p, g: p.severity.value == g.severity.value)
 
 
+def shown_findings(review: Review) -> list[Finding]:
+    """The findings a review reports: an analysis finding merged into its domain version (dedup)
+    is that one issue, compared with gold once, as the domain finding."""
+    return [f for f in review.findings if not f.merged_into]
+
+
 def compare_with_gold(
     review: Review, gold: GoldFile, matches: list[Match], matcher: str = DETERMINISTIC_MATCHER
 ) -> DsGoldComparison:
@@ -76,7 +82,7 @@ def compare_with_gold(
     top_hits = sum(1 for fid in top if gold_of.get(fid) in important_gold)
     scored = review.final_score is not None
     return DsGoldComparison.from_matches(
-        [f.id for f in review.findings], gold.expected_findings, matches, matcher=matcher,
+        [f.id for f in shown_findings(review)], gold.expected_findings, matches, matcher=matcher,
         severity_matrix=matrix,
         verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict else None,
         score_in_window=(

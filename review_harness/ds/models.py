@@ -17,6 +17,7 @@ from review_harness.core.member import MemberRun
 from review_harness.core.models import RankedEnum
 from review_harness.domain.dedup import DedupDecision
 from review_harness.domain.reviewer import DomainFinding
+from review_harness.domain.topics import DomainFit
 
 
 class Severity(RankedEnum):
@@ -125,12 +126,16 @@ class Finding(ReviewerFinding):
     evidence_verified: bool | None = Field(
         default=None, description="Whether the evidence quote is verbatim in the document; None without a quote."
     )
+    merged_into: str | None = Field(
+        default=None, description="An analysis finding that is the same issue as this domain finding (dedup): the "
+        "domain version is the one shown in the top fixes; the pair is deducted once.")
 
 
 class DimensionResult(BaseModel):
     dimension: str
     title: str
     reviewed: bool
+    applicable: bool = Field(default=True, description="False: a domain the document has no content for (not scored).")
     score: float | None = None
     lens_ratings: dict[str, LensRating] = Field(default_factory=dict)
     raw_deductions: float = 0.0
@@ -140,7 +145,7 @@ class DimensionResult(BaseModel):
         default_factory=dict, description="Strength credits the reviewer's positives earned (before cap and offset)."
     )
     self_reported_score: int | None = None
-    status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed"] = (
+    status_label: Literal["Pass", "Issues Found", "Critical Issues", "Not reviewed", "Not applicable"] = (
         "Not reviewed"
     )
 
@@ -149,7 +154,7 @@ class DashboardRow(BaseModel):
     dimension: str
     lens: str
     lens_title: str
-    rating: LensRating | Literal["Not reviewed", "ADVISORY"]
+    rating: LensRating | Literal["Not reviewed", "Not applicable", "ADVISORY"]
 
 
 class DomainSection(BaseModel):
@@ -166,7 +171,12 @@ class DomainSection(BaseModel):
     unverified_claims: list[str] = Field(default_factory=list)
     verified_claims: list[str] = Field(default_factory=list)
     dedup: list[DedupDecision] = Field(default_factory=list)
-    weights: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, float] = Field(default_factory=dict, description="The deduction weights the score used.")
+    applicable: bool = Field(default=True, description="False: the document has no content of these domains.")
+    fit: DomainFit | None = None
+    charged: dict[str, str] = Field(
+        default_factory=dict, description="Domain finding id -> where its dedup pair was deducted: 'domain', or the "
+        "analysis finding ids it absorbed (deducted there, once).")
 
 
 class DocumentInfo(BaseModel):
@@ -178,6 +188,7 @@ class DocumentInfo(BaseModel):
     tier: int
     structure_inferred: bool = False
     partial_input: bool = False
+    status: str | None = Field(default=None, description="What the page says it is (a status macro or line): Draft, Final...")
 
 
 class Review(BaseModel):
@@ -205,6 +216,8 @@ class Review(BaseModel):
     )
     dashboard: list[DashboardRow] = Field(default_factory=list)
     final_score: float | None = None
+    scored_dimensions: list[str] = Field(
+        default_factory=list, description="The dimensions the final score covers (a partial review: fewer).")
     band_verdict: Verdict | None = None
     verdict: Verdict | None = None
     floor_rule: str | None = None
@@ -269,6 +282,9 @@ class PreparedDocument(BaseModel):
     tldr: TldrDetection
     structure_inferred: bool = False
     partial_input: PartialInputCheck
+    status: str | None = Field(default=None, description="The page's own status (status macro or line), if any.")
+    audience: str = Field(default="mixed", description="The review's audience (the extraction names it).")
+    workflow: str = Field(default="general", description="The review's workflow context (the extraction names it).")
     section_map: str | None = Field(default=None, description="Tier 2 only.")
     extraction: str | None = Field(default=None, description="Tier 3 only.")
 
@@ -277,6 +293,16 @@ class PreparedDocument(BaseModel):
         """What reviewers receive (seed 000 s2.2): tier 3 gets only the extraction."""
         if self.tier == 3 and self.extraction is not None:
             return self.extraction
+        return self.text
+
+    @property
+    def domain_content(self) -> str:
+        """What the domain reviewer receives: at tier 3, the document's own words the extraction
+        keeps, without the extraction's frame (it judges content, and quotes only the document)."""
+        if self.tier == 3 and self.extraction is not None:
+            from review_harness.ds.prepare import extraction_document_text
+
+            return extraction_document_text(self.extraction)
         return self.text
 
     def info(self) -> DocumentInfo:
@@ -299,6 +325,8 @@ class ReviewOptions(BaseModel):
     audience: Audience = "mixed"
     workflow: Workflow = "general"
     draft: bool = False
+    domains: list[str] | None = Field(default=None, description="The domain dimension's domains (-T domain=, or a "
+                                      "fixture's gold options); None: a two-dimension review.")
 
 
 class PanelRecord(BaseModel):

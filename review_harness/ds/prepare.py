@@ -33,7 +33,7 @@ from typing import Iterable
 
 from review_harness.core.documents import DocumentError, collapsed_spans
 from review_harness.core.markdown import MdBlock, last_nonblank, read_document
-from review_harness.core.text import SENTENCE_BOUNDARY
+from review_harness.core.text import SENTENCE_BOUNDARY, split_sentences
 
 from .models import (
     PartialInputCheck,
@@ -88,6 +88,7 @@ PARTIAL_MAX_WORDS = 600
 PARTIAL_BULLET_SHARE = 0.60
 PARTIAL_BULLET_MAX_WORDS = 1_200
 PARTIAL_OUTLINE_WORDS_PER_SECTION = 40
+OUTLINE_SECTION_WORDS = 8  # a section with fewer words under its heading is (almost) empty
 
 KEY_CLAIMS_MAX = 8
 KEY_CLAIMS_PER_SECTION = 2
@@ -113,6 +114,9 @@ LABEL_DATA = "DATA SOURCES & METRICS"
 LABEL_RESULTS = "RESULTS EXCERPT"
 LABEL_RECOMMENDATIONS = "RECOMMENDATIONS / CONCLUSIONS"
 LABEL_LIMITATIONS = "LIMITATIONS STATED"
+LABEL_AUDIENCE = "AUDIENCE SIGNALS"
+LABEL_WORKFLOW = "WORKFLOW CONTEXT"
+LABEL_LEFT_OUT = "LEFT OUT OF THIS EXTRACTION"
 
 #: Labels of the tier 3 extraction, in the order they are rendered. Each is written on a
 #: line of its own followed by a colon; its content follows on the next lines.
@@ -125,27 +129,37 @@ EXTRACTION_LABELS: tuple[str, ...] = (
     LABEL_RESULTS,
     LABEL_RECOMMENDATIONS,
     LABEL_LIMITATIONS,
+    LABEL_AUDIENCE,
+    LABEL_WORKFLOW,
+    LABEL_LEFT_OUT,
 )
+#: Labels whose content describes the document rather than quoting it.
+META_LABELS: tuple[str, ...] = (LABEL_STRUCTURE, LABEL_AUDIENCE, LABEL_WORKFLOW, LABEL_LEFT_OUT)
 
 #: Key under which ``parse_extraction`` returns the "Location:" line of the TL;DR block.
 TLDR_LOCATION_KEY = "TL;DR LOCATION"
 
-#: Word budget of each excerpt label (total excerpts <= 2,600 words, whole extraction
-#: stays around or below 3,500 words whatever the document size).
+#: Word budget of each excerpt label (total excerpts <= 2,800 words, whole extraction
+#: stays around or below 3,700 words whatever the document size). Results and conclusions
+#: keep their evidence first: numeric tables the text interprets, then every sentence with a
+#: number or a comparison; what does not fit is named under LEFT OUT OF THIS EXTRACTION.
 EXCERPT_MAX_WORDS: dict[str, int] = {
-    LABEL_METHODOLOGY: 600,
-    LABEL_DATA: 400,
-    LABEL_RESULTS: 600,
-    LABEL_RECOMMENDATIONS: 600,
-    LABEL_LIMITATIONS: 400,
+    LABEL_METHODOLOGY: 500,
+    LABEL_DATA: 300,
+    LABEL_RESULTS: 1200,
+    LABEL_RECOMMENDATIONS: 500,
+    LABEL_LIMITATIONS: 300,
 }
+#: A table with more body rows keeps its header and the rows the text names.
+TABLE_MAX_ROWS = 15
+LEFT_OUT_MAX_LINES = 16
 
 STRUCTURE_EXPLICIT = "explicit headings"
 STRUCTURE_INFERRED = "inferred from content signals - the document has no clear headings"
 
 #: Lines inside excerpts that are NOT copied from the document: location notes and
 #: placeholders for tables / code blocks.
-EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |code block|collapsed)")
+EXCERPT_MARKER_RE = re.compile(r"^\[(?:Section: |Content signals, |table: |table rows |code block|collapsed)")
 
 # --------------------------------------------------------------------------------------
 # Keyword lists (content-signal scan, seed 000 s4.3; heading names, s5.4)
@@ -181,6 +195,8 @@ CONCLUSION_SIGNALS: tuple[str, ...] = (
     "the (?:short|main) answer",
     "the short version",
     "in short",
+    "owner:",
+    "can (?:keep|stop|proceed|go ahead|ship|roll out|continue)",
 )
 
 #: Conclusion language that makes an opening paragraph read like a summary (used with a
@@ -372,7 +388,7 @@ SECTION_HEADING_KEYWORDS: dict[str, tuple[str, ...]] = {
         "techniques?",
         "procedure",
         "statistical (?:tests?|analysis)",
-        "set-?up",
+        "set[- ]?up",
         "experiments?",
         "identification strategy",
         "estimation",
@@ -1256,14 +1272,13 @@ def detect_partial_input(
         partial = True
         reasons.append(f"{round(share * 100)}% of lines are bullet points")
 
+    # an outline: most sections hold (almost) nothing; a short memo with a few lines under each
+    # of its headings is finished work, not an outline
     headed = [s for s in sections if s.level > 0]
-    if (
-        len(headed) >= 3
-        and word_count < PARTIAL_BULLET_MAX_WORDS
-        and word_count / len(headed) < PARTIAL_OUTLINE_WORDS_PER_SECTION
-    ):
+    bare = [s for s in headed if count_words("\n".join(an.lines[s.start_line : s.end_line])) < OUTLINE_SECTION_WORDS]
+    if len(headed) >= 3 and word_count < PARTIAL_BULLET_MAX_WORDS and len(bare) * 2 >= len(headed):
         partial = True
-        reasons.append(f"{len(headed)} headings with little text under them (outline)")
+        reasons.append(f"{len(bare)} of {len(headed)} headings with (almost) nothing under them (outline)")
 
     present = _signals_present(an)
     if sum(present.values()) < 2:
@@ -1575,28 +1590,246 @@ def _scan_spans_for(an: _Analysis, label: str, budget: int) -> list[tuple[str, i
     return [(f"[Content signals, {_lines_label(a, b)}]", a, b) for a, b in ranges]
 
 
-def _excerpt(an: _Analysis, label: str, tldr: TldrDetection) -> str:
+_COMPARISON_RE = re.compile(
+    r"\b(?:more|less|fewer|higher|lower|larger|smaller|better|worse|faster|slower|rose|fell|grew|dropped|declined|"
+    r"increased|decreased|improved|worsened|gained|lost|shortened|lengthened|cut|raised|reduced|than|vs\.?|versus|"
+    r"compared|every|each|all|none|no change|unchanged|stable|steady|flat|same|outperform\w*|beat|beats|exceed\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_evidence(sentence: str) -> bool:
+    """A sentence the reviewers need verbatim: it has a number or a comparison word."""
+    return bool(_numbers(sentence)) or bool(_COMPARISON_RE.search(sentence))
+
+
+def _numeric_table(an: _Analysis, el: _Element) -> bool:
+    body = "\n".join(an.lines[el.start : el.end])  # rows after the header
+    return len(_numbers(body)) >= 2
+
+
+def _table_rows(an: _Analysis, el: _Element) -> tuple[list[str], list[str]]:
+    """(header lines: header and separator, body rows) of a table, verbatim."""
+    lines = [an.lines[i - 1] for i in range(el.start, el.end + 1) if an.lines[i - 1].strip()]
+    head = lines[:2] if len(lines) > 1 and re.fullmatch(r"[\s|:\-]+", lines[1]) else lines[:1]
+    return head, lines[len(head):]
+
+
+def _row_label(row: str) -> str:
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    return cells[0] if cells else ""
+
+
+def _table_excerpt(an: _Analysis, el: _Element, prose: str) -> tuple[list[str], int]:
+    """A numeric table as the reviewers need it: verbatim, or, when long, its header and the rows
+    the prose names (a note says how many rows were left out). Returns (lines, rows left out)."""
+    head, rows = _table_rows(an, el)
+    if len(rows) <= TABLE_MAX_ROWS:
+        return head + rows, 0
+    low = prose.lower()
+    named = [r for r in rows if (label := _row_label(r).lower()) and len(label) >= 3 and label in low]
+    kept = named[:TABLE_MAX_ROWS] or rows[:TABLE_MAX_ROWS]
+    left = len(rows) - len(kept)
+    return head + kept + [f"[table rows left out: {left} of {len(rows)}] ({_lines_label(el.start, el.end)})"], left
+
+
+def _span_evidence(an: _Analysis, heading: str, start: int, end: int, prose: str) -> tuple[list[str], list[str], int]:
+    """The span's evidence: numeric tables (see _table_excerpt) and the sentences with a number or
+    a comparison, each paragraph under its own marker so its lines can be traced. Returns
+    (condensed lines, full verbatim lines with numeric tables kept, sentences left out)."""
+    condensed: list[str] = []
+    full: list[str] = []
+    dropped = 0
+    tables = {el.start: el for el in an.elements if el.kind == "table" and start <= el.start <= end}
+    collapsed = [el for el in an.elements if el.kind == "collapsed" and start <= el.start <= end]
+    subheadings = [h for h in an.headings if start <= h.start <= end]
+    items = sorted([(b.start, b) for b in an.blocks if start <= b.start <= end] +
+                   [(h.start, h) for h in subheadings], key=lambda x: x[0])
+    for _, block in items:
+        if isinstance(block, _Heading):  # a subheading: kept in the verbatim copy
+            full += an.lines[block.start - 1 : block.end] + [""]
+            continue
+        if any(c.start <= block.start <= c.end for c in collapsed):
+            continue  # an expand macro: noted in the structure, not copied
+        if block.kind == "table" and block.start in tables:
+            el = tables[block.start]
+            if _numeric_table(an, el):
+                lines, _ = _table_excerpt(an, el, prose)
+            else:
+                lines = [f"[table: {el.detail}] ({_lines_label(el.start, el.start)})"]
+            condensed += lines + [""]
+            full += lines + [""]
+            continue
+        if block.kind == "code":
+            lang = block.text.split("\n", 1)[0].strip("`~ ")
+            line = f"[code block{': ' + lang if lang else ''}] ({_lines_label(block.start, block.end)})"
+            condensed += [line, ""]
+            full += [line, ""]
+            continue
+        body = an.lines[block.start - 1 : block.end]
+        full += body + [""]
+        kept: list[str] = []
+        for _, sentence in split_sentences("\n".join(body)):  # slices of the lines: verbatim, breaks kept
+            if _is_evidence(sentence):
+                kept.append(sentence.strip())
+            else:
+                dropped += 1
+        if kept:
+            where = _lines_label(block.start, block.end)
+            condensed += [f"[Section: {heading}, {where}]" if heading else f"[Content signals, {where}]"] + kept + [""]
+    return _collapse_blank_lines(condensed), _collapse_blank_lines(full), dropped
+
+
+def _evidence_excerpt(an: _Analysis, spans: list[tuple[str, int, int]], budget: int, prose: str,
+                      left_out: list[str]) -> str:
+    """Results or conclusions within the budget, evidence first: each span verbatim when it
+    fits, else its evidence (numeric tables, sentences with numbers or comparisons); what could
+    not be kept is added to `left_out`."""
+    parts: list[str] = []
+    remaining = budget
+    for marker, start, end in spans:
+        heading = marker[len("[Section: "):].rsplit(",", 1)[0] if marker.startswith("[Section: ") else None
+        condensed, full, dropped = _span_evidence(an, heading, start, end, prose)
+        heading = heading or "Content signals"
+        full_text, condensed_text = "\n".join(full), "\n".join(condensed)
+        if full and count_words(full_text) + count_words(marker) <= remaining:
+            parts.append(f"{marker}\n{full_text}")
+            remaining -= count_words(full_text) + count_words(marker)
+            continue
+        if not condensed:
+            left_out.append(f"{heading} ({_lines_label(start, end)}): no sentence with a number or a comparison")
+            continue
+        if count_words(condensed_text) > remaining:
+            kept, used = [], 0
+            for line in condensed:
+                if used + count_words(line) > remaining:
+                    break
+                kept.append(line)
+                used += count_words(line)
+            left_out.append(f"{heading} ({_lines_label(start, end)}): cut at the word budget; the rest of its "
+                            "evidence is not shown")
+            while kept and (not kept[-1].strip() or kept[-1].startswith("[Section: ")):
+                kept.pop()  # no marker without the lines it introduces
+            if kept:
+                parts.append("\n".join(_collapse_blank_lines(kept)))
+            remaining = 0
+            break
+        parts.append(condensed_text)
+        remaining -= count_words(condensed_text)
+        if dropped:
+            left_out.append(f"{heading} ({_lines_label(start, end)}): {dropped} sentence(s) without a number or a "
+                            "comparison")
+    return "\n\n".join(parts) if parts else ABSENT
+
+
+def _claim_sections(an: _Analysis, tldr: TldrDetection) -> list[tuple[str, int, int]]:
+    """The sections a summary's claims rest on: those that repeat one of its figures."""
+    if not tldr.found:
+        return []
+    # the summary's result figures: decimals and percentages (money and counts name the setup)
+    figures = {x.strip().rstrip(",.").lstrip("+−-") for x in _numbers(tldr.text)}
+    figures = {f for f in figures if re.search(r"\d\.\d|%", f) and not re.search(r"[$€£]", f)}
+    out = []
+    for i, h in enumerate(an.headings):
+        if i == an.title_heading_index or (
+                tldr.start_line is not None and h.start <= tldr.start_line <= an.heading_span_end[i]):
+            continue  # the title spans the whole document; the summary is quoted already
+        body_start, body_end = h.end + 1, an.heading_span_end[i]
+        body = "\n".join(an.lines[body_start - 1 : body_end])
+        found = {x.strip().rstrip(",.").lstrip("+−-") for x in _numbers(body)}
+        if figures & found and not ({LABEL_RECOMMENDATIONS, LABEL_LIMITATIONS} & an.heading_categories[i]):
+            out.append((f"[Section: {h.text}, {_lines_label(h.start, body_end)}]", body_start, body_end))
+    # a section and one of its subsections: keep the subsection (the narrower claim)
+    return [s for s in out if not any(o is not s and s[1] <= o[1] and o[2] <= s[2] for o in out)]
+
+
+def _excerpt(an: _Analysis, label: str, tldr: TldrDetection, left_out: list[str] | None = None) -> str:
     budget = EXCERPT_MAX_WORDS[label]
-    placeholders = label == LABEL_RESULTS
+    left_out = [] if left_out is None else left_out
     spans: list[tuple[str, int, int]] = []
     if label == LABEL_RESULTS and tldr.method == "named_section":
         # a "Key findings" TL;DR is also a results heading: prefer the real results sections
         spans = _heading_spans_for(an, label, tldr.start_line)
     if not spans:
         spans = _heading_spans_for(an, label, None)
+    if label in (LABEL_RESULTS, LABEL_RECOMMENDATIONS):
+        if label == LABEL_RESULTS:  # then the sections the summary's figures come from
+            spans += [s for s in _claim_sections(an, tldr) if not any(a <= s[1] <= b for _, a, b in spans)]
+        if not spans:
+            spans = _scan_spans_for(an, label, budget)
+        prose = "\n".join(p.content for p in an.paragraphs)
+        return _evidence_excerpt(an, spans, budget, prose, left_out)
     if spans:
-        text = _build_excerpt(an, spans, budget, placeholders)
+        text = _build_excerpt(an, spans, budget, False)
         if text != ABSENT:
             return text
-    return _build_excerpt(an, _scan_spans_for(an, label, budget), budget, placeholders)
+    return _build_excerpt(an, _scan_spans_for(an, label, budget), budget, False)
+
+
+_SPACE_RE = re.compile(r"\bSpace:\s*(?P<v>[^·\n]+)", re.IGNORECASE)
+_LABELS_RE = re.compile(r"\bLabels:\s*(?P<v>[^·\n]+)", re.IGNORECASE)
+_STATUS_RE = re.compile(r"\[status:\s*(?P<m>[^\]]+)\]|^[\s*_]*Status[*_]*:\s*(?P<v>[^·\n]+)|·\s*Status:\s*(?P<w>[^·\n]+)",
+                        re.IGNORECASE | re.MULTILINE)
+_AUDIENCE_RE = re.compile(r"\b(?:prepared for|intended for|written for|audience|for readers|readers?)\s*:\s*(?P<v>[^·\n]+)",
+                          re.IGNORECASE)
+_AUDIENCE_LABEL_RE = re.compile(r"exec|leadership|stakeholder|tech|engineer|data[- ]?scien|analyst|ops|product|finance",
+                                re.IGNORECASE)
+
+
+def document_signals(an: _Analysis) -> dict[str, str]:
+    """What a page says about itself (seed 000 s4.4 and s5.3): space, status, labels and audience
+    signals, from the page's metadata line, a status macro or a byline in the top lines."""
+    head = "\n".join(an.lines[: max(_window(an.n_lines, FRAMING_WINDOW), 12)])
+    out: dict[str, str] = {}
+    if m := _SPACE_RE.search(head):
+        out["Space"] = m.group("v").strip()
+    if m := _STATUS_RE.search(an.text):
+        out["Status"] = (m.group("m") or m.group("v") or m.group("w")).strip()
+    labels = [x.strip() for x in m.group("v").split(",")] if (m := _LABELS_RE.search(head)) else []
+    if labels:
+        out["Labels"] = ", ".join(labels)
+    audience = [f"{m.group(0).split(':')[0].strip()}: {m.group('v').strip()} (document framing)"
+                for m in _AUDIENCE_RE.finditer(head)]
+    audience += [f"label '{x}'" for x in labels if _AUDIENCE_LABEL_RE.search(x)]
+    out["Audience"] = "; ".join(audience)
+    return out
+
+
+def _left_out_lines(an: _Analysis, fields: dict[str, str], notes: list[str], tldr: TldrDetection) -> list[str]:
+    """Sections no excerpt quotes, tables shown only as placeholders, and what the excerpts cut."""
+    covered: list[tuple[int, int]] = []
+    if tldr.found and tldr.start_line is not None:
+        covered.append((tldr.start_line, tldr.end_line or tldr.start_line))
+    for label in (LABEL_TLDR, LABEL_METHODOLOGY, LABEL_DATA, LABEL_RESULTS, LABEL_RECOMMENDATIONS, LABEL_LIMITATIONS):
+        for m in re.finditer(r"\[(?:Section: .*?, |Content signals, )lines? (\d+)(?:-(\d+))?\]", fields.get(label, "")):
+            covered.append((int(m.group(1)), int(m.group(2) or m.group(1))))
+    out = []
+    for i, h in enumerate(an.headings):
+        if i == an.title_heading_index:
+            continue
+        start, end = h.start, an.heading_span_end[i]
+        nested = [j for j, g in enumerate(an.headings) if j > i and g.level > h.level and g.start <= end]
+        own_end = an.headings[nested[0]].start - 1 if nested else end
+        words = count_words("\n".join(an.lines[h.end : own_end]))
+        if words < 20 or any(a <= s and e <= b or s <= a <= e for a, b in covered for s, e in [(h.start, own_end)]):
+            continue
+        out.append(f"- Section '{h.text}' ({_lines_label(start, own_end)}, {words} words)")
+    out += [f"- {n}" for n in notes]
+    if len(out) > LEFT_OUT_MAX_LINES:
+        out = out[: LEFT_OUT_MAX_LINES - 1] + [f"- ... and {len(out) - LEFT_OUT_MAX_LINES + 1} more"]
+    return out or ["(nothing: every section is quoted)"]
 
 
 def _extraction_fields(prepared: PreparedDocument) -> tuple[list[str], dict[str, str]]:
     an = _analyze(prepared.text)
+    signals = document_signals(an)
     header = [
         EXTRACTION_HEADER,
         f"Source: {prepared.source}",
+        f"Space: {signals.get('Space', 'not stated')}",
         f"Word count: {prepared.word_count} (~{prepared.reading_minutes:g} min read) -> Tier {prepared.tier}",
+        f"Status: {signals.get('Status', 'not stated')}",
+        f"Labels: {signals.get('Labels', 'none')}",
         f"Structure: {STRUCTURE_INFERRED if prepared.structure_inferred else STRUCTURE_EXPLICIT}",
     ]
     tldr = prepared.tldr
@@ -1618,16 +1851,21 @@ def _extraction_fields(prepared: PreparedDocument) -> tuple[list[str], dict[str,
     else:
         claims_text = ABSENT
 
+    notes: list[str] = []
     fields = {
         LABEL_TLDR: tldr_block,
         LABEL_STRUCTURE: "\n".join(structure) or ABSENT,
         LABEL_CLAIMS: claims_text,
         LABEL_METHODOLOGY: _excerpt(an, LABEL_METHODOLOGY, tldr),
         LABEL_DATA: _excerpt(an, LABEL_DATA, tldr),
-        LABEL_RESULTS: _excerpt(an, LABEL_RESULTS, tldr),
-        LABEL_RECOMMENDATIONS: _excerpt(an, LABEL_RECOMMENDATIONS, tldr),
+        LABEL_RESULTS: _excerpt(an, LABEL_RESULTS, tldr, notes),
+        LABEL_RECOMMENDATIONS: _excerpt(an, LABEL_RECOMMENDATIONS, tldr, notes),
         LABEL_LIMITATIONS: _excerpt(an, LABEL_LIMITATIONS, tldr),
+        LABEL_AUDIENCE: (signals.get("Audience") or "none in the document") + " (informational only: the review's "
+                        f"audience is '{prepared.audience}')",
+        LABEL_WORKFLOW: prepared.workflow + (" (default)" if prepared.workflow == "general" else ""),
     }
+    fields[LABEL_LEFT_OUT] = "\n".join(_left_out_lines(an, fields, notes, tldr))
     return header, fields
 
 
@@ -1638,6 +1876,53 @@ def render_extraction(prepared: PreparedDocument) -> str:
     for label in EXTRACTION_LABELS:
         out += ["", f"{label}:", fields[label]]
     return "\n".join(out) + "\n"
+
+
+_CLAIM_TEXT_RE = re.compile(r'^\s*\d+\.\s+"(?P<text>.*)"\s+\((?:Section: .*?, )?line \d+\)\s*$')
+_MARKER_HEADING_RE = re.compile(r"^\[Section: (?P<h>.+?), lines? \d+(?:-\d+)?\]$")
+
+
+def extraction_document_text(extraction: str) -> str:
+    """The document's own words in a tier-3 extraction, without its frame: no header fields,
+    labels, location markers, placeholders or notes about the document, each key claim once
+    (claims repeat excerpt sentences). Section markers become the section's heading. A reviewer
+    that quotes from this quotes only the document."""
+    fields = parse_extraction(extraction)
+    body: list[str] = []
+    for label in EXTRACTION_LABELS:
+        if label in META_LABELS or label == LABEL_CLAIMS:
+            continue
+        content = fields.get(label, ABSENT)
+        if content.strip() == ABSENT:
+            continue
+        heading = None
+        named = re.search(r"named section '(?P<h>[^']+)'", fields.get(TLDR_LOCATION_KEY, ""))
+        if label == LABEL_TLDR and named:
+            heading = named.group("h")
+            body += ["", f"## {heading}", ""]
+        for line in content.split("\n"):
+            marker = _MARKER_HEADING_RE.match(line.strip())
+            if marker:
+                if marker.group("h") != heading:
+                    heading = marker.group("h")
+                    body += ["", f"## {heading}", ""]
+                continue
+            if EXCERPT_MARKER_RE.match(line.strip()):
+                continue
+            body.append(line.removesuffix(" [...]"))
+    text = "\n".join(body)
+    seen = normalize_space_text(text)
+    claims = []
+    for line in fields.get(LABEL_CLAIMS, "").split("\n"):
+        m = _CLAIM_TEXT_RE.match(line)
+        if m and normalize_space_text(m.group("text")) not in seen:
+            claims.append(m.group("text"))
+    out = _collapse_blank_lines(body + ([""] + claims if claims else []))
+    return "\n".join(out) + "\n"
+
+
+def normalize_space_text(text: str) -> str:
+    return " ".join(text.split())
 
 
 def parse_extraction(text: str) -> dict[str, str]:
@@ -1688,7 +1973,8 @@ def parse_extraction(text: str) -> dict[str, str]:
 # --------------------------------------------------------------------------------------
 
 
-def prepare_document(text: str, *, source: str, mode: str = "full") -> PreparedDocument:
+def prepare_document(text: str, *, source: str, mode: str = "full", audience: str = "mixed",
+                     workflow: str = "general") -> PreparedDocument:
     """Run every preparation step on a markdown document.
 
     Raises ``DocumentError`` (a ``ValueError``) for empty or whitespace-only text and
@@ -1714,6 +2000,9 @@ def prepare_document(text: str, *, source: str, mode: str = "full") -> PreparedD
         tldr=detect_tldr(text, sections),
         structure_inferred=infer_structure_needed(text, sections),
         partial_input=detect_partial_input(text, sections, words),
+        status=document_signals(an).get("Status"),
+        audience=audience,
+        workflow=workflow,
     )
     if tier == 2:
         prepared.section_map = render_section_map(prepared)

@@ -41,7 +41,11 @@ def _header(review: Review) -> list[str]:
     if review.draft:
         lines += ["**Draft feedback** -- qualitative only, no numeric score (draft scores are not comparable with full reviews).", ""]
     else:
-        lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**"]
+        covers = ""
+        if review.status == "partial":
+            covered = [review.dimensions[d].title for d in review.scored_dimensions]
+            covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
+        lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**{covers}"]
         if review.floor_rule:
             lines += [
                 f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
@@ -65,9 +69,11 @@ def _header(review: Review) -> list[str]:
 
 
 def _domain_line(review: Review) -> str:
-    weights = " / ".join(f"{d} {w * 100:g}%" for d, w in review.domain.weights.items())
+    weights = " / ".join(f"{d} {w:g}" for d, w in review.domain.weights.items())
     versions = ", ".join(f"{d}@{v}" for d, v in review.domain.brief.get("versions", {}).items()) or "none"
-    return f"**Domain:** {', '.join(review.domain.domains)} | **Weights:** {weights} | **Digests:** {versions}"
+    fit = "" if review.domain.applicable else " (not applicable to this document: not scored)"
+    return (f"**Domain:** {', '.join(review.domain.domains)}{fit} | **Deduction weights:** {weights} | "
+            f"**Digests:** {versions}")
 
 
 def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
@@ -80,9 +86,12 @@ def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
     spec = default_reviewer_rubric().dimension
     if result is None:
         return []
-    score = "not reviewed" if not result.reviewed else (
+    score = ("not applicable" if not result.applicable else "not reviewed") if not result.reviewed else (
         "draft" if result.score is None else f"{_points(result.score)}/100")
     lines = [f"## {spec.title} Dimension (Score: {score})", ""]
+    if not result.applicable:
+        reason = section.fit.reason if section.fit else "the document has no content of these domains"
+        return lines + [f"Not applicable: {reason}.", ""]
     if not result.reviewed:
         return lines + ["Not reviewed (see warnings).", ""]
     if details:
@@ -99,7 +108,8 @@ def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
         if not found:
             lines += ["No issues found.", ""]
         for f in found:
-            points = f", -{f.points}" if details else ""
+            where = section.charged.get(f.id, "domain")
+            points = (f", -{f.points}" if details else "") if where == "domain" else f", deducted once, under {where}"
             lines.append(f"- **[{f.severity}{points}] {f.summary}** ({f.section or 'whole document'}; "
                          f"source: {f.source.cite()})")
             if f.quote:
@@ -111,8 +121,8 @@ def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
         lines += ["### Unverified claims (no deduction)", ""] + [f"- {c}" for c in section.unverified_claims] + [""]
     merged = [d for d in section.dedup if d.duplicate]
     if merged:
-        lines += [f"*Dedup: {len(merged)} analysis finding(s) were the same issue as a domain finding and were dropped "
-                  "(see Notes).*", ""]
+        lines += [f"*Dedup: {len(merged)} analysis finding(s) were the same issue as a domain finding: the domain "
+                  "version is shown, the pair is deducted once (see Notes).*", ""]
     return lines
 
 
@@ -128,16 +138,12 @@ def capacity_notice(review: Review) -> str | None:
             "(see warnings). For the lens-by-lens breakdown, split the document or rerun "
             "with `-T mode=full` once the cause is fixed."
         )
-    missing = [d.title for d in review.dimensions.values() if not d.reviewed]
-    if missing and [d for d, r in review.dimensions.items() if not r.reviewed] == ["domain"]:
+    missing = [d.title for d in review.dimensions.values() if not d.reviewed and d.applicable]
+    if missing:
+        covered = [review.dimensions[d].title for d in review.scored_dimensions]
         parts.append(
-            "Partial review: the Domain Knowledge dimension was not reviewed (the domain reviewer failed); "
-            "the score is the two-dimension analysis and communication score."
-        )
-    elif missing:
-        parts.append(
-            f"Partial review: the {', '.join(missing)} dimension was not reviewed; "
-            "the score covers the reviewed dimension only."
+            f"Partial review: the {', '.join(missing)} dimension was not reviewed; the score covers only "
+            f"the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''}."
         )
     return " ".join(parts) or None
 
@@ -197,7 +203,7 @@ def _dashboard(review: Review) -> list[str]:
 def _status_table(review: Review) -> list[str]:
     lines = ["### Status", "", "| Dimension | Status |", "|---|---|"]
     for dim in review.dimensions.values():
-        lines.append(f"| {dim.title} | {dim.status_label if dim.reviewed else 'Not reviewed'} |")
+        lines.append(f"| {dim.title} | {dim.status_label if dim.reviewed or not dim.applicable else 'Not reviewed'} |")
     return lines + [""]
 
 
@@ -222,6 +228,11 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
                 lines += ["No issues found.", ""]
             for f in lens_findings:
                 points = f", -{_score_text(f.deduction)}" if details else ""
+                if f.merged_into:  # the domain version is shown in full in the domain section
+                    lines.append(f"- **[{f.severity.value}{points}] {f.title}**: the same issue as domain finding "
+                                 f"{f.merged_into} (shown in the {review.dimensions['domain'].title} section; deducted "
+                                 f"once{', here' if f.deduction else ', there'}).")
+                    continue
                 if f.id in top:  # told in full above: name it only
                     lines.append(f"- **[{f.severity.value}{points}] {f.title}**: priority fix {top[f.id]} above.")
                     continue
@@ -287,8 +298,9 @@ def headline(review: Review) -> str:
         reasons = "; ".join(w for w in review.warnings if " failed: " in w)
         return f"Deferred: the review could not be completed ({reasons or 'no reviewer returned a usable report'})."
     score = "draft feedback, no score" if review.draft else f"Score {_points(review.final_score)}/100 -- {review.verdict}"
-    critical = sum(1 for f in review.findings if f.severity.value == "CRITICAL")
-    text = f"{score} ({review.status}); {len(review.findings)} findings, {critical} CRITICAL"
+    shown = [f for f in review.findings if not f.merged_into]
+    critical = sum(1 for f in shown if f.severity.value == "CRITICAL")
+    text = f"{score} ({review.status}); {len(shown)} findings, {critical} CRITICAL"
     return text + (f". {review.floor_rule}" if review.floor_rule else "")
 
 

@@ -18,6 +18,8 @@ from review_harness.ds.models import Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "ds"
 DEFAULT_RUBRIC = PROMPTS_DIR / "rubric.yaml"
+# dimensions a review may add beside the rubric's own (the domain knowledge dimension, -T domain=)
+OPTIONAL_DIMENSIONS = ("domain",)
 
 
 class RubricError(ValueError):
@@ -77,6 +79,7 @@ class Scoring(BaseModel):
     bands: dict[str, float]
     finding_caps: dict[str, int]
     full_mode_word_limit: int
+    draft_status_polish: list[str] = Field(default_factory=list)
 
 
 class FloorRule(BaseModel):
@@ -131,9 +134,19 @@ class Rubric(BaseModel):
         for rule in self.floor_rules:
             if rule.dimension is not None and rule.dimension not in self.dimensions:
                 raise ValueError(f"floor rule names an unknown dimension '{rule.dimension}'")
-        if set(self.scoring.weights) != set(self.dimensions):
-            raise ValueError("scoring.weights must name exactly the rubric's dimensions")
+        missing = set(self.dimensions) - set(self.scoring.weights)
+        extra = set(self.scoring.weights) - set(self.dimensions) - set(OPTIONAL_DIMENSIONS)
+        if missing or extra:
+            raise ValueError("scoring.weights must name the rubric's dimensions (and may name "
+                             + ", ".join(OPTIONAL_DIMENSIONS) + "); "
+                             + (f"missing: {', '.join(sorted(missing))}" if missing else f"unknown: {', '.join(sorted(extra))}"))
+        if any(w < 0 for w in self.scoring.weights.values()):
+            raise ValueError("scoring.weights must not be negative (a dimension only ever lowers the score)")
         return self
+
+    def weight(self, dimension_id: str) -> float:
+        """The deduction weight of a dimension (an optional one the rubric does not weigh: 0)."""
+        return self.scoring.weights.get(dimension_id, 0.0)
 
     def dimension(self, dimension_id: str) -> Dimension:
         try:

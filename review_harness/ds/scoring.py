@@ -43,20 +43,25 @@ def diminishing_returns(raw: float, bands: Iterable[tuple[float | None, float]])
 
 
 def dimension_score(
-    deductions: Iterable[tuple[float, Severity]], credit_points: Iterable[float], rubric: Rubric
+    deductions: Iterable[tuple[float, Severity]], credit_points: Iterable[float], rubric: Rubric,
+    credit_cap: float | None = None,
 ) -> tuple[float, float, float, float]:
     """(score, raw deductions, effective deductions, credits applied) for one dimension.
 
-    score = 100 - effective + credits, clamped to 0..100, where credits are capped and, with
-    `credits_offset: minor`, only offset the MINOR share of the deductions: a strength never
-    cancels a MAJOR or CRITICAL finding, so a dimension with one cannot reach 100."""
+    score = 100 - effective + credits, clamped to 0..100, where credits are capped (at the
+    rubric's cap, or `credit_cap`) and, with `credits_offset: minor`, only offset what the MINOR
+    findings add on top of the MAJOR and CRITICAL ones on the diminishing-returns curve: a
+    strength never cancels a MAJOR or CRITICAL finding, so a dimension with one cannot reach 100,
+    and a finding, of any severity, never raises the score."""
     pairs = [(float(points), severity) for points, severity in deductions]
     raw = sum(points for points, _ in pairs)
-    effective = diminishing_returns(raw, rubric.scoring.diminishing_returns)
-    credits = min(float(sum(credit_points)), rubric.scoring.credit_cap)
+    curve = rubric.scoring.diminishing_returns
+    effective = diminishing_returns(raw, curve)
+    cap = rubric.scoring.credit_cap if credit_cap is None else credit_cap
+    credits = min(float(sum(credit_points)), cap)
     if rubric.scoring.credits_offset == "minor":
-        minor_raw = sum(points for points, severity in pairs if severity == Severity.MINOR)
-        credits = min(credits, effective * minor_raw / raw if raw else 0.0)
+        serious = diminishing_returns(sum(p for p, s in pairs if s != Severity.MINOR), curve)
+        credits = min(credits, effective - serious)
     score = max(0.0, min(100.0, 100.0 - effective + credits))
     return round(score, 2), raw, round(effective, 2), round(credits, 2)
 
@@ -72,17 +77,24 @@ def earned_credits(positives: Iterable[Positive], dimension: Dimension) -> dict[
 
 
 def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    """100 minus each dimension's shortfall from 100 at its weight, clamped to 0..100. Weights
-    that sum to 1 make this the weighted mean (v1: 50/50). A dimension that was not reviewed
-    does not count as perfect: the reviewed dimensions' shortfall is scaled up to the total
-    weight (for weights summing to 1: the mean of what was reviewed)."""
+    """100 minus each scored dimension's shortfall from 100 at its weight, clamped to 0..100
+    (None when no dimension was scored). A dimension that was not scored (None) adds nothing:
+    adding a dimension can lower the score, never raise it."""
     available = {d: s for d, s in scores.items() if s is not None}
     if not available:
         return None
-    reviewed_weight = sum(weights[d] for d in available)
-    total_weight = sum(weights[d] for d in scores)
-    shortfall = sum((100.0 - s) * weights[d] for d, s in available.items()) * total_weight / reviewed_weight
+    shortfall = sum((100.0 - s) * weights.get(d, 0.0) for d, s in available.items())
     return round(max(0.0, min(100.0, 100.0 - shortfall)), 2)
+
+
+def review_weights(rubric: Rubric, scored: Iterable[str]) -> dict[str, float]:
+    """The weights of the scored dimensions: the rubric's, except in a partial review (some but
+    not all of the rubric's own dimensions scored), where each reviewed DS dimension counts at
+    weight 1, so the score is that dimension's score (less any domain shortfall)."""
+    scored = list(scored)
+    own = [d for d in scored if d in rubric.dimensions]
+    partial = 0 < len(own) < len(rubric.dimensions)
+    return {d: 1.0 if partial and d in rubric.dimensions else rubric.weight(d) for d in scored}
 
 
 def band_verdict(score: float, rubric: Rubric) -> str:
@@ -136,12 +148,11 @@ def worst_severity(findings: Iterable[ReviewerFinding]) -> Severity | None:
     return min(severities, key=lambda s: s.rank) if severities else None
 
 
-def lens_rating(reported: LensRating | None, findings: Iterable[ReviewerFinding]) -> LensRating:
-    """A lens is rated at least as badly as its worst finding; a reviewer may rate it worse."""
-    derived = LensRating.for_severity(worst_severity(findings))
-    if reported is None or reported.rank < derived.rank:
-        return derived
-    return reported
+def lens_rating(findings: Iterable[ReviewerFinding]) -> LensRating:
+    """A lens is rated by the worst finding listed under it (SOUND when none): what the reviewer
+    self-reported is not shown, so a rating never disagrees with the findings beside it after
+    re-routing, caps and dedup."""
+    return LensRating.for_severity(worst_severity(findings))
 
 
 def dimension_status(findings: Iterable[ReviewerFinding]) -> str:

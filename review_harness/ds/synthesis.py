@@ -6,6 +6,7 @@ the dimension that was reviewed; none gives a deferred review with no score.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from rapidfuzz import fuzz
@@ -26,6 +27,7 @@ from review_harness.ds.rubric import Dimension, Rubric
 from review_harness.ds import scoring
 from review_harness.ds import domain_dim
 from review_harness.ds.domain_dim import DomainInput
+from review_harness.domain.dedup import DedupDecision
 
 DEFER_MESSAGE = (
     "This review could not be completed: no reviewer returned a usable report. "
@@ -86,12 +88,33 @@ def _cap_findings(
     return kept
 
 
+DRAFT_STATUS = re.compile(r"\b(draft|wip|work in progress|in progress)\b", re.IGNORECASE)
+
+
+def lighter_polish(findings: list, rubric: Rubric, status: str | None) -> int:
+    """A page marked as a draft (its status macro or line): polish findings weigh as MINOR.
+    Returns how many were lightened."""
+    if not status or not DRAFT_STATUS.search(status):
+        return 0
+    n = 0
+    for i, f in enumerate(findings):
+        if f.issue_type in rubric.scoring.draft_status_polish and f.severity != Severity.MINOR:
+            findings[i] = f.model_copy(update={"severity": Severity.MINOR})
+            n += 1
+    return n
+
+
 def _dimension_findings(
-    dimension: Dimension, report: ReviewerReport | None, rubric: Rubric, mode: str, draft: bool, warnings: list[str]
+    dimension: Dimension, report: ReviewerReport | None, rubric: Rubric, mode: str, draft: bool, warnings: list[str],
+    status: str | None = None, notes: list[str] | None = None,
 ) -> list[Finding]:
     if report is None:
         return []
     raw_findings = _cap_findings(report, dimension, rubric.scoring.finding_caps[mode], draft, warnings)
+    lightened = lighter_polish(raw_findings, rubric, status)
+    if lightened and notes is not None:
+        notes.append(f"The page is marked '{status}': {lightened} polish finding(s) of the {dimension.title} dimension "
+                     "weigh as MINOR (drafts get lighter polish penalties).")
     prefix = dimension.id[0].upper()
     findings = [
         Finding(**f.model_dump(), id="", dimension=dimension.id, deduction=scoring.finding_deduction(f, dimension, rubric))
@@ -108,11 +131,7 @@ def _dimension_result(
 ) -> DimensionResult:
     if report is None:
         return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False)
-    reported = {r.lens: r.rating for r in report.lens_ratings}
-    ratings = {
-        lens.id: scoring.lens_rating(reported.get(lens.id), [f for f in findings if f.lens == lens.id])
-        for lens in dimension.lenses
-    }
+    ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses}
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
         [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric
@@ -200,6 +219,34 @@ def _parsed_items(report: ReviewerReport) -> list[str]:
         [f"{r.lens}: {r.rating.value}" for r in report.lens_ratings]
 
 
+def _charge_dedup_pairs(
+    by_dim: dict[str, list[Finding]], reports: dict[str, ReviewerReport | None], absorbed: dict[str, list[Finding]],
+    domain: DomainInput | None, rubric: Rubric, draft: bool,
+) -> set[str]:
+    """Where each dedup pair (a domain finding and the analysis findings it absorbed) is deducted:
+    the domain finding ids charged in the domain dimension; the others are charged under analysis.
+    Each pair goes where it lowers the final score more (starting from every pair under analysis,
+    so the three-dimension score is never above the two-dimension score of the same reports)."""
+    if not absorbed or domain is None or draft:
+        return set()
+    domain_rubric = domain_dim.default_domain_rubric()
+    earned = {d: list(scoring.earned_credits(reports[d].positives, rubric.dimension(d)).values())
+              for d in rubric.dimensions if reports.get(d) is not None}
+
+    def final(charged: set[str]) -> float:
+        scores = {d: scoring.dimension_score(
+            [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric)[0]
+            for d in earned}
+        scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged)
+        return scoring.final_score(scores, scoring.review_weights(rubric, scores)) or 0.0
+
+    charged: set[str] = set()
+    for domain_id in absorbed:
+        if final(charged | {domain_id}) < final(charged):
+            charged.add(domain_id)
+    return charged
+
+
 def synthesize(
     document: DocumentInfo,
     reports: dict[str, ReviewerReport | None],
@@ -226,14 +273,25 @@ def synthesize(
     reports = reroute(reports, rubric, notes)
     by_dim: dict[str, list[Finding]] = {}
     for dim_id, dimension in rubric.dimensions.items():
-        by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings)
-    decisions = []
+        by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings,
+                                             document.status, notes)
+    decisions: list[DedupDecision] = []
     if domain is not None and domain.reviewed and "analysis" in by_dim:
-        by_dim["analysis"], decisions, dedup_notes = domain_dim.apply_dedup(
-            by_dim["analysis"], domain, domain_dim.default_domain_rubric())
+        decisions, dedup_notes = domain_dim.apply_dedup(by_dim["analysis"], domain, domain_dim.default_domain_rubric())
         notes += dedup_notes
     findings: list[Finding] = [f for fs in by_dim.values() for f in fs]
     cross_cutting = find_cross_cutting(findings)
+    # one issue, counted once by the floor rules: a cross-cutting copy (deduction 0) and a merged
+    # analysis finding are left out; its domain version counts at the worse of the two severities
+    floor_findings = [f for f in findings if f.deduction > 0 and not f.merged_into]
+    absorbed: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if f.merged_into:
+            absorbed[f.merged_into].append(f)
+    charge_domain = _charge_dedup_pairs(by_dim, reports, absorbed, domain, rubric, draft)
+    for f in findings:
+        if f.merged_into in charge_domain:
+            f.deduction = 0.0  # deducted once, under its domain version
     dimensions: dict[str, DimensionResult] = {}
     positives: dict[str, list] = {}
     for dim_id, dimension in rubric.dimensions.items():
@@ -242,12 +300,20 @@ def synthesize(
         positives[dim_id] = list(report.positives) if report else []
     domain_rows = []
     dimension_of = {rubric.dimension(d).reviewer: d for d in rubric.dimensions}
+    charged: dict[str, str] = {}
     if domain is not None:
+        elsewhere = set(absorbed) - charge_domain
         dimensions["domain"], domain_findings, domain_rows, domain_run = domain_dim.domain_dimension(
-            domain, rubric, domain_dim.default_domain_rubric(), draft)
+            domain, rubric, domain_dim.default_domain_rubric(), draft, charged_elsewhere=elsewhere)
+        for f in domain_findings:
+            charged[f.id] = ", ".join(a.id for a in absorbed[f.id]) if f.id in elsewhere else "domain"
+            pair = [f] + absorbed.get(f.id, [])
+            worst = min(pair, key=lambda x: x.severity.rank)
+            floor_findings.append(f.model_copy(update={"severity": worst.severity, "dimension": worst.dimension}))
         findings += domain_findings
-        runs = [*runs, domain_run]
-        dimension_of[domain_run.member] = "domain"
+        if domain_run is not None:
+            runs = [*runs, domain_run]
+            dimension_of[domain_run.member] = "domain"
 
     for run in runs:
         if run.status != "malformed":
@@ -259,6 +325,8 @@ def synthesize(
         elif dimension == "domain" and domain is not None:
             warnings.append(unscored_items(run.member, run, domain_dim.salvaged_items(domain)))
 
+    if domain is not None and not domain.applicable and domain.fit is not None:
+        warnings.append(f"Domain knowledge ({', '.join(domain.domains)}): {domain.fit.reason}.")
     # the domain dimension alone is no DS review: without analysis and communication it defers
     reviewed = [d for d in dimensions.values() if d.reviewed and d.dimension in rubric.dimensions]
     if not reviewed:
@@ -268,34 +336,28 @@ def synthesize(
             if run.status != "malformed" and (dimension_of.get(run.member) in rubric.dimensions or not run.completed):
                 warnings.append(f"{run.member} {run.describe()}")
         warnings.append(DEFER_MESSAGE)
-    elif any(not d.reviewed for d in dimensions.values()):
+    elif any(not d.reviewed and d.applicable for d in dimensions.values()):
         status = "partial"
         for d in dimensions.values():
-            if not d.reviewed:
+            if not d.reviewed and d.applicable:
                 run = next((r for r in runs if dimension_of.get(r.member) == d.dimension), None)
                 why = f": {run.reason}" if run and run.reason else ""
+                covered = [x.title for x in dimensions.values() if x.reviewed]
                 warnings.append(
-                    f"{d.title} dimension not reviewed{why}. The review goes on with the analysis and "
-                    "communication dimensions, scored as a two-dimension review."
-                    if d.dimension == "domain" else
-                    f"{d.title} dimension not reviewed{why}. The score covers the reviewed dimension only."
+                    f"{d.title} dimension not reviewed{why}. The score covers only the {' and '.join(covered)} "
+                    f"dimension{'s' if len(covered) > 1 else ''}."
                 )
     else:
         status = "complete"
 
     final = None
     band = verdict = floor_note = None
+    scored = [d for d, r in dimensions.items() if r.reviewed] if status != "deferred" else []
+    weights = scoring.review_weights(rubric, scored)
     if status != "deferred" and not draft:
-        if domain is None:
-            final = scoring.final_score(
-                {d: r.score for d, r in dimensions.items()}, rubric.scoring.weights
-            )
-        else:  # 50/25/25, or the two-dimension weights when the domain reviewer failed
-            weights = domain_dim.final_weights(domain, rubric, domain_dim.default_domain_rubric())
-            final = scoring.final_score({d: r.score for d, r in dimensions.items() if d in weights}, weights)
+        final = scoring.final_score({d: dimensions[d].score for d in scored}, weights)
         band = scoring.band_verdict(final, rubric)
-        # a cross-cutting duplicate (deduction set to 0) is one issue: it counts once for the floors too
-        verdict, floor_note = scoring.apply_floor_rules(band, [f for f in findings if f.deduction > 0], rubric)
+        verdict, floor_note = scoring.apply_floor_rules(band, floor_findings, rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:
             # a review that did not fully happen must never read as a clean pass
             verdict = scoring.MINOR_FIX
@@ -331,12 +393,13 @@ def synthesize(
         tier=document.tier,
         dimensions=dimensions,
         findings=findings,
-        top_fixes=scoring.select_top_fixes(findings),
+        top_fixes=scoring.select_top_fixes([f for f in findings if not f.merged_into]),
         positives=chosen,
         cross_cutting=cross_cutting,
         notes=notes,
         dashboard=dashboard,
         final_score=final,
+        scored_dimensions=scored,
         band_verdict=band,
         verdict=verdict,
         floor_rule=floor_note,
@@ -345,7 +408,6 @@ def synthesize(
         prompt_version=prompt_version,
         prompt_prefix_hashes=prompt_prefix_hashes or {},
         rubric_version=rubric.version,
-        domain=None if domain is None else domain_dim.domain_section(
-            domain, decisions, domain_dim.final_weights(domain, rubric, domain_dim.default_domain_rubric())),
+        domain=None if domain is None else domain_dim.domain_section(domain, decisions, weights, charged),
     )
 

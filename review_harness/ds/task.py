@@ -28,7 +28,7 @@ def ds_input(run: TaskRun) -> DsInput:
     rubric, the_rubric = task_rubric(args["rubric"])
     domains = task_domains(args["domain"])
     reference_text = domain_reference(args["reference"], domains)
-    options = {name: args[name] for name in OPTION_NAMES}
+    options = {name: args[name] for name in OPTION_NAMES} | {"domain": domains}
     document, confluence = args["document"], args["confluence"]
     if confluence and not document:
         raise PrerequisiteError(f"-T confluence={confluence}: give the page with -T document=PAGE_ID or URL")
@@ -38,9 +38,10 @@ def ds_input(run: TaskRun) -> DsInput:
         samples = fixture_samples(args["fixtures"], options)
     metadata: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "rubric_version": the_rubric.version}
     pipeline: dict[str, Any] = {}
-    if domains:
-        metadata["domains"] = domains
-        pipeline = {"domains": domains, "reference": args["reference"], "reference_text": reference_text}
+    sample_domains = sorted({d for s in samples for d in (s.metadata or {}).get("options", {}).get("domains") or []})
+    if sample_domains:  # -T domain=, or fixtures whose gold options name a domain
+        metadata["domains"] = domains or sample_domains
+        pipeline = {"with_domain": True, "reference": args["reference"], "reference_text": reference_text}
     return DsInput(
         samples=samples,
         source=f"{document or args['fixtures']}",

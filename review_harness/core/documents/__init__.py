@@ -8,7 +8,7 @@ prepared markdown with a source map back to the original and warnings about the 
 """
 
 from review_harness.core.documents.convert import collapsed_spans
-from review_harness.core.documents.loader import FORMATS, is_remote, load, read_file, read_folder
+from review_harness.core.documents.loader import FORMATS, file_url_path, is_remote, load, read_file, read_folder
 from review_harness.core.documents.model import (
     EXTRA,
     Collapsed,
@@ -17,6 +17,7 @@ from review_harness.core.documents.model import (
     FolderResult,
     MapEntry,
     SourceMap,
+    safe_text,
 )
 
 __all__ = [
@@ -29,8 +30,10 @@ __all__ = [
     "MapEntry",
     "SourceMap",
     "collapsed_spans",
+    "file_url_path",
     "is_remote",
     "load",
     "read_file",
     "read_folder",
+    "safe_text",
 ]

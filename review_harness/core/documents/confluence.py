@@ -212,8 +212,8 @@ def draft_warning(label: str, found: list[str]) -> list[str]:
     draft = next((s for s in found if DRAFT_STATUS.search(s)), None)
     if draft is None:
         return []
-    return [f"{label} is marked '{draft}' by a status macro: it is reviewed as finished work; "
-            "for draft feedback without a score, rerun with -T draft=true."]
+    return [f"{label} is marked '{draft}' by a status macro: it is reviewed in full, with lighter penalties for "
+            "polish; for draft feedback without a score, rerun with -T draft=true."]
 
 
 def convert_page(page: dict[str, Any], comments: list[dict[str, Any]] | None = None) -> tuple[str, list[Collapsed]]:

@@ -1,5 +1,6 @@
 """Bytes -> text: UTF-8 with or without a byte-order mark, UTF-16/32 with one, and legacy
-single-byte files by charset detection (with a warning naming the encoding). Binary data is
+single-byte files by charset detection (with a warning naming the encoding); a mostly-ASCII file
+with a few Windows-1252 bytes is read as Windows-1252 without asking the detector. Binary data is
 a one-line error."""
 
 from __future__ import annotations
@@ -39,9 +40,28 @@ def display_name(encoding: str) -> str:
     return _DISPLAY.get(key, encoding.replace("_", "-").upper())
 
 
+# a file whose other bytes are this rare is Western text with a few typographic characters (an en
+# dash, an accented letter): the detector has too little to go on (it may name a multi-byte or an
+# Eastern code page, or nothing), Windows-1252 reads it
+MOSTLY_ASCII = 0.05
+
+
+def _mostly_ascii_cp1252(data: bytes) -> bool:
+    high = sum(1 for b in data if b >= 0x80)
+    if not high or high / len(data) > MOSTLY_ASCII:
+        return False
+    try:
+        data.decode(PREFERRED_LEGACY)
+    except UnicodeDecodeError:  # a byte Windows-1252 leaves undefined
+        return False
+    return True
+
+
 def _detect_legacy(data: bytes) -> str | None:
     from charset_normalizer import from_bytes
 
+    if _mostly_ascii_cp1252(data):
+        return PREFERRED_LEGACY
     best = from_bytes(data).best()
     if best is None:
         return None

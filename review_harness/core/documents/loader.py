@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlparse
+from urllib.request import url2pathname
 
 from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
-from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap
+from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -40,9 +44,32 @@ def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[s
                     warnings=warnings)
 
 
+def broken_link(path: Path) -> str | None:
+    """'a looping symbolic link' or 'a broken symbolic link' when `path` is a link that leads
+    nowhere, else None."""
+    if not path.is_symlink():
+        return None
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return "a looping symbolic link" if exc.errno == errno.ELOOP else "a broken symbolic link"
+    return None
+
+
 def read_file(path: Path, origin: str | None = None) -> Document:
-    """One file of any supported format (an unknown suffix is read as text)."""
-    origin = origin or str(path)
+    """One file of any supported format (an unknown suffix is read as text). A name that is not
+    UTF-8 is shown escaped (the file is read all the same), with a warning."""
+    origin = safe_text(origin or str(path))
+    link = broken_link(path)
+    if link:
+        raise DocumentError(f"{origin} is {link}: it leads to no file")
+    document = _read_file(path, origin)
+    if safe_text(path.name) != path.name:
+        document.warnings.insert(0, f"{origin}: the file name is not valid UTF-8; it is shown with the odd bytes escaped")
+    return document
+
+
+def _read_file(path: Path, origin: str) -> Document:
     if not path.exists():
         raise DocumentError(f"{origin} does not exist")
     if path.is_dir():
@@ -52,7 +79,7 @@ def read_file(path: Path, origin: str | None = None) -> Document:
     except OSError as exc:
         raise DocumentError(f"{origin} cannot be read: {exc.strerror or exc}") from None
     fmt = FORMATS.get(path.suffix.lower(), "text")
-    name = path.stem
+    name = safe_text(path.stem)
     if not data.strip():
         raise DocumentError(f"{origin} is empty")
     if fmt == "docx":
@@ -98,25 +125,37 @@ def is_remote(document: str) -> bool:
 def read_folder(path: Path, origin: str | None = None) -> FolderResult:
     """Every supported file of a folder (not recursive, sorted). Unsupported files are named in
     one warning; a file that cannot be read is a failure with its reason, the rest go on."""
-    origin = origin or str(path)
+    origin = safe_text(origin or str(path))
     result = FolderResult()
     skipped = []
+    links: list[str] = []
     for child in sorted(path.iterdir()):
-        if not child.is_file() or child.name.startswith("."):
+        if child.name.startswith("."):
+            continue
+        link = broken_link(child)
+        if link:
+            links.append(f"{safe_text(child.name)} ({link.removeprefix('a ')})")
+            continue
+        if not child.is_file():
             continue
         if child.suffix.lower() not in FORMATS:
-            skipped.append(child.name)
+            skipped.append(safe_text(child.name))
             continue
         try:
             result.documents.append(read_file(child))
         except DocumentError as exc:
-            result.failures[str(child)] = str(exc)
+            result.failures[safe_text(str(child))] = str(exc)
+    if links:
+        result.warnings.append(f"{origin}: skipped {len(links)} link(s) that lead to no file: {', '.join(links)}")
     if skipped:
         result.warnings.append(
             f"{origin}: {len(skipped)} file(s) of unsupported formats not reviewed: {', '.join(skipped)} "
             f"(supported: {', '.join(sorted(set(FORMATS)))})"
         )
     if not result.documents and not result.failures:
+        if links:
+            raise DocumentError(f"{origin}: every file in it is a symbolic link that leads to no file "
+                                f"({', '.join(links[:5])}{', ...' if len(links) > 5 else ''})")
         raise DocumentError(f"{origin} contains no supported documents ({', '.join(sorted(set(FORMATS)))})")
     if not result.documents:
         first = next(iter(result.failures.values()))
@@ -124,16 +163,36 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
     return result
 
 
+SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]+)://")
+
+
+def file_url_path(document: str) -> Path | None:
+    """The local path of a file:// URL (None for anything else); any other scheme but http(s) is
+    a one-line error naming it."""
+    m = SCHEME.match(document.strip())
+    if m is None or m.group("scheme").lower() in ("http", "https"):
+        return None
+    scheme = m.group("scheme").lower()
+    if scheme != "file":
+        raise DocumentError(f"{safe_text(document.strip())}: {scheme}:// addresses are not supported; give a local file "
+                            "or folder, a file:// URL, or a Confluence page's http(s) URL")
+    parsed = urlparse(document.strip())
+    if parsed.netloc not in ("", "localhost"):
+        raise DocumentError(f"{document.strip()}: a file:// URL must name a local file (file:///path), not a host")
+    return Path(url2pathname(unquote(parsed.path)))
+
+
 def load(document: str, *, resolved: Path | None = None, confluence_site: str | None = None,
          comments: bool = False) -> FolderResult:
-    """What the user gave (`-T document=`): a file, a folder, a Confluence URL, or a page id
-    with `confluence_site`. `resolved` is the path as the task resolved it."""
+    """What the user gave (`-T document=`): a file, a folder, a file:// URL, a Confluence URL, or a
+    page id with `confluence_site`. `resolved` is the path as the task resolved it."""
     if is_remote(document):
         return FolderResult(documents=[read_confluence(document, confluence_site, comments)])
-    path = resolved or Path(document)
+    local = file_url_path(document)
+    path = local or resolved or Path(document)
     if not path.exists() and re.fullmatch(r"\d+", document.strip()):
         # a page id (the error says how to name the site when there is none)
         return FolderResult(documents=[read_confluence(document.strip(), confluence_site, comments)])
     if path.is_dir():
         return read_folder(path, str(path))
-    return FolderResult(documents=[read_file(path, str(path))])
+    return FolderResult(documents=[read_file(path, document.strip() if local else str(path))])

@@ -17,6 +17,16 @@ class DocumentError(ValueError):
     """The input cannot be reviewed. The message is one line naming the input and the problem."""
 
 
+def safe_text(text: str) -> str:
+    """A file name or path fit for logs and messages: bytes that are not UTF-8 (Python keeps them
+    as lone surrogates) are shown escaped, e.g. 'caf\\xe9.md' (a log cannot hold them as they are)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def require(module: str, what: str) -> ModuleType:
     """Import an optional converter library, or say in one line which extra installs it."""
     try:

@@ -111,6 +111,14 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) / max(a, b) <= 0.02 or abs(a - b) <= 0.051
 
 
+OPEN_ITEM = re.compile(r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\?\?+|\[(?:TBD|TODO|TK)\]", re.IGNORECASE)
+
+
+def is_open_item(text: str) -> bool:
+    """A question or an open item ('Need intervals - bootstrap?', 'TODO: add owner')."""
+    return text.rstrip("*_) ").endswith("?") or bool(OPEN_ITEM.search(text))
+
+
 class Features:
     def __init__(self, view: DocView):
         self.view = view
@@ -127,6 +135,12 @@ class Features:
     def text_sentences(self) -> list[Sentence]:
         """Everything a reader reads as the document's content."""
         return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind not in ("heading", "placeholder")]
+
+    @cached_property
+    def statements(self) -> list[Sentence]:
+        """Content the author asserts: no question ("bootstrap?") and no open item ("TODO: add
+        an owner"). A question or a TODO is never a strength, a recommendation or a caveat."""
+        return [s for s in self.text_sentences if not is_open_item(s.text)]
 
     @cached_property
     def placeholders(self) -> list[Sentence]:
@@ -165,7 +179,7 @@ class Features:
     @cached_property
     def recommendations(self) -> list[Sentence]:
         out = []
-        for s in self.text_sentences:
+        for s in self.statements:
             if s.role == RECOMMENDATION and s.kind != "heading":
                 out.append(s)
             elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.RECOMMENDATION.search(s.text):
@@ -232,7 +246,7 @@ class Features:
 
     @cached_property
     def design(self) -> tuple[Sentence, re.Match[str]] | None:
-        for s in self.text_sentences:
+        for s in self.statements:
             if s.role in (LIMITATIONS, RECOMMENDATION) or lx.PLACEHOLDER.search(s.text):
                 continue
             for m in list(lx.DESIGN.finditer(s.text)) + list(lx.DID_SHORT.finditer(s.text)):
@@ -256,15 +270,15 @@ class Features:
         return next(
             (
                 (s, m)
-                for s, m in self.view.find(pattern, self.text_sentences)
-                if s.role not in (LIMITATIONS, RECOMMENDATION) and not tentative.search(s.text) and not s.text.rstrip().endswith("?")
+                for s, m in self.view.find(pattern, self.statements)
+                if s.role not in (LIMITATIONS, RECOMMENDATION) and not tentative.search(s.text)
             ),
             None,
         )
 
     @cached_property
     def uncertainty(self) -> tuple[Sentence, re.Match[str]] | None:
-        for s in self.text_sentences:
+        for s in self.statements:
             m = lx.UNCERTAINTY.search(s.text)
             if m:
                 return s, m
@@ -277,12 +291,12 @@ class Features:
         note, not a limitations statement)."""
         section = re.compile(r"\b(limitations?|caveats?|threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
                              r"what the data cannot|known issues|open questions)\b", re.I)
-        lim = [s for s in self.text_sentences if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")]
+        lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")]
         if lim:
             body = next((s for s in lim if s.kind != "heading"), lim[0])
             return body, None
         hits: dict[str, tuple[Sentence, re.Match[str]]] = {}
-        for s in self.text_sentences:
+        for s in self.statements:
             for m in lx.LIMITATION.finditer(s.text):
                 hits.setdefault(m.group(0).lower(), (s, m))
         if len(hits) >= 2:
@@ -379,6 +393,8 @@ class Features:
         if v.is_extraction and not v.part_absent("RESULTS EXCERPT"):
             return True
         real = [s for s in self.body if s.role in (RESULTS, OTHER, BACKGROUND, DATA, METHOD) and not lx.PLACEHOLDER.search(s.text)]
+        if not real and not v.content_headings:  # a memo that is all answer: its results are in it
+            real = [s for s in self.statements if not lx.PLACEHOLDER.search(s.text)]
         notable = sum(1 for s in real for n in self.nums(s) if n.notable)
         return notable >= 3 or any(s.role == RESULTS and s.kind == "table" for s in real)
 

@@ -115,7 +115,8 @@ METHOD_SIGNAL = rx(
     r"collected|defined|split)|sample size|sample of|population|cohorts?|treatment|control group|regression|"
     r"dataset|data (?:from|source\w*|covers|set)|query|survey(?:ed)?|randomi[sz]ed|experiment\w*|a/b|"
     r"time window|observation window|period from|between \w+ \d{1,2} and|from \w+ \d{1,2} to|measured (?:on|as|by|with|at|from)|"
-    r"source:|sample\b|versus|broken down by|drawn from|we split|split into|pre-registered|power calculation)\b"
+    r"source:|sample\b|versus|broken down by|drawn from|we split|split into|pre-registered|power calculation|"
+    r"in the (?:\w+ )?(?:days|weeks|months) (?:before|after)|the same (?:days|weeks|months|period) of)\b"
 )
 
 # ------------------------------------------------------------------ results / logic
@@ -313,7 +314,8 @@ GENERALIZE = rx(
 RECOMMENDATION = rx(
     r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that|we|to)|"
     r"action items?|decision|decide|we will|we'll|we plan|plan to|(?:the|our) ask|we ask|asking (?:for|that)|"
-    r"go/no-go|must|need to|needs to|let's|our proposal|owner:|action:)\b"
+    r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue))\b"
+    r"|\b(?:owner|action):"
 )
 OWNER = re.compile(
     r"(\b[Oo]wner\b|\b[Oo]wned by\b|@\w+|\b(?:[A-Z][\w&]*\s){0,3}(?:[Tt]eam|[Ss]quad|[Gg]uild|[Dd]epartment|[Oo]rg)\b|"
@@ -392,3 +394,7 @@ DS_JARGON = rx(
     r"difference[- ]in[- ]differences|synthetic control|t-test|chi[- ]squared?|kolmogorov\w*|mann[- ]whitney|"
     r"log[- ]transform\w*|elasticit\w*|interaction terms?|clustered standard errors|delta method)\b"
 )
+
+# a table of contents (a Confluence toc macro reads "Contents: A · B"): the page has intentional structure
+TOC_LINE = re.compile(r"(?im)^[\s*_>]*(?:contents|table of contents|on this page)[*_]*\s*:\s*\S[^\n]*(?:·|\||,)|"
+                      r"^#{1,6}\s*(?:contents|table of contents)\s*$")

@@ -244,6 +244,12 @@ def review_with_rules(
     found.sort(key=lambda s: -s.strength)
     for s in found[:3]:
         positives.append(Positive(title=s.title, detail=s.detail, lens=CREDIT_LENS.get(s.credit), credit=s.credit))
+    toc = lx.TOC_LINE.search(view.content) if dimension == "communication" else None
+    if toc and len(positives) < 3:  # seed 000 s5.3: a contents list is a structure signal
+        positives.append(Positive(
+            title="Table of contents up front",
+            detail=f"The page opens with a contents list (\"{toc.group(0).strip()[:80]}\"), so the reader sees its "
+                   "structure before reading.", lens="structure"))
     if len(positives) < 2:
         positives.extend(_fallback_positives(ctx, dimension, len(positives)))
     seen_titles: set[str] = set()

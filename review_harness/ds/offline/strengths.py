@@ -33,7 +33,7 @@ def sound_design(ctx: Context) -> Strength | None:
 @strength("uncertainty_reported")
 def uncertainty_reported(ctx: Context) -> Strength | None:
     f = ctx.features
-    results_first = sorted(f.text_sentences, key=lambda s: (s.role not in ("results", "summary"), s.line))
+    results_first = sorted(f.statements, key=lambda s: (s.role not in ("results", "summary"), s.line))
     # a bare p-value is a test, not a statement of uncertainty: it does not count here
     for pattern in (lx.CI, lx.BRACKET_INTERVAL, re.compile(r"±|\bSE\s*=|standard error")):
         for s in results_first:
@@ -61,15 +61,15 @@ def assumptions_explicit(ctx: Context) -> Strength | None:
     f = ctx.features
     heading = next((h for h in ctx.view.content_headings if re.search(r"\bassumptions?\b", h.text, re.I)), None)
     if heading is not None:
-        items = [s for s in f.text_sentences if s.section == heading.text and s.kind != "heading"]
+        items = [s for s in f.statements if s.section == heading.text and s.kind != "heading"]
         if items:
             return Strength(
                 title="Assumptions written down",
                 detail=f"The '{heading.text}' section lists what the analysis relies on, e.g. \"{_q(ctx, items[0], None, 16)}\".",
                 strength=2,
             )
-    hit = ctx.view.first(lx.rx(r"\b(assum\w+)\b"), f.text_sentences) or ctx.view.first(
-        lx.rx(r"\b(sensitivity (?:check|analysis)|robustness)\b"), f.text_sentences
+    hit = ctx.view.first(lx.rx(r"\b(assum\w+)\b"), f.statements) or ctx.view.first(
+        lx.rx(r"\b(sensitivity (?:check|analysis)|robustness)\b"), f.statements
     )
     if hit is None:
         return None
@@ -85,7 +85,7 @@ def assumptions_explicit(ctx: Context) -> Strength | None:
 def baselines_given(ctx: Context) -> Strength | None:
     f = ctx.features
     pattern = lx.rx(r"\bfrom [$€£]?\d[\d.,]*\s?%?\s?(?:\w+ )?to [$€£]?\d|\b(?:vs\.?|versus|compared (?:with|to)|against)\s+[$€£]?\d")
-    for s in sorted(f.text_sentences, key=lambda s: (s.role not in ("results", "summary"), s.line)):
+    for s in sorted(f.statements, key=lambda s: (s.role not in ("results", "summary"), s.line)):
         if s.kind in ("heading", "table") or s.role in ("method", "data"):
             continue
         m = pattern.search(s.text)
@@ -152,7 +152,7 @@ def actionable_recommendations(ctx: Context) -> Strength | None:
 @strength("limitations_clear")
 def limitations_clear(ctx: Context) -> Strength | None:
     f = ctx.features
-    lim = [s for s in f.text_sentences if s.role == LIMITATIONS and s.kind != "heading" and len(s.text.split()) > 3]
+    lim = [s for s in f.statements if s.role == LIMITATIONS and s.kind != "heading" and len(s.text.split()) > 3]
     if len(lim) >= 2:
         section = lim[0].section or "Limitations"
         return Strength(

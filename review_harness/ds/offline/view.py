@@ -48,7 +48,7 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
                            r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|action plan)\b")),
     (CONCLUSION, lx.rx(r"\b(conclusions?|discussion|implications|interpretation|what (?:this|it) means|so what|wrap[- ]?up)\b")),
     (METHOD, lx.rx(r"\b(methods?|methodology|approach|(?:study |experiment(?:al)? |research )?design|analysis plan|how we|"
-                   r"model(?:l?ing)?|techniques?|procedure|statistical|set-?up|identification|estimation|assumptions?|"
+                   r"model(?:l?ing)?|techniques?|procedure|statistical|set[- ]?up|identification|estimation|assumptions?|"
                    r"power|stopping|qa|quality)\b")),
     (DATA, lx.rx(r"\b(data|datasets?|sources?|metrics?|measures?|measurement|kpis?|definitions?|instrumentation|"
                  r"sample|population|cohorts?)\b")),
@@ -71,7 +71,7 @@ _EXTRACTION_MARKER = re.compile(
 )
 _CLAIM_LINE = re.compile(r'^\s*\d+\.\s+"(?P<text>.*)"\s+\((?:Section: (?P<sec>.*?), )?line (?P<line>\d+)\)\s*$')
 _STRUCTURE_HEADING = re.compile(r"^\s*-\s+\[H(?P<level>\d)\]\s+(?P<text>.*?)\s+\(lines? (?P<a>\d+)")
-_PLACEHOLDER_LINE = re.compile(r"^\[(?:table: |code block)")
+_PLACEHOLDER_LINE = re.compile(r"^\[(?:table: |table rows |code block)")
 _META_LINE = re.compile(
     r"^[\W_]*(?:author|authors|date|owner|status|team|reviewers?|last updated|updated|version|prepared by|contact|"
     r"stakeholders?|audience|source|word count|structure)[\W_]*:", re.I
@@ -86,6 +86,10 @@ EXTRACTION_ROLES = {
     "RESULTS EXCERPT": RESULTS,
     "RECOMMENDATIONS / CONCLUSIONS": CONCLUSION,
     "LIMITATIONS STATED": LIMITATIONS,
+    # what the extraction says about the document, not the document's words: not read as content
+    "AUDIENCE SIGNALS": META,
+    "WORKFLOW CONTEXT": META,
+    "LEFT OUT OF THIS EXTRACTION": META,
 }
 
 
@@ -588,10 +592,12 @@ def _build_extraction_view(content: str) -> DocView:
             return RECOMMENDATION
         return base if base != OTHER else (guess or OTHER)
 
+    tldr_section = re.search(r"named section '(?P<s>[^']+)'", parts.get("TL;DR LOCATION", ""))
+
     def add(text: str, idx: int, kind: str) -> None:
         role = role_for(text)
         name = LABEL_NAMES.get(label or "", label or "")
-        where = section or name
+        where = section or (tldr_section.group("s") if label == "TL;DR AS WRITTEN" and tldr_section else name)
         sentences.append(Sentence(text, idx, where, role, kind, idx / n, (), section_role is None, doc_line(idx), name))
 
     def flush() -> None:
@@ -616,7 +622,7 @@ def _build_extraction_view(content: str) -> DocView:
             label = labels[raw.rstrip()]
             section, section_role, label_role, marker, label_at = "", None, None, None, idx
             continue
-        if label is None or label == "STRUCTURE":
+        if label is None or label == "STRUCTURE" or EXTRACTION_ROLES.get(label) == META:
             if label == "STRUCTURE":
                 hm = _STRUCTURE_HEADING.match(raw)
                 if hm:

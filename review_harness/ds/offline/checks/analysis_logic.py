@@ -308,7 +308,7 @@ def arithmetic_inconsistent(ctx: Context) -> list[Hit]:
 # ---------------------------------------------------------------------- guardrails called stable while they moved
 
 _STABLE = re.compile(r"\b(stable|unchanged|held (?:steady|flat|up)|flat|no (?:significant |meaningful )?(?:change|movement|impact|harm)|did not (?:change|move|worsen)|no cost)\b", lx.I)
-_GUARDRAIL_LIST = re.compile(r"\bguardrails?\b[^:]{0,40}:\s*(?P<list>[^.]+)", lx.I)
+_GUARDRAIL_LIST = re.compile(r"\bguardrails?\b[^:.]{0,80}:\s*(?P<list>[^.]+)", lx.I)
 _ROW_CI = re.compile(r"\((?P<lo>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\s*(?:to|,|–)\s*(?P<hi>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\)")
 
 
@@ -341,9 +341,13 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
                     names.append(words)
     moved = []
     for table in tables_with_cells(ctx):
+        # a table whose first column is headed "guardrail(s)" lists guardrails, named or not
+        guardrail_table = bool(re.search(r"\bguardrails?\b", table[0][1][0] if table[0][1] else "", lx.I))
         for s, cells in table[1:]:
             label = {w for w in re.findall(r"[a-z0-9]+", cells[0].lower()) if len(w) > 2}
-            if names and not any(len(label & n) >= min(2, len(n)) for n in names):
+            if not guardrail_table and names and not any(len(label & n) >= min(2, len(n)) for n in names):
+                continue
+            if not guardrail_table and not names:
                 continue
             ci = next((m for c in cells[1:] for m in [_ROW_CI.search(c)] if m), None)
             if ci is None:
@@ -352,7 +356,7 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
             if lo is None or hi is None or (lo <= 0 <= hi) or (hi < 0 <= lo):
                 continue
             moved.append((s, cells))
-    if not names or not moved:
+    if not moved:
         return None
     s, m = claim
     rows = "; ".join(f"{c[0]}: {c[-1]}" for _, c in moved[:3])
@@ -368,3 +372,93 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
             "the rollout decision on the trade-off rather than on 'stable'."
         ), strength=2.5,
     )
+
+
+# ---------------------------------------------------------------------- "in every city" against a table
+
+_UNIVERSAL = re.compile(
+    r"\b(?:in|across|for|at)\s+(?:every|each|all(?:\s+(?:the|\d+|of\s+the))?)\s+(?:(?:\w+)\s+){0,2}?"
+    r"(?P<unit>cit(?:y|ies)|regions?|markets?|countr(?:y|ies)|segments?|stores?|cohorts?|zones?|channels?|"
+    r"categor(?:y|ies)|states?|sites?|branches|branch|teams?|groups?|variants?|weeks?|months?|locales?)\b"
+    r"|\b(?:every|each|all(?:\s+\d+)?)\s+(?:(?:\w+)\s+){0,2}?(?P<unit2>cit(?:y|ies)|regions?|markets?|countr(?:y|ies)|"
+    r"segments?|stores?|cohorts?|zones?|channels?|categor(?:y|ies)|states?|sites?|teams?|locales?)\b"
+    r"(?=[^.]{0,60}\b(?:improv\w*|gain\w*|rose|grew|increas\w*|fell|dropped|decreas\w*|declin\w*|shortened|cut|"
+    r"reduc\w*|lift\w*|benefit\w*|better|faster)\b)",
+    lx.I,
+)
+_MOVED = re.compile(r"\b(improv\w*|gain\w*|rose|grew|increas\w*|fell|dropped|decreas\w*|declin\w*|shortened|cut|"
+                    r"reduc\w*|lift\w*|benefit\w*|better|faster|slower|worse)\b", lx.I)
+_CHANGE_HEADER = re.compile(r"\b(change|difference|diff|delta|lift|uplift|effect|impact|growth|vs\.?|gain)\b|Δ", lx.I)
+_SIGNED = re.compile(r"^\s*(?P<sign>[-−+])?\s*[$€£]?(?P<num>\d[\d,]*(?:\.\d+)?)")
+
+
+def _stem(unit: str) -> str:
+    return re.sub(r"(?:ies|y|es|s)$", "", unit.lower())
+
+
+def _singular(unit: str) -> str:
+    unit = unit.lower()
+    if unit.endswith("ies"):
+        return unit[:-3] + "y"
+    if unit.endswith(("ches", "shes")):
+        return unit[:-2]
+    return unit[:-1] if unit.endswith("s") and not unit.endswith("ss") else unit
+
+
+def _change_column(header: list[str], rows: list[list[str]]) -> int | None:
+    """The column that holds a signed change: headed like one, with signed values."""
+    for col, name in enumerate(header):
+        if col == 0 or not _CHANGE_HEADER.search(name) or re.search(r"\b(?:ci|interval)\b", name, lx.I):
+            continue
+        values = [r[col] for r in rows if col < len(r)]
+        if sum(1 for v in values if _SIGNED.match(v)) >= max(2, len(values) // 2):
+            return col
+    return None
+
+
+@rule("universal_claim_contradicted")
+def universal_claim_contradicted(ctx: Context) -> Hit | None:
+    """A summary or conclusion that claims an effect for every city (segment, market...) while a
+    results table broken down by that unit shows one that moved the other way from the rest."""
+    v = ctx.view
+    claims = [(s, m) for s in ctx.features.closing if s.kind not in ("table", "heading")
+              for m in [_UNIVERSAL.search(s.text)] if m and _MOVED.search(s.text)
+              and not negated_before(s.text, m.start(), 25) and not CONDITIONAL.search(s.text[: m.start()])]
+    if not claims:
+        return None
+    for s, m in claims:
+        word = _singular(m.group("unit") or m.group("unit2"))
+        unit = _stem(word)
+        for table in tables_with_cells(ctx):
+            header, rows = table[0][1], [(row_s, cells) for row_s, cells in table[1:]]
+            if len(rows) < 3 or not any(_stem(w) == unit for w in re.findall(r"[a-z]+", " ".join(header[:2]).lower())):
+                continue
+            col = _change_column(header, [c for _, c in rows])
+            if col is None:
+                continue
+            signs = []
+            for row_s, cells in rows:
+                mm = _SIGNED.match(cells[col]) if col < len(cells) else None
+                if mm and float(mm.group("num").replace(",", "")) != 0:
+                    signs.append((-1 if mm.group("sign") in ("-", "−") else 1, row_s, cells))
+            ups = [x for x in signs if x[0] > 0]
+            downs = [x for x in signs if x[0] < 0]
+            if not ups or not downs:
+                continue
+            minority = ups if len(ups) < len(downs) else downs
+            if len(minority) * 3 > len(signs):
+                continue  # a mixed picture, not one exception to a claim
+            odd = "; ".join(f"{c[0]}: {c[col]}" for _, _, c in minority[:3])
+            return quoted_hit(
+                v, s, m,
+                title=f"Claimed in every {word}, but the table shows an exception",
+                issue=(
+                    f"The text says \"{v.quote(s, m, max_words=16)}\", but the table of results by "
+                    f"{header[0].lower()} ({v.location(minority[0][1])}) has {len(minority)} of {len(signs)} rows moving "
+                    f"the other way: {odd}. Readers acting on 'every {word}' will miss it."
+                ),
+                fix=(f"Say which {header[0].lower()} moved the other way and why, and base the decision on the "
+                     "breakdown rather than on 'every'."),
+                strength=2.5,
+            )
+    return None

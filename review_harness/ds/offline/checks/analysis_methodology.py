@@ -32,6 +32,23 @@ _INTERVENTION = lx.rx(
 )
 
 
+# "The new onboarding tour raised activation", "Ordering the suggestions by CTR lifted clicks": a change
+# (an intervention noun, or a gerund) as the subject of a verb of change is a claim about what it did
+_SUBJECT_VERB = re.compile(
+    r"^[\W_]*(?P<subj>(?:[A-Z][a-z]+ing\b|(?:The|Our|This|These|Its|Their|A|An)\b)[^,;:]{2,90}?)\s+"
+    r"(?P<verb>raised|lifted|cut|reduced|increased|decreased|improved|boosted|doubled|halved|shortened|lowered|"
+    r"grew|drove up|drove down)\b"
+)
+_GERUND_SUBJECT = re.compile(r"^[\W_]*[A-Z][a-z]+ing\b")
+
+
+def _subject_causal(text: str) -> re.Match[str] | None:
+    m = _SUBJECT_VERB.search(text)
+    if m and (_GERUND_SUBJECT.match(m.group("subj")) or _INTERVENTION.search(m.group("subj"))):
+        return m
+    return None
+
+
 def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str]]]:
     f = ctx.features
     out = []
@@ -42,6 +59,9 @@ def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str
         if text.rstrip("*_ ").endswith("?"):
             continue
         m = lx.CAUSAL_STRONG.search(text) or lx.CAUSAL_DUE.search(text) or _CAUSAL_EXTRA.search(text)
+        subject = None if m else _subject_causal(text)
+        if subject is not None:
+            m = re.search(re.escape(subject.group("verb")), text[subject.start("verb"):]) and subject
         if m is None:
             im = lx.CAUSAL_IMPACT.search(text)
             if im and f.nums(s):
@@ -67,6 +87,13 @@ def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str
     return out
 
 
+def _self_selected(ctx: Context, claim: Sentence) -> bool:
+    """The claim itself compares people who opted in (joined, signed up, turned on...) with
+    themselves or with those who did not, and the document does not address it: a selection
+    problem first."""
+    return bool(lx.SELECTION.search(claim.text)) and not ctx.view.has(lx.BIAS_ADDRESSED, ctx.features.text_sentences)
+
+
 @rule("causal_claim_without_design")
 def causal_claim_without_design(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -77,6 +104,8 @@ def causal_claim_without_design(ctx: Context) -> Hit | None:
         return None
     _, s, m = cands[0]
     v = ctx.view
+    if _self_selected(ctx, s):
+        return None  # people who chose the thing: selection_bias_unaddressed names the right cause
     before_after = v.first(lx.BEFORE_AFTER, f.text_sentences)
     confounder = v.first(_CONFOUNDER, [x for x in f.body if x.role != LIMITATIONS])
     basis = (
@@ -220,11 +249,19 @@ def assumption_unstated(ctx: Context) -> Hit | None:
     )
 
 
+_INCUMBENT = re.compile(
+    r"\b(?:in production|current(?:ly)?|existing|incumbent|legacy|old|previous|today'?s|baseline|"
+    r"(?:has|have) (?:run|been running|used) since|built in \d{4}|since \d{4}|we (?:replace|are replacing)|"
+    r"(?:the )?status quo)\b", re.I)
+
+
 @rule("method_unjustified")
 def method_unjustified(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    hit = v.first(lx.MODEL_NAME, f.text_sentences)
+    # the author's choice, not the system it is compared with ("the flag in production is a logistic regression")
+    hit = next(((s, m) for s, m in v.find(lx.MODEL_NAME, f.statements)
+                if not _INCUMBENT.search(s.text[max(0, m.start() - 80): m.end() + 60])), None)
     if not hit:
         return None
     method_text = [s for s in f.text_sentences if s.role in (METHOD, DATA)] or f.text_sentences

@@ -90,6 +90,9 @@ def weak_tldr(ctx: Context) -> Hit | None:
     )
 
 
+LATE_AFTER_WORDS = 40  # a summary is buried only behind at least this much text
+
+
 @rule("buried_lede")
 def buried_lede(ctx: Context) -> Hit | None:
     v = ctx.view
@@ -97,7 +100,10 @@ def buried_lede(ctx: Context) -> Hit | None:
     t = v.tldr
     if f.word_count_small or not t.found:
         return None  # no summary at all is tldr_missing
-    late_tldr = not v.is_extraction and t.start_line is not None and t.start_line / max(v.n_lines, 1) > 0.4
+    # late: past 40% of the document with real reading before it (a title and a byline are not)
+    before = sum(len(s.text.split()) for s in f.text_sentences if t.start_line is not None and s.line < t.start_line)
+    late_tldr = (not v.is_extraction and t.start_line is not None and t.start_line / max(v.n_lines, 1) > 0.4
+                 and before >= LATE_AFTER_WORDS)
     if late_tldr:
         target = next((s for s in f.summary if s.kind != "heading"), None)
     elif tldr_weakness(ctx) is not None:
