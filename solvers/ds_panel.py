@@ -46,7 +46,7 @@ from review_harness.ds.parse import parse_reviewer_output
 from review_harness.core.files import write_atomic
 from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
-from review_harness.ds.prepare import english_share, looks_like_html, prepare_document
+from review_harness.ds.prepare import domain_content, english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import Rubric, default_rubric, load_rubric
@@ -299,7 +299,7 @@ def domain_reviewer(
             return state
         prepared = load_prepared(state.store, state.input_text)
         result = await domain_review(
-            prepared.domain_content, brief, domain_rubric, model=get_model(), policy=policy,
+            domain_content(prepared), brief, domain_rubric, model=get_model(), policy=policy,
             reference=reference_text, max_tokens=max_tokens,
             cache=scoped_cache(cache, document_sha=text_hash(state.input_text), prompt=DOMAIN_PROMPT_VERSION),
         )

@@ -311,13 +311,6 @@ def summary_lines(summary: dict) -> list[str]:
     return lines + [f"  hint: {hint}" for hint in summary["tuning_hints"]]
 
 
-def analytics_of_log(log: EvalLog) -> list[str]:
-    """`review-harness summary`'s analytics lines for one code log (with the overrides beside it)."""
-    from review_harness.code.commands import overrides_beside
-
-    return summary_lines(build_analytics([log], overrides_beside([log]))["summary"])
-
-
 def _png(fig) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")

@@ -173,3 +173,8 @@ def memory_root_for(review: CodeReview, memory_dir: str | None) -> Path:
 
 __all__ = ["LogError", "find_review", "log_paths", "overrides_beside", "read_overrides", "record_override",
            "run_analytics", "writable_file"]
+
+
+def analytics_of_log(log: EvalLog) -> list[str]:
+    """`review-harness summary`'s analytics lines for one code log (with the overrides beside it)."""
+    return summary_lines(build_analytics([log], overrides_beside([log]))["summary"])

@@ -70,6 +70,6 @@ def offline_answer(member: str, prompt: str) -> str | None:
 
 def log_summary(log) -> list[str]:
     """`review-harness summary` on a code log: the analytics summary (seed E4's progress view)."""
-    from review_harness.code.analytics import analytics_of_log
+    from review_harness.code.commands import analytics_of_log
 
     return analytics_of_log(log)

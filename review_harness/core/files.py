@@ -141,15 +141,18 @@ def folder_problem(folder: str | Path) -> str | None:
     return None
 
 
-def read_text(path: str | Path) -> str:
+def read_text(path: str | Path, label: str | None = None) -> str:
+    """The file's text; a `FileReadError` names it (as `label` when given, e.g. a file of a folder
+    named relative to the folder) and the problem."""
     path = Path(path)
+    name = label or str(path)
     try:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise FileReadError(f"{path}: no such file") from None
+        raise FileReadError(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise FileReadError(f"{path}: is a folder, not a file") from None
+        raise FileReadError(f"{name}: is a folder, not a file") from None
     except UnicodeDecodeError:
-        raise FileReadError(f"{path}: not a UTF-8 text file") from None
+        raise FileReadError(f"{name}: not a UTF-8 text file") from None
     except OSError as ex:
-        raise FileReadError(f"{path}: cannot be read ({ex.strerror})") from None
+        raise FileReadError(f"{name}: cannot be read ({ex.strerror})") from None

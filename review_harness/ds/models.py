@@ -295,16 +295,6 @@ class PreparedDocument(BaseModel):
             return self.extraction
         return self.text
 
-    @property
-    def domain_content(self) -> str:
-        """What the domain reviewer receives: at tier 3, the document's own words the extraction
-        keeps, without the extraction's frame (it judges content, and quotes only the document)."""
-        if self.tier == 3 and self.extraction is not None:
-            from review_harness.ds.prepare import extraction_document_text
-
-            return extraction_document_text(self.extraction)
-        return self.text
-
     def info(self) -> DocumentInfo:
         shared = set(DocumentInfo.model_fields) - {"partial_input"}
         return DocumentInfo(**self.model_dump(include=shared), partial_input=self.partial_input.is_partial)

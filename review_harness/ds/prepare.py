@@ -1882,6 +1882,14 @@ _CLAIM_TEXT_RE = re.compile(r'^\s*\d+\.\s+"(?P<text>.*)"\s+\((?:Section: .*?, )?
 _MARKER_HEADING_RE = re.compile(r"^\[Section: (?P<h>.+?), lines? \d+(?:-\d+)?\]$")
 
 
+def domain_content(prepared: PreparedDocument) -> str:
+    """What the domain reviewer receives: at tier 3, the document's own words the extraction
+    keeps, without the extraction's frame (it judges content, and quotes only the document)."""
+    if prepared.tier == 3 and prepared.extraction is not None:
+        return extraction_document_text(prepared.extraction)
+    return prepared.text
+
+
 def extraction_document_text(extraction: str) -> str:
     """The document's own words in a tier-3 extraction, without its frame: no header fields,
     labels, location markers, placeholders or notes about the document, each key claim once

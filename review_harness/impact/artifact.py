@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.text import short_value
+from review_harness.core.files import FileReadError, read_text
 from review_harness.impact.models import ArtifactPayload, ImpactArtifact, MeasureContract
 from review_harness.impact.table import ChecksTable, default_table
 
@@ -376,15 +377,9 @@ def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str
     path = Path(path)
     source = label or str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ArtifactError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise ArtifactError(f"{source}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise ArtifactError(f"{source}: not a UTF-8 text file") from None
-    except OSError as ex:
-        raise ArtifactError(f"{source}: cannot be read ({ex.strerror})") from None
+        text = read_text(path, source)
+    except FileReadError as ex:
+        raise ArtifactError(str(ex)) from None
     if not text.strip():
         raise ArtifactError(f"{source}: the file is empty")
     try:

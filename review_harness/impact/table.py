@@ -196,11 +196,11 @@ class ChecksTable(BaseModel):
     ci_level: float = Field(gt=0, lt=1)
     significance_level: float = Field(gt=0, lt=1)
     tolerance: Tolerance
+    plausibility: Plausibility
     default_frequency: str
     frequencies: list[str]
     season_length: dict[str, int]
     days_per_period: dict[str, float]
-    plausibility: Plausibility
     identities: dict[str, Identity]
     diagnostics: dict[str, Diagnostic]
     model_types: dict[str, ModelType]
