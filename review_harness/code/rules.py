@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer, Severity
+from review_harness.core.pysource import parse_python
 
 CRITICAL, IMPORTANT, MINOR = Severity.CRITICAL, Severity.IMPORTANT, Severity.MINOR
 SQL_METHODS = {"execute", "executemany", "executescript", "raw", "query", "read_sql"}
@@ -128,7 +129,7 @@ def _handler_type(handler: ast.ExceptHandler) -> str | None:
 
 def python_quality(view: FileView, rules: set[str], result: Result) -> None:
     try:
-        tree = ast.parse(view.text)
+        tree = parse_python(view.text)
     except SyntaxError:
         return  # an excerpt or invalid file: the line checks still run (debug prints)
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

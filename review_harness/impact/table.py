@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from review_harness.core.paths import PROMPTS_DIR
+from review_harness.core.pysource import parse_python
 from review_harness.core.yamlio import YamlReadError, invalid_message, read_yaml
 
 CHECKS_FILE = PROMPTS_DIR / "impact" / "checks.yaml"
@@ -53,7 +54,7 @@ class Expression:
 
         source = _NAME.sub(alias, self.text)
         try:
-            tree = ast.parse(source, mode="eval")
+            tree = parse_python(source, mode="eval")
         except SyntaxError:
             raise TableError(f"expression {self.text!r}: not an arithmetic expression") from None
         for node in ast.walk(tree):
