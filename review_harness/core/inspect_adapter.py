@@ -8,9 +8,17 @@ Inspect exports it publicly, only this import changes.
 `display_print` prints a line through the running display (the plain display's own print, the
 log display's logger), which Inspect's public API offers only as counters (`display_counter`, a
 no-op in the plain display).
+
+`suspend_store_events` stops the spans opened inside it from copying the whole store at their
+start and end. Every span records the store changes made while it was open, so members running
+at once would each record every member's writes (Inspect documents this and offers the context
+manager for panels of concurrent agents, but exports it only from a private module). A member's
+span holds only its model call; the enclosing solver's span still records the member's result
+once, when the solver writes it.
 """
 
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.util._store import suspend_store_events
 
 
 def display_print(message: str) -> None:
@@ -20,4 +28,4 @@ def display_print(message: str) -> None:
     display().print(message)
 
 
-__all__ = ["PrerequisiteError", "display_print"]
+__all__ = ["PrerequisiteError", "display_print", "suspend_store_events"]

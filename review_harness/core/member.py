@@ -31,6 +31,7 @@ from inspect_ai.util import span
 from pydantic import BaseModel
 
 from review_harness.core.calltag import CallTag, current_call, tagged  # noqa: F401  (re-exported)
+from review_harness.core.inspect_adapter import suspend_store_events
 from review_harness.core.runs import MEMBER_STATUSES, MemberRun, MemberStatus, RetryPolicy  # noqa: F401  (re-exported)
 from review_harness.core.panel import generate_structured
 
@@ -133,8 +134,10 @@ async def call_member(
     result: MemberResult[T] = MemberResult(run=run)
     started = time.monotonic()
     bypass_cache = False
-    async with span(span_name or member, type="member"):
-        with tagged(kind, member):
+    # the span names the member in the transcript; it writes nothing to the store (its result is
+    # saved by the caller's solver), so it does not copy the store to look for changes
+    with suspend_store_events(), tagged(kind, member):
+        async with span(span_name or member, type="member"):
             for attempt in range(policy.attempts):
                 if attempt:
                     await anyio.sleep(policy.backoff_seconds * 2 ** (attempt - 1))
