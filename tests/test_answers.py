@@ -82,3 +82,23 @@ def test_verdict_line_counts_every_finding_by_its_severity(gold_run):
         assert line.startswith(verdict.verdict) and "\n" not in line
         if severities:
             assert f"{len(severities)} {verdict.noun}" in line
+
+
+def test_code_verdict_line_says_the_fix_attempts_behind_the_final_status(tmp_path):
+    """The decision and findings of the line are the first review's; a review that went through
+    the fix loop says how many attempts led to its final status."""
+    [log] = inspect_eval(load_task_file("code_review")(), model="offline/rules", log_dir=str(tmp_path), display="none")
+    kind = get_kind("code")
+    fixed = 0
+    for sample in log.samples:
+        review = kind.review_from_score(sample.scores[kind.synthesis_scorer].metadata)
+        line = kind.verdict_line(review).line()
+        attempts = review.fix_iterations
+        assert f"status {review.final_status}" in line
+        if attempts:
+            fixed += 1
+            assert f"status {review.final_status} after {attempts} fix attempt{'s' if attempts != 1 else ''}," in line
+        else:
+            assert "fix attempt" not in line
+    assert fixed >= 2  # the gold set has cases that go through the fix loop
+

@@ -24,8 +24,8 @@ def render(review: CodeReview, details: bool = False) -> str:
 
 
 def verdict_line(review: CodeReview) -> Verdict:
-    """The first review's decision and confidence, the final status, the counted findings
-    (blocking ones first) by severity."""
+    """The first review's decision and confidence, the final status (and the fix attempts that
+    led to it), the first review's counted findings (blocking ones first) by severity."""
     from review_harness.code.merge import counted_stages
 
     if not review.iterations:
@@ -36,6 +36,8 @@ def verdict_line(review: CodeReview) -> Verdict:
     top = [f"{shorten(m.finding.description, 70)} ({Severity(m.finding.severity).value}, "
            f"{m.finding.file}{f':{m.finding.line}' if m.finding.line else ''})" for m in ranked]
     figure = f"confidence {first.confidence.label} ({first.confidence.value:g}), status {review.final_status}"
+    if review.fix_iterations:  # the decision and findings are the first review's: say what followed
+        figure += f" after {review.fix_iterations} fix attempt{'s' if review.fix_iterations != 1 else ''}"
     counts = severity_counts([Severity(m.finding.severity).value for m in merged], SEVERITIES)
     return Verdict(DECISION_WORDS.get(first.decision, first.decision), figure, counts, top)
 
