@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from review_harness.core.params import flag_value
-from review_harness.core.yamlio import YamlReadError, read_yaml
+from review_harness.core.yamlio import read_mapping
 
 STRATEGIES = ("parallel", "single")
 
@@ -94,14 +94,7 @@ def load_project_config(path: str | Path | None) -> dict[str, Any]:
     """The raw ``review:`` section of a project YAML file ({} when there is none)."""
     if path is None:
         return {}
-    try:
-        data = read_yaml(path)
-    except YamlReadError as ex:
-        raise ConfigError(str(ex)) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping with a 'review:' section")
+    data = read_mapping(path, ConfigError, expected="a mapping with a 'review:' section", allow_empty=True)
     section = data.get("review", {})
     if section is None:
         return {}

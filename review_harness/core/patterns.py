@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from review_harness.core.yamlio import YamlReadError, read_yaml
+from review_harness.core.yamlio import read_mapping
 
 
 class PatternTableError(ValueError):
@@ -68,10 +68,5 @@ def compile_patterns(raw: Mapping, where: str, flags: int = re.IGNORECASE) -> Pa
 
 
 def read_pattern_table(path: str | Path, flags: int = re.IGNORECASE) -> PatternTable:
-    try:
-        raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise PatternTableError(f"pattern file {ex}") from None
-    if not isinstance(raw, Mapping):
-        raise PatternTableError(f"pattern file {path}: expected a mapping of names to patterns")
+    raw = read_mapping(path, PatternTableError, label="pattern file", expected="a mapping of names to patterns")
     return compile_patterns(raw, str(path), flags)

@@ -33,6 +33,23 @@ def read_yaml(path: str | Path) -> Any:
         ) from None
 
 
+def read_mapping(path: str | Path, error: type[Exception], label: str = "", expected: str = "a mapping",
+                 allow_empty: bool = False) -> dict[str, Any]:
+    """A YAML file whose top level is a mapping. A missing or unparsable file, or any other top
+    level, is `error` with one line naming the file after `label` ('checks table <path>: ...');
+    an empty file is {} when `allow_empty`, else a wrong top level too."""
+    prefix = f"{label} " if label else ""
+    try:
+        raw = read_yaml(path)
+    except YamlReadError as ex:
+        raise error(f"{prefix}{ex}") from None
+    if raw is None and allow_empty:
+        return {}
+    if not isinstance(raw, dict):
+        raise error(f"{prefix}{path}: expected {expected}")
+    return raw
+
+
 def first_error(ex: ValidationError) -> tuple[str, str, int]:
     """(key path, message, how many more errors) of a validation error, for one-line messages."""
     errors = ex.errors()

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from review_harness.core.runs import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR
-from review_harness.core.yamlio import YamlReadError, first_error, read_model, read_yaml
+from review_harness.core.yamlio import first_error, read_mapping, read_model
 from review_harness.impact.table import merge
 
 IMPACT_DIR = PROMPTS_DIR / "impact"
@@ -167,13 +167,9 @@ class ReviewConfig(BaseModel):
         merged: dict[str, Any] = {}
         source = "config"
         if path is not None:
-            try:
-                loaded = read_yaml(path)
-            except YamlReadError as ex:
-                raise ConfigError(str(ex)) from None
-            if loaded is not None and not isinstance(loaded, dict):
-                raise ConfigError(f"{path}: expected a mapping of backend / prompt / knowledge / checks")
-            merged = merge(merged, _anchor_paths(loaded or {}, Path(path).resolve().parent))
+            loaded = read_mapping(path, ConfigError, expected="a mapping of backend / prompt / knowledge / checks",
+                                  allow_empty=True)
+            merged = merge(merged, _anchor_paths(loaded, Path(path).resolve().parent))
             source = str(path)
         if data is not None:
             merged = merge(merged, dict(data))

@@ -22,7 +22,7 @@ from jinja2 import UndefinedError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from review_harness.core.prompts import PromptError, compile_template
-from review_harness.core.yamlio import YamlReadError, first_error, read_yaml
+from review_harness.core.yamlio import first_error, read_mapping
 from review_harness.impact.config import IMPACT_DIR
 
 logger = logging.getLogger(__name__)
@@ -70,12 +70,7 @@ def _version_key(version: str) -> tuple:
 
 
 def load_template(path: Path) -> PromptSpec:
-    try:
-        raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise PromptError(str(ex)) from None
-    if not isinstance(raw, dict):
-        raise PromptError(f"{path}: expected a mapping with name, version, description, dimensions, system, user")
+    raw = read_mapping(path, PromptError, expected="a mapping with name, version, description, dimensions, system, user")
     try:
         spec = PromptSpec.model_validate({**raw, "source": str(path)})
     except ValidationError as ex:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.pysource import parse_python
-from review_harness.core.yamlio import YamlReadError, invalid_message, read_yaml
+from review_harness.core.yamlio import YamlReadError, invalid_message, read_mapping, read_yaml
 
 CHECKS_FILE = PROMPTS_DIR / "impact" / "checks.yaml"
 DIMENSIONS = ("estimate_plausibility", "statistical_rigor", "methodology_fit")
@@ -272,13 +272,7 @@ def merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _builtin_raw() -> dict[str, Any]:
-    try:
-        raw = read_yaml(CHECKS_FILE)
-    except YamlReadError as ex:
-        raise TableError(f"checks table {ex}") from None
-    if not isinstance(raw, dict):
-        raise TableError(f"checks table {CHECKS_FILE}: expected a mapping")
-    return raw
+    return read_mapping(CHECKS_FILE, TableError, label="checks table")
 
 
 def build_table(overlay: Mapping[str, Any] | None = None, source: str = "checks") -> ChecksTable:
