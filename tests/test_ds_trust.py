@@ -312,6 +312,13 @@ def test_new_rules_quote_the_document(name, issue_type, evidence):
     assert evidence in found[0].evidence
 
 
+def test_early_stopping_quotes_the_planned_run_as_written():
+    """The planned duration is quoted from the document, not spliced into a sentence of ours."""
+    [finding] = [f for f in _offline("checkout-button-early-stop").findings if f.issue_type == "early_stopping"]
+    assert 'before the end of its planned run ("planned duration was 14 days")' in finding.issue
+    assert "planned planned" not in finding.issue
+
+
 def test_arithmetic_rule_recomputes_the_documents_numbers():
     from review_harness.ds.offline.checks.analysis_logic import _percent_claims, _table_totals
     from review_harness.ds.offline.registry import Context

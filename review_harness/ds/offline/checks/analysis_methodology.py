@@ -311,7 +311,7 @@ def early_stopping(ctx: Context) -> Hit | None:
         issue = (
             f"The test was stopped when it reached significance (\"{v.quote(s, stop, max_words=16)}\")"
             + (f" after results were checked repeatedly (\"{v.quote(peek, _PEEK.search(peek.text), max_words=10)}\")" if peek else "")
-            + (f", before its planned {planned.group(0)}" if planned else "")
+            + (f", before the end of its planned run (\"{planned.group(0)}\")" if planned else "")
             + ". Stopping at the first p-value under 0.05 with repeated looks makes a false positive far more likely than 5%, "
             "so the reported significance and the lift built on it are not reliable."
         )
