@@ -786,3 +786,14 @@ def test_a_bad_case_in_the_data_is_an_error_when_it_is_read(tmp_path):
         _rules_with(tmp_path, "retried-against-requirement: {severity: Critical}", "retried-against-requirement: {severity: Urgent}")
     with pytest.raises(RuleDataError, match="retried-against-requirement"):
         _rules_with(tmp_path, "retried-against-requirement: {severity: Critical}", "retried-against-requirement: {rank: 1}")
+
+
+def test_an_adverb_in_ally_shares_the_stem_of_its_adjective():
+    """'globally' in a design covers 'global' in a requirement: the untraced-requirement finding
+    must not name a word as absent that the design writes in another form."""
+    from review_harness.design.offline.vocabulary import stem, term_set
+
+    for adverb, adjective in [("globally", "global"), ("manually", "manual"), ("totally", "total"), ("finally", "final")]:
+        assert stem(adverb) == stem(adjective)
+    assert stem("really") == stem("real") and stem("rally") != stem("real")
+    assert term_set("limits hold globally") >= {stem("global")}

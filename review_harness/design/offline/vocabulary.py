@@ -66,7 +66,7 @@ SYNONYMS = {
     "spend": "cost", "expens": "cost", "cut": "reduc", "lower": "reduc", "decreas": "reduc", "shrink": "reduc", "minimiz": "reduc",
 }
 SUFFIXES = ("ational", "ization", "isation", "ations", "ation", "ments", "ment", "ness", "ings", "ing", "able", "ible",
-            "ities", "ity", "ies", "ied", "ers", "er", "ed", "es", "s", "ly", "al", "ive")
+            "ities", "ity", "ies", "ied", "ers", "er", "ed", "es", "s", "ally", "ly", "al", "ive")  # 'ally' before 'ly': globally ~ global
 SUFFIX_KEEP = {"ation": "at", "ations": "at", "ization": "iz", "isation": "iz", "ational": "at"}
 
 
