@@ -87,7 +87,7 @@ def test_a_binary_decisions_file_is_one_line(tmp_path, capsys):
     binary = tmp_path / "decisions.yaml"
     binary.write_bytes(bytes(range(256)) * 4)
     assert main(["design", "process", str(folder), "--decisions", str(binary)]) == 2
-    assert capsys.readouterr().err == f"review-harness: --decisions {binary}: not a text file (binary, or not UTF-8)\n"
+    assert capsys.readouterr().err == f"review-harness: --decisions {binary}: is not a text file (binary)\n"
 
 
 @pytest.mark.parametrize("reader", ["true", "head -n 1"])

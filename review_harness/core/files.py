@@ -15,13 +15,18 @@ read-modify-write updates that runs can make at the same time.
   hidden folder beside where a set of files will live, then rename it into place in one step
   (onto a missing folder, an empty claimed one, or an earlier version of it, moved aside first).
 - `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
-- `read_text(path)`: a UTF-8 text file, or a `FileReadError` whose message names the file and the problem.
+- `read_bytes(path)`, `read_text(path)`: the one reader of files a user hands in (rubrics, configs,
+  baselines, indexes, documents, logs): a missing file, a folder, a named pipe or other special
+  file (never opened, so nothing blocks), an unreadable, binary or non-UTF-8 file is a
+  `FileReadError` whose message is one line naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -30,7 +35,12 @@ from pathlib import Path
 
 
 class FileReadError(ValueError):
-    """A file that is missing or unreadable as UTF-8 text; the message is one line naming it."""
+    """A file a user handed in that cannot be read: one line, '<name>: <problem>'. `problem` alone
+    reads after the name ('no such file', 'is a folder, not a file', 'is not a text file (binary)')."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        self.name, self.problem = name, problem
+        super().__init__(f"{name}: {problem}")
 
 
 def _temporary(folder: Path, name: str, text: str) -> Path:
@@ -141,18 +151,96 @@ def folder_problem(folder: str | Path) -> str | None:
     return None
 
 
-def read_text(path: str | Path, label: str | None = None) -> str:
-    """The file's text; a `FileReadError` names it (as `label` when given, e.g. a file of a folder
-    named relative to the folder) and the problem."""
-    path = Path(path)
-    name = label or str(path)
+# ---------------------------------------------------------------------------- the one reader
+
+BINARY_PROBE = 8192  # bytes looked at to tell a binary file from text
+_TEXT_CONTROL_BYTES = frozenset({7, 8, 9, 10, 12, 13, 27})
+
+
+def _kind_of_special(mode: int) -> str | None:
+    """What a file that is no regular file and no folder is, in a few words (None: a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def file_problem(path: str | Path) -> str | None:
+    """Why `path` is not a file that can be read, from its metadata alone (it is never opened, so a
+    named pipe cannot block): 'no such file', 'is a folder, not a file', 'is a named pipe (FIFO),
+    not a file: nothing was read from it', 'is a looping symbolic link', ...; None for a regular file."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise FileReadError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise FileReadError(f"{name}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise FileReadError(f"{name}: not a UTF-8 text file") from None
+        return "is a broken symbolic link: it leads to no file" if os.path.islink(path) else "no such file"
     except OSError as ex:
-        raise FileReadError(f"{name}: cannot be read ({ex.strerror})") from None
+        if ex.errno == errno.ELOOP:
+            return "is a looping symbolic link: it leads to no file"
+        return f"cannot be read ({ex.strerror or ex})"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    special = _kind_of_special(mode)
+    if special is not None:
+        return f"is {special}, not a file: nothing was read from it"
+    return None
+
+
+def special_file(path: str | Path) -> str | None:
+    """'a named pipe (FIFO)', 'a socket', 'a device' when `path` is one (never opened); else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISDIR(mode) else _kind_of_special(mode)
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes, or more than 30% control characters, in the first bytes: not text."""
+    sample = data[:BINARY_PROBE]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    odd = sum(1 for b in sample if (b < 32 and b not in _TEXT_CONTROL_BYTES) or b == 127)
+    return odd / len(sample) > 0.30
+
+
+def read_bytes(path: str | Path, label: str | None = None) -> bytes:
+    """The bytes of a file a user handed in, or a `FileReadError` naming it (as `label` when given)
+    and what is wrong: missing, a folder, a named pipe or other special file (checked before it is
+    opened, and opened without blocking, so a FIFO never hangs the command), unreadable."""
+    name = label or str(path)
+    problem = file_problem(path)
+    if problem is not None:
+        raise FileReadError(name, problem)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as ex:
+        raise FileReadError(name, f"cannot be read ({ex.strerror or ex})") from None
+    with os.fdopen(fd, "rb") as handle:
+        special = _kind_of_special(os.fstat(fd).st_mode)  # replaced by a pipe since it was looked at
+        if special is not None:
+            raise FileReadError(name, f"is {special}, not a file: nothing was read from it")
+        try:
+            return handle.read()
+        except OSError as ex:
+            raise FileReadError(name, f"cannot be read ({ex.strerror or ex})") from None
+
+
+def read_text(path: str | Path, label: str | None = None) -> str:
+    """The text of a file a user handed in (UTF-8, with or without a byte-order mark); a
+    `FileReadError` names it (as `label` when given, e.g. a file of a folder named relative to the
+    folder) and the problem: those of `read_bytes`, binary data, text that is not UTF-8."""
+    name = label or str(path)
+    data = read_bytes(path, label)
+    if looks_binary(data):
+        raise FileReadError(name, "is not a text file (binary)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        raise FileReadError(name, f"is not UTF-8 text (bad byte at offset {ex.start})") from None
