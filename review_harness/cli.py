@@ -151,8 +151,10 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
     """Check every kind's prompt templates: instructions present, stable prefixes unchanged."""
     from review_harness.core.kinds import kinds
     from review_harness.core.lint import lint_kinds
+    from review_harness.ds.rubric import RubricError  # --rubric is the DS rubric
 
-    report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
+    with one_line(RubricError):
+        report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
     click.echo("\n".join(report.lines()))
     return 0 if report.passed else 1
 

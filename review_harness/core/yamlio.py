@@ -107,8 +107,8 @@ def read_model(path: str | Path, model: type[M], label: str, error: type[Excepti
     path = Path(path)
     try:
         raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise error(f"{label} {ex}") from None
+    except YamlReadError as ex:  # the label names the file: the path is not said twice
+        raise error(f"{label}: {ex.problem}" + (f" at line {ex.line}" if ex.line else "")) from None
     try:
         return model.model_validate(wrap(raw) if wrap else raw)
     except ValidationError as ex:

@@ -373,11 +373,24 @@ def _row(name: str, case: Case, o: Outcome, loo: Outcome | None) -> str:
 
 def run_calibrate(args: argparse.Namespace) -> int:
     if getattr(args, "log", None):
+        from review_harness.core.kinds import KindError, kind_of_log
         from review_harness.core.logs import newest_log, read_log
 
         path = newest_log(args.log)
-        print(f"gold figures of {path.name} (rubric {read_log(path).eval.metadata.get('rubric_version', '?')}) by split:")
-        print(figures_table(log_figures(read_log(path))))
+        log = read_log(path)
+        try:
+            kind = kind_of_log(log)
+        except KindError as ex:
+            raise CalibrationError(f"{path.name}: {ex}") from None
+        if kind.name != "ds":  # an all-zero table would read as a reviewer that found nothing
+            raise CalibrationError(f"{path.name}: a log of the {kind.title} review; calibrate --log reads gold-set runs "
+                                   "of the DS review (inspect eval tasks/ds_review.py)")
+        figures = log_figures(log)
+        if not figures["all"]["fixtures"]:
+            raise CalibrationError(f"{path.name}: no sample has a gold comparison (a review of documents without "
+                                   "gold files); calibrate --log reads a gold-set run (inspect eval tasks/ds_review.py)")
+        print(f"gold figures of {path.name} (rubric {(log.eval.metadata or {}).get('rubric_version', '?')}) by split:")
+        print(figures_table(figures))
         return 0
     gold_dirs = [Path(args.gold)] if args.gold else list(DEFAULT_GOLD_DIRS)
     try:
