@@ -21,7 +21,7 @@ from review_harness.code.memory import pattern_of, update_service
 from review_harness.code.merge import blocking_of
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
-from review_harness.core.files import file_lock, folder_problem, write_atomic
+from review_harness.core.files import file_lock, folder_problem, write_atomic, write_output
 from review_harness.core.logs import LogError, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
@@ -79,12 +79,12 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
         raise CommandError("no code reviews in these logs")
-    write_atomic(target, json.dumps(analytics, indent=2))
-    lines = [f"wrote {target}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
+    written = [write_output(target, json.dumps(analytics, indent=2))]  # never over a file the user wrote
+    lines = [f"wrote {written[0].path}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
     if page is not None:
-        write_atomic(page, render_html(analytics))
-        lines.append(f"wrote {page}")
-    return lines + summary_lines(analytics["summary"])
+        written.append(write_output(page, render_html(analytics)))
+        lines.append(f"wrote {written[-1].path}")
+    return lines + [w.note for w in written if w.note] + summary_lines(analytics["summary"])
 
 
 def find_review(log: EvalLog, sample: str, epoch: int | None) -> CodeReview:

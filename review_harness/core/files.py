@@ -15,6 +15,12 @@ read-modify-write updates that runs can make at the same time.
   hidden folder beside where a set of files will live, then rename it into place in one step
   (onto a missing folder, an empty claimed one, or an earlier version of it, moved aside first).
 - `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
+- `write_output(path, text)`: a user-visible output (a review file, analytics) that never replaces
+  a file the tool did not write: each folder keeps a record of the files the tool wrote there
+  (`.review-harness-outputs.json`, name and digest); a file of the wanted name that is not in it,
+  or was changed since, is left as it is and the output goes beside it (`plan.review-2.md`), which
+  the returned `Written` says. `tool_outputs(folder)`: the tool's own unchanged files there (the
+  document reader skips them, so a review is never reviewed as a document).
 - `read_bytes(path)`, `read_text(path)`: the one reader of files a user hands in (rubrics, configs,
   baselines, indexes, documents, logs): a missing file, a folder, a named pipe or other special
   file (never opened, so nothing blocks), an unreadable, binary or non-UTF-8 file is a
@@ -25,12 +31,15 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
+import json
 import os
 import stat
 import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -141,7 +150,7 @@ def folder_problem(folder: str | Path) -> str | None:
     folder = Path(folder)
     existing = next(p for p in (folder, *folder.parents) if p.exists())
     if not existing.is_dir():
-        return f"{existing} is a file, not a folder"
+        return f"{existing} is {special_file(existing) or 'a file'}, not a folder"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as ex:
@@ -149,6 +158,113 @@ def folder_problem(folder: str | Path) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"{folder} is not writable"
     return None
+
+
+# ---------------------------------------------------------------------------- outputs that never replace a user's file
+
+OUTPUTS_FILE = ".review-harness-outputs.json"  # per folder: the files the tool wrote there, with a digest
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@contextmanager
+def folder_locked(folder: str | Path) -> Iterator[None]:
+    """An exclusive `flock` on the folder itself (no lock file is left in a user's folder)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _outputs(folder: Path) -> dict[str, str]:
+    """name -> digest of the files the tool wrote in `folder` (an unreadable record: none, so
+    nothing is taken for the tool's own)."""
+    try:
+        data = json.loads((folder / OUTPUTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+def _record_output(folder: Path, name: str, text: str) -> None:
+    files = _outputs(folder) | {name: _digest(text.encode("utf-8"))}
+    note = "Files review-harness wrote in this folder (a file it finds changed or not listed is never replaced)."
+    write_atomic(folder / OUTPUTS_FILE, json.dumps({"note": note, "files": dict(sorted(files.items()))}, indent=1) + "\n")
+
+
+def tool_outputs(folder: str | Path) -> set[str]:
+    """Names of the files in `folder` the tool wrote and nobody changed since."""
+    folder = Path(folder)
+    owned = set()
+    for name, digest in _outputs(folder).items():
+        try:
+            if file_problem(folder / name) is None and _digest((folder / name).read_bytes()) == digest:
+                owned.add(name)
+        except OSError:
+            continue
+    return owned
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where an output went: `path`; `clash` is the file of the wanted name the tool did not write
+    (or someone changed since), left as it is, the output written beside it."""
+
+    path: Path
+    clash: Path | None = None
+
+    @property
+    def note(self) -> str | None:
+        if self.clash is None:
+            return None
+        return (f"{self.clash} was not written by review-harness (or was changed since): it is left as it is, "
+                f"and this output is in {self.path}")
+
+
+def _beside(path: Path, n: int) -> Path:
+    suffix = "".join(path.suffixes[-1:])
+    return path if n == 1 else path.with_name(f"{path.name[: len(path.name) - len(suffix)]}-{n}{suffix}")
+
+
+def write_output(path: str | Path, text: str, *, update: bool = False) -> Written:
+    """Write a user-visible output file without ever replacing a file the tool did not write: the
+    wanted name when it is free or holds the tool's own unchanged output (the folder keeps a
+    record, OUTPUTS_FILE), else the first free or own name beside it (`plan.review-2.md`, ...).
+    `update`: the text was made from the file's current content (read under the caller's lock),
+    so nothing in it is lost and the file is replaced whoever wrote it. Under the folder's lock,
+    so two runs never take one name; a new name is linked into place only if still free."""
+    path = Path(path)
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with folder_locked(folder):
+        owned = tool_outputs(folder)
+        clash: Path | None = None
+        n = 1
+        while True:
+            target = _beside(path, n)
+            if not os.path.lexists(target):
+                tmp = _temporary(folder, target.name, text)
+                try:
+                    os.link(tmp, target)  # fails if someone took the name meanwhile: nothing is replaced
+                except FileExistsError:
+                    clash = clash or target
+                    n += 1
+                    continue
+                finally:
+                    tmp.unlink(missing_ok=True)
+                break
+            if target.name in owned or (update and n == 1 and file_problem(target) is None):
+                write_atomic(target, text)
+                break
+            clash = clash or target
+            n += 1
+        _record_output(folder, target.name, text)
+    return Written(target, clash)
 
 
 # ---------------------------------------------------------------------------- the one reader
@@ -188,6 +304,22 @@ def file_problem(path: str | Path) -> str | None:
     if special is not None:
         return f"is {special}, not a file: nothing was read from it"
     return None
+
+
+def input_folder_problem(path: str | Path, what: str = "folder") -> str | None:
+    """Why `path` is not a folder that can be read ('folder does not exist', 'is a file, not a folder', 'is
+    a named pipe (FIFO), not a folder', 'cannot be read (...)'), from its metadata; None: it is one.
+    `what` names it in the message ('knowledge folder')."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"{what} does not exist"
+    except OSError as ex:
+        return f"cannot be read ({ex.strerror or ex})"
+    if stat.S_ISDIR(mode):
+        return None if os.access(path, os.R_OK | os.X_OK) else "cannot be read (permission denied)"
+    special = _kind_of_special(mode)
+    return f"is {special or 'a file'}, not a {what}"
 
 
 def special_file(path: str | Path) -> str | None:

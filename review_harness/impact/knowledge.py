@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.text import STOPWORDS
+from review_harness.core.files import input_folder_problem
 from review_harness.impact.config import IMPACT_DIR, default_settings
 
 # letters and digits only: 'a/b' and 'difference-in-differences' are looked up word by word
@@ -152,8 +153,8 @@ def split_chunks(source: str, text: str) -> list[Chunk]:
 class StaticKnowledgeBase(KnowledgeBase):
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_knowledge_dir()
-        if not self.path.is_dir():
-            raise KnowledgeError(f"{self.path}: knowledge folder does not exist")
+        if input_folder_problem(self.path, "knowledge folder"):
+            raise KnowledgeError(f"{self.path}: {input_folder_problem(self.path, 'knowledge folder')}")
         files = sorted(p for p in self.path.rglob("*") if p.suffix in (".md", ".txt") and p.is_file())
         if not files:
             raise KnowledgeError(f"{self.path}: knowledge folder has no .md or .txt files")

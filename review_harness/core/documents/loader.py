@@ -12,7 +12,7 @@ from urllib.request import url2pathname
 from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
 from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
-from review_harness.core.files import FileReadError, read_bytes, special_file
+from review_harness.core.files import FileReadError, read_bytes, special_file, tool_outputs
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -143,8 +143,13 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
         children = sorted(path.iterdir())
     except OSError as exc:
         raise DocumentError(f"{origin} cannot be read: {exc.strerror or exc}") from None
+    own = tool_outputs(path)  # reviews written here by earlier runs are no documents
+    outputs: list[str] = []
     for child in children:
         if child.name.startswith("."):
+            continue
+        if child.name in own:
+            outputs.append(safe_text(child.name))
             continue
         link = broken_link(child)
         if link:
@@ -165,6 +170,9 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
             result.failures[safe_text(str(child))] = str(exc)
     if links:
         result.warnings.append(f"{origin}: skipped {len(links)} link(s) that lead to no file: {', '.join(links)}")
+    if outputs:
+        result.warnings.append(f"{origin}: skipped {len(outputs)} file(s) review-harness wrote there (earlier "
+                               f"outputs, not documents): {', '.join(outputs)}")
     if special:
         result.warnings.append(f"{origin}: skipped {len(special)} item(s) that are no regular files (nothing was read "
                                f"from them): {', '.join(special)}")
