@@ -17,7 +17,9 @@ class CommandError(ValueError):
     `who` names), exit code 2."""
 
     def __init__(self, message: str, who: str = PROG) -> None:
-        super().__init__(message)
+        from review_harness.core.redact import redact_urls  # stdlib only: start-up stays light
+
+        super().__init__(redact_urls(message))  # a URL's credentials never reach the terminal
         self.who = who
 
 

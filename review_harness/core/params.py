@@ -15,6 +15,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.files import folder_problem
 from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.redact import redact_urls
 
 TRUE_WORDS = ("true", "yes", "1", "on")
 FALSE_WORDS = ("false", "no", "0", "off")
@@ -218,6 +219,8 @@ def loud_errors(who: str) -> Iterator[None]:
     try:
         yield
     except PrerequisiteError as ex:
+        if isinstance(ex.message, str):
+            ex.message = redact_urls(ex.message)  # a URL's credentials never reach the terminal or the log
         if display_type() == "none":
             print(f"{who}: {ex.message}", file=sys.stderr)
         if isinstance(ex.message, str):

@@ -41,6 +41,7 @@ from review_harness.core import console  # noqa: F401 (registers the hook that s
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.kinds import ReviewKind, get_kind
 from review_harness.core.panel import cache_policy
+from review_harness.core.sizeguard import size_guard  # also registers the hook that shows long inputs' progress
 from review_harness.core.params import (
     as_flag,
     as_number,
@@ -125,6 +126,7 @@ class TaskRun:
         task_name = self.kind.task or self.kind.name
         with_gold = gold is not None and review_input.has_gold
         metadata = review_input.metadata | {"kind": self.kind.name}
+        metadata |= size_guard(task_name, review_input.samples)  # says what a long input will cost, before it starts
         if not review_input.has_gold:
             metadata["user_documents"] = True
         options.setdefault("viewer", viewer_config(self.kind, gold=with_gold))
