@@ -176,8 +176,9 @@ def revision(repo: str | Path, rev: str) -> str:
 
 def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
     repo = Path(repo)
-    if input_folder_problem(repo, "directory"):  # a file or a named pipe is named as such
-        raise ChangeError(f"-T repo={repo}: {input_folder_problem(repo, 'directory').replace('directory does not exist', 'no such directory')}")
+    problem = input_folder_problem(repo, "directory", missing="no such directory")
+    if problem:  # a file or a named pipe is named as such
+        raise ChangeError(f"-T repo={repo}: {problem}")
     try:
         top = _git(repo, "rev-parse", "--show-toplevel").decode().strip()
     except subprocess.CalledProcessError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from review_harness.code.memory import pattern_of, update_service
 from review_harness.code.merge import blocking_of
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
-from review_harness.core.files import file_lock, folder_problem, write_atomic, write_output
+from review_harness.core.files import FileReadError, file_lock, folder_problem, read_text, write_atomic, write_output
 from review_harness.core.logs import LogError, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
@@ -44,13 +45,19 @@ def log_paths(items: list[str]) -> list[Path]:
     return paths
 
 
-def read_overrides(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
+def overrides_text(path: Path) -> str:
+    """The overrides file as it is ('' when there is none), through the core's one reader: a
+    folder, a FIFO (never opened) or a binary file is one line naming it."""
+    if not os.path.lexists(path):
+        return ""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError) as ex:
-        raise CommandError(f"{path}: cannot be read as overrides ({ex})") from None
+        return read_text(path, f"overrides {path}")
+    except FileReadError as ex:
+        raise CommandError(str(ex)) from None
+
+
+def read_overrides(path: Path) -> list[dict]:
+    text = overrides_text(path)
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -140,7 +147,7 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
               "task": review.task, "service": review.service, "auto_decision": last.final_decision,
               "decision": decision, "dismiss": dismiss, "note": note}
     with file_lock(target.parent / f".{target.name}.lock"):
-        existing = target.read_text(encoding="utf-8") if target.exists() else ""
+        existing = overrides_text(target)
         write_atomic(target, existing + ("" if not existing or existing.endswith("\n") else "\n") + json.dumps(record) + "\n")
     return (f"recorded {decision} of task {review.task} ({review.service}, {sample}, epoch {epoch or 1})"
             + (f", dismissed {', '.join(dismiss)}" if dismiss else "")

@@ -60,9 +60,13 @@ def writable_file(option: str, path: str | Path) -> Path:
     path is not a folder. Checked before any work is done."""
     from review_harness.core.files import folder_problem  # only when a command writes: start-up stays small
 
+    from review_harness.core.files import special_file
+
     path = Path(path)
     if path.is_dir():
         raise CommandError(f"{option} {path}: is a folder; give a file name")
+    if special_file(path):  # never opened for writing: a named pipe would block
+        raise CommandError(f"{option} {path}: is {special_file(path)}, not a file; give a file name")
     problem = folder_problem(path.parent)
     if problem is None and path.exists() and not os.access(path, os.W_OK):
         problem = "not writable"

@@ -306,14 +306,15 @@ def file_problem(path: str | Path) -> str | None:
     return None
 
 
-def input_folder_problem(path: str | Path, what: str = "folder") -> str | None:
+def input_folder_problem(path: str | Path, what: str = "folder", missing: str | None = None) -> str | None:
     """Why `path` is not a folder that can be read ('folder does not exist', 'is a file, not a folder', 'is
     a named pipe (FIFO), not a folder', 'cannot be read (...)'), from its metadata; None: it is one.
-    `what` names it in the message ('knowledge folder')."""
+    `what` names it in the message ('knowledge folder'); `missing` replaces the message for a path
+    that does not exist."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        return f"{what} does not exist"
+        return missing or f"{what} does not exist"
     except OSError as ex:
         return f"cannot be read ({ex.strerror or ex})"
     if stat.S_ISDIR(mode):

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from dataclasses import replace
 
+from review_harness.core.files import input_folder_problem, write_output
 from review_harness.core.paths import GOLD_DIR
 from review_harness.domain.reviewer import ReviewerRubric, default_reviewer_rubric
 from review_harness.ds import scoring
@@ -134,6 +135,9 @@ class Fit:
 
 def load_cases(gold_dirs: Path | list[Path] | tuple[Path, ...], rubric: Rubric) -> list[Case]:
     folders = [gold_dirs] if isinstance(gold_dirs, Path) else list(gold_dirs)
+    for folder in folders:  # a file or a named pipe is named as such
+        if input_folder_problem(folder, "gold folder"):
+            raise CalibrationError(f"{folder}: {input_folder_problem(folder, 'gold folder')}")
     paths = [p for folder in folders for p in sorted(folder.glob("*.yaml"))]
     if not paths:
         raise CalibrationError(f"{', '.join(str(f) for f in folders)}: no gold files (*.yaml)")
@@ -431,7 +435,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         version = next_version(base.version)
         target = Path(args.output) if args.output else DEFAULT_RUBRIC
         text = fitted_rubric_text(DEFAULT_RUBRIC.read_text(encoding="utf-8"), base, chosen.params, version)
-        target.write_text(text, encoding="utf-8")
+        if args.output:  # a file the user named: never replaced unless the tool wrote it (else beside it)
+            placed = write_output(target, text)
+            target = placed.path
+            if placed.note:
+                print(placed.note)
+        else:
+            target.write_text(text, encoding="utf-8")
         written = load_rubric(target)  # the written file must load and pass its own range checks
         print(f"\nwrote {target} ({written.version})")
     return 0
