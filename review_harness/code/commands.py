@@ -45,10 +45,11 @@ def log_paths(items: list[str]) -> list[Path]:
     return paths
 
 
-def overrides_text(path: Path) -> str:
-    """The overrides file as it is ('' when there is none), through the core's one reader: a
-    folder, a FIFO (never opened) or a binary file is one line naming it."""
-    if not os.path.lexists(path):
+def overrides_text(path: Path, required: bool = False) -> str:
+    """The overrides file as it is ('' when there is none, unless `required`: a file the user named
+    to read), through the core's one reader: a folder, a FIFO (never opened) or a binary file is one
+    line naming it."""
+    if not os.path.lexists(path) and not required:
         return ""
     try:
         return read_text(path, f"overrides {path}")
@@ -56,8 +57,8 @@ def overrides_text(path: Path) -> str:
         raise CommandError(str(ex)) from None
 
 
-def read_overrides(path: Path) -> list[dict]:
-    text = overrides_text(path)
+def read_overrides(path: Path, required: bool = False) -> list[dict]:
+    text = overrides_text(path, required)
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -82,7 +83,7 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     target = writable_file("--output", Path(output) if output else paths[0].parent / ANALYTICS)
     page = writable_file("--html", Path(html)) if html else None
     loaded = [read_log(p) for p in paths]
-    recorded = [o for name in overrides or [] for o in read_overrides(Path(name))] if overrides else overrides_beside(loaded)
+    recorded = [o for name in overrides or [] for o in read_overrides(Path(name), required=True)] if overrides else overrides_beside(loaded)
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
         raise CommandError("no code reviews in these logs")

@@ -62,4 +62,9 @@ def redact_urls(text: str) -> str:
     """Every URL in `text` redacted; the rest of the text unchanged."""
     if ":/" not in text:
         return text
-    return USER_INFO.sub(r"\1", URL.sub(lambda m: redact_url(m.group(0)), text))
+    def one(match: re.Match[str]) -> str:
+        url = match.group(0)
+        trail = len(url) - len(url.rstrip(".,:;!?)]}"))  # sentence punctuation after a URL is not part of it
+        return redact_url(url[: len(url) - trail]) + url[len(url) - trail:]
+
+    return USER_INFO.sub(r"\1", URL.sub(one, text))
