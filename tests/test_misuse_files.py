@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from helpers import load_task_file
+from test_misuse_cli import gold_log  # noqa: F401 (an impact gold-set log, the fixture)
 from review_harness.cli import main
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.paths import BASELINES_DIR, PROJECT_ROOT
@@ -133,17 +134,6 @@ def test_the_cases_cover_every_parameter_that_names_a_file():
 
 
 # ---------------------------------------------------------------------------- the commands
-
-
-@pytest.fixture(scope="module")
-def gold_log(tmp_path_factory) -> Path:
-    from inspect_ai import eval as inspect_eval
-
-    folder = tmp_path_factory.mktemp("gold")
-    [log] = inspect_eval(load_task_file("impact_review")(), model="offline/rules", display="none",
-                         log_dir=str(folder))
-    assert log.status == "success"
-    return Path(log.location)
 
 
 BASELINE = str(BASELINES_DIR / "impact_review.json")
