@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.text import STOPWORDS
-from review_harness.core.files import input_folder_problem
+from review_harness.core.files import FileReadError, input_folder_problem, read_text
 from review_harness.impact.config import IMPACT_DIR, default_settings
 
 # letters and digits only: 'a/b' and 'difference-in-differences' are looked up word by word
@@ -161,9 +161,9 @@ class StaticKnowledgeBase(KnowledgeBase):
         self.chunks: list[Chunk] = []
         for file in files:
             try:
-                text = file.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise KnowledgeError(f"{file}: not a UTF-8 text file") from None
+                text = read_text(file)  # the core's one reader
+            except FileReadError as ex:
+                raise KnowledgeError(str(ex)) from None
             self.chunks += split_chunks(file.relative_to(self.path).as_posix(), text)
         self._terms = [(terms(c.heading), terms(c.text)) for c in self.chunks]
 
