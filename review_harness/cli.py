@@ -122,16 +122,25 @@ def show(log: str | None, sample_id: str | None, epoch: int | None, kind_name: s
 @click.option("--config", type=click.Path(), metavar="FILE",
               help="The tolerances. Default: <baseline>.gate.yaml beside the baseline, else its folder's gate.yaml.")
 @click.option("--write-baseline", metavar="LOG", type=click.Path(),
-              help="Instead of checking: write the baseline from this log (a gold-set run).")
-def gate(log: str | None, baseline: str | None, config: str | None, write_baseline: str | None) -> int:
+              help="Instead of checking: write the baseline from this log (a gold-set run). It says what it replaced.")
+@click.option("--allow-fewer-samples", is_flag=True,
+              help="With --write-baseline: replace a baseline with one of fewer samples (e.g. from a --limit run).")
+@click.option("--allow-task-change", is_flag=True,
+              help="With --write-baseline: replace a baseline of another task.")
+@click.option("--allow-degraded", is_flag=True,
+              help="With --write-baseline: record a run with failed samples or deferred reviews, or one the "
+                   "current baseline's gate would fail.")
+def gate(log: str | None, baseline: str | None, config: str | None, write_baseline: str | None,
+         allow_fewer_samples: bool, allow_task_change: bool, allow_degraded: bool) -> int:
     """Fail (exit 1) when a gold-set run got worse than its kind's committed baseline.
 
-    LOG: the new .eval log, or a folder (its newest log). A log without gold comparison, or of
-    another task than the baseline's, is bad input (exit 2).
+    LOG: the new .eval log, or a folder (its newest log). A log without gold comparison, of
+    another task than the baseline's, or sharing no sample with it is bad input (exit 2).
     """
     from review_harness.core.gate import run_gate
 
-    return run_gate(log, baseline, config, write_baseline)
+    return run_gate(log, baseline, config, write_baseline, allow_fewer_samples=allow_fewer_samples,
+                    allow_task_change=allow_task_change, allow_degraded=allow_degraded)
 
 
 @cli.command("lint-prompts", epilog="Example: review-harness lint-prompts")
@@ -142,8 +151,10 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
     """Check every kind's prompt templates: instructions present, stable prefixes unchanged."""
     from review_harness.core.kinds import kinds
     from review_harness.core.lint import lint_kinds
+    from review_harness.ds.rubric import RubricError  # --rubric is the DS rubric
 
-    report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
+    with one_line(RubricError):
+        report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
     click.echo("\n".join(report.lines()))
     return 0 if report.passed else 1
 

@@ -43,7 +43,8 @@ from review_harness.ds.panel import (
     save_source_map,
 )
 from review_harness.ds.parse import parse_reviewer_output
-from review_harness.core.files import write_atomic
+from review_harness.core import progress
+from review_harness.core.files import write_output
 from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
 from review_harness.ds.prepare import domain_content, english_share, looks_like_html, prepare_document
@@ -238,8 +239,15 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
         if output_dir:
             path = review_file(Path(output_dir), str(state.sample_id))
             try:
-                write_atomic(path, report)
-                state.metadata["review_file"] = str(path)
+                written = write_output(path, report)  # never over a file the user wrote: beside it, said so
+                state.metadata["review_file"] = str(written.path)
+                if written.note:
+                    record = load_record(state.store, the_rubric)
+                    record.warnings.append(written.note)
+                    save_record(state.store, record)
+                    progress.report("review file", written.path.name, written.note, important=True)
+                    report = render_report(review_from_store(state.store, the_rubric, state.input_text), the_rubric)
+                    write_output(written.path, report)
             except OSError as ex:  # the review stays in the log; the file it could not write is named
                 record = load_record(state.store, the_rubric)
                 record.warnings.append(

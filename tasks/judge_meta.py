@@ -17,7 +17,7 @@ from inspect_ai.dataset import MemoryDataset
 
 from review_harness.core.params import as_number
 from review_harness.core.task import checked_parameters
-from review_harness.ds.dataset import FIXTURES_DIR, judge_meta_samples
+from review_harness.ds.dataset import FIXTURES_DIR, judge_meta_samples, task_rubric
 from review_harness.ds.judge import JUDGE_PROMPT_VERSION
 from scorers.ds_judge import judge_ordering
 from solvers.ds_judge_meta import judge_variants
@@ -34,7 +34,7 @@ def judge_meta(fixtures: str = "judge_meta", rubric: str | None = None, max_toke
     with checked_parameters("judge_meta", judge_meta, locals()):
         return Task(
             dataset=MemoryDataset(judge_meta_samples(FIXTURES_DIR / fixtures), name=f"judge-meta:{fixtures}"),
-            solver=judge_variants(rubric, as_number("max_tokens", max_tokens, integer=True)),
+            solver=judge_variants(task_rubric(rubric)[0], as_number("max_tokens", max_tokens, integer=True)),
             scorer=judge_ordering(),
             metadata={"judge_prompt": JUDGE_PROMPT_VERSION},
         )

@@ -75,7 +75,7 @@ def test_a_missing_or_unparsable_file_is_one_line(tmp_path):
         load_gold(tmp_path / "nope.yaml", NoteGold)
     bad = _gold(tmp_path, {})
     bad.write_text("fixture: [unclosed\n")
-    with pytest.raises(GoldError, match=r"^gold file .*note-1.yaml .*at line \d+$"):
+    with pytest.raises(GoldError, match=r"^gold file .*note-1.yaml: .*at line \d+$"):
         load_gold(bad, NoteGold)
 
 

@@ -87,7 +87,7 @@ def test_a_binary_decisions_file_is_one_line(tmp_path, capsys):
     binary = tmp_path / "decisions.yaml"
     binary.write_bytes(bytes(range(256)) * 4)
     assert main(["design", "process", str(folder), "--decisions", str(binary)]) == 2
-    assert capsys.readouterr().err == f"review-harness: --decisions {binary}: not a text file (binary, or not UTF-8)\n"
+    assert capsys.readouterr().err == f"review-harness: --decisions {binary}: is not a text file (binary)\n"
 
 
 @pytest.mark.parametrize("reader", ["true", "head -n 1"])
@@ -130,6 +130,7 @@ def test_code_analytics_writes_to_the_log_folder_by_default(tmp_path, capsys, mo
     [log] = inspect_eval(load_task_file("code_review")(), model="offline/rules", limit=2, display="none",
                          log_dir=str(logs))
     monkeypatch.chdir(elsewhere)
+    (tmp_path / "none.jsonl").write_text("")  # no overrides (a file named but missing is an error)
     assert main(["code", "analytics", str(logs), "--overrides", str(tmp_path / "none.jsonl")]) == 0
     assert (logs / "review-analytics.json").exists()
     assert list(elsewhere.iterdir()) == []  # nothing written where the command ran

@@ -76,16 +76,43 @@ def test_a_non_utf8_path_given_directly_is_refused_by_inspects_own_parsing(tmp_p
     assert folder.returncode == 0 and list(reviews_of(logs)) == ["caf\\xe9"]
 
 
-def test_a_review_file_that_cannot_be_written_keeps_the_review_and_names_the_file(tmp_path):
+def test_a_folder_that_took_the_review_files_name_is_left_and_the_review_goes_beside_it(tmp_path):
     out = tmp_path / "out"
     (out / "strong-analysis.review.md").mkdir(parents=True)  # the review's file name is taken by a folder
     result, logs = inspect_eval(tmp_path, f"document={GOOD}", f"output_dir={out}")
     assert result.returncode == 0, stderr(result)
     [review] = reviews_of(logs).values()
+    taken, beside = out / "strong-analysis.review.md", out / "strong-analysis.review-2.md"
+    [warning] = [w for w in review.warnings if "was not written by review-harness" in w]
+    assert str(taken) in warning and str(beside) in warning
+    assert taken.is_dir() and not list(taken.iterdir())  # left as it was
+    assert beside.read_text(encoding="utf-8").startswith("# DS Analysis Review")
+    assert read_log(newest_log(logs)).samples[0].metadata["review_file"] == str(beside)
+    assert f"{taken} was not written by review-harness" in stderr(result)  # said on the terminal too
+
+
+def test_a_review_file_that_cannot_be_written_keeps_the_review_and_names_the_file(tmp_path, monkeypatch):
+    """Forced: the disk fills up as the review file is written (in-process, through inspect_ai.eval)."""
+    import errno
+
+    from inspect_ai import eval as eval_in_process
+
+    import solvers.ds_panel
+    from helpers import load_task_file
+
+    def disk_full(path, text, **_):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(solvers.ds_panel, "write_output", disk_full)
+    out = tmp_path / "out"
+    [log] = eval_in_process(load_task_file("ds_review")(document=str(GOOD), output_dir=str(out)),
+                            model="offline/rules", display="none", log_dir=str(tmp_path / "logs"))
+    assert log.status == "success"
+    [(_, _, review)] = reviews_in_log(log)
     target = out / "strong-analysis.review.md"
     [warning] = [w for w in review.warnings if "could not be written" in w]
-    assert str(target) in warning and "it is in the log" in warning
-    sample = read_log(newest_log(logs)).samples[0]
+    assert str(target) in warning and "No space left on device" in warning and "it is in the log" in warning
+    sample = log.samples[0]
     assert sample.output.completion.startswith("# DS Analysis Review") and str(target) in sample.output.completion
     assert sample.metadata["review_file_error"].startswith(f"{target}: ")
     assert "review_file" not in sample.metadata  # so the run's closing lines do not list it as written
@@ -98,7 +125,8 @@ def test_a_review_file_is_written_whole(tmp_path):
     assert result.returncode == 0
     written = (out / "strong-analysis.review.md").read_text(encoding="utf-8")
     assert written.startswith("# DS Analysis Review")
-    assert [p.name for p in out.iterdir()] == ["strong-analysis.review.md"]  # no temporary file left
+    assert sorted(p.name for p in out.iterdir()) == [".review-harness-outputs.json", "strong-analysis.review.md"]
+    assert not list(out.glob(".*.tmp"))  # no temporary file left; the record names the review as the tool's
 
 
 @pytest.mark.parametrize("document, message", [

@@ -64,7 +64,7 @@ def test_a_folder_with_bad_files_reviews_the_others_and_names_every_bad_file(tmp
     reasons = {
         "broken-json": "broken-json.json: not valid JSON (Expecting property name enclosed in double quotes at line 1",
         "no-estimate": "no-estimate.json: data.impact_estimates.intervention_effect: missing required field",
-        "binary": "binary.json: not a UTF-8 text file",
+        "binary": "binary.json: is not a text file (binary)",
     }
     for sample_id, reason in reasons.items():
         assert reason in by_id[sample_id].error.message, sample_id

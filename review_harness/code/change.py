@@ -16,6 +16,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field
 
+from review_harness.core.files import FileReadError, input_folder_problem, read_bytes
+
 LANGUAGES = {
     ".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".tsx": "typescript",
     ".go": "go", ".java": "java", ".kt": "kotlin", ".rb": "ruby", ".rs": "rust", ".sql": "sql",
@@ -174,8 +176,9 @@ def revision(repo: str | Path, rev: str) -> str:
 
 def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
     repo = Path(repo)
-    if not repo.exists():
-        raise ChangeError(f"-T repo={repo}: no such directory")
+    problem = input_folder_problem(repo, "directory", missing="no such directory")
+    if problem:  # a file or a named pipe is named as such
+        raise ChangeError(f"-T repo={repo}: {problem}")
     try:
         top = _git(repo, "rev-parse", "--show-toplevel").decode().strip()
     except subprocess.CalledProcessError:
@@ -240,9 +243,10 @@ HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def from_patch(path: str | Path) -> ChangeSet:
     path = Path(path)
-    if not path.is_file():
-        raise ChangeError(f"-T patch={path}: no such file")
-    data = path.read_bytes()
+    try:
+        data = read_bytes(path, f"-T patch={path}")  # the core's one reader: a FIFO is named, never opened
+    except FileReadError as ex:
+        raise ChangeError(str(ex)) from None
     if is_binary(data):
         raise ChangeError(f"-T patch={path}: binary patch (not a text unified diff)")
     warnings: list[str] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from review_harness.code.memory import pattern_of, update_service
 from review_harness.code.merge import blocking_of
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
-from review_harness.core.files import file_lock, folder_problem, write_atomic
+from review_harness.core.files import FileReadError, file_lock, folder_problem, read_text, write_atomic, write_output
 from review_harness.core.logs import LogError, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
@@ -44,13 +45,20 @@ def log_paths(items: list[str]) -> list[Path]:
     return paths
 
 
-def read_overrides(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
+def overrides_text(path: Path, required: bool = False) -> str:
+    """The overrides file as it is ('' when there is none, unless `required`: a file the user named
+    to read), through the core's one reader: a folder, a FIFO (never opened) or a binary file is one
+    line naming it."""
+    if not os.path.lexists(path) and not required:
+        return ""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError) as ex:
-        raise CommandError(f"{path}: cannot be read as overrides ({ex})") from None
+        return read_text(path, f"overrides {path}")
+    except FileReadError as ex:
+        raise CommandError(str(ex)) from None
+
+
+def read_overrides(path: Path, required: bool = False) -> list[dict]:
+    text = overrides_text(path, required)
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -75,16 +83,16 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     target = writable_file("--output", Path(output) if output else paths[0].parent / ANALYTICS)
     page = writable_file("--html", Path(html)) if html else None
     loaded = [read_log(p) for p in paths]
-    recorded = [o for name in overrides or [] for o in read_overrides(Path(name))] if overrides else overrides_beside(loaded)
+    recorded = [o for name in overrides or [] for o in read_overrides(Path(name), required=True)] if overrides else overrides_beside(loaded)
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
         raise CommandError("no code reviews in these logs")
-    write_atomic(target, json.dumps(analytics, indent=2))
-    lines = [f"wrote {target}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
+    written = [write_output(target, json.dumps(analytics, indent=2))]  # never over a file the user wrote
+    lines = [f"wrote {written[0].path}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
     if page is not None:
-        write_atomic(page, render_html(analytics))
-        lines.append(f"wrote {page}")
-    return lines + summary_lines(analytics["summary"])
+        written.append(write_output(page, render_html(analytics)))
+        lines.append(f"wrote {written[-1].path}")
+    return lines + [w.note for w in written if w.note] + summary_lines(analytics["summary"])
 
 
 def find_review(log: EvalLog, sample: str, epoch: int | None) -> CodeReview:
@@ -140,7 +148,7 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
               "task": review.task, "service": review.service, "auto_decision": last.final_decision,
               "decision": decision, "dismiss": dismiss, "note": note}
     with file_lock(target.parent / f".{target.name}.lock"):
-        existing = target.read_text(encoding="utf-8") if target.exists() else ""
+        existing = overrides_text(target)
         write_atomic(target, existing + ("" if not existing or existing.endswith("\n") else "\n") + json.dumps(record) + "\n")
     return (f"recorded {decision} of task {review.task} ({review.service}, {sample}, epoch {epoch or 1})"
             + (f", dismissed {', '.join(dismiss)}" if dismiss else "")

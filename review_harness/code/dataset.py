@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.files import FileReadError, file_problem, read_text
 from inspect_ai.dataset import Sample
 from pydantic import Field
 
@@ -53,12 +54,10 @@ class CaseFile(ClosedModel):
 
 def read_spec(name: str, path: str | Path) -> str:
     resolved = resolve_user_path(str(path)) if name else Path(path)
-    if not resolved.is_file():
-        raise PrerequisiteError(f"-T {name}={path}: no such file" if name else f"{path}: no such file")
     try:
-        text = resolved.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise PrerequisiteError(f"-T {name}={path}: not a UTF-8 text file") from None
+        text = read_text(resolved, str(path))  # the core's one reader: a folder or a FIFO is named as such
+    except FileReadError as ex:
+        raise PrerequisiteError(f"-T {name}={ex}" if name else str(ex)) from None
     if not text.strip():
         raise PrerequisiteError(f"-T {name}={path}: the spec is empty")
     return text
@@ -127,8 +126,8 @@ def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: 
             default_config = None
             fallback = Path(patch).stem
         project = config_path and resolve_user_path(config_path)
-        if config_path and not Path(project).is_file():
-            raise PrerequisiteError(f"-T config={config_path}: no such file")
+        if config_path and file_problem(project):
+            raise PrerequisiteError(f"-T config={config_path}: {file_problem(project)}")
         raw = load_project_config(project or (default_config if default_config and default_config.is_file() else None))
         config = resolve_config(raw, None, overrides)
     except (ChangeError, ConfigError) as ex:

@@ -17,7 +17,9 @@ class CommandError(ValueError):
     `who` names), exit code 2."""
 
     def __init__(self, message: str, who: str = PROG) -> None:
-        super().__init__(message)
+        from review_harness.core.redact import redact_urls  # stdlib only: start-up stays light
+
+        super().__init__(redact_urls(message))  # a URL's credentials never reach the terminal
         self.who = who
 
 
@@ -25,12 +27,14 @@ class CommandError(ValueError):
 def one_line(*errors: type[Exception], who: str = PROG) -> Iterator[None]:
     """Inside, the expected errors of a command (a kind's own error types, which the CLI does
     not import at start-up) become a `CommandError` with the same message. An `OSError` names
-    its file and the reason."""
+    its file and the reason, and so does the core reader's `FileReadError`."""
+    from review_harness.core.files import FileReadError  # stdlib only: start-up stays light
+
     try:
         yield
     except CommandError:
         raise
-    except errors as ex:
+    except (FileReadError, *errors) as ex:
         raise CommandError(str(ex), who) from None
     except OSError as ex:
         if not ex.filename:
@@ -39,24 +43,16 @@ def one_line(*errors: type[Exception], who: str = PROG) -> Iterator[None]:
 
 
 def text_file(option: str, path: str | Path) -> Path:
-    """A file the command reads as text: it exists, is a file, and is UTF-8 text (a binary file
-    is named as such instead of failing in a parser)."""
-    path = Path(path)
-    if not path.exists():
-        raise CommandError(f"{option} {path}: no such file")
-    if not path.is_file():
-        raise CommandError(f"{option} {path}: not a file")
+    """A file the command reads as text, checked by the core's one reader: it exists, is a file (a
+    folder or a named pipe is named as such, and a pipe is never opened), and is UTF-8 text (a
+    binary file is named as such instead of failing in a parser)."""
+    from review_harness.core.files import FileReadError, read_text  # only when a command reads a file
+
     try:
-        data = path.read_bytes()
-    except OSError as ex:
-        raise CommandError(f"{option} {path}: cannot read it ({ex.strerror or ex})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise CommandError(f"{option} {path}: not a text file (binary, or not UTF-8)") from None
-    if "\x00" in text:
-        raise CommandError(f"{option} {path}: not a text file (binary)")
-    return path
+        read_text(path, f"{option} {path}")
+    except FileReadError as ex:
+        raise CommandError(str(ex)) from None
+    return Path(path)
 
 
 def writable_file(option: str, path: str | Path) -> Path:
@@ -64,9 +60,13 @@ def writable_file(option: str, path: str | Path) -> Path:
     path is not a folder. Checked before any work is done."""
     from review_harness.core.files import folder_problem  # only when a command writes: start-up stays small
 
+    from review_harness.core.files import special_file
+
     path = Path(path)
     if path.is_dir():
         raise CommandError(f"{option} {path}: is a folder; give a file name")
+    if special_file(path):  # never opened for writing: a named pipe would block
+        raise CommandError(f"{option} {path}: is {special_file(path)}, not a file; give a file name")
     problem = folder_problem(path.parent)
     if problem is None and path.exists() and not os.access(path, os.W_OK):
         problem = "not writable"

@@ -15,22 +15,41 @@ read-modify-write updates that runs can make at the same time.
   hidden folder beside where a set of files will live, then rename it into place in one step
   (onto a missing folder, an empty claimed one, or an earlier version of it, moved aside first).
 - `folder_problem(folder)`: why a folder cannot be made or written (None: it can; it is created).
-- `read_text(path)`: a UTF-8 text file, or a `FileReadError` whose message names the file and the problem.
+- `write_output(path, text)`: a user-visible output (a review file, analytics) that never replaces
+  a file the tool did not write: each folder keeps a record of the files the tool wrote there
+  (`.review-harness-outputs.json`, name and digest); a file of the wanted name that is not in it,
+  or was changed since, is left as it is and the output goes beside it (`plan.review-2.md`), which
+  the returned `Written` says. `tool_outputs(folder)`: the tool's own unchanged files there (the
+  document reader skips them, so a review is never reviewed as a document).
+- `read_bytes(path)`, `read_text(path)`: the one reader of files a user hands in (rubrics, configs,
+  baselines, indexes, documents, logs): a missing file, a folder, a named pipe or other special
+  file (never opened, so nothing blocks), an unreadable, binary or non-UTF-8 file is a
+  `FileReadError` whose message is one line naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import hashlib
+import json
 import os
+import stat
 import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 
 class FileReadError(ValueError):
-    """A file that is missing or unreadable as UTF-8 text; the message is one line naming it."""
+    """A file a user handed in that cannot be read: one line, '<name>: <problem>'. `problem` alone
+    reads after the name ('no such file', 'is a folder, not a file', 'is not a text file (binary)')."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        self.name, self.problem = name, problem
+        super().__init__(f"{name}: {problem}")
 
 
 def _temporary(folder: Path, name: str, text: str) -> Path:
@@ -131,7 +150,7 @@ def folder_problem(folder: str | Path) -> str | None:
     folder = Path(folder)
     existing = next(p for p in (folder, *folder.parents) if p.exists())
     if not existing.is_dir():
-        return f"{existing} is a file, not a folder"
+        return f"{existing} is {special_file(existing) or 'a file'}, not a folder"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as ex:
@@ -141,18 +160,220 @@ def folder_problem(folder: str | Path) -> str | None:
     return None
 
 
-def read_text(path: str | Path, label: str | None = None) -> str:
-    """The file's text; a `FileReadError` names it (as `label` when given, e.g. a file of a folder
-    named relative to the folder) and the problem."""
-    path = Path(path)
-    name = label or str(path)
+# ---------------------------------------------------------------------------- outputs that never replace a user's file
+
+OUTPUTS_FILE = ".review-harness-outputs.json"  # per folder: the files the tool wrote there, with a digest
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@contextmanager
+def folder_locked(folder: str | Path) -> Iterator[None]:
+    """An exclusive `flock` on the folder itself (no lock file is left in a user's folder)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        return path.read_text(encoding="utf-8-sig")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _outputs(folder: Path) -> dict[str, str]:
+    """name -> digest of the files the tool wrote in `folder` (an unreadable record: none, so
+    nothing is taken for the tool's own)."""
+    try:
+        data = json.loads((folder / OUTPUTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
+def _record_output(folder: Path, name: str, text: str) -> None:
+    files = _outputs(folder) | {name: _digest(text.encode("utf-8"))}
+    note = "Files review-harness wrote in this folder (a file it finds changed or not listed is never replaced)."
+    write_atomic(folder / OUTPUTS_FILE, json.dumps({"note": note, "files": dict(sorted(files.items()))}, indent=1) + "\n")
+
+
+def tool_outputs(folder: str | Path) -> set[str]:
+    """Names of the files in `folder` the tool wrote and nobody changed since."""
+    folder = Path(folder)
+    owned = set()
+    for name, digest in _outputs(folder).items():
+        try:
+            if file_problem(folder / name) is None and _digest((folder / name).read_bytes()) == digest:
+                owned.add(name)
+        except OSError:
+            continue
+    return owned
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where an output went: `path`; `clash` is the file of the wanted name the tool did not write
+    (or someone changed since), left as it is, the output written beside it."""
+
+    path: Path
+    clash: Path | None = None
+
+    @property
+    def note(self) -> str | None:
+        if self.clash is None:
+            return None
+        return (f"{self.clash} was not written by review-harness (or was changed since): it is left as it is, "
+                f"and this output is in {self.path}")
+
+
+def _beside(path: Path, n: int) -> Path:
+    suffix = "".join(path.suffixes[-1:])
+    return path if n == 1 else path.with_name(f"{path.name[: len(path.name) - len(suffix)]}-{n}{suffix}")
+
+
+def write_output(path: str | Path, text: str, *, update: bool = False) -> Written:
+    """Write a user-visible output file without ever replacing a file the tool did not write: the
+    wanted name when it is free or holds the tool's own unchanged output (the folder keeps a
+    record, OUTPUTS_FILE), else the first free or own name beside it (`plan.review-2.md`, ...).
+    `update`: the text was made from the file's current content (read under the caller's lock),
+    so nothing in it is lost and the file is replaced whoever wrote it. Under the folder's lock,
+    so two runs never take one name; a new name is linked into place only if still free."""
+    path = Path(path)
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with folder_locked(folder):
+        owned = tool_outputs(folder)
+        clash: Path | None = None
+        n = 1
+        while True:
+            target = _beside(path, n)
+            if not os.path.lexists(target):
+                tmp = _temporary(folder, target.name, text)
+                try:
+                    os.link(tmp, target)  # fails if someone took the name meanwhile: nothing is replaced
+                except FileExistsError:
+                    clash = clash or target
+                    n += 1
+                    continue
+                finally:
+                    tmp.unlink(missing_ok=True)
+                break
+            if target.name in owned or (update and n == 1 and file_problem(target) is None):
+                write_atomic(target, text)
+                break
+            clash = clash or target
+            n += 1
+        _record_output(folder, target.name, text)
+    return Written(target, clash)
+
+
+# ---------------------------------------------------------------------------- the one reader
+
+BINARY_PROBE = 8192  # bytes looked at to tell a binary file from text
+_TEXT_CONTROL_BYTES = frozenset({7, 8, 9, 10, 12, 13, 27})
+
+
+def _kind_of_special(mode: int) -> str | None:
+    """What a file that is no regular file and no folder is, in a few words (None: a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def file_problem(path: str | Path) -> str | None:
+    """Why `path` is not a file that can be read, from its metadata alone (it is never opened, so a
+    named pipe cannot block): 'no such file', 'is a folder, not a file', 'is a named pipe (FIFO),
+    not a file: nothing was read from it', 'is a looping symbolic link', ...; None for a regular file."""
+    try:
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise FileReadError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise FileReadError(f"{name}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise FileReadError(f"{name}: not a UTF-8 text file") from None
+        return "is a broken symbolic link: it leads to no file" if os.path.islink(path) else "no such file"
     except OSError as ex:
-        raise FileReadError(f"{name}: cannot be read ({ex.strerror})") from None
+        if ex.errno == errno.ELOOP:
+            return "is a looping symbolic link: it leads to no file"
+        return f"cannot be read ({ex.strerror or ex})"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    special = _kind_of_special(mode)
+    if special is not None:
+        return f"is {special}, not a file: nothing was read from it"
+    return None
+
+
+def input_folder_problem(path: str | Path, what: str = "folder", missing: str | None = None) -> str | None:
+    """Why `path` is not a folder that can be read ('folder does not exist', 'is a file, not a folder', 'is
+    a named pipe (FIFO), not a folder', 'cannot be read (...)'), from its metadata; None: it is one.
+    `what` names it in the message ('knowledge folder'); `missing` replaces the message for a path
+    that does not exist."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return missing or f"{what} does not exist"
+    except OSError as ex:
+        return f"cannot be read ({ex.strerror or ex})"
+    if stat.S_ISDIR(mode):
+        return None if os.access(path, os.R_OK | os.X_OK) else "cannot be read (permission denied)"
+    special = _kind_of_special(mode)
+    return f"is {special or 'a file'}, not a {what}"
+
+
+def special_file(path: str | Path) -> str | None:
+    """'a named pipe (FIFO)', 'a socket', 'a device' when `path` is one (never opened); else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISDIR(mode) else _kind_of_special(mode)
+
+
+def looks_binary(data: bytes) -> bool:
+    """NUL bytes, or more than 30% control characters, in the first bytes: not text."""
+    sample = data[:BINARY_PROBE]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    odd = sum(1 for b in sample if (b < 32 and b not in _TEXT_CONTROL_BYTES) or b == 127)
+    return odd / len(sample) > 0.30
+
+
+def read_bytes(path: str | Path, label: str | None = None) -> bytes:
+    """The bytes of a file a user handed in, or a `FileReadError` naming it (as `label` when given)
+    and what is wrong: missing, a folder, a named pipe or other special file (checked before it is
+    opened, and opened without blocking, so a FIFO never hangs the command), unreadable."""
+    name = label or str(path)
+    problem = file_problem(path)
+    if problem is not None:
+        raise FileReadError(name, problem)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as ex:
+        raise FileReadError(name, f"cannot be read ({ex.strerror or ex})") from None
+    with os.fdopen(fd, "rb") as handle:
+        special = _kind_of_special(os.fstat(fd).st_mode)  # replaced by a pipe since it was looked at
+        if special is not None:
+            raise FileReadError(name, f"is {special}, not a file: nothing was read from it")
+        try:
+            return handle.read()
+        except OSError as ex:
+            raise FileReadError(name, f"cannot be read ({ex.strerror or ex})") from None
+
+
+def read_text(path: str | Path, label: str | None = None) -> str:
+    """The text of a file a user handed in (UTF-8, with or without a byte-order mark); a
+    `FileReadError` names it (as `label` when given, e.g. a file of a folder named relative to the
+    folder) and the problem: those of `read_bytes`, binary data, text that is not UTF-8."""
+    name = label or str(path)
+    data = read_bytes(path, label)
+    if looks_binary(data):
+        raise FileReadError(name, "is not a text file (binary)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as ex:
+        raise FileReadError(name, f"is not UTF-8 text (bad byte at offset {ex.start})") from None

@@ -11,6 +11,16 @@ user's own documents) or of another task than the baseline's is bad input (`Gate
 line, exit 2), never a regression. A metric neither run recorded (an across-epoch figure of
 one-epoch runs) is skipped; one only the baseline lacks is new and passes. Gold figures are
 recorded to 3 decimals, so a move of less than half of 0.001 is no move.
+
+A comparison must compare something: a baseline without values, a config without metrics, a log
+that shares no sample with the baseline, or metrics neither run recorded are bad input (exit 2),
+never a pass; the table says how many samples were compared.
+
+Baselines change only on purpose. `--write-baseline` refuses, unless told so with a flag, to
+replace a baseline with one of fewer samples (`allow_fewer_samples`), of another task
+(`allow_task_change`), or from a degraded run (`allow_degraded`: failed samples, deferred or
+failed reviews, or figures the current baseline's own gate would fail); a file that is no
+baseline is never replaced. It says what it replaced.
 """
 
 from __future__ import annotations
@@ -20,12 +30,14 @@ import math
 import statistics
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-import yaml
 from inspect_ai.log import EvalLog
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from review_harness.core.files import file_problem, write_atomic
 from review_harness.core.metrics import RECORDING_NOISE
+from review_harness.core.yamlio import first_error, invalid_message, read_json, read_mapping
 
 Z_95 = 1.96
 
@@ -42,6 +54,13 @@ class MetricRule(BaseModel):
 class GateConfig(BaseModel):
     metrics: dict[str, MetricRule]
 
+    @field_validator("metrics")
+    @classmethod
+    def _some_metric(cls, metrics: dict[str, MetricRule]) -> dict[str, MetricRule]:
+        if not metrics:
+            raise ValueError("no metrics: a gate without metrics checks nothing")
+        return metrics
+
 
 class Baseline(BaseModel):
     created: str
@@ -52,6 +71,20 @@ class Baseline(BaseModel):
     values: dict[str, dict[str, float | None]] = Field(
         description="metric -> sample id -> value (mean over epochs; None when not applicable)"
     )
+
+    @field_validator("values")
+    @classmethod
+    def _some_value(cls, values: dict[str, dict[str, float | None]]) -> dict[str, dict[str, float | None]]:
+        if not values:
+            raise ValueError("no values: a baseline without values gates nothing")
+        empty = sorted(metric for metric, samples in values.items() if not samples)
+        if empty:
+            raise ValueError(f"metric {empty[0]} has no samples")
+        return values
+
+    @property
+    def samples(self) -> set[str]:
+        return {sample for samples in self.values.values() for sample in samples}
 
 
 class MetricResult(BaseModel):
@@ -71,6 +104,8 @@ class GateResult(BaseModel):
     passed: bool
     problems: list[str] = Field(default_factory=list)
     results: list[MetricResult] = Field(default_factory=list)
+    compared: list[str] = Field(default_factory=list, description="sample ids both runs have")
+    missing: list[str] = Field(default_factory=list, description="baseline samples the new log lacks")
 
 
 def sample_values(log: EvalLog) -> dict[str, dict[str, float | None]]:
@@ -109,47 +144,173 @@ def check_same_task(log: EvalLog, log_path: str | Path, baseline: Baseline, base
                         f"is of {task_name(baseline.task)}: give the baseline of its task (--baseline)")
 
 
-def write_baseline(log: EvalLog, log_path: str, path: Path) -> Baseline:
+def samples_of(values: dict[str, dict[str, float | None]]) -> set[str]:
+    return {sample for samples in values.values() for sample in samples}
+
+
+def _listed(names: set[str] | list[str], most: int = 5) -> str:
+    names = sorted(names)
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def check_overlap(log: EvalLog, baseline: Baseline, config: GateConfig | None = None) -> list[str]:
+    """The samples the gate compares (both runs have them); none, or no metric of the config in
+    either run, is a `GateError`: a comparison of nothing is no pass."""
+    new = sample_values(log)
+    shared = sorted(samples_of(new) & baseline.samples)
+    if not shared:
+        raise GateError(f"the log shares no sample with the baseline (log: {_listed(samples_of(new)) or 'none'}; "
+                        f"baseline: {_listed(baseline.samples)}): nothing to compare; gate a run of the baseline's "
+                        "gold set, or give its baseline with --baseline")
+    if config is not None and not any(m in new or m in baseline.values for m in config.metrics):
+        raise GateError(f"none of the gated metrics ({_listed(list(config.metrics))}) is in the log or the baseline: "
+                        "nothing to compare; check the gate config")
+    return shared
+
+
+def degraded_reasons(log: EvalLog, statuses: list[str | None]) -> list[str]:
+    """Why a run is no fair baseline: samples that failed, reviews that were deferred or failed
+    (every reviewer's call went wrong)."""
+    reasons = []
+    errors = [str(s.id) for s in log.samples or [] if s.error]
+    if errors:
+        reasons.append(f"{len(errors)} sample(s) failed ({_listed(errors)})")
+    bad = [s for s in statuses if s in ("deferred", "failed")]
+    if bad:
+        reasons.append(f"{len(bad)} of {len(statuses)} review(s) {'/'.join(sorted(set(bad)))}")
+    return reasons
+
+
+class BaselineChange(BaseModel):
+    """What `write_baseline` did: the new baseline and the one it replaced (None: a new file)."""
+
+    written: Baseline
+    replaced: Baseline | None = None
+
+    def lines(self, path: Path, log_name: str) -> list[str]:
+        new = self.written
+        out = [f"wrote {path} from {log_name}: {len(new.values)} metrics, {len(new.samples)} samples, "
+               f"{new.epochs} epoch(s)"]
+        old = self.replaced
+        if old is None:
+            return out
+        out.append(f"  replaced the baseline of {old.created} from {old.log}: {len(old.values)} metrics, "
+                   f"{len(old.samples)} samples, {old.epochs} epoch(s), task {task_name(old.task)}, model {old.model}")
+        for metric in sorted(set(old.values) | set(new.values)):
+            before, after = _metric_mean(old.values.get(metric)), _metric_mean(new.values.get(metric))
+            if before != after:
+                out.append(f"  {metric}: {_fmt(before)} -> {_fmt(after)}")
+        gone, added = old.samples - new.samples, new.samples - old.samples
+        if gone:
+            out.append(f"  samples no longer in the baseline: {_listed(gone)}")
+        if added:
+            out.append(f"  new samples: {_listed(added)}")
+        return out
+
+
+def _metric_mean(values: dict[str, float | None] | None) -> float | None:
+    if not values:
+        return None
+    return _mean([v for v in values.values() if v is not None])
+
+
+def write_baseline(log: EvalLog, log_path: str, path: Path, **options: Any) -> Baseline:
+    """The baseline of `log`, written to `path` (see `replace_baseline` for the options)."""
+    return replace_baseline(log, log_path, path, **options).written
+
+
+def replace_baseline(log: EvalLog, log_path: str, path: Path, *, statuses: list[str | None] | None = None,
+                     config: GateConfig | None = None, allow_fewer_samples: bool = False,
+                     allow_task_change: bool = False, allow_degraded: bool = False) -> BaselineChange:
+    """Write the baseline of `log` to `path`, only on purpose: see the module docstring. `statuses`
+    are the log's review statuses; `config` the tolerances the replaced baseline is gated with."""
+    name = Path(log_path).name
     if log.status != "success":
         raise GateError(f"{log_path}: log status is '{log.status}'; a baseline must come from a successful run")
+    values = sample_values(log)
+    if not values:
+        raise GateError(f"{name}: no per-sample values to record (no sample was scored); a baseline needs a gold-set run")
     baseline = Baseline(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        log=Path(log_path).name,
+        log=name,
         task=log.eval.task,
         model=log.eval.model,
         epochs=log.eval.config.epochs or 1,
-        values=sample_values(log),
+        values=values,
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(baseline.model_dump(), indent=1, sort_keys=True) + "\n")
-    return baseline
+    reasons = degraded_reasons(log, statuses or [])
+    if reasons and not allow_degraded:
+        raise GateError(f"{name}: a degraded run ({'; '.join(reasons)}) is no baseline; "
+                        f"{path} was left as it is (--allow-degraded records it all the same)")
+    old = _replaced_baseline(path)
+    if old is not None:
+        if task_name(old.task) != task_name(baseline.task) and not allow_task_change:
+            raise GateError(f"{path} is the baseline of {task_name(old.task)} and {name} a log of "
+                            f"{task_name(baseline.task)}: not replaced (give another --baseline, or --allow-task-change)")
+        gone = old.samples - baseline.samples
+        if gone and not allow_fewer_samples:
+            raise GateError(f"{name} has {len(baseline.samples)} samples, {path} {len(old.samples)}: "
+                            f"{len(gone)} would no longer be gated ({_listed(gone)}); not replaced "
+                            "(run the whole gold set, or --allow-fewer-samples)")
+        if config is not None and task_name(old.task) == task_name(baseline.task) and not allow_degraded:
+            result = compare(log, old, config, require_overlap=False, missing_fails=False)
+            worse = [r for r in result.results if not r.passed and r.difference is not None]
+            if worse:
+                moves = ", ".join(f"{r.metric} {_fmt(r.baseline)} -> {_fmt(r.new)}" for r in worse)
+                raise GateError(f"{name} is worse than {path} ({moves}): not replaced (fix the regression, or "
+                                "--allow-degraded to lower the bar on purpose)")
+    write_atomic(path, json.dumps(baseline.model_dump(), indent=1, sort_keys=True) + "\n")
+    return BaselineChange(written=baseline, replaced=old)
+
+
+def _replaced_baseline(path: Path) -> Baseline | None:
+    """The baseline `path` holds now (None: no file). A file that is not a readable baseline is
+    never replaced: it may be anything the user put there."""
+    problem = file_problem(path)
+    if problem == "no such file":
+        return None
+    try:
+        return load_baseline(path)
+    except GateError as ex:
+        raise GateError(f"{ex}; it is not replaced (move it away, or give another --baseline)") from None
 
 
 def load_baseline(path: Path) -> Baseline:
+    """A baseline file, read by the core's one reader; anything wrong is one line naming it."""
+    if file_problem(path) == "no such file":
+        raise GateError(f"{path}: baseline not found (write one with --write-baseline LOG)")
+    raw = read_json(path, GateError, label="baseline")
+    if not isinstance(raw, dict):
+        raise GateError(f"{path}: not a gate baseline (expected a JSON object)")
     try:
-        return Baseline.model_validate_json(path.read_text())
-    except FileNotFoundError:
-        raise GateError(f"{path}: baseline not found (write one with --write-baseline LOG)") from None
+        return Baseline.model_validate(raw)
     except ValidationError as ex:
-        raise GateError(f"{path}: not a gate baseline ({ex.errors()[0]['msg']})") from None
+        where, message, _ = first_error(ex)
+        raise GateError(f"{path}: not a gate baseline ({where}: {message})") from None
 
 
 def load_config(path: Path) -> GateConfig:
+    """The gate's tolerances (YAML), read by the core's one reader; anything wrong is one line."""
+    if file_problem(path) == "no such file":
+        raise GateError(f"{path}: gate config not found")
+    raw = read_mapping(path, GateError, label="gate config", expected="a mapping with 'metrics:'")
     try:
-        return GateConfig.model_validate(yaml.safe_load(path.read_text()))
-    except FileNotFoundError:
-        raise GateError(f"{path}: gate config not found") from None
-    except (yaml.YAMLError, ValidationError) as ex:
-        raise GateError(f"{path}: invalid gate config ({ex})") from None
+        return GateConfig.model_validate(raw)
+    except ValidationError as ex:
+        raise GateError(invalid_message(f"gate config {path}", ex)) from None
 
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def compare(
-    log: EvalLog, baseline: Baseline, config: GateConfig
-) -> GateResult:
+def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_overlap: bool = True,
+            missing_fails: bool = True) -> GateResult:
+    """Every metric of `config`, new log against baseline. No shared sample is a `GateError`
+    (unless `require_overlap` is off: the figures are then all missing); a baseline sample the log
+    lacks fails its metrics (unless `missing_fails` is off: only the shared samples count)."""
+    compared = check_overlap(log, baseline, config) if require_overlap else sorted(
+        samples_of(sample_values(log)) & baseline.samples)
     problems = []
     if log.status != "success":
         message = f": {log.error.message.splitlines()[0]}" if log.error else ""
@@ -192,12 +353,14 @@ def compare(
             if not passed and low <= 0 <= high:
                 passed = True
                 note = (note + "; " if note else "") + "within noise: the 95% CI includes 0"
-        if missing:
+        if missing and missing_fails:
             passed = False
         results.append(MetricResult(metric=metric, baseline=b, new=n, difference=difference,
                                     ci_low=low, ci_high=high, tolerance=rule.tolerance,
                                     higher_is_better=rule.higher_is_better, passed=passed, note=note))
-    return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results)
+    missing = sorted(baseline.samples - samples_of(new_values))
+    return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results,
+                      compared=compared, missing=missing)
 
 
 def _fmt(value: float | None) -> str:
@@ -220,7 +383,10 @@ def render_table(result: GateResult) -> str:
     verdict = "PASS" if result.passed else "FAIL: " + ", ".join(
         (["log status"] if result.problems else []) + failed
     )
-    return "\n".join(lines + ["", f"gate: {verdict}"])
+    counted = f"compared {len(result.compared)} sample(s)"
+    if result.missing:
+        counted += f"; {len(result.missing)} baseline sample(s) missing from the log: {_listed(result.missing)}"
+    return "\n".join(lines + ["", counted, f"gate: {verdict}"])
 
 
 # ---------------------------------------------------------------------------- the command
@@ -245,7 +411,8 @@ def default_baseline(run: EvalLog, baselines: Path) -> Path:
     return baselines / f"{kind.task}.json"
 
 
-def run_gate(log: str | None, baseline: str | None, config: str | None, write: str | None) -> int:
+def run_gate(log: str | None, baseline: str | None, config: str | None, write: str | None,
+             allow_fewer_samples: bool = False, allow_task_change: bool = False, allow_degraded: bool = False) -> int:
     """`review-harness gate`: 0 passed, 1 regressed; bad input raises `CommandError` (exit 2)."""
     from review_harness.core.commands import CommandError, one_line
     from review_harness.core.kinds import KindError, kind_of_log
@@ -258,9 +425,13 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
             run = read_log(log_path)
             check_gateable(run, log_path, kind_of_log(run).gold_scorer)
             baseline_path = Path(baseline) if baseline else default_baseline(run, BASELINES_DIR)
-            written = write_baseline(run, str(log_path), baseline_path)
-            print(f"wrote {baseline_path} from {log_path.name}: {len(written.values)} metrics, "
-                  f"{len(next(iter(written.values.values()), {}))} samples, {written.epochs} epoch(s)")
+            config_path = Path(config) if config else gate_config_for(baseline_path)
+            rules = load_config(config_path) if config or file_problem(config_path) is None else None
+            statuses = [getattr(review, "status", None) for _, _, review in reviews_in_log(run)]
+            change = replace_baseline(run, str(log_path), baseline_path, statuses=statuses, config=rules,
+                                    allow_fewer_samples=allow_fewer_samples, allow_task_change=allow_task_change,
+                                    allow_degraded=allow_degraded)
+            print("\n".join(change.lines(baseline_path, log_path.name)))
             return 0
         if not log:
             raise CommandError("give the log to check, or --write-baseline LOG")
@@ -278,7 +449,10 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
         the_baseline = load_baseline(baseline_path)
         check_same_task(run, log_path, the_baseline, baseline_path)
         rules = load_config(Path(config) if config else gate_config_for(baseline_path))
-        result = compare(run, the_baseline, rules)
+        try:
+            result = compare(run, the_baseline, rules)
+        except GateError as ex:
+            raise GateError(f"{log_path.name} against {baseline_path}: {ex}") from None
     print(f"gate: {log_path.name} against {baseline_path}")
     print(render_table(result))
     return 0 if result.passed else 1

@@ -11,6 +11,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from pydantic import ValidationError
 
+from review_harness.core.files import file_problem
 from review_harness.core.kinds import kind_of_log
 from review_harness.core.yamlio import first_error
 
@@ -19,10 +20,19 @@ class LogError(ValueError):
     """A log that cannot be read or does not follow the log contract."""
 
 
+def _check_log_file(path: Path) -> None:
+    """A log path that is no file (a folder is read as its newest log before this) is one line; a
+    named pipe is named, never opened."""
+    problem = file_problem(path)
+    if problem == "no such file":
+        raise LogError(f"{path}: no such log file")
+    if problem is not None:
+        raise LogError(f"{path}: {problem}")
+
+
 def read_log(path: str | Path) -> EvalLog:
     path = Path(path)
-    if not path.exists():
-        raise LogError(f"{path}: no such log file")
+    _check_log_file(path)
     try:
         return read_eval_log(str(path))
     except Exception as ex:  # inspect raises several types for unreadable files
@@ -96,8 +106,7 @@ def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
 
 def read_eval_log_header(path: Path) -> EvalLog:
     """The log without its samples (fast), or a one-line error."""
-    if not path.exists():
-        raise LogError(f"{path}: no such log file")
+    _check_log_file(Path(path))
     try:
         return read_eval_log(str(path), header_only=True)
     except Exception as ex:  # inspect raises several types for unreadable files

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.files import folder_problem
 from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.redact import redact_urls
 
 TRUE_WORDS = ("true", "yes", "1", "on")
 FALSE_WORDS = ("false", "no", "0", "off")
@@ -119,6 +121,25 @@ def resolve_user_path(path: str) -> Path:
     return given  # does not exist anywhere: the error names it as the user wrote it
 
 
+# a value that names a file: it starts like a path, or ends in a file suffix, or has a folder
+# separator and reads as no sentence (text given inline ends its sentences, or spans lines)
+_PATH_START = re.compile(r"^(~|\.{1,2})?[/\\]|^[A-Za-z]:[/\\]")
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_SENTENCE_END = re.compile(r"[.!?:;)]\s|[.!?]$")
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether a -T value that could be a path or text reads as a path (`docs/design v2`,
+    `./plan`, `design.md`), so that one that does not exist is an error and never reviewed as
+    text; text given inline has a line break, or reads as sentences."""
+    text = value.strip()
+    if not text or "\n" in text:
+        return False
+    if _PATH_START.match(text) or _FILE_SUFFIX.search(text):
+        return True
+    return ("/" in text or "\\" in text) and not _SENTENCE_END.search(text) and len(text) <= 255
+
+
 def as_number(name: str, value: Any, *, integer: bool = False, positive: bool = True) -> float | int | None:
     """A numeric -T value (inspect passes `-T x=abc` through as the string 'abc')."""
     if value is None:
@@ -198,6 +219,8 @@ def loud_errors(who: str) -> Iterator[None]:
     try:
         yield
     except PrerequisiteError as ex:
+        if isinstance(ex.message, str):
+            ex.message = redact_urls(ex.message)  # a URL's credentials never reach the terminal or the log
         if display_type() == "none":
             print(f"{who}: {ex.message}", file=sys.stderr)
         if isinstance(ex.message, str):

@@ -25,7 +25,7 @@ and names its solvers and scorers. Everything else is done here, the same way fo
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +38,10 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from review_harness.core import console  # noqa: F401 (registers the hook that says each verdict)
+from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.kinds import ReviewKind, get_kind
 from review_harness.core.panel import cache_policy
+from review_harness.core.sizeguard import size_guard  # also registers the hook that shows long inputs' progress
 from review_harness.core.params import (
     as_flag,
     as_number,
@@ -53,6 +55,22 @@ from review_harness.core.viewer import headline_metric, viewer_config
 
 # the name under which a task function collects -T names it does not declare (`**unknown`)
 UNKNOWN = "unknown"
+# parameters that give the user's own input (any kind's), and those that only choose gold-set cases:
+# with the first, a value of the second would be silently ignored
+USER_INPUT_PARAMS = ("document", "design", "requirements", "repo", "patch", "spec", "artifact")
+GOLD_SET_PARAMS = ("fixtures", "split", "cases")
+
+
+def reject_gold_set_options(args: dict[str, Any], declared: Mapping[str, inspect.Parameter]) -> None:
+    """`-T split=test` or `-T fixtures=no-such-set` beside the user's own documents would change
+    nothing: one line naming it, instead of a run that ignores what the user typed."""
+    given = next((name for name in USER_INPUT_PARAMS if args.get(name) is not None), None)
+    if given is None:
+        return
+    for name in GOLD_SET_PARAMS:
+        if name in declared and args.get(name) is not None and args[name] != declared[name].default:
+            raise PrerequisiteError(f"-T {name}={args[name]}: has no effect with -T {given} (it chooses cases of the "
+                                    f"gold set, which is not reviewed when you give your own input); leave it out")
 
 
 @dataclass
@@ -108,6 +126,7 @@ class TaskRun:
         task_name = self.kind.task or self.kind.name
         with_gold = gold is not None and review_input.has_gold
         metadata = review_input.metadata | {"kind": self.kind.name}
+        metadata |= size_guard(task_name, review_input.samples)  # says what a long input will cost, before it starts
         if not review_input.has_gold:
             metadata["user_documents"] = True
         options.setdefault("viewer", viewer_config(self.kind, gold=with_gold))
@@ -140,6 +159,7 @@ def review_task(kind_name: str, task_function: Callable[..., Task], arguments: d
     """The one task helper: see the module docstring."""
     kind = get_kind(kind_name)
     with checked_parameters(kind.task or kind.name, task_function, arguments) as args:
+        reject_gold_set_options(args, inspect.signature(task_function).parameters)
         timeout = as_number("timeout", args.get("timeout"))
         max_tokens = as_number("max_tokens", args.get("max_tokens"), integer=True)
         cache = bool(as_flag("cache", args.get("cache")))

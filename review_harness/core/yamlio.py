@@ -1,7 +1,9 @@
-"""Reading YAML data files into pydantic models with errors that name the file and key path."""
+"""Reading YAML (and JSON) data files into pydantic models with errors that name the file and key path.
+Every file goes through the core's one reader (`core/files.read_text`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -9,27 +11,58 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from review_harness.core.files import FileReadError, read_text
+
 M = TypeVar("M", bound=BaseModel)
+
+NESTED_TOO_DEEPLY = "nested too deeply to read (lists or mappings inside each other hundreds of levels deep)"
+
+
+def read_json(path: str | Path, error: type[Exception], label: str = "") -> Any:
+    """A JSON file a user hands in (a baseline, an index, results), read by the core's one reader;
+    any problem is `error` with one line naming the file after `label`."""
+    prefix = f"{label} " if label else ""
+    try:
+        text = read_text(path)
+    except FileReadError as ex:
+        raise error(f"{prefix}{ex}") from None
+    if not text.strip():
+        raise error(f"{prefix}{path}: the file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as ex:
+        raise error(f"{prefix}{path}: not valid JSON ({ex.msg} at line {ex.lineno} column {ex.colno})") from None
+    except RecursionError:
+        raise error(f"{prefix}{path}: {NESTED_TOO_DEEPLY}") from None
 
 
 class YamlReadError(ValueError):
     """The file is missing or not valid YAML. `problem` says what, `line` where (1-based)."""
 
-    def __init__(self, path: Path, problem: str, line: int | None = None, missing: bool = False):
-        self.path, self.problem, self.line, self.missing = path, problem, line, missing
+    def __init__(self, path: Path, problem: str, line: int | None = None, missing: bool = False,
+                 syntax: bool = False):
+        self.path, self.problem, self.line, self.missing, self.syntax = path, problem, line, missing, syntax
         super().__init__(f"{path}: {problem}" + (f" at line {line}" if line else ""))
 
 
 def read_yaml(path: str | Path) -> Any:
+    """A YAML file a user or the project hands in, read by the core's one reader: a missing file,
+    a folder, a named pipe, binary data, text that is not UTF-8, a YAML error or pathological
+    nesting is a `YamlReadError` (one line naming the file)."""
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise YamlReadError(path, "not found", missing=True) from None
+        text = read_text(path)
+    except FileReadError as ex:
+        missing = ex.problem == "no such file"
+        raise YamlReadError(path, "not found" if missing else ex.problem, missing=missing) from None
+    try:
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise YamlReadError(path, NESTED_TOO_DEEPLY) from None
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
         raise YamlReadError(
-            path, getattr(ex, "problem", None) or "parse error", mark.line + 1 if mark else None
+            path, getattr(ex, "problem", None) or "parse error", mark.line + 1 if mark else None, syntax=True
         ) from None
 
 
@@ -74,8 +107,8 @@ def read_model(path: str | Path, model: type[M], label: str, error: type[Excepti
     path = Path(path)
     try:
         raw = read_yaml(path)
-    except YamlReadError as ex:
-        raise error(f"{label} {ex}") from None
+    except YamlReadError as ex:  # the label names the file: the path is not said twice
+        raise error(f"{label}: {ex.problem}" + (f" at line {ex.line}" if ex.line else "")) from None
     try:
         return model.model_validate(wrap(raw) if wrap else raw)
     except ValidationError as ex:

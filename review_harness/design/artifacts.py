@@ -39,7 +39,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_atomic
+from review_harness.core.files import claim_folder, locked, publish_folder, temporary_folder, write_output
 from review_harness.design.models import DesignFinding, DesignReview
 from review_harness.design.render import (
     failure_reason,
@@ -139,7 +139,7 @@ def latest_iteration(folder: str | Path) -> int:
 
 
 def write_text(path: Path, text: str) -> None:
-    write_atomic(path, text)
+    write_output(path, text, update=True)  # read-modify-write under the topic's lock: recorded as the tool's
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -422,7 +422,7 @@ def write_iteration(review: DesignReview, folder: str | Path) -> Path:
                 _restore_runs(folder, before)
                 raise
             if n >= latest_iteration(folder):
-                write_text(folder / SUMMARY_FILE, files[f"summary-v{n}.md"])
+                write_output(folder / SUMMARY_FILE, files[f"summary-v{n}.md"])  # an edited summary.md is kept
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return iteration_dir(folder, n)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from review_harness.core.commands import CommandError, one_line, text_file
+from review_harness.core.files import input_folder_problem
 from review_harness.design.triage import MODES
 
 if TYPE_CHECKING:
@@ -171,8 +172,9 @@ def run_process(folder: Path, mode: str | None, decisions_file: Path | None, com
         wrap_up_lines,
     )
 
-    if not folder.is_dir():
-        raise CommandError(f"{folder}: no such review folder")
+    problem = input_folder_problem(folder, "review folder", missing="no such review folder")
+    if problem:  # a file or a named pipe is named as such
+        raise CommandError(f"{folder}: {problem}")
     decisions = load_decisions(decisions_file) if decisions_file else None
     ask = None
     if decisions is None and not sys.stdin.isatty():

@@ -5,7 +5,8 @@ documents. Bad input is a one-line error naming the parameter.
 under review (personas.yaml `stages`): the design (or plan) at the design and plan stages, the
 requirements document at the requirements stage, where the first document is the brief it
 answers (optional there). Either may be a path (file, or a Confluence page URL) or the text
-itself: a value with a line break, or with spaces and no file extension at its end, is text.
+itself: a value with a line break, or one with spaces that does not read as a path (core.params.looks_like_path:
+no folder separator or file suffix), is text; a value that reads as a path and does not exist is an error.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from inspect_ai.dataset import Sample
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
 from review_harness.core.gold import GoldError
 from review_harness.core.inspect_adapter import PrerequisiteError
-from review_harness.core.params import choice, resolve_user_path
+from review_harness.core.files import file_problem
+from review_harness.core.params import choice, looks_like_path, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
 from review_harness.design.gold import load_design_gold
@@ -29,7 +31,6 @@ from review_harness.design.personas import PersonaConfig, PersonaError
 
 SPLITS = ("all", "dev", "heldout")
 INLINE = "(inline text)"
-FILE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 
 
 @dataclass
@@ -69,7 +70,7 @@ def is_inline(value: str) -> bool:
     stripped = value.strip()
     if is_remote(stripped) or resolve_user_path(stripped).exists():
         return False
-    return bool(re.search(r"\s", stripped)) and not FILE_SUFFIX.search(stripped)
+    return bool(re.search(r"\s", stripped)) and not looks_like_path(stripped)
 
 
 def read_document(name: str, value: Any) -> DocumentInput:
@@ -92,9 +93,9 @@ def read_document(name: str, value: Any) -> DocumentInput:
     except OSError as ex:  # e.g. a name too long for the file system
         raise PrerequisiteError(f"-T {name}={path[:80]}: not a usable path ({ex.strerror})") from None
     if not exists:
-        raise PrerequisiteError(f"-T {name}={path}: {path} does not exist")
+        raise PrerequisiteError(f"-T {name}={path}: {path} does not exist (text given inline has a line break or sentences)")
     if not is_file:
-        raise PrerequisiteError(f"-T {name}={path}: not a file")
+        raise PrerequisiteError(f"-T {name}={path}: {file_problem(resolved) or 'not a file'}")
     try:
         doc = read_file(resolved, path)
     except DocumentError as ex:

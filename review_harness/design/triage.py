@@ -36,6 +36,7 @@ from typing import Any, Literal
 import yaml
 
 from review_harness.core.files import locked
+from review_harness.core.yamlio import YamlReadError, read_yaml
 from review_harness.design.artifacts import (
     SUMMARY_FILE,
     ArtifactError,
@@ -128,13 +129,11 @@ def load_decisions(path: str | Path) -> dict[str, Decision]:
     """A YAML or JSON file mapping finding id -> {decision: accept|reject, note: ...}."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as ex:
-        raise TriageError(f"decisions file {path}: cannot read ({ex.strerror or ex})") from None
-    except yaml.YAMLError as ex:
-        mark = getattr(ex, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise TriageError(f"decisions file {path}: not YAML or JSON{where}") from None
+        data = read_yaml(path)  # the core's one reader: a FIFO, binary data or deep nesting is one line
+    except YamlReadError as ex:
+        where = f" at line {ex.line}" if ex.line else ""
+        raise TriageError(f"decisions file {path}: not YAML or JSON{where}" if ex.syntax
+                          else f"decisions file {path}: {ex.problem}") from None
     if not isinstance(data, Mapping) or not data:
         raise TriageError(f"decisions file {path}: expected a mapping of finding id -> {{decision, note}}")
     try:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from dataclasses import replace
 
+from review_harness.core.files import input_folder_problem, write_output
 from review_harness.core.paths import GOLD_DIR
 from review_harness.domain.reviewer import ReviewerRubric, default_reviewer_rubric
 from review_harness.ds import scoring
@@ -134,6 +135,9 @@ class Fit:
 
 def load_cases(gold_dirs: Path | list[Path] | tuple[Path, ...], rubric: Rubric) -> list[Case]:
     folders = [gold_dirs] if isinstance(gold_dirs, Path) else list(gold_dirs)
+    for folder in folders:  # a file or a named pipe is named as such
+        if input_folder_problem(folder, "gold folder"):
+            raise CalibrationError(f"{folder}: {input_folder_problem(folder, 'gold folder')}")
     paths = [p for folder in folders for p in sorted(folder.glob("*.yaml"))]
     if not paths:
         raise CalibrationError(f"{', '.join(str(f) for f in folders)}: no gold files (*.yaml)")
@@ -373,11 +377,24 @@ def _row(name: str, case: Case, o: Outcome, loo: Outcome | None) -> str:
 
 def run_calibrate(args: argparse.Namespace) -> int:
     if getattr(args, "log", None):
+        from review_harness.core.kinds import KindError, kind_of_log
         from review_harness.core.logs import newest_log, read_log
 
         path = newest_log(args.log)
-        print(f"gold figures of {path.name} (rubric {read_log(path).eval.metadata.get('rubric_version', '?')}) by split:")
-        print(figures_table(log_figures(read_log(path))))
+        log = read_log(path)
+        try:
+            kind = kind_of_log(log)
+        except KindError as ex:
+            raise CalibrationError(f"{path.name}: {ex}") from None
+        if kind.name != "ds":  # an all-zero table would read as a reviewer that found nothing
+            raise CalibrationError(f"{path.name}: a log of the {kind.title} review; calibrate --log reads gold-set runs "
+                                   "of the DS review (inspect eval tasks/ds_review.py)")
+        figures = log_figures(log)
+        if not figures["all"]["fixtures"]:
+            raise CalibrationError(f"{path.name}: no sample has a gold comparison (a review of documents without "
+                                   "gold files); calibrate --log reads a gold-set run (inspect eval tasks/ds_review.py)")
+        print(f"gold figures of {path.name} (rubric {(log.eval.metadata or {}).get('rubric_version', '?')}) by split:")
+        print(figures_table(figures))
         return 0
     gold_dirs = [Path(args.gold)] if args.gold else list(DEFAULT_GOLD_DIRS)
     try:
@@ -418,7 +435,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         version = next_version(base.version)
         target = Path(args.output) if args.output else DEFAULT_RUBRIC
         text = fitted_rubric_text(DEFAULT_RUBRIC.read_text(encoding="utf-8"), base, chosen.params, version)
-        target.write_text(text, encoding="utf-8")
+        if args.output:  # a file the user named: never replaced unless the tool wrote it (else beside it)
+            placed = write_output(target, text)
+            target = placed.path
+            if placed.note:
+                print(placed.note)
+        else:
+            target.write_text(text, encoding="utf-8")
         written = load_rubric(target)  # the written file must load and pass its own range checks
         print(f"\nwrote {target} ({written.version})")
     return 0

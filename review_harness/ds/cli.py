@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 def calibrate(gold: str | None, write: bool, output: str | None, log: str | None) -> int:
     """Fit the DS rubric's deduction and credit values so the gold set's scores fall in their
     gold windows (or, with --log, report a run's figures on the dev and held-out splits)."""
-    from review_harness.core.commands import one_line
+    from review_harness.core.commands import one_line, writable_file
     from review_harness.core.logs import LogError
     from review_harness.ds.calibrate import CalibrationError, run_calibrate
     from review_harness.ds.rubric import RubricError
 
     with one_line(CalibrationError, RubricError, LogError):
+        if output:  # checked before the fit, which takes minutes
+            writable_file("--output", output)
         return run_calibrate(SimpleNamespace(gold=gold, write=write, output=output, log=log))
 
 

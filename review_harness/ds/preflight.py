@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.files import FileReadError, read_text
 from review_harness.core.params import resolve_user_path
 
 REVIEW_SUFFIX = ".review.md"
@@ -35,13 +36,10 @@ def domain_reference(reference: str | None, domains: list[str] | None) -> str | 
     if not domains:
         raise PrerequisiteError(f"-T reference={reference}: a reference supplements the domain brief; "
                                 "add -T domain=DOMAIN")
-    path = resolve_user_path(str(reference))
-    if not path.is_file():
-        raise PrerequisiteError(f"-T reference={reference}: no such file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as ex:
-        raise PrerequisiteError(f"-T reference={reference}: cannot read it as text ({ex})") from None
+        text = read_text(resolve_user_path(str(reference)), f"-T reference={reference}")  # the core's one reader
+    except FileReadError as ex:
+        raise PrerequisiteError(str(ex)) from None
     if not text.strip():
         raise PrerequisiteError(f"-T reference={reference}: the file is empty")
     return text

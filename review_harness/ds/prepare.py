@@ -1808,7 +1808,8 @@ def _left_out_lines(an: _Analysis, fields: dict[str, str], notes: list[str], tld
         if i == an.title_heading_index:
             continue
         start, end = h.start, an.heading_span_end[i]
-        nested = [j for j, g in enumerate(an.headings) if j > i and g.level > h.level and g.start <= end]
+        # a span ends before the next heading of the same or higher rank: only the next heading can open it
+        nested = [j for j in range(i + 1, min(i + 2, len(an.headings))) if an.headings[j].level > h.level and an.headings[j].start <= end]
         own_end = an.headings[nested[0]].start - 1 if nested else end
         words = count_words("\n".join(an.lines[h.end : own_end]))
         if words < 20 or any(a <= s and e <= b or s <= a <= e for a, b in covered for s, e in [(h.start, own_end)]):

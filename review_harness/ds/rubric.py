@@ -9,11 +9,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from review_harness.core.member import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
+from review_harness.core.yamlio import YamlReadError, read_yaml
 from review_harness.ds.models import Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "ds"
@@ -164,15 +164,13 @@ class Rubric(BaseModel):
 def load_rubric(path: str | Path = DEFAULT_RUBRIC) -> Rubric:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RubricError(f"rubric file not found: {path}") from None
-    except yaml.YAMLError as ex:
-        mark = getattr(ex, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise RubricError(
-            f"rubric file {path} is not valid YAML: {getattr(ex, 'problem', None) or 'parse error'}{where}"
-        ) from None
+        data = read_yaml(path)
+    except YamlReadError as ex:
+        if ex.missing:
+            raise RubricError(f"rubric file not found: {path}") from None
+        where = f" at line {ex.line}" if ex.line else ""
+        raise RubricError(f"rubric file {path} is not valid YAML: {ex.problem}{where}" if ex.syntax
+                          else f"rubric file {ex}") from None
     try:
         return Rubric.model_validate(data)
     except ValidationError as ex:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from review_harness.core.text import STOPWORDS
+from review_harness.core.files import FileReadError, input_folder_problem, read_text
 from review_harness.impact.config import IMPACT_DIR, default_settings
 
 # letters and digits only: 'a/b' and 'difference-in-differences' are looked up word by word
@@ -152,17 +153,17 @@ def split_chunks(source: str, text: str) -> list[Chunk]:
 class StaticKnowledgeBase(KnowledgeBase):
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_knowledge_dir()
-        if not self.path.is_dir():
-            raise KnowledgeError(f"{self.path}: knowledge folder does not exist")
+        if input_folder_problem(self.path, "knowledge folder"):
+            raise KnowledgeError(f"{self.path}: {input_folder_problem(self.path, 'knowledge folder')}")
         files = sorted(p for p in self.path.rglob("*") if p.suffix in (".md", ".txt") and p.is_file())
         if not files:
             raise KnowledgeError(f"{self.path}: knowledge folder has no .md or .txt files")
         self.chunks: list[Chunk] = []
         for file in files:
             try:
-                text = file.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise KnowledgeError(f"{file}: not a UTF-8 text file") from None
+                text = read_text(file)  # the core's one reader
+            except FileReadError as ex:
+                raise KnowledgeError(str(ex)) from None
             self.chunks += split_chunks(file.relative_to(self.path).as_posix(), text)
         self._terms = [(terms(c.heading), terms(c.text)) for c in self.chunks]
 

@@ -22,6 +22,7 @@ from jinja2 import UndefinedError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from review_harness.core.prompts import PromptError, compile_template
+from review_harness.core.files import input_folder_problem
 from review_harness.core.yamlio import first_error, read_mapping
 from review_harness.impact.config import IMPACT_DIR
 
@@ -117,8 +118,8 @@ class PromptRegistry:
             self._load_dir(Path(folder), user=True)
 
     def _load_dir(self, folder: Path, user: bool) -> None:
-        if not folder.is_dir():
-            raise PromptError(f"{folder}: template folder does not exist")
+        if input_folder_problem(folder, "template folder"):
+            raise PromptError(f"{folder}: {input_folder_problem(folder, 'template folder')}")
         found: dict[str, dict[str, PromptSpec]] = {}
         for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
             spec = load_template(path)

@@ -54,6 +54,8 @@ def answer_prompt(prompt: str, tag: CallTag | None = None) -> str | None:
 
 
 def _model_number(name: str, value: Any, kind: type) -> Any:
+    if value is None:  # `-M latency=` reaches the provider as None
+        raise PrerequisiteError(f"-M {name}=: empty value; give a number, or leave -M {name} out")
     try:
         number = kind(value)
     except (TypeError, ValueError):
@@ -91,7 +93,10 @@ class OfflineReviewerAPI(ModelAPI):
         if not 0.0 <= self.fault_rate <= 1.0:
             raise PrerequisiteError(f"-M fault_rate={fault_rate}: must be between 0 and 1")
         self.fault_seed = _model_number("fault_seed", fault_seed, int)
-        kinds = faults.split(",") if isinstance(faults, str) else list(faults)
+        if faults is None or not str(faults).strip() or faults == []:  # `-M faults=` reaches here as None
+            raise PrerequisiteError(f"-M faults=: empty value; name one or more fault kinds ({', '.join(FAULT_KINDS)}), "
+                                    "or leave -M faults out for all of them")
+        kinds = [k.strip() for k in faults.split(",") if k.strip()] if isinstance(faults, str) else [str(k) for k in faults]
         unknown = [k for k in kinds if k not in FAULT_KINDS]
         if unknown:
             raise PrerequisiteError(

@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlparse
 from review_harness.core.documents.convert import callout, collapse, collapsed_spans, html_to_markdown, tidy
 from review_harness.core.documents.model import Collapsed, DocumentError, require
 from review_harness.core.markdown import parse_sections
+from review_harness.core.redact import redact_url
 
 PANEL_MACROS = ("info", "note", "warning", "tip", "success", "panel", "error")
 ENV_URL = "CONFLUENCE_URL"
@@ -261,7 +262,7 @@ def _without_credentials(url: str):
     """The parsed URL; credentials in it are refused (never carried into messages, samples or logs)."""
     parsed = urlparse(url.strip())
     if parsed.username or parsed.password:
-        bare = parsed._replace(netloc=(parsed.hostname or "") + (f":{parsed.port}" if parsed.port else "")).geturl()
+        bare = redact_url(url.strip())  # the core's one redaction: the credentials never reach a message
         raise DocumentError(
             f"{bare}: remove the credentials from the URL and set {ENV_USERNAME} and {ENV_API_TOKEN} "
             f"(or {ENV_PERSONAL_TOKEN}) instead"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import codecs
 
 from review_harness.core.documents.model import DocumentError
+from review_harness.core.files import looks_binary
 
-_TEXT_CONTROL_BYTES = {7, 8, 9, 10, 12, 13, 27}
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32", "UTF-32"),
     (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
@@ -23,16 +23,6 @@ PREFERRED_LEGACY = "cp1252"
 PREFERRED_CHAOS_MARGIN = 0.05
 _DISPLAY = {"cp1252": "Windows-1252", "cp1250": "Windows-1250", "cp1251": "Windows-1251",
             "latin_1": "ISO-8859-1", "iso8859_15": "ISO-8859-15", "mac_roman": "Mac Roman"}
-
-
-def looks_binary(data: bytes) -> bool:
-    sample = data[:8192]
-    if b"\x00" in sample:
-        return True
-    if not sample:
-        return False
-    odd = sum(1 for b in sample if (b < 32 and b not in _TEXT_CONTROL_BYTES) or b == 127)
-    return odd / len(sample) > 0.30
 
 
 def display_name(encoding: str) -> str:

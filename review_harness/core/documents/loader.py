@@ -12,6 +12,7 @@ from urllib.request import url2pathname
 from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
 from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
+from review_harness.core.files import FileReadError, read_bytes, special_file, tool_outputs
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -75,9 +76,17 @@ def _read_file(path: Path, origin: str) -> Document:
     if path.is_dir():
         raise DocumentError(f"{origin} is a directory, not a document")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DocumentError(f"{origin} cannot be read: {exc.strerror or exc}") from None
+        data = read_bytes(path, origin)  # the core's one reader: a named pipe is named, never opened
+    except FileReadError as exc:
+        raise DocumentError(f"{origin} {exc.problem}") from None
+    try:
+        return _convert(path, origin, data)
+    except RecursionError:  # markup nested thousands of levels deep (e.g. <div> in <div> ...)
+        raise DocumentError(f"{origin} is nested too deeply to read (elements inside each other hundreds of "
+                            "levels deep): flatten it, or export the document as markdown") from None
+
+
+def _convert(path: Path, origin: str, data: bytes) -> Document:
     fmt = FORMATS.get(path.suffix.lower(), "text")
     name = safe_text(path.stem)
     if not data.strip():
@@ -129,12 +138,26 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
     result = FolderResult()
     skipped = []
     links: list[str] = []
-    for child in sorted(path.iterdir()):
+    special: list[str] = []
+    try:
+        children = sorted(path.iterdir())
+    except OSError as exc:
+        raise DocumentError(f"{origin} cannot be read: {exc.strerror or exc}") from None
+    own = tool_outputs(path)  # reviews written here by earlier runs are no documents
+    outputs: list[str] = []
+    for child in children:
         if child.name.startswith("."):
+            continue
+        if child.name in own:
+            outputs.append(safe_text(child.name))
             continue
         link = broken_link(child)
         if link:
             links.append(f"{safe_text(child.name)} ({link.removeprefix('a ')})")
+            continue
+        what = special_file(child)
+        if what is not None:
+            special.append(f"{safe_text(child.name)} ({what})")
             continue
         if not child.is_file():
             continue
@@ -147,6 +170,12 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
             result.failures[safe_text(str(child))] = str(exc)
     if links:
         result.warnings.append(f"{origin}: skipped {len(links)} link(s) that lead to no file: {', '.join(links)}")
+    if outputs:
+        result.warnings.append(f"{origin}: skipped {len(outputs)} file(s) review-harness wrote there (earlier "
+                               f"outputs, not documents): {', '.join(outputs)}")
+    if special:
+        result.warnings.append(f"{origin}: skipped {len(special)} item(s) that are no regular files (nothing was read "
+                               f"from them): {', '.join(special)}")
     if skipped:
         result.warnings.append(
             f"{origin}: {len(skipped)} file(s) of unsupported formats not reviewed: {', '.join(skipped)} "
@@ -156,6 +185,9 @@ def read_folder(path: Path, origin: str | None = None) -> FolderResult:
         if links:
             raise DocumentError(f"{origin}: every file in it is a symbolic link that leads to no file "
                                 f"({', '.join(links[:5])}{', ...' if len(links) > 5 else ''})")
+        if special:
+            raise DocumentError(f"{origin}: it holds no regular file, only {', '.join(special[:5])}"
+                                f"{', ...' if len(special) > 5 else ''}")
         raise DocumentError(f"{origin} contains no supported documents ({', '.join(sorted(set(FORMATS)))})")
     if not result.documents:
         first = next(iter(result.failures.values()))
