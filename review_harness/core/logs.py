@@ -94,6 +94,18 @@ def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
     raise LogError(f"{path}: folder has no {kind_name} review logs")
 
 
+def log_to_read(path: str | Path, kind_name: str | None = None) -> Path:
+    """A log file, or a folder's newest log (of the kind, with `kind_name`)."""
+    from review_harness.core.kinds import kind_names
+
+    if kind_name is None:
+        return newest_log(path)
+    known = kind_names(with_task=True)
+    if kind_name not in known:
+        raise LogError(f"--kind {kind_name}: not a review kind; choose one of: {', '.join(known)}")
+    return newest_log_of_kind(path, kind_name)
+
+
 def read_eval_log_header(path: Path) -> EvalLog:
     """The log without its samples (fast), or a one-line error."""
     if not path.exists():

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten, whole
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
+from review_harness.ds.models import Verdict as ReviewVerdict
 
 KIND = ReviewKind("ds", "DS analysis", task="ds_review", review_model=Review, gold_model=GoldFile,
-                  synthesis_scorer="review_synthesis", gold_scorer="gold_comparison")
+                  synthesis_scorer="review_synthesis", gold_scorer="gold_comparison",
+                  verdicts=get_args(ReviewVerdict), verdict_accuracy="verdict_band_accuracy")
 
 # the members besides the reviewers (each named by its rubric dimension's `reviewer`)
 JUDGE = "judge"
@@ -43,10 +47,10 @@ def columns() -> list[Column]:
     rate = ("good-high", 0.0, 1.0)
     return [
         Column("verdict", "Verdict", colors={"Good to Go": "good", "Minor Fix": "warn", "Major Rework": "bad"}),
-        Column("score", "Score", colors=("good-high", 0.0, 100.0), headline=True),
+        Column("score", "Score", colors=("good-high", 0.0, 100.0)),
         Column("findings", "Findings"),
         Column("critical", "Critical", colors="good-low"),
-        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate, headline=True),
+        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate),
         Column("recall", "Recall", gold=True, colors=rate),
         Column("precision", "Precision", gold=True, colors=rate),
     ]
