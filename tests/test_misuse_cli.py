@@ -145,6 +145,8 @@ def test_code_analytics_writes_to_the_log_folder_by_default(tmp_path, capsys, mo
 def test_a_folder_without_logs_is_one_line(tmp_path, capsys):
     logs = tmp_path / "logs"
     logs.mkdir()
-    for command in (["code", "analytics", str(logs)], ["summary", str(logs)], ["show", str(logs)], ["gate", str(logs)]):
+    for command in (["summary", str(logs)], ["show", str(logs)], ["gate", str(logs)], ["verdict", str(logs)]):
         assert main(command) == 2
         assert capsys.readouterr().err == f"review-harness: {logs}: folder has no .eval logs\n"
+    assert main(["code", "analytics", str(logs)]) == 2  # a folder's code review logs: a folder of runs holds every kind's
+    assert capsys.readouterr().err == f"review-harness: {logs}: folder has no code review logs\n"

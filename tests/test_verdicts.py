@@ -126,7 +126,9 @@ def test_a_gold_run_lists_the_cases_that_missed(gold_log, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--fail-on", "escalate"], "--fail-on escalate: not a condition for DS analysis reviews; choose from: good-to-go"),
+    (["--fail-on", "escalate"], "--fail-on escalate: not a condition for DS analysis reviews (design verdict: add "
+                                "--kind design for the newest design log); choose from: good-to-go"),
+    (["--fail-on", "sometimes"], "--fail-on sometimes: not a condition for DS analysis reviews; choose from: good-to-go"),
     (["--fail-on", "missed"], "--fail-on missed: the log has no gold comparison"),
     (["--kind", "nope"], "--kind nope: not a review kind"),
 ])

@@ -20,7 +20,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from review_harness.core.kinds import ReviewKind, kind_of_log
+from review_harness.core.kinds import ReviewKind, kind_of_log, kinds
 from review_harness.core.logs import LogError, text_table
 from review_harness.core.viewer import review_verdict
 
@@ -42,7 +42,9 @@ def conditions_of(kind: ReviewKind, chosen: list[str], gold: bool) -> list[str]:
     known = [spelled(v) for v in kind.verdicts] + list(GENERAL)
     for condition in asked:
         if condition not in known:
-            raise LogError(f"--fail-on {condition}: not a condition for {kind.title} reviews; choose from: "
+            other = next((k for k in kinds(with_task=True) if condition in {spelled(v) for v in k.verdicts}), None)
+            hint = f" ({other.title} verdict: add --kind {other.name} for the newest {other.name} log)" if other else ""
+            raise LogError(f"--fail-on {condition}: not a condition for {kind.title} reviews{hint}; choose from: "
                            f"{', '.join(known)}")
         if condition == MISSED and not gold:
             raise LogError(f"--fail-on {MISSED}: the log has no gold comparison (a run of your own documents)")
