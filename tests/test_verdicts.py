@@ -40,7 +40,7 @@ def own_log(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("own")
     docs = folder / "docs"
     docs.mkdir()
-    for name in ("strong-analysis", "causal-without-method", "data-dump"):
+    for name in ("strong-analysis", "causal-without-method", "dark-mode-retention"):
         shutil.copy(FIXTURES / f"{name}.md", docs / f"{name}.md")
     return run_ds(folder / "logs", document=str(docs))
 
@@ -85,6 +85,20 @@ def test_not_passed_fails_on_any_verdict_but_the_passing_one(own_log, capsys):
     code, out, _ = verdict(capsys, str(own_log), "--fail-on", "not-passed,no-verdict")
     assert code == 1
     assert out.splitlines()[-1].startswith(f"verdict: FAIL ({sum(v != DS.verdicts[0] for v in verdicts.values())} of 3")
+
+
+def test_a_capped_verdict_says_why_in_its_line(own_log):
+    """The verdict line carries the floor rule's reason exactly when it moved the verdict off
+    the score's band (the terminal, `verdict` and the viewer's answer print that line)."""
+    from inspect_ai.log import read_eval_log
+
+    for sample in read_eval_log(str(own_log)).samples:
+        review = DS.review_from_score(sample.scores[DS.synthesis_scorer].metadata)
+        line = DS.verdict_line(review).line()
+        capped = review.verdict != review.band_verdict
+        assert ("(capped: " in line) == capped, line
+        if capped:
+            assert line.startswith(f"{review.verdict} (capped: {review.floor_rule.split(':')[0].lower()}), score ")
 
 
 def test_no_verdict_fails_on_draft_feedback(tmp_path, capsys):

@@ -40,7 +40,10 @@ def verdict_line(review: Review) -> Verdict:
     top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
     # an analysis finding merged into its domain version is that one issue: counted once
     counts = severity_counts([f.severity.value for f in review.findings if not f.merged_into], [s.value for s in Severity])
-    return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
+    # a floor rule that capped the band's verdict, in its own first words ('2 CRITICAL findings')
+    reason = review.floor_rule.split(":")[0].lower() if review.floor_rule and review.verdict != review.band_verdict else None
+    return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status,
+                   reason=reason)
 
 
 def columns() -> list[Column]:

@@ -31,8 +31,11 @@ def verdict_line(review: ImpactReview) -> Verdict:
     failed = [c for c in review.checks if c.status == "fail"]
     failed.sort(key=lambda c: CHECK_SEVERITIES.index(c.severity))
     top = [f"{shorten(c.message, 80)} ({c.severity}, {c.dimension})" for c in failed]
+    # the checks that decided a verdict below usable ('ci_contains_estimate: fail')
+    reason = (", ".join(r.replace(": fail", " failed").replace(": ", " ") for r in review.verdict_reasons)
+              if review.verdict != "usable" else None)
     return Verdict(review.verdict, figure, severity_counts([c.severity for c in failed], CHECK_SEVERITIES), top,
-                   None if review.status == "complete" else review.status, noun="failed check")
+                   None if review.status == "complete" else review.status, noun="failed check", reason=reason or None)
 
 
 def columns() -> list[Column]:
