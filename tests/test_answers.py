@@ -34,7 +34,8 @@ def test_answer_is_the_verdict_and_the_report_is_the_explanation(gold_run):
         review = kind.review_from_score(score.metadata)
         verdict = kind.verdict_line(review)
         assert score.answer == verdict.answer()
-        assert score.answer.startswith(f"**{verdict.verdict}") and len(score.answer.splitlines()) == 1
+        assert score.answer.startswith(verdict.verdict) and len(score.answer.splitlines()) == 1
+        assert "**" not in score.answer  # shown as it is in the SCORING tab's table and the sample list
         assert score.explanation.lstrip().startswith("#") and len(score.explanation.splitlines()) > 5
         assert sample.output.completion.strip() == score.explanation.strip()  # the report is the final message
 

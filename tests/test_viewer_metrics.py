@@ -55,7 +55,7 @@ def test_verdict_line_and_answer():
     verdict = Verdict("Major Rework", "score 52/100", {"CRITICAL": 1, "MAJOR": 2, "MINOR": 0},
                       ["Causal claim (CRITICAL)", "No interval (MAJOR)", "Jargon (MAJOR)", "A fourth (MINOR)"], "partial")
     assert verdict.line() == "Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)"
-    assert verdict.answer() == ("**Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)**. Top findings: "
+    assert verdict.answer() == ("Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major). Top findings: "
                                 "1. Causal claim (CRITICAL); 2. No interval (MAJOR); 3. Jargon (MAJOR)")
     assert Verdict("proceed", None, {"Critical": 0}).line() == "proceed, no findings"
     assert Verdict("caution", None, {"major": 1}, noun="failed check").line() == "caution, 1 failed check (1 major)"

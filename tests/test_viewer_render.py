@@ -197,13 +197,13 @@ def marker_of(report: str) -> str:
     return " ".join(re.sub(r"^[#_*\s]+", "", title).split()[:2])
 
 
-async def open_tab(devtools: int, port: int, log: Path, sample: str, tab: str, marker: str) -> tuple[list, list]:
+async def open_tab(devtools: int, port: int, log: Path, sample: str, tab: str, marker: str) -> tuple[list, list, str]:
     async with browser.Page(devtools) as page:
         await page.before_load(RECORDER % json.dumps(marker))
-        _, settled = await page.goto(browser.sample_url(port, log, sample, 1, tab), marker, 60)
+        text, settled = await page.goto(browser.sample_url(port, log, sample, 1, tab), marker, 60)
         assert settled, f"{tab}: the page never showed {marker!r}"
         rendered = await page.evaluate(READ_REPORT % json.dumps(marker))
-        return rendered, await page.evaluate("window.__frames")
+        return rendered, await page.evaluate("window.__frames"), text
 
 
 @pytest.mark.parametrize("kind_name", ["ds", "design", "code", "impact"])
@@ -214,7 +214,9 @@ def test_a_review_quoting_special_characters_renders_in_every_tab(reviews, devto
     marker = marker_of(report)
     with browser.viewer(log.parent) as port:
         for tab in TABS:
-            found, frames = asyncio.run(open_tab(devtools, port, log, sample, tab, marker))
+            found, frames, page_text = asyncio.run(open_tab(devtools, port, log, sample, tab, marker))
+            # nowhere on the page (the header's answer, the scoring table, the review): raw markup
+            assert "**" not in page_text, (kind_name, tab)
             assert found, f"{kind_name} {tab}: no rendered report"
             shown = found[-1]
             where = f"{kind_name} {tab}"

@@ -9,7 +9,7 @@ A kind declares two hooks in its `kind.py`:
   its synthesis or gold score's value, with a label and how to colour it.
 
 In the viewer the synthesis score's answer is the verdict with the top findings (the sample
-header shows it, in bold, without a click), its explanation is the whole markdown report (the
+header shows it without a click), its explanation is the whole markdown report (the
 SCORING tab and the transcript's score event render it as markdown), the score panel is a grid
 in the order the scorer records its keys (the verdict and score first), and the sample list
 shows the kind's columns, the gold ones only when the run has gold.
@@ -88,8 +88,10 @@ class Verdict:
         return f"{head}{status}, {self.counts_text()}"
 
     def answer(self) -> str:
-        """The sample's ANSWER in the viewer: the line in bold, then the top findings."""
-        text = f"**{self.line()}**"
+        """The sample's ANSWER in the viewer: the line, then the top findings. Plain text: the
+        sample header renders it as markdown, the SCORING tab's table and the sample list show
+        it as it is (a bold line read '**Major Rework...**' there)."""
+        text = self.line()
         if self.top:
             text += ". Top findings: " + "; ".join(f"{n}. {t}" for n, t in enumerate(self.top[:TOP_FINDINGS], 1))
         return for_viewer(text)
