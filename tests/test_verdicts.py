@@ -177,3 +177,18 @@ def test_progress_goes_to_stderr_and_counts_every_item(capsys):
     lines = err.err.splitlines()
     assert lines and lines[-1].startswith("review-harness work: 5/5 (100%)")
     assert [int(line.split(": ")[1].split("/")[0]) for line in lines] == sorted(int(line.split(": ")[1].split("/")[0]) for line in lines)
+
+
+def test_without_gold_the_log_lists_the_share_of_reviews_that_passed(own_log):
+    """The log list's SCORE of a run of one's own documents is `passed`: the share of reviews
+    with the kind's passing verdict (here one Good to Go, if any, among three)."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(own_log))
+    headline = log.eval.headline_metric
+    assert (headline.scorer, headline.score) == (DS.synthesis_scorer, "passed")
+    assert log.results.headline is not None
+    [metric] = [s for s in log.results.scores if s.scorer == DS.synthesis_scorer and s.name == "passed"]
+    verdicts = recorded_verdicts(own_log).values()
+    assert metric.metrics["average"].value == pytest.approx(sum(v == DS.verdicts[0] for v in verdicts) / len(verdicts),
+                                                            abs=1e-3)
