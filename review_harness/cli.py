@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from review_harness.core.commands import PROG, CommandError, one_line
+from review_harness.core.commands import PROG, CommandError, one_line, shown_path
 
 DEFAULT_LOG_DIR = "logs"
 EXIT_BAD_INPUT = 2
@@ -73,20 +73,65 @@ def cli() -> None:
 LOG_HELP = "An .eval log, or a folder (its newest log)."
 
 
-@cli.command(epilog="Example: review-harness summary logs/")
-@click.argument("log", metavar="LOG", type=click.Path())
-def summary(log: str) -> int:
+def chosen_log(log: str | None, kind_name: str | None) -> Path:
+    """The log a command reads: LOG (a file, or a folder's newest log; default ./logs), the
+    newest of a kind with `--kind`."""
+    from review_harness.core.logs import log_to_read
+
+    return log_to_read(Path(log) if log else default_log_dir(), kind_name)
+
+
+@cli.command(epilog="\b\nExamples:\n  review-harness summary\n  review-harness summary logs/ci/ds_review")
+@click.argument("log", metavar="[LOG]", required=False, type=click.Path())
+@click.option("--kind", "kind_name", metavar="KIND",
+              help="Only logs of this review kind (ds, design, code, impact): the newest of them in the folder.")
+def summary(log: str | None, kind_name: str | None) -> int:
     """One line per review in a log: verdict, score, findings (the columns of its kind).
 
-    LOG: an .eval log, or a folder (its newest log). Exit code 1 when the run did not succeed.
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
+    project's logs/). It says which log it read. Exit code 1 when the run did not succeed.
     """
     from review_harness.core.kinds import KindError
-    from review_harness.core.logs import LogError, newest_log, read_log, summary_table
+    from review_harness.core.logs import LogError, read_log, summary_table
 
     with one_line(LogError, KindError):
-        run = read_log(newest_log(log))
-        click.echo(summary_table(run))
+        path = chosen_log(log, kind_name)
+        run = read_log(path)
+        table = summary_table(run)
+    click.echo(f"log: {shown_path(path)}")
+    click.echo(table)
     return 0 if run.status == "success" else 1
+
+
+@cli.command(epilog="\b\nExamples:\n  review-harness verdict --fail-on major-rework\n"
+                    "  review-harness verdict logs/ --fail-on escalate --fail-on no-verdict\n"
+                    "  review-harness verdict logs/ci/ds_review          (a gold run: which cases missed)")
+@click.argument("log", metavar="[LOG]", required=False, type=click.Path())
+@click.option("--fail-on", "fail_on", metavar="CONDITION", multiple=True,
+              help="Exit 1 when a review meets it: one of the kind's verdicts (major-rework, escalate, unusable, "
+                   "auto-reject-to-implementer, ...), not-passed, no-verdict, or missed (a gold run's case that "
+                   "missed its gold verdict or a must-catch finding). Repeat it or separate by commas. Default: "
+                   "missed for a gold run, none for your own documents.")
+@click.option("--kind", "kind_name", metavar="KIND",
+              help="Only logs of this review kind (ds, design, code, impact): the newest of them in the folder.")
+def verdict(log: str | None, fail_on: tuple[str, ...], kind_name: str | None) -> int:
+    """A CI step's verdict: pass or fail per reviewed document, exit code 1 when one fails.
+
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
+    project's logs/). A document that could not be reviewed, or a run that did not finish, fails
+    whatever the conditions. Exit codes: 0 pass, 1 fail, 2 bad input.
+    """
+    from review_harness.core.kinds import KindError
+    from review_harness.core.logs import LogError, read_log
+    from review_harness.core.verdicts import verdict_report
+
+    with one_line(LogError, KindError):
+        path = chosen_log(log, kind_name)
+        report = verdict_report(read_log(path), list(fail_on))
+    click.echo(f"log: {shown_path(path)}")
+    click.echo(report.table())
+    click.echo(report.last_line())
+    return 0 if report.passed else 1
 
 
 @cli.command(epilog="\b\nExamples:\n  review-harness show\n  review-harness show logs/ --kind design --sample billing-export\n"

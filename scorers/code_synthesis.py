@@ -10,13 +10,13 @@ from inspect_ai.solver import TaskState
 
 from review_harness.code.panel import review_from_store
 from review_harness.code.render import render_report
-from review_harness.core.viewer import answer_of
+from review_harness.core.viewer import PASSED, review_score
 from scorers.metrics import averaged
 from review_harness.core.metrics import SharedJSON
 
 
 # decision and final status are labels (sample-list columns, no metric)
-@scorer(metrics=averaged("confidence", "findings", "fix_iterations", "degraded"))
+@scorer(metrics=averaged(PASSED, "confidence", "findings", "fix_iterations", "degraded"))
 def code_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store, state.metadata)
@@ -29,10 +29,10 @@ def code_synthesis() -> Scorer:
             "fix_iterations": float(review.fix_iterations),
             "degraded": float(first is not None and bool(first.degraded)),
         }
-        return Score(
-            value=value,
-            answer=answer_of("code", review),  # the sample's header and list: decision and top findings
-            explanation=render_report(review),  # rendered as markdown in the viewer: the whole report
+        # the answer (the sample's header and list): decision and top findings; the explanation
+        # (rendered as markdown in the viewer): the whole report
+        return review_score(
+            "code", review, value, render_report(review),
             metadata={"review": SharedJSON(review.model_dump(mode="json"))},
         )
 

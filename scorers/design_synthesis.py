@@ -8,7 +8,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.core.viewer import answer_of
+from review_harness.core.viewer import PASSED, review_score
 from review_harness.design.panel import review_from_store
 from review_harness.design.personas import default_personas
 from review_harness.design.render import render_summary
@@ -18,7 +18,7 @@ from review_harness.core.metrics import SharedJSON
 
 # verdict and escalation target are labels (sample-list columns, no metric); complete and
 # failed are 0/1 per review for the gate
-@scorer(metrics=averaged("findings", "critical", "reviewers_completed", "hedge_rate"))
+@scorer(metrics=averaged(PASSED, "findings", "critical", "reviewers_completed", "hedge_rate"))
 def design_synthesis() -> Scorer:
     config = default_personas()
 
@@ -35,10 +35,10 @@ def design_synthesis() -> Scorer:
             "complete": float(review.status == "complete"),
             "failed": float(failed),
         }
-        return Score(
-            value=value,
-            answer=answer_of("design", review),  # the sample's header and list: verdict and top findings
-            explanation=render_summary(review),  # rendered as markdown in the viewer: the summary
+        # the answer (the sample's header and list): verdict and top findings; the explanation
+        # (rendered as markdown in the viewer): the summary
+        return review_score(
+            "design", review, value, render_summary(review),
             metadata={"review": SharedJSON(review.model_dump(mode="json"))},
         )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.core.viewer import answer_of
+from review_harness.core.viewer import PASSED, review_score
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import default_rubric, load_rubric
@@ -22,7 +22,7 @@ from review_harness.core.metrics import SharedJSON
 
 # the verdict is a label (a sample-list column, no metric); complete and deferred are 0/1 per
 # review for the gate; the spread keys exist with several epochs only (the epoch reducer's)
-@scorer(metrics=averaged("score", "findings", "critical", *SPREAD_KEYS))
+@scorer(metrics=averaged(PASSED, "score", "findings", "critical", *SPREAD_KEYS))
 def review_synthesis(rubric: str | None = None) -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 
@@ -37,13 +37,11 @@ def review_synthesis(rubric: str | None = None) -> Scorer:
             "complete": float(review.status == "complete"),
             "deferred": float(review.status == "deferred"),
         }
-        return Score(
-            value=value,
-            # inspect view shows the answer in the sample's header and list: the verdict and top fixes
-            answer=answer_of("ds", review),
-            # and renders the explanation as markdown: the whole report (re-rendered here, so
-            # `inspect score` after a rubric change shows the new report)
-            explanation=render_report(review, the_rubric),
+        # the answer (the sample's header and list) is the verdict and top fixes; the explanation,
+        # rendered as markdown, the whole report (re-rendered here, so `inspect score` after a
+        # rubric change shows the new report)
+        return review_score(
+            "ds", review, value, render_report(review, the_rubric),
             # without -T domain the JSON has no "domain" key: two-dimension reviews are unchanged
             metadata={"review": SharedJSON(review.model_dump(mode="json", exclude={"domain"} if review.domain is None else None))},
         )

@@ -2,6 +2,7 @@
 
     python scripts/inspect_view_screenshot.py LOG OUT.png                 # the log's first sample
     python scripts/inspect_view_screenshot.py LOG OUT.png --sample ID --tab scoring
+    python scripts/inspect_view_screenshot.py LOG OUT.png --list          # the log's sample list
     python scripts/inspect_view_screenshot.py --url URL OUT.png           # a viewer you started
 
 With a LOG it starts `inspect view` on the log's folder itself (a free port), opens the sample's
@@ -11,6 +12,9 @@ collide. The wait is adaptive: it polls the page's text until it holds what is a
 (`--expect TEXT`, default the sample id) and has stopped changing, up to `--timeout` seconds.
 It writes OUT (PNG) and OUT.txt (the page's text, to check what is on it). Needs `chromium`
 (apt-get install chromium).
+
+The pieces (`viewer`, `chromium`, `Page`) are also what the tests use to check how a review
+renders (tests/test_viewer_render.py).
 """
 
 from __future__ import annotations
@@ -27,18 +31,25 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--hide-scrollbars", "--disable-extensions"]
+         "--hide-scrollbars", "--disable-extensions", "--no-first-run"]
 
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
 def wait_for_http(url: str, deadline: float) -> None:
@@ -51,6 +62,136 @@ def wait_for_http(url: str, deadline: float) -> None:
     raise SystemExit(f"{url} did not answer in time")
 
 
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
+@contextmanager
+def viewer(log_dir: Path, timeout: float = 60.0) -> Iterator[int]:
+    """`inspect view` on a folder, on a free port (yielded), stopped afterwards."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "inspect_ai", "view", "--log-dir", str(log_dir), "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", time.monotonic() + timeout)
+        yield port
+    finally:
+        _stop(process)
+
+
+@contextmanager
+def chromium(width: int = 1400, height: int = 1000) -> Iterator[int]:
+    """Headless Chromium with its DevTools on a free port (yielded), in a throwaway profile."""
+    path = chromium_path()
+    if path is None:
+        raise SystemExit("no chromium on PATH (apt-get install chromium)")
+    devtools = free_port()
+    profile = tempfile.mkdtemp(prefix="inspect-view-shot-")
+    process = subprocess.Popen(
+        [path, *FLAGS, f"--remote-debugging-port={devtools}", f"--user-data-dir={profile}",
+         f"--window-size={width},{height}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield devtools
+    finally:
+        _stop(process)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def log_url(port: int, log: Path) -> str:
+    return f"http://127.0.0.1:{port}/#/logs/{urllib.parse.quote(log.name)}"
+
+
+def sample_url(port: int, log: Path, sample: str, epoch: int = 1, tab: str | None = None) -> str:
+    url = f"{log_url(port, log)}/samples/sample/{urllib.parse.quote(sample)}/{epoch}"
+    return f"{url}/{tab}" if tab else url
+
+
+class Page:
+    """One browser tab driven over the DevTools protocol: `async with Page(devtools) as page`."""
+
+    def __init__(self, devtools: int, width: int = 1400, height: int = 1000, timeout: float = 60.0) -> None:
+        self.devtools, self.width, self.height, self.timeout = devtools, width, height, timeout
+        self.counter = 0
+
+    async def __aenter__(self) -> Page:
+        self.http = aiohttp.ClientSession()
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                async with self.http.put(f"http://127.0.0.1:{self.devtools}/json/new?about:blank") as response:
+                    target = await response.json()
+                break
+            except aiohttp.ClientError:
+                if time.monotonic() > deadline:
+                    await self.http.close()
+                    raise SystemExit("chromium did not open its DevTools port") from None
+                await asyncio.sleep(0.2)
+        self.target = target["id"]
+        self.ws = await self.http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
+        await self.call("Emulation.setDeviceMetricsOverride", width=self.width, height=self.height,
+                        deviceScaleFactor=1, mobile=False)
+        await self.call("Page.enable")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.ws.close()
+        async with self.http.get(f"http://127.0.0.1:{self.devtools}/json/close/{self.target}"):
+            pass
+        await self.http.close()
+
+    async def call(self, method: str, **params: Any) -> dict[str, Any]:
+        self.counter += 1
+        await self.ws.send_json({"id": self.counter, "method": method, "params": params})
+        while True:
+            message = await self.ws.receive_json()
+            if message.get("id") == self.counter:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    async def evaluate(self, expression: str, await_promise: bool = False) -> Any:
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True,
+                                 awaitPromise=await_promise)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression[:80]}: {result['exceptionDetails']}")
+        return result.get("result", {}).get("value")
+
+    async def before_load(self, script: str) -> None:
+        """Run `script` in every document this tab loads, before the page's own scripts."""
+        await self.call("Page.addScriptToEvaluateOnNewDocument", source=script)
+
+    async def text(self) -> str:
+        return await self.evaluate("document.body ? document.body.innerText : ''") or ""
+
+    async def settle(self, expect: str, timeout: float, quiet: float = 1.0) -> tuple[str, bool]:
+        """Poll the page's text until it holds `expect` and has not changed for `quiet` seconds
+        (or `timeout` passed): (the text, whether it settled)."""
+        deadline = time.monotonic() + timeout
+        text, stable_since = "", time.monotonic()
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.25)
+            now = await self.text()
+            if now != text:
+                text, stable_since = now, time.monotonic()
+            elif expect in text and time.monotonic() - stable_since >= quiet:
+                return text, True
+        return text, False
+
+    async def goto(self, url: str, expect: str, timeout: float) -> tuple[str, bool]:
+        await self.call("Page.navigate", url=url)
+        return await self.settle(expect, timeout)
+
+    async def screenshot(self, out: Path) -> None:
+        shot = await self.call("Page.captureScreenshot", format="png")
+        out.write_bytes(base64.b64decode(shot["data"]))
+
+
 def first_sample(log: Path) -> str:
     from inspect_ai.log import read_eval_log
 
@@ -60,58 +201,14 @@ def first_sample(log: Path) -> str:
     return str(samples[0].id)
 
 
-def sample_url(port: int, log: Path, sample: str, epoch: int, tab: str | None) -> str:
-    url = (f"http://127.0.0.1:{port}/#/logs/{urllib.parse.quote(log.name)}/samples/sample/"
-           f"{urllib.parse.quote(sample)}/{epoch}")
-    return f"{url}/{tab}" if tab else url
-
-
 async def capture(devtools: int, url: str, out: Path, expect: str, timeout: float, width: int, height: int) -> str:
-    deadline = time.monotonic() + timeout
-    async with aiohttp.ClientSession() as http:
-        pages = None
-        while pages is None:
-            try:
-                async with http.get(f"http://127.0.0.1:{devtools}/json") as response:
-                    pages = [p for p in await response.json() if p.get("type") == "page"]
-            except aiohttp.ClientError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("chromium did not open its DevTools port") from None
-                await asyncio.sleep(0.2)
-        async with http.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-            counter = 0
-
-            async def call(method: str, **params):
-                nonlocal counter
-                counter += 1
-                await ws.send_json({"id": counter, "method": method, "params": params})
-                while True:
-                    message = await ws.receive_json()
-                    if message.get("id") == counter:
-                        return message.get("result", {})
-
-            async def page_text() -> str:
-                result = await call("Runtime.evaluate", expression="document.body ? document.body.innerText : ''",
-                                    returnByValue=True)
-                return result.get("result", {}).get("value", "") or ""
-
-            await call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
-            await call("Page.enable")
-            await call("Page.navigate", url=url)
-            text, stable_since = "", time.monotonic()
-            while time.monotonic() < deadline:  # until the text holds what is expected and stops changing
-                await asyncio.sleep(0.25)
-                now = await page_text()
-                if now != text:
-                    text, stable_since = now, time.monotonic()
-                elif expect in text and time.monotonic() - stable_since >= 1.0:
-                    break
-            else:
-                print(f"warning: after {timeout:g} s the page does not show {expect!r}; capturing anyway", file=sys.stderr)
-            out.with_name(out.name + ".txt").write_text(text, encoding="utf-8")
-            shot = await call("Page.captureScreenshot", format="png")
-            out.write_bytes(base64.b64decode(shot["data"]))
-            return text
+    async with Page(devtools, width, height, timeout) as page:
+        text, settled = await page.goto(url, expect, timeout)
+        if not settled:
+            print(f"warning: after {timeout:g} s the page does not show {expect!r}; capturing anyway", file=sys.stderr)
+        out.with_name(out.name + ".txt").write_text(text, encoding="utf-8")
+        await page.screenshot(out)
+        return text
 
 
 def main() -> int:
@@ -129,44 +226,25 @@ def main() -> int:
     args = parser.parse_args()
     if bool(args.url) == bool(args.log):
         parser.error("give a LOG or --url URL")
-    browser_path = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if browser_path is None:
+    if chromium_path() is None:
         parser.error("no chromium on PATH (apt-get install chromium)")
     width, height = (int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     deadline = time.monotonic() + args.timeout
-    processes: list[subprocess.Popen] = []
-    try:
-        if args.log:
-            log = Path(args.log).resolve()
-            sample = args.sample or first_sample(log)
-            port = free_port()
-            processes.append(subprocess.Popen(
-                [sys.executable, "-m", "inspect_ai", "view", "--log-dir", str(log.parent), "--port", str(port)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            wait_for_http(f"http://127.0.0.1:{port}/", deadline)
-            url = (f"http://127.0.0.1:{port}/#/logs/{urllib.parse.quote(log.name)}/samples" if args.list
-                   else sample_url(port, log, sample, args.epoch, args.tab))
-            expect = args.expect or sample
-        else:
-            url, expect = args.url, args.expect or ""
-        devtools = free_port()
-        profile = tempfile.mkdtemp(prefix="inspect-view-shot-")
-        processes.append(subprocess.Popen(
-            [browser_path, *FLAGS, f"--remote-debugging-port={devtools}", f"--user-data-dir={profile}",
-             f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        asyncio.run(capture(devtools, url, out, expect, max(deadline - time.monotonic(), 5.0), width, height))
+
+    def shoot(url: str, expect: str) -> None:
+        with chromium(width, height) as devtools:
+            asyncio.run(capture(devtools, url, out, expect, max(deadline - time.monotonic(), 5.0), width, height))
         print(json.dumps({"url": url, "png": str(out), "text": str(out) + ".txt"}))
-    finally:
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        if "profile" in locals():
-            shutil.rmtree(profile, ignore_errors=True)
+
+    if not args.log:
+        shoot(args.url, args.expect or "")
+        return 0
+    log = Path(args.log).resolve()
+    sample = args.sample or first_sample(log)
+    with viewer(log.parent, args.timeout) as port:
+        url = f"{log_url(port, log)}/samples" if args.list else sample_url(port, log, sample, args.epoch, args.tab)
+        shoot(url, args.expect or sample)
     return 0
 
 

@@ -11,7 +11,7 @@ fix_timeout_turns as its turn limit; the gold set applies each case's scripted f
 
 from __future__ import annotations
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, model_roles
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.code.change import ChangeSet, apply_fix
@@ -30,6 +30,7 @@ from review_harness.code.plan import update_plan_after_review
 from review_harness.code.prompts import render_change, render_reviewer_prompt
 from review_harness.code.render import render_report
 from review_harness.core.member import MemberResult, RetryPolicy, call_member, save_result
+from review_harness.core.viewer import answer_message
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 
 # two attempts, 0.5 s backoff, 300 s per call unless the task sets a timeout
@@ -235,10 +236,7 @@ def render_code_review() -> Solver:
     """The markdown report is the sample's answer."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        report = render_report(review_from_store(state.store, state.metadata))
-        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
-        state.output.completion = report
-        return state
+        return answer_message(state, render_report(review_from_store(state.store, state.metadata)))
 
     return solve
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, model_roles
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core import progress
 from review_harness.core.member import MemberRun, call_member, save_result
+from review_harness.core.viewer import answer_message
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.core.schema import response_schema
 from review_harness.design.artifacts import (
@@ -378,9 +379,7 @@ def render_design_review() -> Solver:
                             f"{written} and {Path(context.folder) / 'summary.md'}")
         summary = render_summary(review)
         # the summary is the sample's answer: the final assistant message and the output
-        state.messages.append(ChatMessageAssistant(content=summary, source="generate"))
-        state.output.completion = summary
-        return state
+        return answer_message(state, summary)
 
     return solve
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, get_model
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core.member import MemberResult, RetryPolicy, call_member
+from review_harness.core.viewer import answer_message
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.domain.dedup import dedup
 from review_harness.domain.member import domain_review
@@ -256,9 +257,7 @@ def render_review(rubric: str | None = None, output_dir: str | None = None) -> S
                 save_record(state.store, record)
                 state.metadata["review_file_error"] = f"{path}: {ex.strerror or ex}"
                 report = render_report(review_from_store(state.store, the_rubric, state.input_text), the_rubric)
-        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
-        state.output.completion = report
-        return state
+        return answer_message(state, report)
 
     return solve
 

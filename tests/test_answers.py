@@ -5,11 +5,13 @@ viewer configuration and headline figure, and the score holds its labels as valu
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from inspect_ai import eval as inspect_eval
 
 from review_harness.core.kinds import get_kind
-from review_harness.core.viewer import kind_columns
+from review_harness.core.viewer import LABEL_HEADER, PASSED, kind_columns
 from helpers import load_task_file
 
 KINDS = {"ds_review": "ds", "design_review": "design", "code_review": "code", "impact_review": "impact"}
@@ -32,7 +34,8 @@ def test_answer_is_the_verdict_and_the_report_is_the_explanation(gold_run):
         review = kind.review_from_score(score.metadata)
         verdict = kind.verdict_line(review)
         assert score.answer == verdict.answer()
-        assert score.answer.startswith(f"**{verdict.verdict}") and len(score.answer.splitlines()) == 1
+        assert score.answer.startswith(verdict.verdict) and len(score.answer.splitlines()) == 1
+        assert "**" not in score.answer  # shown as it is in the SCORING tab's table and the sample list
         assert score.explanation.lstrip().startswith("#") and len(score.explanation.splitlines()) > 5
         assert sample.output.completion.strip() == score.explanation.strip()  # the report is the final message
 
@@ -47,10 +50,34 @@ def test_log_carries_the_kinds_viewer_and_headline(gold_run):
     for column in kind_columns(kind):  # a gold run: the review's and the gold columns
         scorer = kind.gold_scorer if column.gold else kind.synthesis_scorer
         assert f"score__{scorer}__{column.key}" in ids
-        assert view.score_labels[column.key] == column.label
+        label = view.score_labels[column.key]
+        assert label.rstrip("\u00a0") == column.label
+        if column.key == kind.verdict_key:  # the verdict column is as wide as the viewer makes one
+            assert len(label) >= LABEL_HEADER
         assert column.key in log.samples[0].scores[scorer].value  # the column shows a recorded value
     assert viewer.sample_score_view.default == "grid"
-    assert log.eval.headline_metric.scorer == kind.gold_scorer  # with gold, a gold figure heads the log
+    # with gold, the log list's figure is the share of cases whose verdict is the gold one
+    headline = log.eval.headline_metric
+    assert (headline.scorer, headline.score) == (kind.gold_scorer, kind.verdict_accuracy)
+    assert log.results.headline is not None  # Inspect found it among the results (no warning)
+    assert any(s.scorer == kind.gold_scorer and s.name == kind.verdict_accuracy for s in log.results.scores)
+
+
+def test_passed_counts_the_kinds_passing_verdict(gold_run):
+    """`passed` (the headline without gold) is 1 exactly for the kind's passing verdict, 0 for
+    its others; the run's metric averages it over the reviews that have a verdict."""
+    kind_name, log = gold_run
+    kind = get_kind(kind_name)
+    values = [s.scores[kind.synthesis_scorer].value for s in log.samples]
+    for value in values:
+        verdict = value[kind.verdict_key]
+        if verdict in kind.verdicts:
+            assert value[PASSED] == float(verdict == kind.verdicts[0])
+        else:
+            assert math.isnan(value[PASSED])
+    counted = [v[PASSED] for v in values if not math.isnan(v[PASSED])]
+    [metric] = [s for s in log.results.scores if s.scorer == kind.synthesis_scorer and s.name == PASSED]
+    assert metric.metrics["average"].value == pytest.approx(sum(counted) / len(counted), abs=1e-3)
 
 
 def counted_findings(kind_name: str, review) -> list[str]:

@@ -83,3 +83,26 @@ def test_summary_of_a_log_of_no_kind_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         "review-harness: the log's task 'judge_meta' is not a review kind's task "
         "(ds_review, design_review, code_review, impact_review)")
+
+
+def test_a_folder_of_runs_is_read_kind_by_kind(tmp_path):
+    """A user's logs/ holds every kind's runs: `logs_of_kind` (what `code analytics FOLDER`
+    reads) and `newest_log_of_kind` (`show --kind`, `summary --kind`, `verdict --kind`) pick the
+    kind's logs by their header, whatever the others."""
+    import os
+
+    from inspect_ai.log import write_eval_log
+
+    from review_harness.core.logs import logs_of_kind, newest_log_of_kind
+
+    written = []
+    for n, (task, kind) in enumerate([("review_harness/code_review", "code"), ("ds_review", None),
+                                      ("review_harness/design_review", "design"), ("other", "code")]):
+        path = tmp_path / f"{n}.eval"
+        write_eval_log(_log(task, [], {"kind": kind} if kind else None), str(path))
+        os.utime(path, (1000 + n, 1000 + n))
+        written.append(path)
+    assert logs_of_kind(tmp_path, "code") == [written[0], written[3]]  # the kind recorded wins over the task name
+    assert logs_of_kind(tmp_path, "ds") == [written[1]]
+    assert newest_log_of_kind(tmp_path, "code") == written[3] and newest_log_of_kind(tmp_path, "design") == written[2]
+    assert logs_of_kind(tmp_path, "impact") == []

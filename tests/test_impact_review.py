@@ -88,7 +88,7 @@ def test_result_contract_and_report(gold_log):
     assert sample.output.completion.startswith("# UNUSABLE: impact results review of search-ranking-v3\n")
     score = sample.scores["impact_synthesis"]
     assert score.metadata["verdict"] == "unusable" and score.value["verdict"] == "unusable"  # a label: the viewer's column
-    assert score.answer.startswith("**unusable, overall ")  # the verdict line: the viewer's ANSWER
+    assert score.answer.startswith("unusable (capped: post_minus_pre failed), overall ")  # the verdict line: the viewer's ANSWER
     assert score.explanation == sample.output.completion  # the report, rendered as markdown by the viewer
     assert "112.5 - 100 = 12.5" in sample.output.completion
 

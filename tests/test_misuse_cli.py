@@ -95,7 +95,7 @@ def test_summary_into_a_closed_pipe_ends_quietly(gold_log, reader):
     result = subprocess.run(f"{REVIEW_HARNESS} summary {gold_log} | {reader}", shell=True, capture_output=True,
                             text=True, timeout=120, executable="/bin/bash")
     assert result.stderr == ""
-    assert result.stdout == ("" if reader == "true" else "log status: success\n")
+    assert result.stdout == ("" if reader == "true" else f"log: {gold_log}\n")
 
 
 def test_the_gate_refuses_a_baseline_of_another_task(gold_log, capsys):
@@ -146,6 +146,8 @@ def test_code_analytics_writes_to_the_log_folder_by_default(tmp_path, capsys, mo
 def test_a_folder_without_logs_is_one_line(tmp_path, capsys):
     logs = tmp_path / "logs"
     logs.mkdir()
-    for command in (["code", "analytics", str(logs)], ["summary", str(logs)], ["show", str(logs)], ["gate", str(logs)]):
+    for command in (["summary", str(logs)], ["show", str(logs)], ["gate", str(logs)], ["verdict", str(logs)]):
         assert main(command) == 2
         assert capsys.readouterr().err == f"review-harness: {logs}: folder has no .eval logs\n"
+    assert main(["code", "analytics", str(logs)]) == 2  # a folder's code review logs: a folder of runs holds every kind's
+    assert capsys.readouterr().err == f"review-harness: {logs}: folder has no code review logs\n"

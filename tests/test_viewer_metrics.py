@@ -12,7 +12,8 @@ import pytest
 from review_harness.core import gate
 from review_harness.core.kinds import get_kind, kind_names
 from review_harness.core.metrics import RECORDING_NOISE, keys_except, recorded, reduce_epoch_values
-from review_harness.core.viewer import Verdict, headline_metric, shorten, viewer_config, whole
+from review_harness.core.viewer import (DOLLAR, WORD_JOINER, Verdict, for_viewer, headline_metric, points, shorten,
+                                        viewer_config, whole)
 
 
 @pytest.mark.parametrize("key", ["verdict", "overall", "verdicts", "v", "ve", "verdic", "vxyz", "estimate_plausibility",
@@ -54,10 +55,38 @@ def test_verdict_line_and_answer():
     verdict = Verdict("Major Rework", "score 52/100", {"CRITICAL": 1, "MAJOR": 2, "MINOR": 0},
                       ["Causal claim (CRITICAL)", "No interval (MAJOR)", "Jargon (MAJOR)", "A fourth (MINOR)"], "partial")
     assert verdict.line() == "Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)"
-    assert verdict.answer() == ("**Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major)**. Top findings: "
+    assert verdict.answer() == ("Major Rework, score 52/100 [partial], 3 findings (1 critical, 2 major). Top findings: "
                                 "1. Causal claim (CRITICAL); 2. No interval (MAJOR); 3. Jargon (MAJOR)")
     assert Verdict("proceed", None, {"Critical": 0}).line() == "proceed, no findings"
     assert Verdict("caution", None, {"major": 1}, noun="failed check").line() == "caution, 1 failed check (1 major)"
+    capped = Verdict("Major Rework", "score 70/100", {"CRITICAL": 2}, reason="2 critical findings")
+    assert capped.line() == "Major Rework (capped: 2 critical findings), score 70/100, 2 findings (2 critical)"
+
+
+@pytest.mark.parametrize("value, text", [(70.75, "70/100"), (79.999, "79/100"), (100.0, "100/100"), (None, "-"),
+                                         (math.nan, "-")])
+def test_scores_print_the_same_way_everywhere(value, text):
+    assert points(value) == text
+
+
+@pytest.mark.parametrize("text", [
+    "The quote costs $35 and $2M, not $x$.",
+    "| a | b |\n|---|---|\n| $1 | \\(x\\) |",
+])
+def test_the_viewer_gets_no_tex_delimiter(text):
+    shown = for_viewer(text)
+    assert "$" not in shown and "\\(" not in shown and "\\[" not in shown  # what makes the viewer load TeX
+    assert shown.replace(DOLLAR, "$").replace(WORD_JOINER, "") == text  # nothing else changes
+
+
+def test_the_viewer_gets_no_unpaired_backtick_and_no_lettered_line():
+    report = "**Evidence:** \"uses `price_v2 in `x` tables\"\n**Suggested fix:** run `make`\na) first\n```\nb) `raw\n```"
+    shown = for_viewer(report).split("\n")
+    assert shown[0] == "**Evidence:** \"uses \\`price_v2 in \\`x\\` tables\""  # unpaired on its line: escaped
+    assert shown[1] == "**Suggested fix:** run `make`"  # paired: a code span as written
+    assert shown[2] == "a\\) first"  # the viewer would make raw HTML of 'a) first'
+    assert shown[4] == "b) `raw"  # code blocks are shown as they are
+    assert for_viewer("plain text") == "plain text"
 
 
 @pytest.mark.parametrize("kind_name", ["ds", "design", "code", "impact"])
@@ -71,7 +100,9 @@ def test_every_kind_declares_its_view(kind_name):
         assert bool(gold_ids) == gold  # gold columns only with gold
         assert any(i.startswith(f"score__{kind.synthesis_scorer}__") for i in ids)
         scorer, _, key = headline_metric(kind, gold).partition(".")
-        assert scorer == (kind.gold_scorer if gold else kind.synthesis_scorer) and key
+        # the same kind of figure for every kind: verdicts right with gold, verdicts passed without
+        assert (scorer, key) == ((kind.gold_scorer, kind.verdict_accuracy) if gold else (kind.synthesis_scorer, "passed"))
+    assert kind.verdicts and len(set(kind.verdicts)) == len(kind.verdicts)
 
 
 def test_the_kinds_with_a_task_are_registered_by_name():

@@ -23,7 +23,7 @@ from review_harness.code.merge import blocking_of
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
 from review_harness.core.files import FileReadError, file_lock, folder_problem, read_text, write_atomic, write_output
-from review_harness.core.logs import LogError, read_log, reviewed_samples
+from review_harness.core.logs import LogError, logs_of_kind, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
 ANALYTICS = "review-analytics.json"
@@ -33,10 +33,10 @@ def log_paths(items: list[str]) -> list[Path]:
     paths: list[Path] = []
     for item in items:
         path = Path(item)
-        if path.is_dir():
-            found = sorted(path.glob("*.eval"))
+        if path.is_dir():  # its code review logs: a folder of runs holds every kind's
+            found = logs_of_kind(path, "code")
             if not found:
-                raise CommandError(f"{path}: folder has no .eval logs")
+                raise CommandError(f"{path}: folder has no code review logs")
             paths += found
         elif path.exists():
             paths.append(path)

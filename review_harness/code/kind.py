@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
-from review_harness.code.models import IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
+from review_harness.code.models import DECISIONS, IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.models import SEVERITIES, Severity
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 
 KIND = ReviewKind(KIND_NAME, "code", task="code_review", review_model=CodeReview, gold_model=CodeGold,
-                  synthesis_scorer="code_synthesis", gold_scorer="code_gold")
+                  synthesis_scorer="code_synthesis", gold_scorer="code_gold",
+                  verdicts=DECISIONS, verdict_key="decision", verdict_accuracy="decision_accuracy")
 
 # the decision in the words a reader uses (the review JSON keeps the seed's names)
 DECISION_WORDS = {"AUTO_APPROVE": "auto-approve", "AUTO_REJECT_TO_IMPLEMENTER": "auto-reject to the implementer",
@@ -47,10 +48,10 @@ def columns() -> list[Column]:
     return [
         Column("decision", "Decision", colors={"AUTO_APPROVE": "good", "AUTO_REJECT_TO_IMPLEMENTER": "bad",
                                                "PRESENT_TO_HUMAN": "warn"}),
-        Column("confidence", "Confidence", colors=rate, headline=True),
+        Column("confidence", "Confidence", colors=rate),
         Column("final_status", "Final status", colors={"complete": "good", "escalated": "bad"}),
         Column("findings", "Findings"),
-        Column("decision_accuracy", "Decision right", gold=True, colors=rate, headline=True),
+        Column("decision_accuracy", "Decision right", gold=True, colors=rate),
         Column("recall_spec_B", "Spec recall (B)", gold=True, colors=rate),
         Column("recall_quality_B", "Quality recall (B)", gold=True, colors=rate),
     ]

@@ -5,6 +5,7 @@ table row with Fix Iterations."""
 from __future__ import annotations
 
 from review_harness.code.models import CodeReview, FixAttempt, IterationRecord, MergedFinding, StageMerge
+from review_harness.core.viewer import table_cell
 
 CATEGORY_ROWS = (("agreed", "Agreed"), ("b_only", "Model-B-only (reviewer_b)"), ("a_only", "Model-A-only (reviewer_a)"),
                  ("contradiction", "Contradictions"))
@@ -153,7 +154,7 @@ def task_table(review: CodeReview) -> list[str]:
     return ["## Task status", "",
             "| # | Task | Status | Assignee | Spec | Quality | Fix Iterations |",
             "|---|------|--------|----------|------|---------|----------------|",
-            f"| {review.task} | {review.title} | {review.final_status} | implementer | {spec} | {quality} | {iterations} |", ""]
+            f"| {review.task} | {table_cell(review.title)} | {review.final_status} | implementer | {spec} | {quality} | {iterations} |", ""]
 
 
 def render_report(review: CodeReview) -> str:

@@ -5,11 +5,27 @@ command reads or writes. Kept free of heavy imports: the CLI loads it at start-u
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 from contextlib import contextmanager
 from pathlib import Path
 
 PROG = "review-harness"
+T = TypeVar("T")
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as the user would type it: relative to where they are when it is below it."""
+    path = str(path)
+    if "://" in path:
+        return path
+    here = Path(os.environ.get("PWD") or Path.cwd())
+    try:
+        return str(Path(path).resolve().relative_to(here.resolve()))
+    except ValueError:
+        return path
 
 
 class CommandError(ValueError):
@@ -73,3 +89,34 @@ def writable_file(option: str, path: str | Path) -> Path:
     if problem is not None:
         raise CommandError(f"{option} {path}: {problem}")
     return path
+
+
+def progress(items: Iterable[T], label: str, total: int | None = None, every: float = 5.0) -> Iterator[T]:
+    """The items, saying on stderr how far a long command has got: '{label}: 1200/5000 (24%),
+    40 s'. At a terminal one line is rewritten in place; elsewhere (a CI log, a pipe) a line
+    every `every` seconds and one at the end. Nothing on stdout, so a command's output stays
+    what it was."""
+    if total is None and hasattr(items, "__len__"):
+        total = len(items)  # type: ignore[arg-type]
+    tty = sys.stderr.isatty()
+    start = last = time.monotonic()
+    done = said = 0
+
+    def say(end: str) -> None:
+        nonlocal said
+        said = done
+        of = f"/{total} ({100 * done // total}%)" if total else ""
+        text = f"{PROG} {label}: {done}{of}, {time.monotonic() - start:.0f} s"
+        print(("\r" + text if tty else text), end=end, file=sys.stderr, flush=True)
+
+    for item in items:
+        yield item
+        done += 1
+        now = time.monotonic()
+        if now - last >= (0.5 if tty else every):
+            last = now
+            say("" if tty else "\n")
+    if tty and said:
+        say("\n")  # the last count, and the line ended
+    elif done and said != done and time.monotonic() - start >= every:
+        say("\n")

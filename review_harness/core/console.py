@@ -26,6 +26,8 @@ from typing import Any
 from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, SampleEnd, TaskStart, hooks
 from inspect_ai.log import EvalSample
 
+from review_harness.core.commands import shown_path
+
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
 
@@ -72,17 +74,6 @@ def retry_message(data: ModelRetry) -> str:
         advice = "the provider failed the call"
     return (f"{data.model_name}: {advice}; {cause}, retry {data.attempt} "
             f"in {data.wait_time:.0f} s (later retries of this kind are not repeated here)")
-
-
-def shown_path(path: str) -> str:
-    """A path as the user would type it: relative to where they are when it is below it."""
-    if "://" in path:
-        return path
-    here = Path(os.environ.get("PWD") or Path.cwd())
-    try:
-        return str(Path(path).resolve().relative_to(here.resolve()))
-    except ValueError:
-        return path
 
 
 # sample metadata keys under which a kind's solver records what it wrote for the user

@@ -63,6 +63,11 @@ class ReviewKind:
     - `verdict_line(review) -> core.viewer.Verdict`: the review in one line (verdict, its
       figure, finding counts, top findings): the terminal after a run, the viewer's ANSWER.
     - `columns() -> list[core.viewer.Column]`: the sample-list columns of `inspect view`.
+    - `verdicts`: the kind's verdicts (or decisions) as its synthesis score records them under
+      `verdict_key`, the passing one first: the headline's `passed` counts it, and
+      `review-harness verdict --fail-on` takes any of them.
+    - `verdict_accuracy`: the gold score's key of the share of cases whose verdict is the gold
+      one (the headline of a gold run).
     """
 
     name: str
@@ -80,6 +85,9 @@ class ReviewKind:
     verdict_line: Callable[[Any], Any] | None = None  # returns core.viewer.Verdict
     columns: Callable[[], Sequence[Any]] | None = None  # returns core.viewer.Column items
     log_summary: Callable[[Any], list[str]] | None = None  # lines `summary` prints after a log's rows
+    verdicts: tuple[str, ...] = ()
+    verdict_key: str = "verdict"
+    verdict_accuracy: str | None = "verdict_accuracy"
 
     def with_hooks(self, module: ModuleType) -> ReviewKind:
         """The declaration completed from its module's functions and the package's conventions."""

@@ -85,10 +85,22 @@ def logs_newest_first(folder: str | Path) -> list[Path]:
     return sorted(Path(folder).glob("*.eval"), key=lambda p: p.stat().st_mtime, reverse=True)
 
 
-def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
-    """A log file (which must be of the kind), or the newest log of the kind in a folder."""
+def kind_of_log_file(path: Path) -> str | None:
+    """The kind of a log file, from its header (None for a log of no review kind)."""
     from review_harness.core.kinds import kind_for_task
 
+    header = read_eval_log_header(path)
+    recorded = (header.eval.metadata or {}).get("kind")
+    return recorded or getattr(kind_for_task(header.eval.task), "name", None)
+
+
+def logs_of_kind(folder: str | Path, kind_name: str) -> list[Path]:
+    """The logs of one kind in a folder, oldest first (a folder of a user's runs holds every kind's)."""
+    return [p for p in reversed(logs_newest_first(folder)) if kind_of_log_file(p) == kind_name]
+
+
+def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
+    """A log file (which must be of the kind), or the newest log of the kind in a folder."""
     path = Path(path)
     if not path.is_dir():
         kind = kind_of_log(read_eval_log_header(path))
@@ -96,12 +108,21 @@ def newest_log_of_kind(path: str | Path, kind_name: str) -> Path:
             raise LogError(f"{path}: a {kind.title} review log, not a {kind_name} one")
         return path
     for log in logs_newest_first(path):
-        header = read_eval_log_header(log)
-        recorded = (header.eval.metadata or {}).get("kind")
-        kind = recorded or getattr(kind_for_task(header.eval.task), "name", None)
-        if kind == kind_name:
+        if kind_of_log_file(log) == kind_name:
             return log
     raise LogError(f"{path}: folder has no {kind_name} review logs")
+
+
+def log_to_read(path: str | Path, kind_name: str | None = None) -> Path:
+    """A log file, or a folder's newest log (of the kind, with `kind_name`)."""
+    from review_harness.core.kinds import kind_names
+
+    if kind_name is None:
+        return newest_log(path)
+    known = kind_names(with_task=True)
+    if kind_name not in known:
+        raise LogError(f"--kind {kind_name}: not a review kind; choose one of: {', '.join(known)}")
+    return newest_log_of_kind(path, kind_name)
 
 
 def read_eval_log_header(path: Path) -> EvalLog:

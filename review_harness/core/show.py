@@ -16,20 +16,14 @@ from typing import IO
 
 from pydantic import ValidationError
 
-from review_harness.core.kinds import kind_names, kind_of_log
-from review_harness.core.logs import LogError, chosen_sample, newest_log, newest_log_of_kind, read_log
+from review_harness.core.kinds import kind_of_log
+from review_harness.core.logs import LogError, chosen_sample, log_to_read, read_log
 
 
 def review_text(log_path: Path, sample_id: str | None, epoch: int | None, kind_name: str | None,
                 details: bool = False) -> tuple[str, Path, str]:
     """(which review it is, the log it is in, its markdown)."""
-    if kind_name is not None:
-        known = kind_names(with_task=True)
-        if kind_name not in known:
-            raise LogError(f"--kind {kind_name}: not a review kind; choose one of: {', '.join(known)}")
-        log_path = newest_log_of_kind(log_path, kind_name)
-    else:
-        log_path = newest_log(log_path)
+    log_path = log_to_read(log_path, kind_name)
     log = read_log(log_path)
     kind = kind_of_log(log)
     sample = chosen_sample(log, sample_id, epoch)

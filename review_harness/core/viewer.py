@@ -1,4 +1,4 @@
-"""What a person sees of a review outside its markdown report: the one-line verdict (the terminal
+r"""What a person sees of a review outside its markdown report: the one-line verdict (the terminal
 after a run, the sample's ANSWER in `inspect view`) and the viewer configuration of every kind's
 task (`Task(viewer=...)`, Inspect 0.3.285's `ViewerConfig`).
 
@@ -9,20 +9,41 @@ A kind declares two hooks in its `kind.py`:
   its synthesis or gold score's value, with a label and how to colour it.
 
 In the viewer the synthesis score's answer is the verdict with the top findings (the sample
-header shows it, in bold, without a click), its explanation is the whole markdown report (the
+header shows it without a click), its explanation is the whole markdown report (the
 SCORING tab and the transcript's score event render it as markdown), the score panel is a grid
 in the order the scorer records its keys (the verdict and score first), and the sample list
 shows the kind's columns, the gold ones only when the run has gold.
+
+Everything a kind hands the viewer passes through `for_viewer` (the score's answer and
+explanation through `review_score`, the final assistant message through `answer_message`), so
+a review renders at once whatever its document quotes. Inspect's viewer (0.3.285) shows every
+markdown block as its source text until its markdown renderer has run, and a text holding a `$`
+(or `\(`, `\[`) first loads a 2.7 MB TeX renderer: a review quoting "$35" and "$2M" sat on the
+page as raw markdown while it loaded, or for good when it failed to load. `for_viewer` writes the
+dollar sign as the full-width sign and breaks `\(`/`\[` with a word joiner, so no review text
+ever takes that path; it also escapes what the viewer or markdown would read as structure in a
+quoted line (a line opening like a lettered list item, which the viewer turns into raw HTML; a
+backtick left unpaired on its line, which would open a code span over the lines after it).
+The review JSON, `review-harness show` and the review files written with `-T output_dir=` keep
+the text as it is.
+
+The headline (the log list's SCORE) means one thing for every kind: with gold, the share of
+cases whose verdict (or decision) is the gold one; without gold, `passed`, the share of reviews
+whose verdict is the kind's best (`ReviewKind.verdicts[0]`: Good to Go, proceed, auto-approve,
+usable).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from inspect_ai.scorer import Score
+    from inspect_ai.solver import TaskState
     from inspect_ai.viewer import ViewerConfig
 
     from review_harness.core.kinds import ReviewKind
@@ -38,7 +59,9 @@ class Verdict:
     'escalate to calibrate', 'PRESENT_TO_HUMAN'); `figure`: the number that goes with it ('score
     70/100', 'confidence 0.6'); `counts`: findings by severity, most severe first; `top`: the top
     findings, one short line each; `status`: said when the review is not complete; `noun`: what
-    the counts count."""
+    the counts count; `reason`: why the verdict is stricter than its figure alone would make it
+    (a floor rule, a failed check), in a few words ('2 critical findings'), printed right after
+    the verdict."""
 
     verdict: str
     figure: str | None = None
@@ -46,6 +69,7 @@ class Verdict:
     top: Sequence[str] = ()
     status: str | None = None
     noun: str = "finding"  # what `counts` counts (impact: failed checks)
+    reason: str | None = None
 
     def counts_text(self) -> str:
         total = sum(self.counts.values())
@@ -56,17 +80,21 @@ class Verdict:
 
     def line(self) -> str:
         """'Major Rework, score 70/100, 3 findings (1 critical, 2 major)' (and the status when
-        the review is not complete)."""
-        head = ", ".join(p for p in (self.verdict, self.figure) if p)
+        the review is not complete); with a reason: 'Major Rework (capped: 2 critical findings),
+        score 70/100, ...'."""
+        verdict = f"{self.verdict} (capped: {self.reason})" if self.reason else self.verdict
+        head = ", ".join(p for p in (verdict, self.figure) if p)
         status = f" [{self.status}]" if self.status else ""
         return f"{head}{status}, {self.counts_text()}"
 
     def answer(self) -> str:
-        """The sample's ANSWER in the viewer: the line in bold, then the top findings."""
-        text = f"**{self.line()}**"
+        """The sample's ANSWER in the viewer: the line, then the top findings. Plain text: the
+        sample header renders it as markdown, the SCORING tab's table and the sample list show
+        it as it is (a bold line read '**Major Rework...**' there)."""
+        text = self.line()
         if self.top:
             text += ". Top findings: " + "; ".join(f"{n}. {t}" for n, t in enumerate(self.top[:TOP_FINDINGS], 1))
-        return text
+        return for_viewer(text)
 
 
 def severity_counts(severities: Sequence[str], order: Sequence[str]) -> dict[str, int]:
@@ -89,6 +117,106 @@ def whole(value: float) -> str:
     return f"{math.floor(value):d}"
 
 
+def points(value: float | None, scale: int = 100) -> str:
+    """A 0-100 score as every command prints it: '70/100' (whole points, see `whole`), '-' for none."""
+    return "-" if value is None or math.isnan(value) else f"{whole(value)}/{scale}"
+
+
+def fraction(value: float | None) -> str:
+    """A 0-1 figure (a rate, a confidence, an impact score) as every command prints it: '0.63'."""
+    return "-" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+# ---------------------------------------------------------------------------- text for the viewer
+
+DOLLAR = "\uff04"  # FULLWIDTH DOLLAR SIGN: reads as a dollar, is no TeX delimiter
+WORD_JOINER = "\u2060"  # invisible, unbreakable: '\\(' and '\\[' stop opening TeX math
+_LETTERED_LINE = re.compile(r"^([A-Za-z])([.)])(?=\s)")
+_BACKTICKS = re.compile(r"(?<!\\)`+")
+
+
+def for_viewer(markdown: str) -> str:
+    """The markdown as inspect view should be given it (see the module docstring): no `$`, no
+    TeX opener, no line the viewer turns into raw HTML, no backtick unpaired on its line
+    (outside fenced and indented code, whose text is shown as it is but for the dollar sign)."""
+    if not markdown:
+        return markdown
+    text = markdown.replace("$", DOLLAR).replace("\\(", "\\" + WORD_JOINER + "(").replace("\\[", "\\" + WORD_JOINER + "[")
+    lines = text.split("\n")
+    changed = {n: _pair_backticks(_LETTERED_LINE.sub(r"\1\\\2", line)) for n, line in enumerate(lines)}
+    changed = {n: line for n, line in changed.items() if line != lines[n]}
+    if not changed:
+        return text
+    code = _code_lines(text)
+    for n, line in changed.items():
+        if n not in code:
+            lines[n] = line
+    return "\n".join(lines)
+
+
+def _code_lines(text: str) -> set[int]:
+    """The line numbers of fenced and indented code blocks (markdown-it's reading)."""
+    from markdown_it import MarkdownIt
+
+    lines: set[int] = set()
+    for token in MarkdownIt("commonmark").parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            lines.update(range(*token.map))
+    return lines
+
+
+def _pair_backticks(line: str) -> str:
+    """The line, with every backtick escaped when some run of backticks has no partner of its
+    length on the line (a quoted '`price_v2' would otherwise open a code span that runs on into
+    the next lines, swallowing their bold labels)."""
+    runs = [m.group(0) for m in _BACKTICKS.finditer(line)]
+    if all(runs.count(run) % 2 == 0 for run in set(runs)):
+        return line
+    return _BACKTICKS.sub(lambda m: "".join("\\`" for _ in m.group(0)), line)
+
+
+def table_cell(text: str) -> str:
+    """Text from an input as one cell of a markdown table row: on one line, its pipes escaped
+    (an unescaped `|` in a task title splits the cell and shifts the row's other cells)."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def review_score(kind_name: str, review: Any, value: dict[str, Any], explanation: str, **fields: Any) -> Score:
+    """A kind's synthesis score: `value` with the headline's `passed` added, the verdict line as
+    the answer and the report as the explanation, both as the viewer should be given them;
+    `fields`: the rest of the Score (its metadata)."""
+    from inspect_ai.scorer import Score
+
+    from review_harness.core.kinds import get_kind
+
+    kind = get_kind(kind_name)
+    verdict = value.get(kind.verdict_key)
+    return Score(value={**value, PASSED: passed(kind, verdict)}, answer=answer_of(kind_name, review),
+                 explanation=for_viewer(explanation), **fields)
+
+
+def answer_message(state: TaskState, report: str) -> TaskState:
+    """The report as the sample's answer: its final assistant message and its output (the
+    messages tab and the transcript show it as the viewer should be given it)."""
+    from inspect_ai.model import ChatMessageAssistant
+
+    shown = for_viewer(report)
+    state.messages.append(ChatMessageAssistant(content=shown, source="generate"))
+    state.output.completion = shown
+    return state
+
+
+PASSED = "passed"
+
+
+def passed(kind: ReviewKind, verdict: Any) -> float:
+    """1.0 when the verdict is the kind's best, 0.0 for another of its verdicts, NaN for none
+    (a draft, a deferred or failed review: no verdict to count)."""
+    if not kind.verdicts or verdict not in kind.verdicts:
+        return math.nan
+    return float(verdict == kind.verdicts[0])
+
+
 @dataclass(frozen=True)
 class Column:
     """A sample-list column: `key` of the synthesis score's value (or of the gold score's, with
@@ -99,7 +227,6 @@ class Column:
     label: str
     gold: bool = False
     colors: Palette | tuple[Palette, float, float] | Mapping[str, Role] | None = None
-    headline: bool = False  # the log's headline figure (the log list's SCORE)
 
 
 def _color_scale(colors: Any) -> Any:
@@ -109,6 +236,18 @@ def _color_scale(colors: Any) -> Any:
         palette, low, high = colors
         return ScoreColorScale(palette=palette, min=low, max=high)
     return colors
+
+
+# Inspect's sample list sizes a score column by its header (about 6 px a character, 120 px at
+# most): a label column's header is padded with no-break spaces to that width, so 'Major Rework'
+# or 'escalate' is read whole instead of 'Major Re…'
+LABEL_HEADER = 13
+
+
+def header(column: Column) -> str:
+    if isinstance(column.colors, Mapping):
+        return column.label + "\u00a0" * max(0, LABEL_HEADER - len(column.label))
+    return column.label
 
 
 def viewer_config(kind: ReviewKind, gold: bool) -> ViewerConfig:
@@ -128,7 +267,7 @@ def viewer_config(kind: ReviewKind, gold: bool) -> ViewerConfig:
             + [TaskSamplesColumn(id="answer"), TaskSamplesColumn(id="error"),
                TaskSamplesColumn(id="input", visible=False), TaskSamplesColumn(id="target", visible=False)],
             multiline=True,
-            score_labels={c.key: c.label for c in columns},
+            score_labels={c.key: header(c) for c in columns},
             score_color_scales={c.key: _color_scale(c.colors) for c in columns if c.colors is not None},
             color_scales_enabled=True,
         ),
@@ -136,14 +275,14 @@ def viewer_config(kind: ReviewKind, gold: bool) -> ViewerConfig:
 
 
 def headline_metric(kind: ReviewKind, gold: bool) -> str | None:
-    """'<scorer>.<key>' of the figure that sums the run up: the kind's gold headline with
-    gold, else its review headline (the log list shows it as the log's SCORE)."""
-    columns = kind_columns(kind)
-    chosen = next((c for c in columns if c.headline and c.gold == gold), None)
-    chosen = chosen or next((c for c in columns if c.headline and not c.gold), None)
-    if chosen is None:
-        return None
-    return f"{kind.gold_scorer if chosen.gold else kind.synthesis_scorer}.{chosen.key}"
+    """'<scorer>.<key>' of the figure that sums the run up (the log list shows it as the log's
+    SCORE), the same kind of figure for every kind: with gold, the share of cases whose verdict
+    is the gold one; without, the share of reviews that passed (see the module docstring)."""
+    if gold and kind.gold_scorer and kind.verdict_accuracy:
+        return f"{kind.gold_scorer}.{kind.verdict_accuracy}"
+    if kind.synthesis_scorer and kind.verdicts:
+        return f"{kind.synthesis_scorer}.{PASSED}"
+    return None
 
 
 def kind_columns(kind: ReviewKind) -> list[Column]:

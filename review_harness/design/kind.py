@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.models import SEVERITIES, Severity
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 from review_harness.design.gold import DesignGold
 from review_harness.design.models import GRADER, KIND_NAME, SYNTHESIZER, DesignReview
+from review_harness.design.models import Verdict as DesignVerdict
 
 KIND = ReviewKind(KIND_NAME, "design", task="design_review", review_model=DesignReview, gold_model=DesignGold,
-                  synthesis_scorer="design_synthesis", gold_scorer="design_gold")
+                  synthesis_scorer="design_synthesis", gold_scorer="design_gold",
+                  verdicts=get_args(DesignVerdict))
 
 
 def render(review: DesignReview, details: bool = False) -> str:
@@ -40,10 +44,10 @@ def columns() -> list[Column]:
     return [
         Column("verdict", "Verdict", colors={"proceed": "good", "revise": "warn", "escalate": "bad"}),
         Column("escalation_target", "Escalate to"),
-        Column("findings", "Findings", headline=True),
+        Column("findings", "Findings"),
         Column("critical", "Critical", colors="good-low"),
         Column("reviewers_completed", "Reviewers completed"),
-        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate, headline=True),
+        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate),
         Column("recall", "Recall", gold=True, colors=rate),
         Column("verdict_accuracy", "Verdict right", gold=True, colors=rate),
     ]

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from dataclasses import replace
 
+from review_harness.core.commands import progress
 from review_harness.core.files import input_folder_problem, write_output
 from review_harness.core.paths import GOLD_DIR
 from review_harness.domain.reviewer import ReviewerRubric, default_reviewer_rubric
@@ -283,7 +284,7 @@ def search(cases: list[Case], base: Rubric) -> list[Fit]:
     """Every grid point evaluated on every case (leave-one-out reuses this table)."""
     fits = []
     rubrics: dict[tuple, Rubric] = {}
-    for p in grid(base):
+    for p in progress(grid(base), "calibrate: grid points"):
         key = (p.credit_cap, p.diminishing, p.weights, p.critical_with_serious, p.serious, p.serious_minor_fix)
         if key not in rubrics:
             rubrics[key] = structural_rubric(base, p)
@@ -316,7 +317,7 @@ def fit_all(cases: list[Case], base: Rubric, fits: list[Fit], names: list[str], 
 def leave_one_out(cases: list[Case], base: Rubric, fits: list[Fit], names: list[str], reference: Params) -> dict[str, Outcome]:
     """For each case: fit on all the others, then score the held-out case with that fit."""
     result = {}
-    for name in names:
+    for name in progress(names, "calibrate: leave-one-out fits"):
         chosen = fit_all(cases, base, fits, [n for n in names if n != name], reference)
         result[name] = chosen.outcomes[name]
     return result

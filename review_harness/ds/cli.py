@@ -37,9 +37,11 @@ def calibrate(gold: str | None, write: bool, output: str | None, log: str | None
 
 def summary_row(review: Review) -> dict[str, str]:
     """The columns of `review-harness summary` for one DS review."""
+    from review_harness.core.viewer import points
+
     return {
         "status": review.status,
-        "score": "-" if review.final_score is None else f"{review.final_score:g}",
+        "score": points(review.final_score),  # as the verdict line and the report print it
         "verdict": review.verdict or ("draft" if review.draft else "-"),
         "findings": str(sum(1 for f in review.findings if not f.merged_into)),
         "critical": str(sum(1 for f in review.findings if f.severity.value == "CRITICAL" and not f.merged_into)),

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten, whole
 from review_harness.ds.gold import GoldFile
 from review_harness.ds.models import Review
+from review_harness.ds.models import Verdict as ReviewVerdict
 
 KIND = ReviewKind("ds", "DS analysis", task="ds_review", review_model=Review, gold_model=GoldFile,
-                  synthesis_scorer="review_synthesis", gold_scorer="gold_comparison")
+                  synthesis_scorer="review_synthesis", gold_scorer="gold_comparison",
+                  verdicts=get_args(ReviewVerdict), verdict_accuracy="verdict_band_accuracy")
 
 # the members besides the reviewers (each named by its rubric dimension's `reviewer`)
 JUDGE = "judge"
@@ -36,17 +40,20 @@ def verdict_line(review: Review) -> Verdict:
     top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
     # an analysis finding merged into its domain version is that one issue: counted once
     counts = severity_counts([f.severity.value for f in review.findings if not f.merged_into], [s.value for s in Severity])
-    return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
+    # a floor rule that capped the band's verdict, in its own first words ('2 CRITICAL findings')
+    reason = review.floor_rule.split(":")[0].lower() if review.floor_rule and review.verdict != review.band_verdict else None
+    return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status,
+                   reason=reason)
 
 
 def columns() -> list[Column]:
     rate = ("good-high", 0.0, 1.0)
     return [
         Column("verdict", "Verdict", colors={"Good to Go": "good", "Minor Fix": "warn", "Major Rework": "bad"}),
-        Column("score", "Score", colors=("good-high", 0.0, 100.0), headline=True),
+        Column("score", "Score", colors=("good-high", 0.0, 100.0)),
         Column("findings", "Findings"),
         Column("critical", "Critical", colors="good-low"),
-        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate, headline=True),
+        Column("must_catch_recall", "Must-catch recall", gold=True, colors=rate),
         Column("recall", "Recall", gold=True, colors=rate),
         Column("precision", "Precision", gold=True, colors=rate),
     ]

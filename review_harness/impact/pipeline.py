@@ -13,7 +13,7 @@ error.
 
 from __future__ import annotations
 
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, GenerateConfig, Model, get_model
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -23,7 +23,7 @@ from review_harness.core.member import RetryPolicy
 from review_harness.core.metrics import SharedJSON, keys_except, nanmean, recorded
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
-from review_harness.core.viewer import answer_of
+from review_harness.core.viewer import answer_message, review_score
 from review_harness.impact.artifact import ArtifactError
 from review_harness.impact.config import default_settings
 from review_harness.impact.knowledge import KnowledgeBase, KnowledgeError, KnowledgeRegistry
@@ -102,10 +102,7 @@ def render_impact_review() -> Solver:
     """The markdown report is the sample's answer (final assistant message and output)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        report = render_report(review_from_store(state.store))
-        state.messages.append(ChatMessageAssistant(content=report, source="generate"))
-        state.output.completion = report
-        return state
+        return answer_message(state, render_report(review_from_store(state.store)))
 
     return solve
 
@@ -157,10 +154,10 @@ def impact_synthesis() -> Scorer:
             value[name] = NAN if scored is None else recorded(scored)
         value["confidence"] = recorded(review.confidence.score)
         value |= {key: float(review.status == key) for key in ("complete", "failed")}
-        return Score(
-            value=value,
-            answer=answer_of("impact", review),  # the sample's header and list: verdict and top findings
-            explanation=render_report(review),  # rendered as markdown in the viewer: the report (verdict first)
+        # the answer (the sample's header and list): verdict and top findings; the explanation
+        # (rendered as markdown in the viewer): the report, verdict first
+        return review_score(
+            "impact", review, value, render_report(review),
             metadata={"review": SharedJSON(review.model_dump(mode="json")), "verdict": review.verdict},
         )
 
