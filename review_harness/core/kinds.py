@@ -63,6 +63,8 @@ class ReviewKind:
     - `verdict_line(review) -> core.viewer.Verdict`: the review in one line (verdict, its
       figure, finding counts, top findings): the terminal after a run, the viewer's ANSWER.
     - `columns() -> list[core.viewer.Column]`: the sample-list columns of `inspect view`.
+    - `gold_problems(gold) -> list[str]`: checks of a gold file beyond its model and evidence
+      ('<key path>: <problem>'; the DS rubric's lenses); optional.
     """
 
     name: str
@@ -80,6 +82,7 @@ class ReviewKind:
     verdict_line: Callable[[Any], Any] | None = None  # returns core.viewer.Verdict
     columns: Callable[[], Sequence[Any]] | None = None  # returns core.viewer.Column items
     log_summary: Callable[[Any], list[str]] | None = None  # lines `summary` prints after a log's rows
+    gold_problems: Callable[[Any], list[str]] | None = None  # checks of a gold file beyond its model
 
     def with_hooks(self, module: ModuleType) -> ReviewKind:
         """The declaration completed from its module's functions and the package's conventions."""
@@ -88,7 +91,7 @@ class ReviewKind:
                                  "lint": self.lint or lazy(f"{package}.lint:lint")}
         if self.task is not None:
             found["summary_row"] = self.summary_row or lazy(f"{package}.cli:summary_row")
-        for hook in ("offline_answer", "render", "verdict_line", "columns", "log_summary"):
+        for hook in ("offline_answer", "render", "verdict_line", "columns", "log_summary", "gold_problems"):
             found[hook] = getattr(self, hook) or getattr(module, hook, None)
         if found["offline_answer"] is None:
             raise KindError(f"{module.__name__} declares no offline_answer(member, prompt)")

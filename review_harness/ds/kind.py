@@ -39,6 +39,13 @@ def verdict_line(review: Review) -> Verdict:
     return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
 
 
+def gold_problems(gold: GoldFile) -> list[str]:
+    """A DS gold file's lenses and credits checked against the default rubric."""
+    from review_harness.ds.gold import rubric_check
+
+    return rubric_check()(gold)
+
+
 def columns() -> list[Column]:
     rate = ("good-high", 0.0, 1.0)
     return [
