@@ -42,6 +42,7 @@ def design_gold() -> Scorer:
             answer=review.verdict or "no verdict",
             explanation="\n".join(lines),
             metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path), "split": gold.split},
-        ), state, gold, comparison)
+        ), state, gold, comparison,
+            described={f.id: (f.evidence, f"{f.title}. {f.issue} {f.why_it_matters}") for f in review.findings})
 
     return score

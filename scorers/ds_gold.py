@@ -98,6 +98,6 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
                 **({"matcher_prompt": MATCHER_PROMPT_VERSION} if matcher_name != DETERMINISTIC_MATCHER else {}),
                 **({"matcher_notes": notes} if notes else {}),
             },
-        ), state, gold, comparison)
+        ), state, gold, comparison, described={f.id: (f.evidence, f"{f.title}. {f.issue}") for f in review.findings})
 
     return score

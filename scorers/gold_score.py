@@ -6,13 +6,14 @@ across-epoch figure: the epoch reducer adds it with several epochs.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from inspect_ai.scorer import Metric, Score
 from inspect_ai.solver import TaskState
 
-from review_harness.core.goldrun import COST_KEYS, OPERATOR_KEY, cost_figures, not_judged, operator_recall, reviewer_usage
+from review_harness.core.goldrun import (COST_KEYS, OPERATOR_KEY, cost_figures, located_matches, not_judged,
+                                         operator_recall, reviewer_usage)
 from review_harness.core.inspect_adapter import sample_model_usage, sample_role_usage
 from review_harness.core.matching import GoldComparison
 from review_harness.core.metrics import recorded
@@ -36,19 +37,22 @@ def run_metrics() -> dict[str, list[Metric]]:
     return metrics | {f"{OPERATOR_KEY}*": [average()]}
 
 
-def run_figures(state: TaskState | None, gold: Any = None, comparison: GoldComparison | None = None) -> dict[str, float]:
+def run_figures(state: TaskState | None, gold: Any = None, comparison: GoldComparison | None = None,
+                described: Mapping[str, tuple[str | None, str]] | None = None) -> dict[str, float]:
     """Cost per correct finding and recall per planted operator of one sample (NaN where not
-    applicable)."""
-    caught = {m.gold for m in comparison.matches} if comparison is not None else None
+    applicable). `described`: the review's finding id -> (evidence quote, words), for a kind
+    whose matcher can pair findings by lens alone (core/goldrun.located_matches)."""
+    caught = located_matches(comparison.matches, gold, described) if comparison is not None else None
     usage = reviewer_usage(sample_model_usage(), sample_role_usage()) if state is not None else {}
     figures = cost_figures(usage, None if caught is None else len(caught))
     return figures | operator_recall(state.metadata if state is not None else {}, gold, caught)
 
 
-def with_run_figures(score: Score, state: TaskState, gold: Any, comparison: GoldComparison) -> Score:
+def with_run_figures(score: Score, state: TaskState, gold: Any, comparison: GoldComparison,
+                     described: Mapping[str, tuple[str | None, str]] | None = None) -> Score:
     """A kind's gold score with the run figures added (and its precision not judged on a planted
     gold file); the cost goes into the metadata too, for the run's per-correct ratios."""
-    figures = run_figures(state, gold, comparison)
+    figures = run_figures(state, gold, comparison, described)
     value = not_judged({**score.value, **{k: recorded(v) for k, v in figures.items()}}, gold)  # type: ignore[dict-item]
     cost = {"tokens": figures["input_tokens"] + figures["output_tokens"], "dollars": figures["dollars"],
             "correct": figures["correct_findings"]}

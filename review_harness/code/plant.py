@@ -376,7 +376,7 @@ def outside_edit(ctx) -> list[Site]:
     return [site]
 
 
-SPEC_NAME = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)(?:\(\))?`")
+SPEC_NAME = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^`]*\))?`")
 
 
 @register_mutator("remove_spec_function")

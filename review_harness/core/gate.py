@@ -15,6 +15,7 @@ recorded to 3 decimals, so a move of less than half of 0.001 is no move.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import statistics
@@ -157,7 +158,7 @@ def compare(
     new_values = sample_values(log)
     epochs = log.eval.config.epochs or 1
     results = []
-    for metric, rule in config.metrics.items():
+    for metric, rule in expand_rules(config.metrics, set(baseline.values) | set(new_values)).items():
         base = baseline.values.get(metric)
         new = new_values.get(metric)
         if base is None or new is None:
@@ -198,6 +199,18 @@ def compare(
                                     ci_low=low, ci_high=high, tolerance=rule.tolerance,
                                     higher_is_better=rule.higher_is_better, passed=passed, note=note))
     return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results)
+
+
+def expand_rules(rules: dict[str, MetricRule], recorded: set[str]) -> dict[str, MetricRule]:
+    """A tolerance whose name is a glob (`recall@*`: every planted operator's recall) holds each
+    metric either run recorded that it matches; a plain name stands as it is."""
+    out: dict[str, MetricRule] = {}
+    for name, rule in rules.items():
+        if any(ch in name for ch in "*?["):
+            out |= {metric: rule for metric in sorted(recorded) if fnmatch.fnmatchcase(metric, name) and metric not in rules}
+        else:
+            out[name] = rule
+    return out
 
 
 def _fmt(value: float | None) -> str:

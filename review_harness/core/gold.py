@@ -313,8 +313,23 @@ def gold_file_problems(kind_name: str, path: str | Path) -> list[str]:
     if raw.get("id", expected) != expected:
         problems.append(f"id: {raw['id']!r} does not match the file name ({expected})")
     problems += _placeholders(raw)
+    raw = {**raw, "id": expected}
+    findings = raw.get("expected_findings")
+    if isinstance(findings, list):  # a repeated id is one problem; the findings are still checked
+        ids = [f.get("id") for f in findings if isinstance(f, dict)]
+        repeated = sorted({str(i) for i in ids if ids.count(i) > 1})
+        if repeated:
+            problems.append(f"expected_findings: ids must be unique ({', '.join(repeated)} repeated)")
+            seen: dict[str, int] = {}
+            renamed = []
+            for f in findings:
+                if isinstance(f, dict) and f.get("id") in repeated:
+                    seen[f["id"]] = seen.get(f["id"], 0) + 1
+                    f = {**f, "id": f"{f['id']}#{seen[f['id']]}"}
+                renamed.append(f)
+            raw["expected_findings"] = renamed
     try:
-        gold = model.model_validate({**raw, "id": expected})
+        gold = model.model_validate(raw)
     except ValidationError as ex:
         return problems + [f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: "
                            f"{e['msg'].removeprefix('Value error, ')}" for e in ex.errors()]

@@ -12,6 +12,11 @@
 - **recall per planted flaw**: `recall@<operator>` is 1 when the review caught the flaw planted
   in the sample, 0 when it missed it, NaN for the other operators of the set (every sample of a
   planted set carries every operator's key, so the run's metric per operator is its recall).
+  Caught means matched by the kind's matcher *and*, for a kind whose matcher can pair findings
+  by lens alone (DS, design), about the planted flaw: its quote overlaps the planted text (when
+  the flaw has one) and its words name the flaw (one of the gold finding's keywords). A finding
+  of the same lens about another place, or about something else at the planted place, is not
+  the planted flaw.
 - **not judged**: a planted gold file lists only its planted flaw, so precision figures are NaN
   on it (the review's other findings may be real).
 """
@@ -127,6 +132,32 @@ def reviewer_usage(by_model: Mapping[str, Any], by_role: Mapping[str, Any], not_
                 out[model] = rest
                 break
     return {m: u for m, u in out.items() if u.input_tokens or u.output_tokens or u.input_tokens_cache_read}
+
+
+LOCATED = 0.6  # quote overlap (0-1) that puts a finding on the planted text
+
+
+def located_matches(matches: Iterable[Any], gold: Any,
+                    described: Mapping[str, tuple[str | None, str]] | None) -> set[str]:
+    """The gold finding ids the review caught. On a planted file with `described` (finding id ->
+    (its evidence quote, its words without the quote)), a match counts only when the finding is
+    about the planted flaw: its quote overlaps the planted text (when the flaw has a quote; an
+    absence has none) and its words hold one of the gold finding's keywords."""
+    from review_harness.core.matching import quote_overlap
+
+    planted = getattr(gold, "planted", None) is not None
+    expected = {f.id: f for f in getattr(gold, "expected_findings", [])}
+    caught = set()
+    for match in matches:
+        finding = expected.get(match.gold)
+        if planted and described is not None and finding is not None:
+            quote, words = described.get(match.finding, (None, ""))
+            if finding.evidence and (not quote or quote_overlap(quote, finding.evidence) < LOCATED):
+                continue
+            if finding.keywords and not any(k.lower() in words.lower() for k in finding.keywords):
+                continue
+        caught.add(match.gold)
+    return caught
 
 
 def operator_keys(metadata: Mapping[str, Any]) -> list[str]:

@@ -89,7 +89,7 @@ def scaffold(model: type[GoldCase], fixture: str, kind: str) -> str:
         "    must_catch: false  # true: a review that misses it fails the document",
         f"    summary: {TODO} what the reviewer should say, in a sentence or two",
         f"    evidence: {TODO} a verbatim quote from the input (\"\" when the finding is something missing)",
-        "    keywords: []  # words a review that found it would use",
+        f"    keywords: [{TODO}]  # words a review that found it would use",
     ]
     return "\n".join(lines) + "\n"
 

@@ -76,19 +76,20 @@ class PlantReport:
     seed: int
     outcomes: list[InputOutcome] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # mutations dropped because their gold file was invalid
+    operators: list[str] = field(default_factory=list)  # the operators tried, in the table's order
 
     @property
     def written(self) -> int:
         return sum(len(o.planted) for o in self.outcomes)
 
     def counts(self) -> dict[str, int]:
-        """Operator -> copies planted."""
-        out: dict[str, int] = {}
+        """Operator -> copies planted, in the table's order."""
+        out = dict.fromkeys(self.operators, 0)
         for o in self.outcomes:
             for case in o.planted:
                 op = case.split("--", 1)[1]
                 out[op] = out.get(op, 0) + 1
-        return out
+        return {op: n for op, n in out.items() if n}
 
     def lines(self, reasons: bool = False) -> list[str]:
         """What was planted in each input (with `reasons`, why each other operator was not),
@@ -190,11 +191,46 @@ def honest(item: PlantInput, site: Site) -> str | None:
     return None
 
 
+def _removal(item: PlantInput, op: Operator, seed: int) -> tuple[Mutation | None, str]:
+    """An operator whose every way removes all of something (`scope: all`: group sizes in the
+    text and in tables, a summary section and a TL;DR line) applies its ways one after the
+    other; it is honest when, afterwards, none of them finds anything."""
+    current, changed, removed, evidence, line, where = item, set(), [], [], None, []
+    for n, way in enumerate(op.ways):
+        target = op.target or item.primary
+        ctx = Context(current, op, way, n, target, seed)
+        try:
+            sites = MUTATORS[way.use](ctx) if way.use else builtin_sites(ctx)
+        except ExpressionError:
+            continue
+        for site in sites[:1]:
+            current = PlantInput(id=item.id, source=item.source, files={**current.files, **site.files},
+                                 primary=item.primary, origin=item.origin, extra=item.extra)
+            changed |= set(site.files)
+            removed += site.removed
+            evidence.append((site.evidence, site.evidence_file))
+            line = line if line is not None else site.line
+            where.append(site.where)
+    if not changed:
+        return None, "; ".join(f"way {n + 1}: {_nothing(w)}" for n, w in enumerate(op.ways))
+    files = {name: current.files[name] for name in changed}
+    quote, quote_file = next(((e, f) for e, f in evidence if e and occurs(e, files.get(f, current.files.get(f, "")))),
+                             ("", ""))
+    site = Site(files=files, removed=removed, removed_file=op.target or item.primary, evidence=quote,
+                evidence_file=quote_file or (op.target or item.primary), line=line, where="; ".join(where))
+    problem = honest(item, site) or _still_applies(op, item, site, seed)
+    if problem:
+        return None, problem
+    return Mutation(item, op, site), ""
+
+
 def mutations_of(item: PlantInput, op: Operator, seed: int) -> tuple[Mutation | None, str]:
     """The mutation this operator plants in this input (drawn among its honest sites), or why none."""
     why = _requires(op, item)
     if why:
         return None, why
+    if all(way.scope == "all" for way in op.ways):
+        return _removal(item, op, seed)
     reasons = []
     for n, way in enumerate(op.ways):
         target = op.target or item.primary
@@ -242,17 +278,17 @@ def _nothing(way: Way) -> str:
     return "no sentence, list item or table row matches" + too_many
 
 
-def _fill(value: Any, values: dict[str, Any]) -> Any:
+def _fill(value: Any, values: dict[str, Any], keep_type: bool = True) -> Any:
     if isinstance(value, str):
         whole = re.fullmatch(r"\{(\w+)\}", value)
-        if whole and whole.group(1) in values and not isinstance(dict.get(values, whole.group(1)), str):
+        if keep_type and whole and whole.group(1) in values and not isinstance(dict.get(values, whole.group(1)), str):
             return dict.get(values, whole.group(1))  # a lone value keeps its type (a line number stays a number)
         try:
             return value.format_map(values)
         except (KeyError, IndexError, ValueError) as ex:
             raise TableError(f"template {value!r}: no value for {ex}") from None
     if isinstance(value, list):
-        return [_fill(v, values) for v in value]
+        return [_fill(v, values, keep_type=False) for v in value]
     if isinstance(value, dict):
         return {k: _fill(v, values) for k, v in value.items()}
     return value
@@ -277,7 +313,7 @@ def gold_record(table: OperatorTable, mutation: Mutation, fixture: str, seed: in
                      "source": item.source, "evidence": site.evidence, "evidence_file": site.evidence_file,
                      "file": site.values.get("file", site.evidence_file), "line": site.line, "where": site.where,
                      "case": case})
-    finding = _fill(op.finding, values) | {"id": op.id, "evidence": site.evidence}
+    finding = _fill(op.finding, values) | {"id": op.id, "evidence": "" if op.absence else site.evidence}
     record = _fill(table.gold, values)
     record.update({
         "split": split,
@@ -317,7 +353,7 @@ def plant(kind: str, inputs: Sequence[str | Path], out: str | Path, *, operators
     layout = get_layout(table.layout)
     out = Path(out)
     fixtures_dir, gold_dir = out / "fixtures" / kind, out / "gold" / kind
-    report = PlantReport(kind=kind, out=out, seed=seed)
+    report = PlantReport(kind=kind, out=out, seed=seed, operators=[op.id for op in chosen])
     read: list[PlantInput] = []
     for given in inputs:
         path = Path(given).expanduser()

@@ -157,6 +157,8 @@ class Operator(Closed):
     description: str
     target: str | None = None  # which file of the input it changes (pair layouts: design | requirements)
     requires: Requires = Field(default_factory=Requires)
+    absence: bool = Field(default=False, description="the flaw is something missing: its finding quotes "
+                          "nothing (what was removed is recorded in the gold file's `planted.removed`)")
     ways: list[Way] = Field(min_length=1)
     finding: dict[str, Any] = Field(description="The gold finding's fields (templates); id and evidence are added.")
 

@@ -65,9 +65,16 @@ class Lines:
 
 
 def units(text: str) -> list[Unit]:
-    """Every text unit of `text` as located pieces (headings, sentences, table rows)."""
+    """Every text unit of `text` as located pieces (headings, sentences, table rows, the header
+    rows of tables too), in document order."""
     lines = Lines(text)
     out: list[Unit] = []
+    for block in read_document(text).of_kind("table"):
+        if block.rows:
+            row = block.rows[0]
+            raw = lines.line_text(row)
+            start = lines.offset(row) + len(raw) - len(raw.lstrip())
+            out.append(Unit("table", raw.strip(), start, start + len(raw.strip()), row, (start, start + len(raw.strip())), -1))
     for index, s in enumerate(sentences(text)):
         located = []
         for line, piece in (s.pieces or ((s.line, s.text),)):
@@ -81,7 +88,7 @@ def units(text: str) -> list[Unit]:
             continue
         span = (located[0][2], located[-1][2] + len(located[-1][1]))
         out += [Unit(s.kind, piece, start, start + len(piece), line, span, index) for line, piece, start in located]
-    return out
+    return sorted(out, key=lambda u: u.start)
 
 
 def section_path(sections: list[MdSection], line: int) -> str:
