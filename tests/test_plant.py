@@ -511,3 +511,10 @@ def test_a_bad_operator_table_is_one_line(tmp_path, change, message):
 def test_unknown_operator_names_the_known_ones():
     with pytest.raises(TableError, match="unknown operator nope; the ds table has remove-group-sizes"):
         kind_table("ds").select(["nope"])
+
+
+def test_the_evaluation_page_names_every_operator():
+    page = (PROJECT_ROOT / "docs" / "evaluation.md").read_text()
+    for kind in ("ds", "design", "impact", "code"):
+        for op in kind_table(kind).operators:
+            assert f"`{op.id}`" in page, (kind, op.id)

@@ -40,11 +40,18 @@ def _column(log: EvalLog, taken: set[str]) -> str:
 
 
 def missed_table(logs: Sequence[EvalLog]) -> str:
-    """The table: one row per operator (most missed first), the number planted, and for each
-    model how many it caught and its recall; a last row for all operators."""
+    """One table per kind: a row per operator (most missed first), the number planted, and for
+    each model (log) how many it caught and its recall; a last row for all operators."""
     planted_logs = [log for log in logs if (log.eval.metadata or {}).get("planted")]
     if not planted_logs:
         raise PlantReportError("no run over a planted gold set in these logs (plant one: review-harness plant)")
+    kinds: dict[str, list[EvalLog]] = {}
+    for log in planted_logs:
+        kinds.setdefault(str((log.eval.metadata or {}).get("kind", "")), []).append(log)
+    return "\n\n".join(_kind_table(kind, group) for kind, group in kinds.items())
+
+
+def _kind_table(kind: str, planted_logs: list[EvalLog]) -> str:
     taken: set[str] = set()
     columns = [(_column(log, taken), caught_by_operator(log)) for log in planted_logs]
     planted: dict[str, int] = {}
@@ -65,9 +72,7 @@ def missed_table(logs: Sequence[EvalLog]) -> str:
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
              for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    kinds = sorted({str((log.eval.metadata or {}).get("kind", "")) for log in planted_logs})
-    head = (f"What these reviewers miss ({', '.join(kinds)} review, planted flaws caught per operator; "
-            "recall@<operator> in the log):")
+    head = f"What these reviewers miss ({kind} review, planted flaws caught per operator; recall@<operator> in the log):"
     return "\n".join([head, *lines])
 
 
