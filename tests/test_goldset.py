@@ -279,3 +279,27 @@ def test_the_project_sets_still_load_by_name(tmp_path):
         load_task_file("ds_review")(fixtures=str(tmp_path / "copy"))
     task = load_task_file("ds_review")(fixtures="domain/search")
     assert len(task.dataset) > 0
+
+
+def test_design_and_code_user_sets_run(tmp_path):
+    plant("design", [FIX / "design" / "feature-flag-service"], tmp_path / "set", operators=["requirement-not-addressed"])
+    plant("code", [FIX / "code" / "route-spec"], tmp_path / "set", operators=["sql-string-format"])
+    for task, op in (("design_review", "requirement-not-addressed"), ("code_review", "sql-string-format")):
+        [log] = inspect_eval(load_task_file(task)(fixtures=str(tmp_path / "set")), model="offline/rules",
+                             log_dir=str(tmp_path / task), display="none")
+        metrics = _metrics(log)
+        assert log.status == "success" and f"recall@{op}" in metrics and "tokens_per_correct" in metrics, task
+
+
+def test_the_terminal_prints_what_the_reviewers_miss(tmp_path):
+    import subprocess
+    import sys
+
+    plant("impact", [FIX / "impact" / "its-weekly-signups.json"], tmp_path / "set")
+    inspect = Path(sys.executable).parent / "inspect"
+    result = subprocess.run([str(inspect), "eval", "tasks/impact_review.py", "-T", f"fixtures={tmp_path / 'set'}",
+                             "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+                            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "What these reviewers miss (impact review" in result.stderr
+    assert "interval-excludes-estimate" in result.stderr and "offline/rules" in result.stderr

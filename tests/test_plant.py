@@ -454,7 +454,7 @@ def test_code_operators_on_a_git_repository_never_touch_it(tmp_path):
     assert digest(repo / "shop") + digest(repo / "tests") == before
     assert subprocess.run(["git", "-C", str(repo), "status", "--porcelain"], capture_output=True, text=True).stdout == status
     assert subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout == head
-    case = tmp_path / "out" / "fixtures" / "code" / f"repo--test-not-called"
+    case = tmp_path / "out" / "fixtures" / "code" / "repo--test-not-called"
     gold = check_gold_file("code", tmp_path / "out" / "gold" / "code" / "repo--test-not-called.yaml")
     check_test_renamed(repo, case, gold)
     outside = check_gold_file("code", tmp_path / "out" / "gold" / "code" / "repo--edit-outside-task.yaml")
@@ -518,3 +518,18 @@ def test_the_evaluation_page_names_every_operator():
     for kind in ("ds", "design", "impact", "code"):
         for op in kind_table(kind).operators:
             assert f"`{op.id}`" in page, (kind, op.id)
+
+
+@pytest.mark.parametrize("kind, source", [
+    ("design", FIX / "design" / "api-rate-limiter"),
+    ("impact", FIX / "impact" / "its-daily-checkout.json"),
+    ("code", FIX / "code" / "route-spec"),
+])
+def test_every_kind_plants_the_same_set_for_the_same_seed(tmp_path, kind, source):
+    trees = []
+    for n, seed in enumerate((11, 11)):
+        out = tmp_path / str(n)
+        report = plant(kind, [source], out, seed=seed)
+        assert report.written >= 2 and not report.failures
+        trees.append({p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+    assert trees[0] == trees[1]
