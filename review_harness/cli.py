@@ -203,14 +203,15 @@ def gold() -> None:
 @gold.command("new", epilog="Example: review-harness gold new ds analysis.md --out my-gold/")
 @click.argument("kind", metavar="KIND")
 @click.argument("given", metavar="INPUT")
-@click.option("--out", required=True, metavar="DIR", help="The gold set (fixtures/KIND/ and gold/KIND/ in it).")
+@click.option("--out", metavar="DIR", help="The gold set to copy INPUT into (fixtures/KIND/ and gold/KIND/ in it). "
+              "Default: the set INPUT is in (<set>/fixtures/KIND/).")
 @click.option("--id", "case_id", metavar="ID", help="The case's name. Default: the input's name.")
 @click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
 @click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
 @click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
-def gold_new(kind: str, given: str, out: str, case_id: str | None, base: str | None, head: str | None,
+def gold_new(kind: str, given: str, out: str | None, case_id: str | None, base: str | None, head: str | None,
              spec: str | None) -> int:
-    """Copy INPUT into the gold set and write a gold file for it to fill in by hand.
+    """Write a gold file for INPUT to fill in by hand (with --out, after copying INPUT into that set).
 
     KIND: ds, design, code or impact. Then fill in its TODOs and run `review-harness gold check`.
     """
@@ -221,8 +222,9 @@ def gold_new(kind: str, given: str, out: str, case_id: str | None, base: str | N
         raise CommandError(f"gold new: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
     with one_line(PlantError, TableError):
         fixture, gold_path = scaffold_gold(kind, given, out, case_id, {"base": base, "head": head, "spec": spec})
-    click.echo(f"copied {given} to {fixture}\nwrote {gold_path}: fill in its TODOs, then run\n"
-               f"  review-harness gold check {gold_path}\n  inspect eval tasks/{kind}_review.py -T fixtures={out}")
+    where = out or gold_path.parent.parent.parent
+    click.echo((f"copied {given} to {fixture}\n" if out else "") + f"wrote {gold_path}: fill in its TODOs, then run\n"
+               f"  review-harness gold check {gold_path}\n  inspect eval tasks/{kind}_review.py -T fixtures={where}")
     return 0
 
 

@@ -303,3 +303,16 @@ def test_the_terminal_prints_what_the_reviewers_miss(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "What these reviewers miss (impact review" in result.stderr
     assert "interval-excludes-estimate" in result.stderr and "offline/rules" in result.stderr
+
+
+def test_gold_new_for_an_input_already_in_a_set(tmp_path, capsys):
+    plant("ds", [FIX / "ds" / "strong-analysis.md"], tmp_path / "set", operators=["delete-summary"])
+    doc = tmp_path / "set" / "fixtures" / "ds" / "memo.md"
+    doc.write_text("# Memo\n\nRevenue rose 4%.\n")
+    assert main(["gold", "new", "ds", str(doc)]) == 0
+    assert (tmp_path / "set" / "gold" / "ds" / "memo.yaml").is_file()
+    assert "fill in its TODOs" in capsys.readouterr().out
+    outside = tmp_path / "memo.md"
+    outside.write_text("# Memo\n")
+    assert main(["gold", "new", "ds", str(outside)]) == 2
+    assert "not inside a gold set" in capsys.readouterr().err

@@ -94,10 +94,17 @@ def scaffold(model: type[GoldCase], fixture: str, kind: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gold_new(kind: str, given: str | Path, out: str | Path, case_id: str | None = None,
+def set_of(path: Path, kind: str) -> Path | None:
+    """The gold set an input already sits in (`<set>/fixtures/<kind>/<input>`), or None."""
+    parent = path.resolve().parent
+    return parent.parent.parent if parent.name == kind and parent.parent.name == "fixtures" else None
+
+
+def gold_new(kind: str, given: str | Path, out: str | Path | None = None, case_id: str | None = None,
              options: dict[str, Any] | None = None) -> tuple[Path, Path]:
-    """Copy the input into the gold set `out` and write its gold file to fill in; (fixture, gold
-    file). An existing gold file is never overwritten."""
+    """Write a gold file to fill in for an input; (fixture, gold file). With `out`, the input is
+    copied into that gold set first; without, it must already sit in one
+    (`<set>/fixtures/<kind>/`). An existing gold file is never overwritten."""
     from review_harness.core.kinds import get_kind
     from review_harness.core.plant.engine import kind_table
     from review_harness.core.plant.layouts import get_layout
@@ -115,6 +122,15 @@ def gold_new(kind: str, given: str | Path, out: str | Path, case_id: str | None 
     item = read[0]
     if isinstance(item, tuple):
         raise PlantError(item[1])
+    if out is None:
+        root = set_of(path, kind)
+        if root is None:
+            raise PlantError(f"{given}: not inside a gold set (<set>/fixtures/{kind}/); give --out DIR to copy it into one")
+        gold_path = root / "gold" / kind / f"{case_id or item.id}.yaml"
+        if gold_path.exists():
+            raise PlantError(f"{gold_path} exists: edit it, or give another --id")
+        write_atomic(gold_path, scaffold(model, path.name, kind))
+        return path, gold_path
     case = case_id or item.id
     out = Path(out)
     gold_path = out / "gold" / kind / f"{case}.yaml"
