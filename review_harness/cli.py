@@ -204,6 +204,124 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
     return 0 if report.passed else 1
 
 
+PLANT_KINDS = ("ds", "design", "code", "impact")
+
+
+@cli.command(epilog="\b\nExamples:\n  review-harness plant ds ../shared/real/ds --out planted/\n"
+                    "  review-harness plant design fixtures/design --out planted/ --operators secret-in-plain-text\n"
+                    "  review-harness plant code . --base main --head HEAD --spec SPEC.md --out planted/\n"
+                    "  inspect eval tasks/ds_review.py -T fixtures=planted/   (then: what the reviewers miss)")
+@click.argument("kind", metavar="KIND")
+@click.argument("inputs", metavar="INPUT...", nargs=-1, required=True)
+@click.option("--out", required=True, metavar="DIR", help="The gold set to write (fixtures/KIND/ and gold/KIND/ in it).")
+@click.option("--operators", metavar="NAMES", help="Comma-separated operator ids. Default: every operator of the kind.")
+@click.option("--per-input", type=click.IntRange(min=1), metavar="N", help="At most N mutations per input (drawn by the seed).")
+@click.option("--seed", type=int, default=0, show_default=True, help="The same seed plants the same set.")
+@click.option("--split", type=click.Choice(["dev", "heldout"]), default="heldout", show_default=True,
+              help="The split the planted gold files belong to.")
+@click.option("--table", "tables", multiple=True, metavar="FILE", help="A team's own operator table, added to the kind's.")
+@click.option("--reasons", is_flag=True, help="Also say why each operator that did not apply did not.")
+@click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
+@click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
+@click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+def plant(kind: str, inputs: tuple[str, ...], out: str, operators: str | None, per_input: int | None, seed: int,
+          split: str, tables: tuple[str, ...], reasons: bool, base: str | None, head: str | None,
+          spec: str | None) -> int:
+    """Plant known flaws in copies of real inputs and write a gold file for each (mutation testing
+    for reviewers): recall per flaw on your own documents, without labelling them.
+
+    KIND: ds, design, code or impact. INPUT: files or folders of the kind (a DS document, a
+    design folder with design.md and requirements.md or a design document with a goals section,
+    an impact results JSON, a code case folder or a git repository). Inputs are only read.
+    """
+    from review_harness.core.files import folder_problem
+    from review_harness.core.plant import PlantError, TableError, plant as plant_flaws
+    from review_harness.core.plant.expr import ExpressionError
+
+    if kind not in PLANT_KINDS:
+        raise CommandError(f"plant: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
+    problem = folder_problem(out)
+    if problem:
+        raise CommandError(f"--out {out}: {problem}")
+    names = [n.strip() for n in operators.split(",") if n.strip()] if operators else None
+    with one_line(PlantError, TableError, ExpressionError):
+        report = plant_flaws(kind, inputs, out, operators=names, per_input=per_input, seed=seed, split=split,
+                             tables=tables, options={"base": base, "head": head, "spec": spec})
+    click.echo("\n".join(report.lines(reasons=reasons)))
+    return 0 if report.written else 1
+
+
+@cli.group(epilog="Run `review-harness gold COMMAND --help` for its options.")
+def gold() -> None:
+    """Your own gold sets: scaffold a hand-written gold file, check gold files, report what a run missed."""
+
+
+@gold.command("new", epilog="Example: review-harness gold new ds analysis.md --out my-gold/")
+@click.argument("kind", metavar="KIND")
+@click.argument("given", metavar="INPUT")
+@click.option("--out", metavar="DIR", help="The gold set to copy INPUT into (fixtures/KIND/ and gold/KIND/ in it). "
+              "Default: the set INPUT is in (<set>/fixtures/KIND/).")
+@click.option("--id", "case_id", metavar="ID", help="The case's name. Default: the input's name.")
+@click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
+@click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
+@click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+def gold_new(kind: str, given: str, out: str | None, case_id: str | None, base: str | None, head: str | None,
+             spec: str | None) -> int:
+    """Write a gold file for INPUT to fill in by hand (with --out, after copying INPUT into that set).
+
+    KIND: ds, design, code or impact. Then fill in its TODOs and run `review-harness gold check`.
+    """
+    from review_harness.core.goldset import gold_new as scaffold_gold
+    from review_harness.core.plant import PlantError, TableError
+
+    if kind not in PLANT_KINDS:
+        raise CommandError(f"gold new: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
+    with one_line(PlantError, TableError):
+        fixture, gold_path = scaffold_gold(kind, given, out, case_id, {"base": base, "head": head, "spec": spec})
+    where = out or gold_path.parent.parent.parent
+    click.echo((f"copied {given} to {fixture}\n" if out else "") + f"wrote {gold_path}: fill in its TODOs, then run\n"
+               f"  review-harness gold check {gold_path}\n  inspect eval tasks/{kind}_review.py -T fixtures={where}")
+    return 0
+
+
+@gold.command("check", epilog="\b\nExamples:\n  review-harness gold check my-gold/\n"
+                               "  review-harness gold check my-gold/gold/ds/analysis.yaml")
+@click.argument("path", metavar="PATH")
+@click.option("--kind", metavar="KIND", help="The kind of the gold files. Default: from their folder (gold/KIND/).")
+def gold_check(path: str, kind: str | None) -> int:
+    """Validate gold files: one line per problem (fields, evidence quotes that do not occur in the
+    input, ids that repeat, placeholders left). Exit code 1 when there is any.
+
+    PATH: a gold file, a gold/KIND/ folder, or a gold set (a folder holding gold/).
+    """
+    from review_harness.core.goldset import gold_check as check_gold
+    from review_harness.core.kinds import KindError
+    from review_harness.core.plant import PlantError
+
+    with one_line(PlantError, KindError):
+        problems, checked = check_gold(path, kind)
+    for line in problems:
+        click.echo(line)
+    click.echo(f"{checked} gold file(s) checked: " + (f"{len(problems)} problem(s)" if problems else "no problems"))
+    return 1 if problems else 0
+
+
+@gold.command("report", epilog="Example: review-harness gold report logs/planted/")
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True)
+def gold_report(logs: tuple[str, ...]) -> int:
+    """What the reviewers miss: recall per planted flaw (operator), one column per model, from the
+    logs of runs over planted gold sets.
+
+    LOG: an .eval log, or a folder (every log in it of a planted set).
+    """
+    from review_harness.core.logs import LogError
+    from review_harness.core.plant.report import PlantReportError, recall_report
+
+    with one_line(LogError, PlantReportError):
+        click.echo(recall_report(logs))
+    return 0
+
+
 def _quiet_closed_pipe() -> int:
     """stdout's reader went away (`| head`): stop writing and say nothing."""
     try:

@@ -10,7 +10,7 @@ from review_harness.code.gold import GOLD_METRICS, CodeGold, compare_code
 from review_harness.code.models import LETTERS, STAGES, ReviewerAnswer
 from review_harness.code.panel import completed_report, review_from_store
 from review_harness.core.gold import sample_gold
-from scorers.gold_score import defined, not_compared
+from scorers.gold_score import defined, not_compared, run_metrics, with_run_figures
 from scorers.metrics import averaged
 from review_harness.core.metrics import SharedJSON
 
@@ -33,19 +33,19 @@ def first_reports(store) -> dict[str, ReviewerAnswer | None]:
     return out
 
 
-@scorer(metrics=averaged(*RUN_METRICS))
+@scorer(metrics=averaged(*RUN_METRICS) | run_metrics())
 def code_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, CodeGold)
         if gold is None:
-            return not_compared(GOLD_METRICS, why)
+            return not_compared(GOLD_METRICS, why, state)
         review = review_from_store(state.store, state.metadata)
         if not review.iterations:
-            return not_compared(GOLD_METRICS, "no review was made")
+            return not_compared(GOLD_METRICS, "no review was made", state)
         comparison = compare_code(review, gold, first_reports(state.store))
-        return Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=review.first.decision,
+        return with_run_figures(Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=review.first.decision,
                      explanation="\n".join(comparison.notes),
                      metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path),
-                               "split": gold.split, "matcher": comparison.matcher})
+                               "split": gold.split, "matcher": comparison.matcher}), state, gold, comparison)
 
     return score

@@ -26,7 +26,7 @@ from review_harness.ds.panel import review_from_store
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.ds_judge import grader_bound, grader_model, llm_match_findings
 from scorers.epochs import STABILITY_KEYS
-from scorers.gold_score import comparison_lines, defined, not_compared
+from scorers.gold_score import comparison_lines, defined, not_compared, run_metrics, with_run_figures
 from scorers.metrics import averaged
 from review_harness.core.metrics import SharedJSON
 
@@ -59,7 +59,7 @@ async def match_with(
 
 
 # per-finding stability is recorded by the epoch reducer, with several epochs only
-@scorer(metrics=averaged(*GOLD_METRICS, *STABILITY_KEYS))
+@scorer(metrics=averaged(*GOLD_METRICS, *STABILITY_KEYS) | run_metrics())
 def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
     """Compare the synthesized review with the sample's gold file.
 
@@ -72,11 +72,11 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, GoldFile, rubric_check(the_rubric))
         if gold is None:
-            return not_compared(GOLD_METRICS, why)
+            return not_compared(GOLD_METRICS, why, state)
         review = review_from_store(state.store, the_rubric, state.input_text)
         if review.status == "deferred":
             # no review happened: no accuracy to report (a deferred run must not read as precise)
-            return not_compared(GOLD_METRICS, "review deferred: nothing to compare with gold", answer="deferred")
+            return not_compared(GOLD_METRICS, "review deferred: nothing to compare with gold", state, answer="deferred")
         matches, matcher_name, notes = await match_with(matcher, shown_findings(review), gold.expected_findings)
         comparison = compare_with_gold(review, gold, matches, matcher=matcher_name)
         value = {
@@ -88,7 +88,7 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
             "score_in_window": defined(comparison.score_in_window),
             "top3_relevance": defined(comparison.top3_relevance),
         }
-        return Score(
+        return with_run_figures(Score(
             value=value,
             answer=review.verdict or review.status,
             explanation="\n".join(comparison_lines(comparison, notes)),
@@ -98,6 +98,6 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
                 **({"matcher_prompt": MATCHER_PROMPT_VERSION} if matcher_name != DETERMINISTIC_MATCHER else {}),
                 **({"matcher_notes": notes} if notes else {}),
             },
-        )
+        ), state, gold, comparison, described={f.id: (f.evidence, f"{f.title}. {f.issue}") for f in review.findings})
 
     return score

@@ -13,7 +13,7 @@ from inspect_ai.solver import TaskState
 from review_harness.core.gold import sample_gold
 from review_harness.impact.gold import ImpactGold, ImpactGoldComparison, compare_impact, ranking_agreement
 from review_harness.impact.review import review_from_store
-from scorers.gold_score import NAN, defined, not_compared
+from scorers.gold_score import NAN, defined, not_compared, run_metrics, with_run_figures
 from review_harness.core.metrics import SharedJSON, reduce_epoch_values
 from scorers.metrics import averaged
 
@@ -35,20 +35,20 @@ def ranking_agreement_metric() -> Metric:
 
 
 @scorer(metrics=averaged("verdict_accuracy", "dimension_in_window", "overall_in_window", "concern_recall",
-                         "confidence_in_range") | {"ranking": [ranking_agreement_metric()]})
+                         "confidence_in_range") | {"ranking": [ranking_agreement_metric()]} | run_metrics())
 def impact_gold() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         gold, why = sample_gold(state.metadata, ImpactGold)
         if gold is None:
-            return not_compared(GOLD_KEYS, why)
+            return not_compared(GOLD_KEYS, why, state)
         review = review_from_store(state.store)
         comparison = compare_impact(review, gold)
         value = {
-            "verdict_accuracy": comparison.verdict_correct,
+            "verdict_accuracy": defined(comparison.verdict_correct),
             "dimension_in_window": defined(comparison.dimension_in_window),
-            "overall_in_window": comparison.overall_in_window,
+            "overall_in_window": defined(comparison.overall_in_window),
             "concern_recall": defined(comparison.recall),
-            "confidence_in_range": comparison.confidence_in_range,
+            "confidence_in_range": defined(comparison.confidence_in_range),
             # per sample: the mean score on the dimensions it breaks (all of them for a clean one);
             # the metric turns these into the cross-sample ranking agreement
             "ranking": _mean([comparison.scores.get(d) for d in (gold.breaks or list(gold.windows))]),
@@ -58,12 +58,12 @@ def impact_gold() -> Scorer:
         lines += [f"outside window: {o}" for o in comparison.outside]
         if comparison.missed_gold:
             lines.append("missed concerns: " + ", ".join(comparison.missed_gold))
-        return Score(
+        return with_run_figures(Score(
             value=value,
             answer=f"{comparison.dimension_in_window}",
             explanation="\n".join(lines),
             metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path), "split": gold.split},
-        )
+        ), state, gold, comparison)
 
     return score
 

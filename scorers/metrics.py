@@ -8,6 +8,7 @@ no numbers). It is registered here, outside the `review_harness` package, so Ins
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from review_harness.core.goldrun import ratio_of_sums
 from review_harness.core.metrics import defined_mean, nanmean
 
 
@@ -21,6 +22,17 @@ def average() -> Metric:
     return compute
 
 
+@metric(name="per_correct")
+def per_correct(of: str) -> Metric:
+    """Tokens (of='tokens') or dollars (of='dollars') per correct finding over the run: the sum
+    over the samples over the sum of their correct findings (from each gold score's `cost`)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return ratio_of_sums(((s.score.metadata or {}).get("cost") for s in scores), of)
+
+    return compute
+
+
 def averaged(*keys: str) -> dict[str, list[Metric]]:
     """The metrics dict of a dict-valued scorer: `average` on each key. A key (or glob) that a
     run does not record gets no metric (e.g. spread and stability, recorded with several epochs
@@ -28,4 +40,4 @@ def averaged(*keys: str) -> dict[str, list[Metric]]:
     return {key: [average()] for key in keys}
 
 
-__all__ = ["average", "averaged", "nanmean"]
+__all__ = ["average", "averaged", "nanmean", "per_correct"]

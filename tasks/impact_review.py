@@ -22,7 +22,8 @@ from solvers.impact_reviewer import impact_pipeline
 def impact_review(
     artifact: str | None = None, config: str | None = None, prompt: str | None = None,
     prompt_version: str | None = None, template_dirs: str | list[str] | None = None, knowledge: str | None = None,
-    top_k: int | None = None, split: str = "all", structured: str | None = None, timeout: float | None = None,
+    top_k: int | None = None, split: str = "all", fixtures: str = "impact", structured: str | None = None,
+    timeout: float | None = None,
     retries: int | None = None, max_tokens: int | None = None, cache: bool = False, **unknown: Any,
 ) -> Task:
     """Args:
@@ -33,6 +34,7 @@ def impact_review(
     knowledge: folder of .md/.txt methodology notes; 'none' for no knowledge; default: built-in notes.
     top_k: knowledge chunks retrieved per review (default 5).
     split: all | dev | heldout cases of the gold set.
+    fixtures: the gold set: impact (the project's), or a folder holding fixtures/impact/ and gold/impact/.
     structured: auto | on | off -- send a response schema (auto: anthropic and openai models).
     timeout: seconds per reviewer call (default 120); retries: extra tries after a failed call or an answer missing a dimension.
     max_tokens: output cap per call; cache: reuse responses for identical prompts.

@@ -15,7 +15,6 @@ from inspect_ai.log._transcript import ModelEvent
 
 from helpers import ds_review_task, reviews, run
 from review_harness.cli import summary_table
-from review_harness.ds import dataset
 from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
 from review_harness.offline.provider import OfflineReviewerAPI
 from review_harness.ds.prompts import PromptError, check_templates
@@ -144,8 +143,6 @@ def _fixture_tree(tmp_path: Path, monkeypatch, edit) -> None:
     data = yaml.safe_load((PROJECT_ROOT / "gold/ds/causal-without-method.yaml").read_text())
     edit(data)
     (gold / "causal-without-method.yaml").write_text(yaml.safe_dump(data))
-    monkeypatch.setattr(dataset, "FIXTURES_DIR", tmp_path / "fixtures")
-    monkeypatch.setattr(dataset, "GOLD_DIR", tmp_path / "gold")
 
 
 @pytest.mark.parametrize(
@@ -158,8 +155,8 @@ def _fixture_tree(tmp_path: Path, monkeypatch, edit) -> None:
     ],
 )
 def test_bad_gold_file_stops_the_fixture_run(tmp_path, monkeypatch, edit, expected):
-    _fixture_tree(tmp_path, monkeypatch, edit)
-    message = error_for()
+    _fixture_tree(tmp_path, monkeypatch, edit)  # a gold set of the user's own: fixtures/ds/ and gold/ds/
+    message = error_for(fixtures=str(tmp_path))
     assert expected in message
     assert "causal-without-method.yaml" in message
 

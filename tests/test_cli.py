@@ -135,7 +135,7 @@ def test_one_epoch_records_no_across_epoch_figure_and_two_do(task, tmp_path):
         keys = {k for r in log.reductions for s in r.samples for k in s.value}
         recorded[epochs] = names | keys
         for score in log.results.scores:  # every metric is named, none is 'nanmean'
-            assert all(name in ("average", "ranking_agreement_metric") for name in score.metrics), score
+            assert all(name in ("average", "ranking_agreement_metric", "per_correct") for name in score.metrics), score
     assert not recorded[1] & ACROSS_EPOCHS
     assert recorded[2] & ACROSS_EPOCHS
 

@@ -17,8 +17,8 @@ from review_harness.code.change import ChangeError, ChangeSet, from_git, from_pa
 from review_harness.code.config import ConfigError, ReviewConfig, load_project_config, resolve_config
 from review_harness.code.models import HumanAnswer
 from review_harness.core.models import ClosedModel
+from review_harness.core.gold import gold_set_folders
 from review_harness.core.params import resolve_user_path
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.core.yamlio import read_model, read_yaml
 
 SPLITS = ("all", "dev", "heldout")
@@ -152,16 +152,16 @@ def case_change(folder: Path, case: CaseFile) -> ChangeSet:
 
 
 def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: str | None = None) -> list[Sample]:
-    root = resolve_user_path(cases) if cases else FIXTURES_DIR / fixtures
+    root, gold_dir = (resolve_user_path(cases), None) if cases else gold_set_folders("code", fixtures)
     if not root.is_dir():
-        raise PrerequisiteError(f"-T {'cases' if cases else 'fixtures'}={cases or fixtures}: no such folder")
+        raise PrerequisiteError(f"-T cases={cases}: no such folder")
     folders = sorted(p.parent for p in root.glob("*/case.yaml"))
     if not folders:
         raise PrerequisiteError(f"{root}: no cases (folders with a case.yaml)")
     samples = []
     for folder in folders:
         case = load_case(folder)
-        gold = GOLD_DIR / "code" / f"{folder.name}.yaml" if not cases else folder / "gold.yaml"
+        gold = gold_dir / f"{folder.name}.yaml" if gold_dir is not None else folder / "gold.yaml"
         gold_split = None
         if gold.exists():
             data = read_yaml(gold) or {}

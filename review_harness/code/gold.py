@@ -53,7 +53,7 @@ class Expected(BaseModel):
 class CodeGold(GoldCase):
     language: str = "python"
     notes: str | None = None
-    expected: Expected
+    expected: Expected | None = Field(default=None, description="None: not judged (a planted file)")
     expected_findings: list[GoldFinding] = Field(default_factory=list)
     traps: list[GoldTrap] = Field(default_factory=list)
 
@@ -112,10 +112,10 @@ class CodeGoldComparison(GoldComparison):
     one_model_precision: float | None
     agreed_count: int
     one_model_count: int
-    decision_accuracy: float
-    confidence_exact: float
-    final_status_accuracy: float
-    fix_iterations_exact: float
+    decision_accuracy: float | None
+    confidence_exact: float | None
+    final_status_accuracy: float | None
+    fix_iterations_exact: float | None
     fp_trap_rate: float | None
     traps_hit: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
@@ -157,9 +157,14 @@ def compare_code(review: CodeReview, gold: CodeGold, reports: dict[str, Reviewer
     flagged = [t.id for t in gold.traps if any(_hits_trap(f, t) for f in all_predicted)]
     if flagged:
         notes.append("fell into traps: " + ", ".join(flagged))
-    notes.append(f"decision {first.decision} (gold {gold.expected.decision}); confidence {first.confidence.value:g} "
-                 f"(gold {gold.expected.confidence:g}); status {review.final_status} (gold {gold.expected.final_status}); "
-                 f"fixes {review.fix_iterations} (gold {gold.expected.fix_iterations})")
+    expected = gold.expected
+    if expected is None:
+        notes.append(f"decision {first.decision}, confidence {first.confidence.value:g}, status {review.final_status}, "
+                     f"fixes {review.fix_iterations} (gold does not judge them)")
+    else:
+        notes.append(f"decision {first.decision} (gold {expected.decision}); confidence {first.confidence.value:g} "
+                     f"(gold {expected.confidence:g}); status {review.final_status} (gold {expected.final_status}); "
+                     f"fixes {review.fix_iterations} (gold {expected.fix_iterations})")
     overall = compare_findings([m.finding for m in merged], gold_counted)
     return CodeGoldComparison(
         **overall.model_dump(),
@@ -168,10 +173,10 @@ def compare_code(review: CodeReview, gold: CodeGold, reports: dict[str, Reviewer
         one_model_precision=ratio(len(matched(single, gold_counted)), len(single)),
         agreed_count=len(agreed),
         one_model_count=len(single),
-        decision_accuracy=float(first.decision == gold.expected.decision),
-        confidence_exact=float(abs(first.confidence.value - gold.expected.confidence) < 1e-9),
-        final_status_accuracy=float(review.final_status == gold.expected.final_status),
-        fix_iterations_exact=float(review.fix_iterations == gold.expected.fix_iterations),
+        decision_accuracy=None if expected is None else float(first.decision == expected.decision),
+        confidence_exact=None if expected is None else float(abs(first.confidence.value - expected.confidence) < 1e-9),
+        final_status_accuracy=None if expected is None else float(review.final_status == expected.final_status),
+        fix_iterations_exact=None if expected is None else float(review.fix_iterations == expected.fix_iterations),
         fp_trap_rate=ratio(len(flagged), len(gold.traps)),
         traps_hit=flagged,
         notes=notes,

@@ -4,6 +4,8 @@
   within seconds instead of surfacing as a reviewer timeout minutes later.
 * A task whose log ends in error gets one line with the reason, and under ``inspect eval`` the
   process exits non-zero (Inspect itself exits 0 when a task errors at run time).
+* After a run over a planted gold set (`review-harness plant`), the table of what the reviewers
+  missed: recall per planted flaw, one column per model when several ran.
 * After a run that reviewed the user's own documents (a review kind's task whose samples have no
   gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
   that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
@@ -143,6 +145,11 @@ class ConsoleReports(Hooks):
     async def on_run_end(self, data: RunEnd) -> None:
         if data.exception is not None:  # Inspect reports its own exceptions
             return
+        planted = [log for log in data.logs if (log.eval.metadata or {}).get("planted") and log.results]
+        if planted and at_a_terminal_command():
+            from review_harness.core.plant.report import missed_table
+
+            print("\n" + missed_table(planted), file=sys.stderr, flush=True)
         for log in data.logs:
             kind = self.user_runs.pop(log.eval.eval_id, None)
             seen = self.verdicts.pop(log.eval.eval_id, {})

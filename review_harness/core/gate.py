@@ -25,6 +25,7 @@ baseline is never replaced. It says what it replaced.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import statistics
@@ -318,7 +319,7 @@ def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_ove
     new_values = sample_values(log)
     epochs = log.eval.config.epochs or 1
     results = []
-    for metric, rule in config.metrics.items():
+    for metric, rule in expand_rules(config.metrics, set(baseline.values) | set(new_values)).items():
         base = baseline.values.get(metric)
         new = new_values.get(metric)
         if base is None or new is None:
@@ -361,6 +362,18 @@ def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_ove
     missing = sorted(baseline.samples - samples_of(new_values))
     return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results,
                       compared=compared, missing=missing)
+
+
+def expand_rules(rules: dict[str, MetricRule], recorded: set[str]) -> dict[str, MetricRule]:
+    """A tolerance whose name is a glob (`recall@*`: every planted operator's recall) holds each
+    metric either run recorded that it matches; a plain name stands as it is."""
+    out: dict[str, MetricRule] = {}
+    for name, rule in rules.items():
+        if any(ch in name for ch in "*?["):
+            out |= {metric: rule for metric in sorted(recorded) if fnmatch.fnmatchcase(metric, name) and metric not in rules}
+        else:
+            out[name] = rule
+    return out
 
 
 def _fmt(value: float | None) -> str:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from review_harness.core.matching import normalize_space
 from review_harness.core.paths import PROJECT_ROOT
-from review_harness.core.yamlio import read_model
+from review_harness.core.yamlio import YamlReadError, read_model, read_yaml
 
 Split = Literal["dev", "heldout"]
 
@@ -42,6 +42,27 @@ class ExpectedFinding(BaseModel):
     keywords: list[str] = Field(default_factory=list)
 
 
+class Planted(BaseModel):
+    """How a planted gold file was made (`review-harness plant`): the operator, the input it
+    changed (the path given and a hash of its text), the seed, and what the change put in or
+    took out. A planted file lists only the flaw it planted: the input's other flaws are not
+    known, so the review's precision and the kind's expected outcome (verdict, score window) are
+    not judged on it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    operator: str
+    description: str = ""
+    table: str = ""
+    source: str
+    source_sha256: str = ""
+    seed: int = 0
+    change: Literal["insert", "replace", "delete"]
+    planted: str = Field(default="", description="The text put in (it occurs in the planted copy).")
+    removed: str = Field(default="", description="The text taken out (gone from the planted copy).")
+    where: str = ""
+
+
 class GoldCase(BaseModel):
     """The base of every kind's gold file."""
 
@@ -54,6 +75,7 @@ class GoldCase(BaseModel):
         description="The fixture file or folder, relative to fixtures/<set>/; default: the folder named by the id.",
     )
     expected_findings: Sequence[ExpectedFinding] = Field(default_factory=list)
+    planted: Planted | None = Field(default=None, description="Set when the file was planted, not judged by hand.")
     _path: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -67,6 +89,12 @@ class GoldCase(BaseModel):
     def id_for(cls, path: Path) -> str:
         """The id of the gold file at `path`: its name."""
         return path.stem
+
+    @property
+    def findings_complete(self) -> bool:
+        """Whether the expected findings are all a careful reviewer raises (hand-judged gold), so
+        that a reported finding gold lacks is a false positive. A planted file knows only its flaw."""
+        return self.planted is None
 
     @property
     def path(self) -> Path:
@@ -128,6 +156,10 @@ def _problems(gold: GoldCase) -> list[str]:
             names = ", ".join(p.name for p in inputs) or "its inputs (none exist)"
             problems.append(f"expected_findings.{n}.evidence: quote of {finding.id} not found in {names}: "
                             f"{finding.evidence[:80]!r}")
+    if gold.planted is not None and gold.planted.planted and gold.expected_findings:
+        inputs = [p for p in gold.evidence_inputs(gold.expected_findings[0]) if p.is_file()]
+        if not any(normalize_space(gold.planted.planted) in read(p) for p in inputs):
+            problems.append(f"planted.planted: the planted text is not in the planted copy: {gold.planted.planted[:80]!r}")
     return problems
 
 
@@ -200,3 +232,111 @@ def sample_gold(
         return load_gold(path, model, check), ""
     except GoldError as ex:
         return None, str(ex)
+
+
+def check_gold_file(kind_name: str, path: str | Path) -> GoldCase:
+    """One gold file of a kind read and checked as its task reads it: the kind's gold model, the
+    evidence against its fixture, and the kind's own checks (its `gold_problems` hook: the DS
+    rubric's lenses). Any problem is a one-line `GoldError`."""
+    from review_harness.core.kinds import get_kind
+
+    kind = get_kind(kind_name)
+    if kind.gold_model is None:
+        raise GoldError(f"kind {kind_name} has no gold files")
+    return load_gold(path, kind.gold_model, kind.gold_problems)
+
+
+def gold_set_folders(kind: str, fixtures: str) -> tuple[Path, Path]:
+    """(fixtures folder, gold folder) of `-T fixtures=VALUE`: a set of the project
+    (fixtures/<VALUE>/ and gold/<VALUE>/, e.g. `ds`, `domain/search`), or a gold set of the user's
+    own outside the project: a folder holding fixtures/<kind>/ and gold/<kind>/ (what
+    `review-harness plant --out` and `review-harness gold new` write). A value that is neither is
+    a one-line error naming both."""
+    from review_harness.core.inspect_adapter import PrerequisiteError
+    from review_harness.core.params import resolve_user_path
+    from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+
+    value = str(fixtures)
+    inside = FIXTURES_DIR / value
+    if not Path(value).is_absolute() and inside.is_dir() and not value.startswith((".", "~")):
+        return inside, GOLD_DIR / value
+    user = resolve_user_path(value)
+    if user.is_dir() and ((user / "fixtures").is_dir() or (user / "gold").is_dir()):
+        folder = user / "fixtures" / kind
+        if not folder.is_dir():
+            raise PrerequisiteError(f"-T fixtures={value}: {folder} is not a folder (a gold set holds "
+                                    f"fixtures/{kind}/ and gold/{kind}/)")
+        return folder, user / "gold" / kind
+    raise PrerequisiteError(f"fixture set '{value}' not found: {inside} is not a folder, and {value} is no gold "
+                            f"set (a folder holding fixtures/{kind}/ and gold/{kind}/)")
+
+
+def findings_model(model: type[GoldCase]) -> type[ExpectedFinding]:
+    """The model of one expected finding of a kind's gold file."""
+    annotation = model.model_fields["expected_findings"].annotation
+    inner = [a for a in get_args(annotation) if isinstance(a, type) and issubclass(a, ExpectedFinding)]
+    return inner[0] if inner else ExpectedFinding
+
+
+PLACEHOLDER = "TODO"
+
+
+def _placeholders(raw: Any, where: str = "") -> list[str]:
+    if isinstance(raw, str):
+        return [f"{where}: still a placeholder ({raw[:60]!r})"] if raw.strip().startswith(PLACEHOLDER) else []
+    if isinstance(raw, dict):
+        return [p for k, v in raw.items() for p in _placeholders(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(raw, list):
+        return [p for n, v in enumerate(raw) for p in _placeholders(v, f"{where}.{n}")]
+    return []
+
+
+def gold_file_problems(kind_name: str, path: str | Path) -> list[str]:
+    """Every problem of one gold file ('<key path>: <problem>'), not only the first: fields the
+    kind's model refuses, evidence quotes not in the input, ids not unique, placeholders left
+    ('TODO'), and the kind's own checks. [] when the file is good."""
+    from review_harness.core.kinds import get_kind
+
+    kind = get_kind(kind_name)
+    model = kind.gold_model
+    if model is None:
+        return [f"kind {kind_name} has no gold files"]
+    path = Path(path)
+    try:
+        raw = read_yaml(path)
+    except YamlReadError as ex:
+        return [f"(file): {ex.problem}" + (f" at line {ex.line}" if ex.line else "")]
+    if not isinstance(raw, dict):
+        return ["(top level): expected a mapping of fields"]
+    expected = model.id_for(path)
+    problems = []
+    if raw.get("id", expected) != expected:
+        problems.append(f"id: {raw['id']!r} does not match the file name ({expected})")
+    problems += _placeholders(raw)
+    raw = {**raw, "id": expected}
+    findings = raw.get("expected_findings")
+    if isinstance(findings, list):  # a repeated id is one problem; the findings are still checked
+        ids = [f.get("id") for f in findings if isinstance(f, dict)]
+        repeated = sorted({str(i) for i in ids if ids.count(i) > 1})
+        if repeated:
+            problems.append(f"expected_findings: ids must be unique ({', '.join(repeated)} repeated)")
+            seen: dict[str, int] = {}
+            renamed = []
+            for f in findings:
+                if isinstance(f, dict) and f.get("id") in repeated:
+                    seen[f["id"]] = seen.get(f["id"], 0) + 1
+                    f = {**f, "id": f"{f['id']}#{seen[f['id']]}"}
+                renamed.append(f)
+            raw["expected_findings"] = renamed
+    try:
+        gold = model.model_validate(raw)
+    except ValidationError as ex:
+        return problems + [f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: "
+                           f"{e['msg'].removeprefix('Value error, ')}" for e in ex.errors()]
+    gold._path = path
+    if not gold.fixture_path.exists():
+        return problems + [f"fixture: {gold.fixture_path} does not exist"]
+    problems += _problems(gold)
+    if kind.gold_problems is not None:
+        problems += kind.gold_problems(gold)
+    return problems

@@ -15,9 +15,14 @@ at once would each record every member's writes (Inspect documents this and offe
 manager for panels of concurrent agents, but exports it only from a private module). A member's
 span holds only its model call; the enclosing solver's span still records the member's result
 once, when the solver writes it.
+
+`sample_model_usage` and `sample_role_usage` are the token usage of the running sample per model
+and per role (what its model calls reported), which a gold scorer turns into the cost per
+correct finding; Inspect keeps them in a private module.
 """
 
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model._model import sample_model_usage, sample_role_usage
 from inspect_ai.util._store import suspend_store_events
 
 
@@ -28,4 +33,4 @@ def display_print(message: str) -> None:
     display().print(message)
 
 
-__all__ = ["PrerequisiteError", "display_print", "suspend_store_events"]
+__all__ = ["PrerequisiteError", "display_print", "sample_model_usage", "sample_role_usage", "suspend_store_events"]

@@ -68,6 +68,8 @@ class ReviewKind:
       `review-harness verdict --fail-on` takes any of them.
     - `verdict_accuracy`: the gold score's key of the share of cases whose verdict is the gold
       one (the headline of a gold run).
+    - `gold_problems(gold) -> list[str]`: checks of a gold file beyond its model and evidence
+      ('<key path>: <problem>'; the DS rubric's lenses); optional.
     """
 
     name: str
@@ -88,6 +90,7 @@ class ReviewKind:
     verdicts: tuple[str, ...] = ()
     verdict_key: str = "verdict"
     verdict_accuracy: str | None = "verdict_accuracy"
+    gold_problems: Callable[[Any], list[str]] | None = None  # checks of a gold file beyond its model
 
     def with_hooks(self, module: ModuleType) -> ReviewKind:
         """The declaration completed from its module's functions and the package's conventions."""
@@ -96,7 +99,7 @@ class ReviewKind:
                                  "lint": self.lint or lazy(f"{package}.lint:lint")}
         if self.task is not None:
             found["summary_row"] = self.summary_row or lazy(f"{package}.cli:summary_row")
-        for hook in ("offline_answer", "render", "verdict_line", "columns", "log_summary"):
+        for hook in ("offline_answer", "render", "verdict_line", "columns", "log_summary", "gold_problems"):
             found[hook] = getattr(self, hook) or getattr(module, hook, None)
         if found["offline_answer"] is None:
             raise KindError(f"{module.__name__} declares no offline_answer(member, prompt)")

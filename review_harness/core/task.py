@@ -129,6 +129,9 @@ class TaskRun:
         metadata |= size_guard(task_name, review_input.samples)  # says what a long input will cost, before it starts
         if not review_input.has_gold:
             metadata["user_documents"] = True
+        planted = mark_planted(review_input.samples)
+        if planted:
+            metadata["planted"] = planted  # operator -> planted copies: the terminal's table of what was missed
         options.setdefault("viewer", viewer_config(self.kind, gold=with_gold))
         options.setdefault("headline_metric", headline_metric(self.kind, gold=with_gold))
         return Task(
@@ -139,6 +142,19 @@ class TaskRun:
             **review_input.task_options,
             **options,
         )
+
+
+def mark_planted(samples: list[Sample]) -> dict[str, int]:
+    """Operator -> count over the samples' planted gold files; each sample of a planted set gets
+    every operator's name, so its gold score carries one recall key per operator."""
+    from review_harness.core.gold import sample_gold_path
+    from review_harness.core.goldrun import PLANTED_METADATA, planted_operators
+
+    paths = [p for p in (sample_gold_path(s.metadata or {}) for s in samples) if p is not None]
+    planted = planted_operators(paths)
+    for sample in samples if planted else ():
+        sample.metadata = {**(sample.metadata or {}), PLANTED_METADATA: list(planted)}
+    return planted
 
 
 @contextmanager

@@ -19,11 +19,10 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
-from review_harness.core.gold import GoldError
+from review_harness.core.gold import GoldError, gold_set_folders
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.files import file_problem
 from review_harness.core.params import choice, looks_like_path, resolve_user_path
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
 from review_harness.design.gold import load_design_gold
 from review_harness.design.models import STAGES
@@ -181,12 +180,10 @@ def user_samples(design: Any, requirements: Any, stage: str | None, topic: str |
 def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[str] | None,
                  config: PersonaConfig) -> list[Sample]:
     split = choice("split", split, SPLITS) or "all"
-    folder = FIXTURES_DIR / fixtures
-    if not folder.is_dir():
-        raise PrerequisiteError(f"fixture set '{fixtures}' not found: {folder} is not a folder")
+    folder, gold_dir = gold_set_folders("design", fixtures)
     samples = []
     for case in sorted(p for p in folder.iterdir() if p.is_dir()):
-        gold_path = GOLD_DIR / fixtures / f"{case.name}.yaml"
+        gold_path = gold_dir / f"{case.name}.yaml"
         if not gold_path.is_file():
             raise PrerequisiteError(f"{case}: no gold file {gold_path}")
         try:

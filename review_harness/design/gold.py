@@ -54,7 +54,7 @@ class DesignGold(GoldCase):
     stage: Stage
     split: Literal["dev", "heldout"]
     designed_flaws: str
-    verdict: Verdict
+    verdict: Verdict | None = Field(default=None, description="None: not judged (a planted file)")
     escalation_target: Phase | None = None
     expected_findings: list[GoldDesignFinding] = Field(default_factory=list)
     expected_contradictions: list[GoldContradiction] = Field(default_factory=list)
@@ -65,7 +65,7 @@ class DesignGold(GoldCase):
         for f in self.expected_findings:
             if not f.accepts(f.severity):
                 raise ValueError(f"finding {f.id}: severity {f.severity.value} is outside its severity_range")
-        if (self.verdict == "escalate") != (self.escalation_target is not None):
+        if self.verdict is not None and (self.verdict == "escalate") != (self.escalation_target is not None):
             raise ValueError("escalation_target is set exactly when the verdict is escalate")
         return self
 

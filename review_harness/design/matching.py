@@ -89,7 +89,7 @@ def compare_design(review: DesignReview, gold: DesignGold, threshold: float = MA
         duplicates=duplicates,
         contradictions_found=[gold.expected_contradictions[j].id for _, j, _ in c_pairs],
         phase_accuracy=ratio(sum(m.phase_agrees for m in matches), len(matches)),
-        verdict_accuracy=float(target_ok),
+        verdict_accuracy=float(target_ok) if gold.verdict is not None else None,
         contradiction_recall=ratio(len(c_pairs), len(gold.expected_contradictions)),
         duplicate_rate=ratio(len(duplicates), len(preds)) if preds else 0.0,
     )

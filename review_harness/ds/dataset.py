@@ -8,14 +8,14 @@ from typing import Any
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
-from review_harness.core.gold import GoldError
+from review_harness.core.gold import GoldError, gold_set_folders
 from review_harness.ds.gold import load_gold
 from review_harness.ds.judge import load_meta_fixture
 from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
 from review_harness.core.documents import Document, DocumentError, is_remote, load, read_file
 from review_harness.ds.prompts import PromptError, check_templates
 from review_harness.core.params import as_flag, choice, resolve_user_path
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR  # noqa: F401  (tasks/judge_meta.py imports FIXTURES_DIR from here)
 from review_harness.core.input_errors import input_error_tolerance  # noqa: F401  (ds.task imports it from here)
 from review_harness.ds.preflight import task_domains
 from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric
@@ -78,13 +78,13 @@ def _failed_sample(path: str, reason: str, options: ReviewOptions, sample_id: st
 
 
 def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]:
-    """One sample per fixture document, id = file stem, options from its gold file."""
-    folder = FIXTURES_DIR / fixture_set
-    if not folder.is_dir():
-        raise PrerequisiteError(f"fixture set '{fixture_set}' not found: {folder} is not a folder")
+    """One sample per fixture document, id = file stem, options from its gold file. The set is
+    the project's (fixtures/<set>/) or a gold set of the user's own (a folder holding fixtures/ds/
+    and gold/ds/)."""
+    folder, gold_dir = gold_set_folders("ds", fixture_set)
     samples = []
     for path in sorted(folder.glob("*.md")):
-        gold_path = GOLD_DIR / fixture_set / f"{path.stem}.yaml"
+        gold_path = gold_dir / f"{path.stem}.yaml"
         fixture_options: dict[str, Any] = {}
         if gold_path.is_file():
             try:

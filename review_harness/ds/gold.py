@@ -47,8 +47,8 @@ class GoldFile(GoldCase):
     title: str = ""
     designed_deficiency: str
     primary_lens: str | None = Field(default=None, description="dimension.lens the fixture is designed to test.")
-    verdict_band: VerdictBand
-    score_window: tuple[float, float]
+    verdict_band: VerdictBand | None = Field(default=None, description="None: not judged (a planted file)")
+    score_window: tuple[float, float] | None = Field(default=None, description="None: not judged")
     window_basis: Literal["holistic", "computed"] = Field(
         default="computed",
         description="holistic: band and window judged by reading the document before any score was "
@@ -63,6 +63,8 @@ class GoldFile(GoldCase):
 
     @model_validator(mode="after")
     def _window(self) -> "GoldFile":
+        if self.score_window is None:
+            return self
         low, high = self.score_window
         if not 0 <= low < high <= 100:
             raise ValueError(f"score_window {self.score_window} must satisfy 0 <= low < high <= 100")

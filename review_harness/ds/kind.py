@@ -46,6 +46,13 @@ def verdict_line(review: Review) -> Verdict:
                    reason=reason)
 
 
+def gold_problems(gold: GoldFile) -> list[str]:
+    """A DS gold file's lenses and credits checked against the default rubric."""
+    from review_harness.ds.gold import rubric_check
+
+    return rubric_check()(gold)
+
+
 def columns() -> list[Column]:
     rate = ("good-high", 0.0, 1.0)
     return [

@@ -84,9 +84,10 @@ def compare_with_gold(
     return DsGoldComparison.from_matches(
         [f.id for f in shown_findings(review)], gold.expected_findings, matches, matcher=matcher,
         severity_matrix=matrix,
-        verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict else None,
+        verdict_band_correct=float(review.verdict == gold.verdict_band) if review.verdict and gold.verdict_band else None,
         score_in_window=(
-            float(gold.score_window[0] <= review.final_score <= gold.score_window[1]) if scored else None
+            float(gold.score_window[0] <= review.final_score <= gold.score_window[1])
+            if scored and gold.score_window else None
         ),
         top3_relevance=ratio(top_hits, len(top)) if important_gold else None,
     )

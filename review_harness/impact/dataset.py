@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inspect_ai.dataset import Sample
 
-from review_harness.core.gold import GoldError
+from review_harness.core.gold import GoldError, gold_set_folders
 from review_harness.core.input_errors import INPUT_ERROR, safe_name
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
@@ -71,10 +71,13 @@ def user_samples(path: str, table: ChecksTable | None = None) -> list[Sample]:
     return samples
 
 
-def gold_samples(split: str = "all", table: ChecksTable | None = None) -> list[Sample]:
+def gold_samples(split: str = "all", table: ChecksTable | None = None, fixtures: str = "impact") -> list[Sample]:
+    """The gold set: the project's (fixtures/impact/), or a gold set of the user's own (a folder
+    holding fixtures/impact/ and gold/impact/)."""
     split = choice("split", split, SPLITS) or "all"
+    _, gold_dir = gold_set_folders("impact", fixtures)
     try:
-        golds = impact_gold_files(split)
+        golds = impact_gold_files(split, gold_dir)
         return [artifact_sample(g.id, load_artifact(g.fixture_path, table), g.path) for g in golds]
     except (GoldError, ArtifactError) as ex:
         raise PrerequisiteError(f"gold set: {ex}") from None

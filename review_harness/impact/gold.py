@@ -9,6 +9,7 @@ expected range of the deterministic confidence.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -35,17 +36,21 @@ class ImpactGold(GoldCase):
     split: Literal["dev", "heldout"]
     fixture: str = Field(description="The artifact (JSON) in fixtures/impact/.")
     breaks: list[str] = Field(default_factory=list, description="dimensions the artifact breaks; empty for a clean one")
-    verdict: Verdict = Field(description="the verdict a careful reviewer gives, judged from the artifact")
-    windows: dict[str, Window]
-    overall: Window
-    confidence: Window
+    verdict: Verdict | None = Field(default=None, description="the verdict a careful reviewer gives, judged from "
+                                    "the artifact; None: not judged (a planted file)")
+    windows: dict[str, Window] = Field(default_factory=dict, description="empty: not judged")
+    overall: Window | None = None
+    confidence: Window | None = None
     expected_findings: list[GoldConcern] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check(self) -> "ImpactGold":
-        for name, (low, high) in [*self.windows.items(), ("overall", self.overall), ("confidence", self.confidence)]:
-            if not 0 <= low <= high <= 1:
-                raise ValueError(f"{name}: window must satisfy 0 <= low <= high <= 1, got [{low}, {high}]")
+        windows = [*self.windows.items(), ("overall", self.overall), ("confidence", self.confidence)]
+        for name, window in windows:
+            if window is not None and not 0 <= window[0] <= window[1] <= 1:
+                raise ValueError(f"{name}: window must satisfy 0 <= low <= high <= 1, got [{window[0]}, {window[1]}]")
+        if not self.windows:  # not judged: no window to tie breaks and concerns to
+            return self
         for name in self.breaks:
             if name not in self.windows:
                 raise ValueError(f"breaks: {name!r} has no window")
@@ -59,12 +64,17 @@ class ImpactGold(GoldCase):
         return not self.breaks
 
 
-def impact_gold_files(split: str = "all") -> list[ImpactGold]:
-    return gold_files(IMPACT_GOLD, ImpactGold, split)
+def impact_gold_files(split: str = "all", folder: Path = IMPACT_GOLD) -> list[ImpactGold]:
+    return gold_files(folder, ImpactGold, split)
 
 
 def _inside(value: float | None, window: Window) -> bool:
     return value is not None and window[0] <= value <= window[1]
+
+
+def _judged(value: float | None, window: Window | None) -> float | None:
+    """1/0 for a value inside/outside its gold window; None when gold judges no window."""
+    return None if window is None else float(_inside(value, window))
 
 
 MATCHER = "keywords"
@@ -78,11 +88,11 @@ class ImpactGoldComparison(GoldComparison):
     matcher: str = MATCHER
     case: str
     dimension_in_window: float | None
-    overall_in_window: float
-    verdict_correct: float = Field(description="1 when the review's verdict is the gold verdict")
+    overall_in_window: float | None
+    verdict_correct: float | None = Field(description="1 when the review's verdict is the gold verdict (None: not judged)")
     verdict: str = ""
     gold_verdict: str = ""
-    confidence_in_range: float
+    confidence_in_range: float | None
     outside: list[str] = Field(default_factory=list)
     scores: dict[str, float | None] = Field(default_factory=dict)
     breaks: list[str] = Field(default_factory=list)
@@ -101,9 +111,10 @@ def compare_impact(review: ImpactReview, gold: ImpactGold) -> ImpactGoldComparis
         [], gold.expected_findings, caught, matcher=MATCHER, precision_without_findings=None,
         case=gold.id,
         dimension_in_window=sum(inside.values()) / len(inside) if inside else None,
-        overall_in_window=float(_inside(review.result.overall_score, gold.overall)),
-        verdict_correct=float(review.verdict == gold.verdict), verdict=review.verdict, gold_verdict=gold.verdict,
-        confidence_in_range=float(_inside(review.confidence.score, gold.confidence)),
+        overall_in_window=_judged(review.result.overall_score, gold.overall),
+        verdict_correct=None if gold.verdict is None else float(review.verdict == gold.verdict),
+        verdict=review.verdict, gold_verdict=gold.verdict or "",
+        confidence_in_range=_judged(review.confidence.score, gold.confidence),
         outside=[f"{n} {scores[n]} not in {list(gold.windows[n])}" for n, ok in inside.items() if not ok],
         scores=scores, breaks=list(gold.breaks),
     )
@@ -112,10 +123,11 @@ def compare_impact(review: ImpactReview, gold: ImpactGold) -> ImpactGoldComparis
 def ranking_agreement(cases: list[ImpactGoldComparison]) -> tuple[float | None, list[str]]:
     """Share of (broken case, dimension it breaks, clean case) triples where the broken case
     scores strictly below the clean one on that dimension; and the triples that disagree."""
-    clean = [c for c in cases if not c.breaks]
+    judged = [c for c in cases if c.scores]  # a planted case judges no window: it ranks nothing
+    clean = [c for c in judged if not c.breaks]
     agree = total = 0
     wrong: list[str] = []
-    for broken in (c for c in cases if c.breaks):
+    for broken in (c for c in judged if c.breaks):
         for dim in broken.breaks:
             for ok in clean:
                 b, k = broken.scores.get(dim), ok.scores.get(dim)

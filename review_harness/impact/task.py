@@ -89,7 +89,8 @@ def impact_input(run: TaskRun) -> ImpactInput:
     artifact = args["artifact"]
     if artifact is not None and not str(artifact).strip():
         raise PrerequisiteError("-T artifact=: expected an impact_results.json file or a folder of them")
-    samples = user_samples(str(artifact), table) if artifact is not None else gold_samples(args["split"], table)
+    samples = (user_samples(str(artifact), table) if artifact is not None
+               else gold_samples(args["split"], table, args["fixtures"]))
     template_dirs = as_paths("template_dirs", args["template_dirs"]) if args["template_dirs"] else []
     version = args["prompt_version"] if args["prompt_version"] is not None else _given(cfg.prompt, "version")
     spec = prompt_spec(args["prompt"] or _given(cfg.prompt, "name"), None if version is None else str(version),
