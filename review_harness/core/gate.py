@@ -163,7 +163,8 @@ def check_overlap(log: EvalLog, baseline: Baseline, config: GateConfig | None = 
         raise GateError(f"the log shares no sample with the baseline (log: {_listed(samples_of(new)) or 'none'}; "
                         f"baseline: {_listed(baseline.samples)}): nothing to compare; gate a run of the baseline's "
                         "gold set, or give its baseline with --baseline")
-    if config is not None and not any(m in new or m in baseline.values for m in config.metrics):
+    recorded = set(new) | set(baseline.values)
+    if config is not None and not any(m in recorded for m in expand_rules(config.metrics, recorded)):
         raise GateError(f"none of the gated metrics ({_listed(list(config.metrics))}) is in the log or the baseline: "
                         "nothing to compare; check the gate config")
     return shared
