@@ -5,6 +5,12 @@
 (usable | caution | unusable), the concerns it raises (its expected findings, with the keywords
 the dimension's justification must contain), the dimensions the artifact breaks, and the
 expected range of the deterministic confidence.
+
+``gold/impact/published/`` is a second set in the same run: well-known causal studies written as
+artifacts from their papers (``fixtures/impact/published/``), each with its source, where every
+number comes from (``citations``), and the verdict and reasons an applied econometrician gives,
+judged from the paper. Their score windows are left open (only the verdict and the concerns are
+judged), so they measure the verdict, not the offline reviewer's arithmetic of scores.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from review_harness.core.paths import GOLD_DIR
 from review_harness.impact.models import ImpactReview, Verdict
 
 IMPACT_GOLD = GOLD_DIR / "impact"
+SETS = ("", "published")  # the gold folders of one run: the kind's own artifacts, then published studies
 
 Window = tuple[float, float]
 
@@ -36,22 +43,29 @@ class ImpactGold(GoldCase):
     fixture: str = Field(description="The artifact (JSON) in fixtures/impact/.")
     breaks: list[str] = Field(default_factory=list, description="dimensions the artifact breaks; empty for a clean one")
     verdict: Verdict = Field(description="the verdict a careful reviewer gives, judged from the artifact")
-    windows: dict[str, Window]
-    overall: Window
-    confidence: Window
+    windows: dict[str, Window] = Field(default_factory=dict, description="empty: the scores are not judged")
+    overall: Window | None = None
+    confidence: Window | None = None
     expected_findings: list[GoldConcern] = Field(default_factory=list)
+    source: str | None = Field(default=None, description="the study the artifact is written from")
+    citations: list[str] = Field(default_factory=list, description="where each number of the artifact comes from")
+    reasons: list[str] = Field(default_factory=list, description="why the verdict, as the judge wrote it")
 
     @model_validator(mode="after")
     def _check(self) -> "ImpactGold":
-        for name, (low, high) in [*self.windows.items(), ("overall", self.overall), ("confidence", self.confidence)]:
-            if not 0 <= low <= high <= 1:
-                raise ValueError(f"{name}: window must satisfy 0 <= low <= high <= 1, got [{low}, {high}]")
-        for name in self.breaks:
-            if name not in self.windows:
-                raise ValueError(f"breaks: {name!r} has no window")
-        for concern in self.expected_findings:
-            if concern.dimension not in self.windows:
-                raise ValueError(f"expected_findings.{concern.id}: dimension {concern.dimension!r} has no window")
+        windows = [*self.windows.items(), ("overall", self.overall), ("confidence", self.confidence)]
+        for name, window in windows:
+            if window is not None and not 0 <= window[0] <= window[1] <= 1:
+                raise ValueError(f"{name}: window must satisfy 0 <= low <= high <= 1, got [{window[0]}, {window[1]}]")
+        if self.windows:
+            for name in self.breaks:
+                if name not in self.windows:
+                    raise ValueError(f"breaks: {name!r} has no window")
+            for concern in self.expected_findings:
+                if concern.dimension not in self.windows:
+                    raise ValueError(f"expected_findings.{concern.id}: dimension {concern.dimension!r} has no window")
+        if self.source is not None and not self.citations:
+            raise ValueError("citations: a published study cites where each of its numbers comes from")
         return self
 
     @property
@@ -59,11 +73,20 @@ class ImpactGold(GoldCase):
         return not self.breaks
 
 
-def impact_gold_files(split: str = "all") -> list[ImpactGold]:
-    return gold_files(IMPACT_GOLD, ImpactGold, split)
+    @property
+    def published(self) -> bool:
+        return self.source is not None
 
 
-def _inside(value: float | None, window: Window) -> bool:
+def impact_gold_files(split: str = "all", sets: tuple[str, ...] = SETS) -> list[ImpactGold]:
+    """The gold cases of every set (the kind's own artifacts, then the published studies)."""
+    return [g for name in sets for g in gold_files(IMPACT_GOLD / name if name else IMPACT_GOLD, ImpactGold, split)]
+
+
+def _inside(value: float | None, window: Window | None) -> bool | None:
+    """Whether a value is inside its window (None: the window is not judged)."""
+    if window is None:
+        return None
     return value is not None and window[0] <= value <= window[1]
 
 
@@ -78,11 +101,11 @@ class ImpactGoldComparison(GoldComparison):
     matcher: str = MATCHER
     case: str
     dimension_in_window: float | None
-    overall_in_window: float
+    overall_in_window: float | None
     verdict_correct: float = Field(description="1 when the review's verdict is the gold verdict")
     verdict: str = ""
     gold_verdict: str = ""
-    confidence_in_range: float
+    confidence_in_range: float | None
     outside: list[str] = Field(default_factory=list)
     scores: dict[str, float | None] = Field(default_factory=dict)
     breaks: list[str] = Field(default_factory=list)
@@ -97,13 +120,15 @@ def compare_impact(review: ImpactReview, gold: ImpactGold) -> ImpactGoldComparis
         for concern in gold.expected_findings
         if all(k.lower() in justification.get(concern.dimension, "") for k in concern.keywords)
     ]
+    overall = _inside(review.result.overall_score, gold.overall)
+    confidence = _inside(review.confidence.score, gold.confidence)
     return ImpactGoldComparison.from_matches(
         [], gold.expected_findings, caught, matcher=MATCHER, precision_without_findings=None,
         case=gold.id,
-        dimension_in_window=sum(inside.values()) / len(inside) if inside else None,
-        overall_in_window=float(_inside(review.result.overall_score, gold.overall)),
+        dimension_in_window=sum(bool(v) for v in inside.values()) / len(inside) if inside else None,
+        overall_in_window=None if overall is None else float(overall),
         verdict_correct=float(review.verdict == gold.verdict), verdict=review.verdict, gold_verdict=gold.verdict,
-        confidence_in_range=float(_inside(review.confidence.score, gold.confidence)),
+        confidence_in_range=None if confidence is None else float(confidence),
         outside=[f"{n} {scores[n]} not in {list(gold.windows[n])}" for n, ok in inside.items() if not ok],
         scores=scores, breaks=list(gold.breaks),
     )
