@@ -262,3 +262,25 @@ def test_gold_set_shape():
     for g in golds:
         assert g.clean or g.expected_findings, g.id  # a broken artifact says what a reviewer should raise
         assert all(c.dimension in g.breaks for c in g.expected_findings) or g.clean, g.id
+
+
+def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path, caplog):
+    """Without gold the headline is the review's `overall`, found among the results (no 'Headline
+    score not found' warning), and no figure reads as something it is not: the method's band is
+    `method_confidence`, the reviewer's state `review_complete` / `reviewer_failed`, the checks
+    `failed_checks`."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("rct-sample-ratio-mismatch", "its-daily-checkout", "heldout-n-mismatch"):
+        (folder / f"{name}.json").write_text((FIX / f"{name}.json").read_text())
+    with caplog.at_level("WARNING"):
+        log = run(tmp_path, artifact=str(folder))
+    assert "Headline" not in caplog.text
+    from inspect_ai.log import headline_metric
+
+    resolved = headline_metric(log)
+    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "overall")
+    srm = next(s for s in log.samples if s.id == "rct-sample-ratio-mismatch").scores["impact_synthesis"].value
+    assert srm["failed_checks"] == 1.0 and srm["reviewer_failed"] == 0.0 and srm["unusable"] == 1.0
+    assert srm["overall"] == 0.4  # capped: the fatal check
+    assert "confidence" not in srm and "failed" not in srm

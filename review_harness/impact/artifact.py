@@ -100,15 +100,19 @@ def _precision(section: Mapping[str, Any], prefix: str = "") -> dict[str, int]:
     return out
 
 
-def _canonical(raw: Mapping[str, Any], table: ChecksTable, notes: list[str], where: str) -> dict[str, Any]:
+def _canonical(raw: Mapping[str, Any], table: ChecksTable, notes: list[str], where: str,
+               written_as: dict[str, str] | None = None) -> dict[str, Any]:
     """A section's keys under the table's names for them (`std_error` -> `standard_error`); a key
-    whose canonical name is also given keeps its own name."""
+    whose canonical name is also given keeps its own name. `written_as` collects canonical ->
+    the name as written, for messages that quote the artifact."""
     out: dict[str, Any] = {}
     renamed: list[str] = []
     for key, value in raw.items():
         canonical = table.canonical_field(key)
         if canonical and canonical != key and canonical not in raw and canonical not in out:
             out[canonical] = value
+            if written_as is not None:
+                written_as[canonical] = key
             if key not in CONTRACT_FIELDS:  # the contract's own names need no note
                 renamed.append(f"{key} as {canonical}")
         else:
@@ -255,7 +259,7 @@ def _initiative(source: str, field: str, value: Any, notes: list[str]) -> str:
 def _finish(source: str, shape: str, model_type: str, *, schema_version: str | None, executed: Any,
             executed_field: str, params: dict, estimates: dict, summary: dict, diagnostics: dict, meta: dict,
             initiative_id: str, notes: list[str], table: ChecksTable, precision: dict[str, int],
-            text: str | None = None) -> ImpactArtifact:
+            written_as: dict[str, str] | None = None, text: str | None = None) -> ImpactArtifact:
     """Shared by the shapes: the checks of values every shape has, and the contract."""
     if estimates.get("intervention_effect") is None:
         raise _fail(source, "effect estimate", "missing required field (intervention_effect or effect_estimate)")
@@ -293,7 +297,7 @@ def _finish(source: str, shape: str, model_type: str, *, schema_version: str | N
         source=source, shape=shape, schema_version=schema_version, model_type=model_type,  # type: ignore[arg-type]
         executed_at=executed_at, model_params=dict(params), impact_estimates=estimates, model_summary=summary,
         diagnostics=diagnostics, metadata=dict(meta), contract=contract, notes=notes, text=text,
-        precision=precision,
+        precision=precision, written_as=dict(written_as or {}),
     )
 
 
@@ -311,10 +315,11 @@ def validate_envelope(raw: Any, source: str, table: ChecksTable | None = None) -
     model_type = _model_type(source, "model_type", raw.get("model_type"))
     data = _object(source, "data", raw.get("data"))
     params = dict(_object(source, "data.model_params", data.get("model_params"), notes))
+    written_as: dict[str, str] = {}
     raw_estimates = _canonical(_object(source, "data.impact_estimates", data.get("impact_estimates")), table, notes,
-                               "data.impact_estimates")
+                               "data.impact_estimates", written_as)
     raw_summary = _canonical(_object(source, "data.model_summary", data.get("model_summary"), notes), table, notes,
-                             "data.model_summary")
+                             "data.model_summary", written_as)
     estimates = _estimates(source, "data.impact_estimates", raw_estimates, params)
     summary = _summary(source, "data.model_summary", raw_summary)
     meta = _object(source, "metadata", raw.get("metadata"), notes)
@@ -330,7 +335,7 @@ def validate_envelope(raw: Any, source: str, table: ChecksTable | None = None) -
         executed=meta.get("executed_at"), executed_field="metadata.executed_at", params=params, estimates=estimates,
         summary=summary, diagnostics=diagnostics, meta=meta,
         initiative_id=_initiative(source, "metadata.initiative_id", meta.get("initiative_id"), notes),
-        notes=notes, table=table, precision=precision,
+        notes=notes, table=table, precision=precision, written_as=written_as,
     )
 
 
@@ -347,7 +352,8 @@ def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | 
     summary_raw: dict[str, Any] = {}
     params = dict(_object(source, "model_params", raw.get("model_params")))
     meta = dict(_object(source, "metadata", raw.get("metadata")))
-    raw = _canonical(raw, table, notes, "the contract")
+    written_as: dict[str, str] = {}
+    raw = _canonical(raw, table, notes, "the contract", written_as)
     for key, value in raw.items():
         if key in ("initiative_id", "model_type", "diagnostics", "model_params", "metadata", "executed_at"):
             continue
@@ -368,7 +374,7 @@ def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | 
         executed_field="executed_at", params=params, estimates=_estimates(source, "", estimates_raw, params),
         summary=_summary(source, "", summary_raw), diagnostics=flatten(source, "diagnostics", raw.get("diagnostics"), notes),
         meta=meta, initiative_id=_initiative(source, "initiative_id", raw.get("initiative_id"), notes),
-        notes=notes, table=table, precision=precision, text=text,
+        notes=notes, table=table, precision=precision, written_as=written_as, text=text,
     )
 
 

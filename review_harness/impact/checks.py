@@ -272,6 +272,8 @@ def effect_size(reading: Reading) -> ConsistencyCheck:
                      message=f"the size of the effect {fmt(effect)} cannot be judged: no baseline level "
                      f"({', '.join(reading.spec.baseline) or 'none'}) or percent_change is reported")
     times = rel / 100
+    if n is not None:
+        fields.append(reading.written("n_observations"))
     if n is not None and n < plaus.small_sample and rel > plaus.large_percent_change:
         return check("effect_size", PLAUSIBILITY, False, topic="effect plausibility", fields=fields,
                      message=f"a {fmt(rel)}% change ({basis}) estimated from {n} observations: above "
@@ -330,7 +332,9 @@ def _p_agreement(reading: Reading, p: float, p_written: str, se: float, se_from:
     effect = reading.artifact.contract.effect_estimate
     level = reading.ci_level
     h_p = _half(reading, "p_value") if reading.has("p_value") else 0.0
-    h_e = _half(reading, "intervention_effect")
+    # an interval was computed around the unrounded estimate, so its bounds carry the estimate's
+    # rounding; with a standard error the estimate's own rounding counts
+    h_e = 0.0 if se_from.startswith("the ") else _half(reading, "intervention_effect")
     z_i = abs(effect) / se
     z_lo = max(0.0, (abs(effect) - h_e) / (se + se_half))
     z_hi = (abs(effect) + h_e) / max(se - se_half, 1e-300)

@@ -277,8 +277,8 @@ def time_checks(reading: Reading) -> list[ConsistencyCheck]:
     out: list[ConsistencyCheck] = []
     n_pre, n_post = v.get("pre_period_length"), v.get("post_period_length")
     calendar = time.status in ("stated", "inferred")
-    if shape in ("series", "panel") and (spec.seasonality or spec.min_pre_periods or spec.max_post_to_pre
-                                          or "intervention_date" in reading.artifact.model_params):
+    timed = shape in ("series", "panel")  # every check of time is listed, run or not
+    if timed:
         if time.status == "unknown":
             out.append(check("frequency", FIT, None, severity="minor", topic="pre-period",
                              message=f"the frequency is {time.label}: periods are counted, but checks in days and "
@@ -309,7 +309,11 @@ def time_checks(reading: Reading) -> list[ConsistencyCheck]:
                              message=f"a pre-period of {said}; {reading.method} needs at least "
                              f"{fmt(limits.warn or limits.fail)}"))
     projection = spec.max_post_to_pre
-    if projection is not None and n_pre and n_post is not None:
+    if projection is not None and not (n_pre and n_post is not None):
+        out.append(check("post_to_pre_ratio", FIT, None, severity="minor", topic="pre-period",
+                         message="how far the counterfactual is projected cannot be checked: pre_period_length and "
+                         "post_period_length are needed"))
+    elif projection is not None and n_pre and n_post is not None:
         ratio = n_post / n_pre
         said = (f"the post-period ({fmt(n_post)}) is {fmt(round(ratio, 2))} times the pre-period ({fmt(n_pre)}); "
                 f"{reading.method} projects its counterfactual ")
@@ -324,19 +328,30 @@ def time_checks(reading: Reading) -> list[ConsistencyCheck]:
         else:
             out.append(check("post_to_pre_ratio", FIT, True, topic="pre-period", fields=fields,
                              message=said + f"at most {fmt(projection.warn or projection.fail)} times the pre-period ahead"))
-    out += _executed(reading, n_post, calendar)
-    if spec.seasonality and n_pre is not None:
-        out.append(_seasonality(reading, n_pre))
+    if timed:
+        out += _executed(reading, n_post, calendar)
+    if spec.seasonality:
+        out.append(_seasonality(reading, n_pre) if n_pre is not None else check(
+            "seasonality", FIT, None, severity="minor", topic="seasonality",
+            message="whether the pre-period covers a yearly cycle cannot be checked: pre_period_length is not reported"))
     counted = counts_add_up(reading)
     if counted is not None:
         out.append(counted)
+    elif timed:
+        out.append(check("counts_add_up", RIGOR, None, severity="minor", topic="observations",
+                         message="whether the observations add up cannot be checked: n_observations, pre_period_length "
+                         "and post_period_length are not reported"))
     return out
 
 
 def _executed(reading: Reading, n_post: float | None, calendar: bool) -> list[ConsistencyCheck]:
     start_raw = reading.artifact.model_params.get("intervention_date")
     if start_raw is None or n_post is None:
-        return []
+        missing = " and ".join(n for n, v in (("intervention_date", start_raw), ("post_period_length", n_post))
+                               if v is None)
+        return [check("executed_after_post_period", FIT, None, severity="minor", topic="pre-period",
+                      message=f"whether the analysis ran after the post-period ended cannot be checked: {missing} "
+                      "not reported")]
     if not calendar:
         return [check("executed_after_post_period", FIT, None, severity="minor", topic="pre-period",
                       message=f"the post-period of {_periods(reading, n_post)} cannot be placed in days (frequency "
@@ -349,7 +364,7 @@ def _executed(reading: Reading, n_post: float | None, calendar: bool) -> list[Co
                       message=f"the post period ends {end.isoformat()}; executed_at is not reported")]
     executed = dt.datetime.fromisoformat(reading.artifact.executed_at).date()
     return [check("executed_after_post_period", FIT, executed >= end, topic="pre-period",
-                  fields=["intervention_date", "post_period_length", "executed_at"],
+                  fields=["intervention_date", "post_period_length", "executed_at", "frequency"],
                   message=f"post period of {_periods(reading, n_post)} from {start.isoformat()} ends {end.isoformat()}; "
                   f"executed_at {executed.isoformat()}")]
 

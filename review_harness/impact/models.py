@@ -66,6 +66,8 @@ class ImpactArtifact(BaseModel):
     text: str | None = Field(default=None, description="an ArtifactPayload's own text, shown to the reviewer")
     precision: dict[str, int] = Field(default_factory=dict,
                                       description="decimals each number was written with, by its name in its section")
+    written_as: dict[str, str] = Field(default_factory=dict,
+                                       description="the artifact's own name of a number read under the table's name")
 
 
 class ConsistencyCheck(BaseModel):

@@ -74,7 +74,7 @@ class Reading:
 
     def written(self, name: str) -> str:
         """The artifact's own name of a value ('std_error' for standard_error)."""
-        return self.names.get(name, name)
+        return self.artifact.written_as.get(name) or self.names.get(name, name)
 
     def diagnostic(self, meaning: str) -> Diagnosed | None:
         return self.diagnostics.get(meaning)
