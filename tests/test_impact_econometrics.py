@@ -547,3 +547,60 @@ def test_impact_check_reports_every_file_and_names_the_failed(tmp_path, capsys):
     clean.mkdir()
     (clean / "ok.json").write_text((fixtures / "its-daily-checkout.json").read_text())
     assert main(["impact", "check", str(clean)]) == 0
+
+
+# --------------------------------------------------------------- output of real tools
+
+
+TOOL_OUTPUTS = {
+    # statsmodels' summary table of a DiD regression, flat: coef, std err, t, P>|t|, [0.025, 0.975]
+    "statsmodels": ({"initiative_id": "sm", "model_type": "DiD", "coef": 3.1, "std err": 1.2, "t": 2.583, "P>|t|": 0.01,
+                     "[0.025": 0.74, "0.975]": 5.46, "nobs": 1200,
+                     "model_params": {"treatment_group": "t", "control_group": "c", "dependent_variable": "y"},
+                     "diagnostics": {"pretrend_test": {"pvalue": 0.6}}}, "usable"),
+    # rdrobust: coef, se, pv, ci_l / ci_r, and rddensity's manipulation test
+    "rdrobust": (envelope("rdd", {"dependent_variable": "score", "running_variable": "income", "cutoff": 100},
+                          {"coef": 0.21, "se": 0.08, "pv": 0.0087, "ci_l": 0.05, "ci_r": 0.37},
+                          {"n_observations": 3000, "h_l": 12.5, "N_h": 800}, {"rddensity": {"p_value": 0.44}}), "usable"),
+    # tidysynth's significance table: pre_mspe (its root is the fit error), Fisher's exact p
+    "tidysynth": (envelope("synthetic control", {"treated_unit": "CA", "donor_pool": ["a", "b"], "dependent_variable": "y",
+                                                 "intervention_date": "2010", "frequency": "annual"},
+                           {"intervention_effect": -12.0, "pre_intervention_mean": 80.0},
+                           {"pre_period_length": 20, "post_period_length": 10, "n_units": 30},
+                           {"pre_mspe": 4.0, "post_mspe": 160.0, "mspe_ratio": 40.0, "fishers_exact_pvalue": 0.033}),
+                  "usable"),
+    # R CausalImpact's summary: Actual, Pred, AbsEffect and its bounds, RelEffect (a fraction), p (one-sided)
+    "causalimpact": (envelope("CausalImpact", {"intervention_date": "2014-03-12", "dependent_variable": "clicks",
+                                               "pre_period": ["2014-01-01", "2014-03-11"],
+                                               "post_period": ["2014-03-12", "2014-04-10"]},
+                              {"Actual": 117.0, "Pred": 107.0, "AbsEffect": 10.0, "AbsEffect.lower": -0.43,
+                               "AbsEffect.upper": 20.43, "RelEffect": 0.0935, "p": 0.03, "alpha": 0.05},
+                              {"pre_period_length": 70, "post_period_length": 30, "n_observations": 100},
+                              {"pre_period_mape": 2.5}), "usable"),
+    # linearmodels' PanelOLS event study: parameter, std. err., t-stat, p-value, lower / upper ci, entities
+    "linearmodels": (envelope("event_study", {"treatment_group": "t", "control_group": "c", "frequency": "monthly",
+                                              "intervention_date": "2021-06"},
+                              {"parameter": 1.5, "std. err.": 0.5, "t-stat": 3.0, "p-value": 0.0027, "lower ci": 0.52,
+                               "upper ci": 2.48},
+                              {"entities": 120, "n_observations": 4320, "pre_period_length": 24, "post_period_length": 12},
+                              {"leads_joint_p_value": 0.31}), "usable"),
+}
+
+
+@pytest.mark.parametrize("tool", TOOL_OUTPUTS)
+def test_output_of_real_tools_is_read_by_meaning(tool):
+    raw, expected = TOOL_OUTPUTS[tool]
+    artifact = read_artifact(raw, f"{tool}.json")
+    got = {c.id: c for c in run_checks(artifact)}
+    assert not [c.message for c in got.values() if c.status == "fail"]
+    assert checks_verdict(list(got.values()))[0] == expected, [(c.id, c.status) for c in got.values() if c.status != "pass"]
+    assert got["uncertainty_reported"].status == "pass"
+    if tool == "causalimpact":  # p 0.03 is one-sided: read two-sided it would straddle the interval's 0.05
+        # the one-sided p read as such; the relative effect, a fraction, against the prediction
+        assert "read as one-sided" in got["p_value_matches_ci"].message and got["p_value_matches_ci"].status == "pass"
+        assert got["percent_change"].status == "pass" and "RelEffect 0.0935 (9.35%)" in got["percent_change"].message
+        assert got["frequency"].message.startswith("frequency: daily (inferred")
+    if tool == "tidysynth":
+        assert "the square root of pre_mspe 4" in got["effect_vs_fit_error"].message
+        assert got["permutation_inference"].status == "pass" and got["synthetic_fit"].status == "pass"
+    assert not [n for n in artifact.notes if "not understood" in n]

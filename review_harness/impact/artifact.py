@@ -346,7 +346,7 @@ def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | 
     table = table or default_table()
     notes: list[str] = []
     model_type = _model_type(source, "model_type", raw.get("model_type"))
-    if raw.get("effect_estimate") is None and raw.get("intervention_effect") is None:
+    if all(raw.get(k) is None for k in raw if table.canonical_field(k) == "intervention_effect"):
         raise _fail(source, "effect_estimate", "missing required field (the estimate under review)")
     estimates_raw: dict[str, Any] = {}
     summary_raw: dict[str, Any] = {}
@@ -465,7 +465,8 @@ def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> Im
         return validate_payload(raw, source, table)
     if "data" in raw or "schema_version" in raw:
         return validate_envelope(raw, source, table)
-    if "effect_estimate" in raw or "intervention_effect" in raw:
+    table = table or default_table()
+    if any(table.canonical_field(key) == "intervention_effect" for key in raw):  # effect_estimate, coef, ATT, ...
         return validate_contract(raw, source, table)
     raise ArtifactError(f"{source}: not impact results: expected the envelope (a 'data' object), the Measure -> "
                         "Evaluate contract ('effect_estimate') or an ArtifactPayload ('artifact_text')")

@@ -196,9 +196,15 @@ def identity(reading: Reading, id: str) -> ConsistencyCheck:
 def percent_change(reading: Reading) -> ConsistencyCheck:
     """The percent change against the basis the artifact states, or any basis its method allows."""
     table, spec = reading.table, reading.spec
-    if not reading.has("percent_change"):
+    if reading.has("percent_change"):
+        got, said = reading.values["percent_change"], f"percent_change {fmt(reading.values['percent_change'])}"
+        half = _half(reading, "percent_change")
+    elif reading.has("relative_effect"):  # a fraction, as CausalImpact reports it
+        got = reading.values["relative_effect"] * 100
+        said = f"{reading.written('relative_effect')} {fmt(reading.values['relative_effect'])} ({fmt(got)}%)"
+        half = _half(reading, "relative_effect") * 100
+    else:
         return check("percent_change", PLAUSIBILITY, None, severity="minor", message="no percent_change is reported")
-    got = reading.values["percent_change"]
     names = list(spec.percent_bases)
     if reading.basis is not None:
         names = [n for n in table.percent_bases if table.percent_bases[n].basis == reading.basis]
@@ -211,35 +217,35 @@ def percent_change(reading: Reading) -> ConsistencyCheck:
         expr = Expression(table.percent_bases[name].equals)
         if all(f in reading.values for f in expr.fields) and expr.evaluate(reading.values) is not None:
             candidates.append((name, expr))
-    fields = ["percent_change", *(reading.written(f) for _, e in candidates for f in e.fields)]
+    fields = [reading.written("percent_change" if reading.has("percent_change") else "relative_effect"), *(reading.written(f) for _, e in candidates for f in e.fields)]
     if not candidates:
         need = " or ".join(" and ".join(Expression(table.percent_bases[n].equals).fields[:]) for n in names) or "a basis"
         return check("percent_change", PLAUSIBILITY, None, severity="minor", fields=fields,
-                     message=f"percent_change {fmt(got)}{stated} cannot be checked: needs {need}")
+                     message=f"{said}{stated} cannot be checked: needs {need}")
     results = []
     for name, expr in candidates:
-        status = _agreement(reading, got, _half(reading, "percent_change"), expr)
+        status = _agreement(reading, got, half, expr)
         basis = table.percent_bases[name].basis
         results.append((status, name, basis, expr, expr.evaluate(reading.values)))
     for status, name, basis, expr, expected in results:
         if status == "pass":
             return check("percent_change", PLAUSIBILITY, True, fields=fields,
-                         message=f"percent_change {fmt(got)}{stated} is {expr} = {_substituted(expr, reading)} = "
+                         message=f"{said}{stated} is {expr} = {_substituted(expr, reading)} = "
                          f"{fmt(expected)}, against the {basis}")
     tried = "; ".join(f"against the {basis}: {expr} = {fmt(expected)}" for _, _, basis, expr, expected in results)
     if reading.basis is not None:
-        other = [r for r in _other_basis(reading, got) if r]
+        other = [r for r in _other_basis(reading, got, half) if r]
         if other:
             return check("percent_change", PLAUSIBILITY, False, failing="warn", fields=fields,
-                         message=f"percent_change {fmt(got)}{stated} does not match {tried}; it is the change "
+                         message=f"{said}{stated} does not match {tried}; it is the change "
                          f"against the other basis ({other[0]}): the label is wrong, the number is not")
     near = any(status == "warn" for status, *_ in results)
     return check("percent_change", PLAUSIBILITY, False, failing="warn" if near else "fail", fields=fields,
-                 message=f"percent_change {fmt(got)}{stated} matches no basis its method reports against ({tried})"
+                 message=f"{said}{stated} matches no basis its method reports against ({tried})"
                  + (": close, beyond rounding" if near else ""))
 
 
-def _other_basis(reading: Reading, got: float) -> list[str]:
+def _other_basis(reading: Reading, got: float, half: float) -> list[str]:
     table = reading.table
     out = []
     for name, basis in table.percent_bases.items():
@@ -247,7 +253,7 @@ def _other_basis(reading: Reading, got: float) -> list[str]:
             continue
         expr = Expression(basis.equals)
         if all(f in reading.values for f in expr.fields) and expr.evaluate(reading.values) is not None:
-            if _agreement(reading, got, _half(reading, "percent_change"), expr) == "pass":
+            if _agreement(reading, got, half, expr) == "pass":
                 out.append(f"{expr} = {fmt(expr.evaluate(reading.values))}, against the {basis.basis}")
     return out
 
@@ -295,22 +301,15 @@ def effect_size(reading: Reading) -> ConsistencyCheck:
 def fit_error(reading: Reading) -> ConsistencyCheck | None:
     """The effect against the model's pre-period fit error (the typical gap before the
     intervention): a gap the fit error alone produces is not evidence of an effect."""
-    v = reading.values
-    fits = reading.table.fit_errors
-    name = next((n for n in fits["pre_rmspe"] if n in v), None)
-    error: float | None = None
-    if name:
-        error, shown = v[name], f"{name} {fmt(v[name])}"
-    else:
-        name = next((n for n in fits["pre_mspe"] if n in v), None)
-        if name and v[name] >= 0:
-            error, shown = math.sqrt(v[name]), f"the square root of {name} {fmt(v[name])} = {fmt(math.sqrt(v[name]))}"
+    error = reading.values.get("pre_rmspe")
     if error is None or error <= 0:
         return None
+    name = reading.written("pre_rmspe")
+    shown = f"{name} = {fmt(error)}" if name.startswith("the square root") else f"{name} {fmt(error)}"
     effect = reading.artifact.contract.effect_estimate
     ratio = abs(effect) / error
     multiple = reading.table.plausibility.fit_error_multiple
-    fields = [name, "intervention_effect"]
+    fields = [name.split(" ")[-2] if name.startswith("the square root") else name, "intervention_effect"]
     if ratio <= 1:
         return check("effect_vs_fit_error", PLAUSIBILITY, False, topic="synthetic control fit", fields=fields,
                      message=f"the effect {fmt(effect)} is inside the pre-period fit error ({shown}): a gap of this "
@@ -417,8 +416,16 @@ def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
         from_interval = se[1].startswith("the ")
         se_half = ((_half(reading, "ci_lower") + _half(reading, "ci_upper")) / (2 * z_for(reading.ci_level))
                    if from_interval else _half(reading, "standard_error"))
-        checks.append(_p_agreement(reading, p[0], f"{p[1]} {fmt(p[0])}" if "twice" not in p[1] else p[1], se[0],
-                                   se[1], se_half))
+        found = _p_agreement(reading, p[0], f"{p[1]} {fmt(p[0])}" if "twice" not in p[1] else p[1], se[0], se[1],
+                             se_half)
+        if reading.spec.p_sides == "either" and reading.has("p_value") and found.status != "pass":
+            # the method's tools report a one-sided tail under the plain name: read it both ways
+            one_sided = _p_agreement(reading, min(1.0, 2 * p[0]), f"twice {p[1]} {fmt(p[0])} (read as one-sided, "
+                                     "as this method's tools report it)", se[0], se[1], se_half)
+            rank = {"pass": 0, "warn": 1, "fail": 2}
+            if rank[one_sided.status] < rank[found.status]:
+                found = one_sided
+        checks.append(found)
     elif p is None and se is not None and math.isfinite(se[0]):
         implied = p_of_z(effect / se[0]) if se[0] > 0 else None
         checks.append(check("p_value_reported", RIGOR, None, severity="minor", topic="intervals and significance",

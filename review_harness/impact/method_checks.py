@@ -331,7 +331,7 @@ def time_checks(reading: Reading) -> list[ConsistencyCheck]:
     if timed:
         out += _executed(reading, n_post, calendar)
     if spec.seasonality:
-        out.append(_seasonality(reading, n_pre) if n_pre is not None else check(
+        out.append(_seasonality(reading, n_pre, n_post) if n_pre is not None else check(
             "seasonality", FIT, None, severity="minor", topic="seasonality",
             message="whether the pre-period covers a yearly cycle cannot be checked: pre_period_length is not reported"))
     counted = counts_add_up(reading)
@@ -369,23 +369,40 @@ def _executed(reading: Reading, n_post: float | None, calendar: bool) -> list[Co
                   f"executed_at {executed.isoformat()}")]
 
 
-def _seasonality(reading: Reading, n_pre: float) -> ConsistencyCheck:
+CONTROL_SERIES = ("covariates", "control_series", "controls", "predictors", "regressors")
+
+
+def _seasonality(reading: Reading, n_pre: float, n_post: float | None) -> ConsistencyCheck:
+    """The pre-period covers the cycle the post-period can meet: the yearly one when the post-period
+    runs past one season, the shorter one (daily data: the week) within it; adjusted for, or
+    carried by control series, it need not."""
     params, diags = reading.artifact.model_params, reading.artifact.diagnostics
-    season = reading.time.season
-    if season is None:
+    time = reading.time
+    fields = ["pre_period_length", "frequency"]
+    if time.season is None:
         return check("seasonality", FIT, None, severity="minor", topic="seasonality",
                      message=f"whether the pre-period of {_periods(reading, n_pre)} covers a yearly cycle is not "
-                     f"assessed: the frequency is {reading.time.label}")
-    if season <= 1:
-        return check("seasonality", FIT, True, severity="minor", topic="seasonality", fields=["pre_period_length"],
-                     message=f"{reading.time.frequency} data: no cycle within a year to cover")
+                     f"assessed: the frequency is {time.label}")
+    if time.season <= 1:
+        return check("seasonality", FIT, True, severity="minor", topic="seasonality", fields=fields,
+                     message=f"{time.frequency} data: no cycle within a year to cover")
     adjusted = params.get("seasonality_adjusted") is True or diags.get("seasonality_adjusted") is True
-    covered = n_pre >= season or adjusted
-    return check("seasonality", FIT, covered, severity="minor", topic="seasonality", failing="warn",
-                 fields=["pre_period_length", "frequency"],
-                 message=f"pre-period of {_periods(reading, n_pre)} "
-                 + ("covers" if n_pre >= season else "is shorter than") + f" a yearly cycle of {season}"
-                 + ("; seasonality is adjusted for" if adjusted else "; seasonality is not adjusted for"))
+    controls = next((k for k in CONTROL_SERIES if params.get(k) not in (None, "", [], {})), None)
+    within = n_post is not None and time.days is not None and n_post * time.days <= reading.table.within_season
+    cycle, name = ((time.short_season, "weekly") if within and time.short_season else (time.season, "yearly"))
+    if within and not time.short_season:
+        return check("seasonality", FIT, True, severity="minor", topic="seasonality", fields=[*fields, "post_period_length"],
+                     message=f"a post-period of {_periods(reading, n_post or 0)} stays within one season")
+    covered = n_pre >= cycle
+    message = (f"pre-period of {_periods(reading, n_pre)} " + ("covers" if covered else "is shorter than")
+               + f" a {name} cycle of {cycle}"
+               + (f" (the post-period of {_periods(reading, n_post or 0)} stays within one season)" if within else ""))
+    if not covered and (adjusted or controls):
+        return check("seasonality", FIT, True, severity="minor", topic="seasonality", fields=fields,
+                     message=message + ("; seasonality is adjusted for" if adjusted
+                                        else f"; its control series ({controls}) carry the season"))
+    return check("seasonality", FIT, covered, severity="minor", topic="seasonality", failing="warn", fields=fields,
+                 message=message + ("" if covered else "; seasonality is not adjusted for"))
 
 
 def counts_add_up(reading: Reading) -> ConsistencyCheck | None:

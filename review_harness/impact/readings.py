@@ -41,6 +41,7 @@ class Time:
     frequency: str | None = None  # the table's calendar name
     days: float | None = None
     season: int | None = None
+    short_season: int | None = None
     given: str | None = None  # what the artifact said, when it said anything
 
 
@@ -112,6 +113,26 @@ def _values(reading: Reading) -> None:
                 reading.names[name] = key
                 exact = key in COUNTS or (canonical in COUNTS)
                 reading.halves[name] = 0.0 if exact else _half(value, artifact.precision.get(key))
+
+
+def _fit_error(reading: Reading) -> None:
+    """`pre_rmspe`: the model's pre-period fit error under any of its names, or the root of a
+    reported mean squared error (`pre_mspe`), said as such."""
+    fits, values = reading.table.fit_errors, reading.values
+    folded = {fold_name(k): k for k in values}
+    for name in fits["pre_rmspe"]:
+        key = folded.get(fold_name(name))
+        if key is not None:
+            values.setdefault("pre_rmspe", values[key])
+            reading.names.setdefault("pre_rmspe", key)
+            return
+    for name in fits["pre_mspe"]:
+        key = folded.get(fold_name(name))
+        if key is not None and values[key] >= 0:
+            values["pre_rmspe"] = math.sqrt(values[key])
+            reading.names["pre_rmspe"] = f"the square root of {key} {values[key]:g}"
+            reading.halves["pre_rmspe"] = 0.0
+            return
 
 
 def _level(reading: Reading) -> None:
@@ -218,7 +239,7 @@ def _infer(reading: Reading) -> Time | None:
             how = f"{shown}, written in {grain}s"
         if name:
             freq = table.frequencies[name]
-            return Time("inferred", f"{name} (inferred from {how})", name, freq.days, freq.season)
+            return Time("inferred", f"{name} (inferred from {how})", name, freq.days, freq.season, freq.short_season)
     return None
 
 
@@ -230,7 +251,7 @@ def _time(reading: Reading) -> None:
         if name:
             freq = table.frequencies[name]
             reading.time = Time("stated", name if fold_name(given) == name else f"{name} (stated as {given!r})",
-                                name, freq.days, freq.season, given)
+                                name, freq.days, freq.season, freq.short_season, given)
         else:
             reading.time = Time("named", f"periods named {given!r} (not a calendar frequency)", given=given)
         return
@@ -241,6 +262,7 @@ def _time(reading: Reading) -> None:
 def read(artifact: ImpactArtifact, table: ChecksTable) -> Reading:
     reading = Reading(artifact, table, table.spec(artifact.model_type), table.resolve(artifact.model_type))
     _values(reading)
+    _fit_error(reading)
     _level(reading)
     _diagnostics(reading)
     _time(reading)

@@ -192,6 +192,7 @@ class Frequency(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     days: float = Field(gt=0)
     season: int = Field(ge=1, description="periods in the yearly cycle (1: none within a year)")
+    short_season: int | None = Field(default=None, ge=2, description="a shorter cycle (daily data: the week)")
 
 
 class Identity(BaseModel):
@@ -314,6 +315,7 @@ class ModelType(BaseModel):
     max_post_to_pre: Limits | None = None
     seasonality: bool = False
     planned_share: float | None = Field(default=None, gt=0, lt=1)
+    p_sides: Literal["two", "either"] = "two"
 
     @field_validator("confidence")
     @classmethod
@@ -348,6 +350,7 @@ class ChecksTable(BaseModel):
     p_value_agreement: PAgreement
     plausibility: Plausibility
     frequencies: dict[str, Frequency]
+    within_season: float = Field(default=92, gt=0, description="days a post-period may run within one season")
     fields: dict[str, list[str]]
     known_names: list[str] = Field(default_factory=list)
     describing_names: list[str] = Field(default_factory=list)
