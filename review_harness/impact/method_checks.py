@@ -21,10 +21,10 @@ from __future__ import annotations
 import datetime as dt
 
 from review_harness.impact.artifact import parse_date
-from review_harness.impact.checks import FIT, RIGOR, check, fmt, reported_p, srm_p_value
+from review_harness.impact.statistics import FIT, RIGOR, check, fmt, reported_p, srm_p_value
 from review_harness.impact.models import ConsistencyCheck
 from review_harness.impact.readings import Reading
-from review_harness.impact.table import Diagnostic, fold_name
+from review_harness.impact.table import Diagnostic, expression, fold_name
 
 COUNT_FIELDS = ("n_observations", "treatment_n", "control_n", "pre_period_length", "post_period_length", "n_units")
 
@@ -151,9 +151,7 @@ def diagnostic(reading: Reading, meaning: str) -> ConsistencyCheck | None:
         if computed is not None:
             return _threshold_check(meaning, d, computed[0], computed[1], computed[2])
     if d.expression:
-        from review_harness.impact.table import Expression
-
-        expr = Expression(d.expression)
+        expr = expression(d.expression)
         value = expr.evaluate(reading.values)
         if value is not None:
             shown = " ".join(f"{f} {fmt(reading.values[f])}" for f in expr.fields)

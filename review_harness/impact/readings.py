@@ -150,26 +150,42 @@ def _level(reading: Reading) -> None:
     reading.ci_level = reading.table.ci_level
 
 
-def _diagnostic_index(table: ChecksTable, spec: ModelType) -> dict[str, str]:
+@dataclass(frozen=True)
+class _Names:
+    """The table's names, folded once per table: diagnostics by meaning, names known to carry no
+    pass/fail, and the families whose sub-keys are data."""
+
+    index: dict[str, str]
+    known: frozenset[str]
+    families: frozenset[str]
+
+
+_NAMES: dict[int, tuple[ChecksTable, _Names]] = {}
+
+
+def _names(table: ChecksTable) -> _Names:
+    cached = _NAMES.get(id(table))
+    if cached is not None and cached[0] is table:
+        return cached[1]
     index = {n: meaning for meaning, d in table.diagnostics.items() for n in d.folded_names}
-    index.update({fold_name(name): meaning for name, meaning in spec.read_as.items()})
-    return index
-
-
-def _families(table: ChecksTable) -> set[str]:
-    out = {fold_name(f) for f in FAMILIES}
+    known = {fold_name(n) for n in [*table.known_names, *table.describing_names]}
+    known |= {fold_name(n) for names in table.fit_errors.values() for n in names}
+    known |= {fold_name(k) for k in table.fields} | {fold_name(n) for names in table.fields.values() for n in names}
+    families = {fold_name(f) for f in FAMILIES}
     for d in table.diagnostics.values():
-        out |= {fold_name(n.rsplit(".", 1)[0]) for n in d.names if "." in n}
-    return out
+        families |= {fold_name(n.rsplit(".", 1)[0]) for n in d.names if "." in n}
+    names = _Names(index, frozenset(known), frozenset(families))
+    if len(_NAMES) > 16:
+        _NAMES.clear()
+    _NAMES[id(table)] = (table, names)
+    return names
 
 
 def _diagnostics(reading: Reading) -> None:
     table, artifact = reading.table, reading.artifact
-    index = _diagnostic_index(table, reading.spec)
-    fits = {fold_name(n) for names in table.fit_errors.values() for n in names}
-    known = {fold_name(n) for n in [*table.known_names, *table.describing_names]} | fits
-    known |= {fold_name(k) for k in table.fields} | {fold_name(n) for names in table.fields.values() for n in names}
-    families = _families(table)
+    names = _names(table)
+    index = {**names.index, **{fold_name(name): meaning for name, meaning in reading.spec.read_as.items()}}
+    known, families = names.known, names.families
     for section, part in _sections(artifact):
         for key, raw in part.items():
             folded = fold_name(key)

@@ -28,7 +28,7 @@ from review_harness.core.member import (
 )
 from review_harness.core.prompts import prefix_hash
 from review_harness.impact.artifact import build_payload
-from review_harness.impact.checks import artifact_implied_p, render_facts, run_checks
+from review_harness.impact.checks import checks_and_implied_p, render_facts
 from review_harness.impact.config import ImpactSettings, default_settings
 from review_harness.impact.confidence import confidence_for
 from review_harness.impact.kind import REVIEWER
@@ -138,7 +138,7 @@ def prepare_request(
     settings = settings or default_settings()
     table = table or default_table()
     payload = build_payload(artifact)
-    checks = run_checks(artifact, table)
+    checks, implied = checks_and_implied_p(artifact, table)
     verdict, reasons = checks_verdict(checks)
     chunks: list[Chunk] = retrieve(knowledge, artifact, checks, top_k, table.resolve(artifact.model_type) or "")
     variables = {
@@ -161,7 +161,7 @@ def prepare_request(
         prompt_source=spec.source, dimensions=list(spec.dimensions), system=system, user=user,
         checks=checks, checks_verdict=verdict, verdict_reasons=reasons, score_cap=settings.fatal_score_cap,
         overall_cap=settings.fatal_overall_cap,
-        model_type=table.resolve(artifact.model_type) or "", implied_p_value=artifact_implied_p(artifact, table),
+        model_type=table.resolve(artifact.model_type) or "", implied_p_value=implied,
         knowledge_chunks=[f"{c.heading} ({c.source})" for c in chunks],
         notes=list(artifact.notes), confidence=confidence_for(payload.initiative_id, artifact.model_type, table),
         prefix_hash=prefix_hash(system),

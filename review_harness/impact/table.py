@@ -43,6 +43,7 @@ _FOLD = re.compile(r"[^a-z0-9]+")
 _P_SUFFIX = re.compile(r"(?:^|_)(?:p_value|pvalue|pval|p_val|p)$")
 
 
+@lru_cache(maxsize=8192)
 def fold_name(name: str) -> str:
     """How names are compared: lower case, every run of other characters one `_`, and a trailing
     `pvalue` / `pval` / `p_val` / `p` read as `p_value` ('Pretrend Test P-Value' and
@@ -75,6 +76,12 @@ def _interval_op(op: type, a: Interval, b: Interval) -> Interval:
         b = (1 / b[1], 1 / b[0])
     products = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
     return min(products), max(products)
+
+
+@lru_cache(maxsize=1024)
+def expression(text: str) -> "Expression":
+    """The parsed expression of a table entry (parsed once per text)."""
+    return Expression(text)
 
 
 class Expression:
