@@ -604,3 +604,20 @@ def test_output_of_real_tools_is_read_by_meaning(tool):
         assert "the square root of pre_mspe 4" in got["effect_vs_fit_error"].message
         assert got["permutation_inference"].status == "pass" and got["synthetic_fit"].status == "pass"
     assert not [n for n in artifact.notes if "not understood" in n]
+
+
+def test_a_design_input_shown_by_its_numbers_is_not_a_failure():
+    raw = panel_did(n_units=60)
+    params = raw["data"]["model_params"]
+    del params["treatment_group"], params["control_group"]
+    got = checks(raw)["model_params_fit"]  # the group means show both groups: only the labels are missing
+    assert got.status == "not_available" and "control_group (shown by control_pre_mean" in got.message
+    assert verdict(raw) == "usable"
+    for key in ("treated_pre_mean", "treated_post_mean", "control_pre_mean", "control_post_mean"):
+        del raw["data"]["impact_estimates"][key]
+    raw["data"]["impact_estimates"].update(pre_intervention_mean=100.0, post_intervention_mean=104.0, absolute_change=4.0)
+    got = checks(raw)["model_params_fit"]  # a "DiD" with no sign of a control group: not what it says it is
+    assert got.status == "fail" and verdict(raw) == "unusable"
+    its = its_with(5.0, 2.0, 8.0, 0.001)
+    del its["data"]["model_params"]["dependent_variable"]
+    assert checks(its)["model_params_fit"].status == "warn"  # it does not say what it measured

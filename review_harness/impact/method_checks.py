@@ -461,15 +461,30 @@ def parameters(reading: Reading) -> list[ConsistencyCheck]:
     spec, artifact = reading.spec, reading.artifact
     if not spec.params:
         return []
-    params = artifact.model_params
+    params, table = artifact.model_params, reading.table
     missing = [k for k in spec.params if params.get(k) in (None, "", [])]
     if not params and artifact.shape != "envelope":
         return [check("model_params_fit", FIT, None, severity="minor", topic="model choice",
                       message=f"{reading.method} needs {', '.join(spec.params)}; the {artifact.shape} carries no "
                       "model parameters, so they cannot be checked")]
-    return [check("model_params_fit", FIT, not missing, topic="model choice",
-                  message=f"{reading.method} needs {', '.join(spec.params)}; "
-                  + (f"model_params lack {', '.join(missing)}" if missing else "all are given"))]
+    said = f"{reading.method} needs {', '.join(spec.params)}; "
+    if not missing:
+        return [check("model_params_fit", FIT, True, said + "all are given", topic="model choice")]
+    folded = {fold_name(k) for k in [*reading.values, *artifact.diagnostics]}
+    shown = {k: [e for e in table.param_evidence.get(k, []) if fold_name(e) in folded] for k in missing}
+    absent = [k for k in missing if not shown[k] and k not in table.describing_params]
+    if absent:
+        return [check("model_params_fit", FIT, False, topic="model choice",
+                      message=said + f"model_params lack {', '.join(missing)}, and no reported number shows "
+                      f"{', '.join(absent)}: the method was not estimated as labelled")]
+    unnamed = [k for k in missing if k in table.describing_params]
+    if unnamed:
+        return [check("model_params_fit", FIT, False, failing="warn", topic="model choice",
+                      message=said + f"model_params lack {', '.join(missing)}: the result does not say what it "
+                      "measured")]
+    evidence = "; ".join(f"{k} (shown by {', '.join(v)})" for k, v in shown.items())
+    return [check("model_params_fit", FIT, None, severity="minor", topic="model choice",
+                  message=said + f"model_params do not name {evidence}")]
 
 
 def names_understood(reading: Reading) -> list[ConsistencyCheck]:

@@ -366,6 +366,8 @@ class ChecksTable(BaseModel):
     basis_names: dict[Literal["baseline", "counterfactual"], list[str]]
     diagnostics: dict[str, Diagnostic]
     fit_errors: dict[Literal["pre_rmspe", "pre_mspe", "residual_sd"], list[str]]
+    param_evidence: dict[str, list[str]] = Field(default_factory=dict)
+    describing_params: list[str] = Field(default_factory=list)
     model_types: dict[str, ModelType]
     generic: ModelType
     _lookup: dict[str, str] = PrivateAttr(default_factory=dict)
