@@ -621,3 +621,17 @@ def test_a_design_input_shown_by_its_numbers_is_not_a_failure():
     its = its_with(5.0, 2.0, 8.0, 0.001)
     del its["data"]["model_params"]["dependent_variable"]
     assert checks(its)["model_params_fit"].status == "warn"  # it does not say what it measured
+
+
+@pytest.mark.parametrize("diagnostics, status, said", [
+    ({"sample_ratio_mismatch": {"expected_split": "50/50"}}, "fail", "the planned split '50/50'"),
+    ({"allocation": "40/60"}, "not_available", "does not say which arm is the treatment"),
+    ({}, "not_available", "no planned split"),
+])
+def test_a_planned_split_written_as_text(diagnostics, status, said):
+    raw = envelope("randomized_experiment", {"dependent_variable": "y", "treatment_group": "t", "control_group": "c"},
+                   {"intervention_effect": 1.0, "treatment_mean": 11.0, "control_mean": 10.0, "ci_lower": 0.5,
+                    "ci_upper": 1.5, "p_value": 0.0001},
+                   {"n_observations": 100000, "treatment_n": 51200, "control_n": 48800}, diagnostics)
+    got = checks(raw)["sample_ratio"]
+    assert got.status == status and said in got.message

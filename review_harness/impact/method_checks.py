@@ -57,12 +57,37 @@ def _first_stage_f(reading: Reading) -> tuple[float, str, list[str]] | None:
     return None
 
 
+SPLIT_NAMES = ("treatment_share", "planned_split", "expected_split", "split", "allocation", "traffic_split")
+
+
+def _split_texts(reading: Reading) -> list[tuple[str, str]]:
+    """(name, text) of every planned split the artifact writes as text."""
+    parts = [reading.artifact.model_params, reading.artifact.diagnostics]
+    return [(key, value.strip()) for part in parts for key, value in part.items()
+            if isinstance(value, str) and fold_name(key.rsplit(".", 1)[-1]) in SPLIT_NAMES]
+
+
+def _written_split(reading: Reading) -> tuple[float, str] | None:
+    """An equal split written as text ('50/50', '50-50'): the treatment share is 1/arms. An unequal
+    one ('40/60') does not say which arm is which, so it is not used."""
+    import re
+
+    for key, value in _split_texts(reading):
+        shares = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", value)]
+        if len(shares) >= 2 and len(set(shares)) == 1 and re.fullmatch(r"[\d.\s/:%-]+", value):
+            return 1 / len(shares), f"the planned split {value!r} ({key})"
+    return None
+
+
 def _planned_share(reading: Reading) -> tuple[float | None, str]:
     share = reading.values.get("treatment_share")
     if share is not None:
         share = share / 100 if share > 1 else share
         if 0 < share < 1:
             return share, f"the planned share {fmt(share)}"
+    written = _written_split(reading)
+    if written is not None:
+        return written
     if reading.spec.planned_share is not None:
         return reading.spec.planned_share, (f"the {fmt(reading.spec.planned_share)} split this method assumes when no "
                                             "treatment_share is stated")
@@ -76,9 +101,12 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
     share, said = _planned_share(reading)
     arms = f"treatment_n {fmt(treated)} and control_n {fmt(control)}"
     if share is None:
+        texts = _split_texts(reading)
+        why = (f"the planned split {texts[0][1]!r} ({texts[0][0]}) does not say which arm is the treatment "
+               "(state treatment_share)" if texts else "no planned split (treatment_share) is stated")
         return check("sample_ratio", d.dimension, None, topic=d.topic, fields=["treatment_n", "control_n"],
-                     message=f"arms of {fmt(treated)} and {fmt(control)}, but no planned split (treatment_share) is "
-                     "stated, so the sample ratio cannot be tested: unequal arms are not by themselves a mismatch")
+                     message=f"arms of {fmt(treated)} and {fmt(control)}, but {why}, so the sample ratio cannot be "
+                     "tested: unequal arms are not by themselves a mismatch")
     p = srm_p_value(treated, control, share)
     if p is None:
         return None
