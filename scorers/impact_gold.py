@@ -12,6 +12,7 @@ from inspect_ai.solver import TaskState
 
 from review_harness.core.gold import sample_gold
 from review_harness.impact.gold import ImpactGold, ImpactGoldComparison, compare_impact, ranking_agreement
+from review_harness.impact.pipeline import EPOCH_FIGURES, FIGURES
 from review_harness.impact.review import review_from_store
 from scorers.gold_score import NAN, defined, not_compared, run_metrics, with_run_figures
 from review_harness.core.metrics import SharedJSON, reduce_epoch_values
@@ -89,7 +90,7 @@ def impact_epochs() -> ScoreReducer:
         if "overall" in value and len(scores) > 1:
             overall = [float(s.value["overall"]) for s in scores if not math.isnan(float(s.value["overall"]))]  # type: ignore[index]
             value["overall_spread"] = max(overall) - min(overall) if overall else NAN
-            dims = [k for k in keys if k not in ("complete", "failed", "overall", "confidence")
+            dims = [k for k in keys if k not in ("overall", *FIGURES, *EPOCH_FIGURES)
                     and isinstance(value[k], float)]
             spreads = []
             for key in dims:

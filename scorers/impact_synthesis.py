@@ -1,18 +1,19 @@
 """The impact review as an Inspect scorer, for the task. The scorer lives in
 `review_harness/impact/pipeline.py`, where the library API (`review_harness.impact.engine`) runs
 it too; here the task's copy declares its metrics with `average` (the name Inspect shows), on
-every key but the verdict label."""
+every figure of the review by name (the template's dimensions among them), the verdict label
+excepted."""
 
-from inspect_ai.scorer import Scorer, scorer
+from collections.abc import Sequence
 
-from review_harness.core.metrics import keys_except
-from review_harness.impact.pipeline import impact_synthesis as pipeline_synthesis
-from scorers.metrics import averaged
+from inspect_ai.scorer import Scorer
+
+from review_harness.impact.pipeline import synthesis_scorer
+from scorers.metrics import average
 
 
-@scorer(name="impact_synthesis", metrics=averaged(*keys_except("verdict")))
-def impact_synthesis() -> Scorer:
-    return pipeline_synthesis()
+def impact_synthesis(dimensions: Sequence[str] | None = None) -> Scorer:
+    return synthesis_scorer(dimensions, average)
 
 
 __all__ = ["impact_synthesis"]

@@ -42,4 +42,5 @@ def impact_review(
     with review_task("impact", impact_review, locals()) as run:
         impact = impact_input(run)
         return run.task(impact, solver=impact_pipeline(impact.spec, **impact.pipeline),
-                        synthesis=impact_synthesis(), gold=impact_gold(), epochs=Epochs(1, impact_epochs()))
+                        synthesis=impact_synthesis(impact.spec.dimensions), gold=impact_gold(),
+                        epochs=Epochs(1, impact_epochs()))

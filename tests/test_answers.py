@@ -90,7 +90,9 @@ def counted_findings(kind_name: str, review) -> list[str]:
         first = review.first
         stages = [first.spec] + ([first.quality] if first.quality and not first.quality.discarded else [])
         return [getattr(m.finding.severity, "value", m.finding.severity) for s in stages for m in s.findings]
-    return [c.severity for c in review.checks if c.status == "fail"]
+    from review_harness.impact.kind import problem  # impact: checks that fail, warn or miss what the method needs
+
+    return [kind for c in review.checks if (kind := problem(c))]
 
 
 def test_verdict_line_counts_every_finding_by_its_severity(gold_run):

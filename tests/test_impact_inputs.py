@@ -64,9 +64,12 @@ def test_the_seed_example_envelope_is_reviewed_not_refused(tmp_path):
     assert any(n.startswith("metadata.initiative_id: not reported") for n in review.notes)
     assert review.verdict == "caution" and review.status == "complete"
     statuses = {c.id: c.status for c in review.checks}
-    assert statuses["ci_reported"] == statuses["p_value_reported"] == "not_available"
-    assert statuses["post_minus_pre"] == statuses["percent_of_pre"] == "pass"
-    assert "no uncertainty is reported" in next(c.message for c in review.checks if c.id == "ci_reported")
+    assert statuses["uncertainty_reported"] == "not_available"
+    assert statuses["post_minus_pre"] == statuses["percent_change"] == "pass"
+    assert "no uncertainty is reported" in next(c.message for c in review.checks if c.id == "uncertainty_reported")
+    # no frequency and no dates: said to be unknown, and what needs it is not assessed (never a silent daily)
+    assert statuses["frequency"] == statuses["seasonality"] == "not_available"
+    assert "frequency is unknown" in next(c.message for c in review.checks if c.id == "frequency")
 
 
 def test_the_flat_contract_and_a_payload_through_the_task(tmp_path):
@@ -154,7 +157,7 @@ def test_config_file_under_inspect_eval_with_paths_relative_to_it(tmp_path, monk
         "backend": {"type": "offline", "model": "rules", "retries": 0, "timeout": 30},
         "prompt": {"name": "brief", "template_dirs": ["prompts"]},
         "knowledge": {"type": "static", "path": "notes", "top_k": 2},
-        "checks": {"significance_level": 0.01},
+        "checks": {"ci_level": 0.99},
     })
     monkeypatch.chdir(tmp_path)  # the paths in the file are relative to the file, not to here
     log = run(tmp_path, artifact=str(FIX / "did-store-layout.json"), config=str(path))
@@ -166,7 +169,7 @@ def test_config_file_under_inspect_eval_with_paths_relative_to_it(tmp_path, monk
     assert [d.name for d in review.result.dimensions] == ["statistical_rigor"]
     assert review.knowledge_chunks == ["Difference in differences (did.md)"]
     p_check = next(c for c in review.checks if c.id == "p_value_matches_ci")
-    assert "below 0.01" in p_check.message  # the file's threshold, not the built-in 0.05
+    assert "below 0.01; the 99% interval" in p_check.message  # the file's interval level, not the built-in 95%
     assert review.reviewer_run.attempts == 1
 
 
@@ -335,8 +338,8 @@ def test_offline_answer_reads_the_facts_a_real_model_reads():
     from review_harness.impact.registry import PromptRegistry
     from review_harness.impact.review import prepare_request
 
-    # a table that makes the clean checkout artifact's p-value check fail: the facts carry it
-    table = build_table({"significance_level": 0.00001})
+    # a table that makes the clean checkout artifact's effect implausible: the facts carry it
+    table = build_table({"plausibility": {"implausible_percent_change": 5}})
     spec = PromptRegistry().get("impact_results_review")
     request = prepare_request(load_artifact(FIX / "its-daily-checkout.json"), spec, EmptyKnowledgeBase(), 1, table=table)
     answer = review_prompt(request.system + "\n\n" + request.user)

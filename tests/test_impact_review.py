@@ -47,7 +47,7 @@ def test_gold_set_runs_offline(gold_log):
     assert gold_log.status == "success"
     assert len(gold_log.samples) == len(impact_gold_files()) >= 12
     assert all(s.error is None for s in gold_log.samples)
-    assert gold_log.eval.metadata["prompt_name"] == "impact_results_review" and gold_log.eval.metadata["prompt_version"] == "1.1"
+    assert gold_log.eval.metadata["prompt_name"] == "impact_results_review" and gold_log.eval.metadata["prompt_version"] == "1.2"
 
 
 def test_every_broken_artifact_scores_below_every_clean_one_on_what_it_breaks(gold_log):
@@ -75,11 +75,14 @@ def test_result_contract_and_report(gold_log):
     review = ImpactReview.model_validate(sample.scores["impact_synthesis"].metadata["review"])
     r = review.result
     assert (r.initiative_id, r.prompt_name, r.prompt_version, r.backend_name, r.model) == (
-        "search-ranking-v3", "impact_results_review", "1.1", "offline", "rules")
+        "search-ranking-v3", "impact_results_review", "1.2", "offline", "rules")
     assert r.verdict == review.verdict == review.checks_verdict == review.model_verdict == "unusable"
     assert review.verdict_reasons == ["post_minus_pre: fail"]
     assert [d.name for d in r.dimensions] == ["estimate_plausibility", "statistical_rigor", "methodology_fit"]
-    assert r.overall_score == round(sum(d.score for d in r.dimensions) / 3, 4)
+    # a fatal check caps the overall score (the mean of the dimensions stays for audit), and says so
+    assert review.dimension_mean == round(sum(d.score for d in r.dimensions) / 3, 4) > 0.4
+    assert r.overall_score == 0.4 and review.overall_cap.startswith("capped at 0.4")
+    assert sample.scores["impact_synthesis"].value["overall"] == 0.4
     assert r.raw_response.startswith("DIMENSION: estimate_plausibility") and review.answer_format == "text"
     assert "T" in r.timestamp and review.model_overall is not None
     assert review.confidence.model_type == "interrupted_time_series" and 0.5 <= review.confidence.score <= 0.7
@@ -100,7 +103,12 @@ def test_gold_metrics(gold_log):
     assert metrics[("impact_gold", "ranking")]["ranking_agreement_metric"] == 1.0
     assert metrics[("impact_gold", "dimension_in_window")]["average"] >= 0.9
     assert metrics[("impact_gold", "confidence_in_range")]["average"] == 1.0
-    assert metrics[("impact_synthesis", "complete")]["average"] == 1.0
+    assert metrics[("impact_synthesis", "review_complete")]["average"] == 1.0
+    assert metrics[("impact_synthesis", "reviewer_failed")]["average"] == 0.0
+    # every figure is named: no metric key is a glob pattern, and the headline figure exists
+    assert all(not any(ch in name for ch in "*?[") for _, name in metrics)
+    assert {"overall", "method_confidence", "evidence_coverage", "failed_checks", "usable", "unusable"} <= {
+        name for scorer, name in metrics if scorer == "impact_synthesis"}
 
 
 def test_user_file_and_folder(tmp_path):
@@ -137,7 +145,7 @@ def test_bad_parameters(tmp_path):
         impact_task()(prompt="nope")
     with pytest.raises(PrerequisiteError, match="knowledge folder does not exist"):
         impact_task()(knowledge=str(tmp_path / "none-here"))
-    with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.1"):
+    with pytest.raises(PrerequisiteError, match="prompt 'impact_results_review' has no version 9.9; known: 1.1, 1.2"):
         impact_task()(prompt_version="9.9")
     with pytest.raises(PrerequisiteError, match="-T top_k=0: expected a whole number greater than 0"):
         impact_task()(top_k=0)
@@ -195,7 +203,7 @@ def test_structured_on_still_parses_the_text_answer(tmp_path):
     log = run(tmp_path, artifact=str(FIX / "missing-p-value.json"), structured="on")
     review = reviews(log)["missing-p-value"]
     assert review.status == "complete" and review.answer_format == "text"
-    assert review.score("statistical_rigor") == 0.65
+    assert review.score("statistical_rigor") == 0.92  # only the p-value is not reported (minor: the interval says it)
 
 
 def test_epochs_are_consistent(tmp_path):
@@ -211,7 +219,7 @@ def test_engine_from_python(tmp_path):
     engine = ReviewEngine({"backend": {"type": "offline", "model": "rules"}}, log_dir=tmp_path)
     result = engine.review(FIX / "unfit-model-did.json")
     assert result.initiative_id == "warehouse-automation-east"
-    assert next(d for d in result.dimensions if d.name == "methodology_fit").score == 0.42
+    assert next(d for d in result.dimensions if d.name == "methodology_fit").score == 0.5
     assert result.verdict == "unusable"
     envelope = json.loads((FIX / "its-daily-checkout.json").read_text())
     out = ArtifactReview(engine=engine).execute({"impact_results": envelope, "stage": "evaluate"})
@@ -231,7 +239,8 @@ def test_summary_table_for_impact_logs(gold_log):
     assert lines[1].split()[:8] == ["sample", "epoch", "status", "verdict", "overall", "estimate_plausibility",
                                     "statistical_rigor", "methodology_fit"]
     row = next(line for line in lines if line.startswith("broken-arithmetic"))
-    assert row.split()[2:6] == ["complete", "unusable", "0.83", "0.50"] and row.endswith("post_minus_pre")
+    assert row.split()[2:6] == ["complete", "unusable", "0.40*", "0.50"]  # * : capped by the fatal check
+    assert "post_minus_pre" in row
 
 
 def test_impact_cli_commands(capsys):
@@ -253,3 +262,25 @@ def test_gold_set_shape():
     for g in golds:
         assert g.clean or g.expected_findings, g.id  # a broken artifact says what a reviewer should raise
         assert all(c.dimension in g.breaks for c in g.expected_findings) or g.clean, g.id
+
+
+def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path, caplog):
+    """Without gold the headline is the review's `overall`, found among the results (no 'Headline
+    score not found' warning), and no figure reads as something it is not: the method's band is
+    `method_confidence`, the reviewer's state `review_complete` / `reviewer_failed`, the checks
+    `failed_checks`."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("rct-sample-ratio-mismatch", "its-daily-checkout", "heldout-n-mismatch"):
+        (folder / f"{name}.json").write_text((FIX / f"{name}.json").read_text())
+    with caplog.at_level("WARNING"):
+        log = run(tmp_path, artifact=str(folder))
+    assert "Headline" not in caplog.text
+    from inspect_ai.log import headline_metric
+
+    resolved = headline_metric(log)
+    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "overall")
+    srm = next(s for s in log.samples if s.id == "rct-sample-ratio-mismatch").scores["impact_synthesis"].value
+    assert srm["failed_checks"] == 1.0 and srm["reviewer_failed"] == 0.0 and srm["unusable"] == 1.0
+    assert srm["overall"] == 0.4  # capped: the fatal check
+    assert "confidence" not in srm and "failed" not in srm

@@ -94,13 +94,14 @@ def test_srm_and_implied_p():
     assert implied_p_value(1.96, 0.0, 3.92, 0.95) == pytest.approx(0.05, abs=1e-4)
 
 
-def test_interval_implied_p_value_for_every_method_that_reports_an_interval():
+def test_implied_p_value_for_every_artifact_that_reports_an_interval_or_a_standard_error():
     for gold in GOLDS:
         artifact = load_artifact(gold.fixture_path)
         spec = PromptRegistry().get("impact_results_review")
         request = prepare_request(artifact, spec, EmptyKnowledgeBase(), 1)
         has_interval = artifact.contract.ci_lower is not None and artifact.contract.ci_upper is not None
-        assert (request.implied_p_value is not None) == has_interval, gold.id
+        has_se = any(k in artifact.impact_estimates for k in ("standard_error", "t_stat"))
+        assert (request.implied_p_value is not None) == (has_interval or has_se), gold.id
 
 
 def test_unknown_model_type_is_reviewed_with_the_generic_checks_and_a_warning():
@@ -281,4 +282,5 @@ def test_the_issues_examples_get_the_verdict_they_deserve():
                               model_summary__post_period_length=10), "y")
     checks = {c.id: c for c in run_checks(lift)}
     assert checks["effect_size"].status == "fail" and "a 900% change" in checks["effect_size"].message
-    assert checks_verdict(list(checks.values())) == ("unusable", ["effect_size: fail", "pre_period_length: fail"])
+    assert checks_verdict(list(checks.values())) == ("unusable", ["effect_size: fail"])
+    assert checks["pre_period_length"].status == "pass"  # 30 daily periods: enough for a trend, in periods

@@ -100,5 +100,5 @@ def test_impact_templates_are_linted_version_by_version(tmp_path):
     assert len(found.problems) == 1 and found.problems[0].startswith("impact_results_review@2.0: ")
     assert "unknown key 'reviewer_mood'" in found.problems[0]
     builtin = lint_impact_prompts()
-    assert list(builtin.prefixes) == ["impact_results_review@1.1"] and builtin.problems == []
-    assert "estimate_plausibility" in builtin.prefixes["impact_results_review@1.1"]
+    assert list(builtin.prefixes) == ["impact_results_review@1.1", "impact_results_review@1.2"] and builtin.problems == []
+    assert all("estimate_plausibility" in prefix for prefix in builtin.prefixes.values())

@@ -23,10 +23,15 @@ Where the contract's fields live in the envelope:
 | model_type       | model_type                                                    |
 | diagnostics      | data.diagnostics (nested ones as dotted names) + fit stats    |
 
+Numbers are read under the names tools use for them (`std_error`, `nobs`, `AbsEffect.lower`; the
+checks table's `fields`), renamed to the table's name with a note. How many decimals each number
+was written with is kept (`precision`), so the checks know what rounding explains.
+
 Only the model type and an effect estimate are required: a missing interval, p-value, sample
 size, diagnostics, date or initiative id is noted and reviewed ("no uncertainty is reported"). A
 value of the wrong type (a string where a number belongs, a date that is not a date) is an error,
-one line naming the file and the field and quoting at most a short prefix of the value.
+one line naming the file and the field and quoting at most a short prefix of the value. Dates may
+be a year (`1979`), a month (`1992-04`) or a day.
 """
 
 from __future__ import annotations
@@ -46,7 +51,9 @@ from review_harness.impact.table import ChecksTable, default_table
 
 SCHEMA_VERSION = "2.0"
 EFFECT_FIELDS = ("intervention_effect", "effect_estimate")  # the estimate, by either name
-COUNTS = ("n_observations", "pre_period_length", "post_period_length", "treatment_n", "control_n")
+COUNTS = ("n_observations", "pre_period_length", "post_period_length", "treatment_n", "control_n", "n_units",
+          "n_treated_units", "n_control_units", "n_donors", "n_placebos")
+TEXT_ESTIMATES = ("percent_change_basis",)  # text that may sit among the estimates (moved to model_params)
 CONTRACT_FIELDS = ("initiative_id", "effect_estimate", "ci_lower", "ci_upper", "p_value", "sample_size",
                    "model_type", "diagnostics")
 TEXT_OPEN = "=== impact_results.json ==="
@@ -56,6 +63,63 @@ NOT_REPORTED = "(not reported)"
 
 class ArtifactError(ValueError):
     """An artifact that cannot be reviewed: ``<file>: <field>: <problem>`` on one line."""
+
+
+class Written(float):
+    """A number as the file wrote it: its value, and its text (`0.0000` keeps four decimals)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> "Written":
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def decimals(value: Any) -> int:
+    """Decimals a number was written with: 20.44 -> 2, 1.8e-06 -> 7, 12 -> 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, int):
+        return 0
+    text = getattr(value, "text", None) or repr(float(value))
+    mantissa, _, exponent = text.lower().partition("e")
+    places = len(mantissa.partition(".")[2])
+    return max(0, places - int(exponent or 0))
+
+
+def _precision(section: Mapping[str, Any], prefix: str = "") -> dict[str, int]:
+    """Decimals of every number of a section (nested objects as dotted names)."""
+    out: dict[str, int] = {}
+    for key, value in section.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(_precision(value, f"{name}."))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[name] = decimals(value)
+    return out
+
+
+def _canonical(raw: Mapping[str, Any], table: ChecksTable, notes: list[str], where: str,
+               written_as: dict[str, str] | None = None) -> dict[str, Any]:
+    """A section's keys under the table's names for them (`std_error` -> `standard_error`); a key
+    whose canonical name is also given keeps its own name. `written_as` collects canonical ->
+    the name as written, for messages that quote the artifact."""
+    out: dict[str, Any] = {}
+    renamed: list[str] = []
+    for key, value in raw.items():
+        canonical = table.canonical_field(key)
+        if canonical and canonical != key and canonical not in raw and canonical not in out:
+            out[canonical] = value
+            if written_as is not None:
+                written_as[canonical] = key
+            if key not in CONTRACT_FIELDS:  # the contract's own names need no note
+                renamed.append(f"{key} as {canonical}")
+        else:
+            out[key] = value
+    if renamed:
+        notes.append(f"{where}: read " + ", ".join(renamed))
+    return out
 
 
 def _fail(source: str, field: str, problem: str) -> ArtifactError:
@@ -105,11 +169,29 @@ def _timestamp(source: str, field: str, value: Any) -> dt.datetime:
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.timezone.utc)
 
 
+PARTIAL_DATE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+
+
+def date_grain(value: Any) -> str | None:
+    """'year', 'month' or 'day': how precisely a date is written (None: not a date)."""
+    match = PARTIAL_DATE.match(str(value)) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if match is None:
+        return None
+    return "day" if match.group(3) else ("month" if match.group(2) else "year")
+
+
 def parse_date(source: str, field: str, value: Any) -> dt.date:
+    """An ISO date, or a year (`1979`) or month (`1992-04`), read as its first day."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1000 <= value <= 9999:
+        value = str(value)
     if not isinstance(value, str):
-        raise _fail(source, field, f"expected an ISO date (YYYY-MM-DD), got {_shown(value)}")
+        raise _fail(source, field, f"expected an ISO date (YYYY-MM-DD, YYYY-MM or YYYY), got {_shown(value)}")
+    match = PARTIAL_DATE.match(value)
     try:
-        return dt.date.fromisoformat(value[:10])
+        if match is None:
+            raise ValueError
+        year, month, day = (int(g) if g else 1 for g in match.groups())
+        return dt.date(year, month, day)
     except ValueError:
         raise _fail(source, field, f"not an ISO date: {short_value(value)}") from None
 
@@ -141,9 +223,12 @@ def _field(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def _estimates(source: str, prefix: str, raw: dict) -> dict[str, float | None]:
+def _estimates(source: str, prefix: str, raw: dict, params: dict | None = None) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for name, value in raw.items():
+        if name in TEXT_ESTIMATES and isinstance(value, str) and params is not None:
+            params.setdefault(name, value)
+            continue
         out[name] = None if value is None else _number(source, _field(prefix, name), value)
     if out.get("intervention_effect") is None and out.get("effect_estimate") is not None:
         out["intervention_effect"] = out["effect_estimate"]
@@ -173,7 +258,8 @@ def _initiative(source: str, field: str, value: Any, notes: list[str]) -> str:
 
 def _finish(source: str, shape: str, model_type: str, *, schema_version: str | None, executed: Any,
             executed_field: str, params: dict, estimates: dict, summary: dict, diagnostics: dict, meta: dict,
-            initiative_id: str, notes: list[str], table: ChecksTable, text: str | None = None) -> ImpactArtifact:
+            initiative_id: str, notes: list[str], table: ChecksTable, precision: dict[str, int],
+            written_as: dict[str, str] | None = None, text: str | None = None) -> ImpactArtifact:
     """Shared by the shapes: the checks of values every shape has, and the contract."""
     if estimates.get("intervention_effect") is None:
         raise _fail(source, "effect estimate", "missing required field (intervention_effect or effect_estimate)")
@@ -184,9 +270,9 @@ def _finish(source: str, shape: str, model_type: str, *, schema_version: str | N
         estimates.setdefault(name, None)
     estimates.setdefault("p_value", None)
     if estimates["ci_lower"] is None or estimates["ci_upper"] is None:
-        notes.append("ci_lower / ci_upper: not reported; the estimate has no interval")
+        notes.append("ci_lower / ci_upper: not reported")
     if p is None:
-        notes.append("p_value: not reported; statistical significance cannot be checked against it")
+        notes.append("p_value: not reported")
     executed_at = None
     if executed is None:
         notes.append(f"{executed_field}: not reported; the timing of the analysis cannot be checked")
@@ -195,8 +281,9 @@ def _finish(source: str, shape: str, model_type: str, *, schema_version: str | N
     if "intervention_date" in params and params["intervention_date"] is not None:
         parse_date(source, "model_params.intervention_date", params["intervention_date"])
     frequency = params.get("frequency")
-    if frequency is not None and frequency not in table.frequencies:
-        raise _fail(source, "model_params.frequency", f"{short_value(frequency)}; expected one of {', '.join(table.frequencies)}")
+    if frequency is not None and (not isinstance(frequency, str) or not frequency.strip()):
+        raise _fail(source, "model_params.frequency", f"expected the name of a frequency (daily, weekly, monthly, "
+                    f"quarterly, annual, or periods of your own name), got {_shown(frequency)}")
     n = summary.get("n_observations")
     if n is None:
         notes.append("n_observations / sample_size: not reported")
@@ -210,6 +297,7 @@ def _finish(source: str, shape: str, model_type: str, *, schema_version: str | N
         source=source, shape=shape, schema_version=schema_version, model_type=model_type,  # type: ignore[arg-type]
         executed_at=executed_at, model_params=dict(params), impact_estimates=estimates, model_summary=summary,
         diagnostics=diagnostics, metadata=dict(meta), contract=contract, notes=notes, text=text,
+        precision=precision, written_as=dict(written_as or {}),
     )
 
 
@@ -226,22 +314,28 @@ def validate_envelope(raw: Any, source: str, table: ChecksTable | None = None) -
         raise _fail(source, "schema_version", f"{short_value(version)} is not supported (expected {SCHEMA_VERSION!r})")
     model_type = _model_type(source, "model_type", raw.get("model_type"))
     data = _object(source, "data", raw.get("data"))
-    params = _object(source, "data.model_params", data.get("model_params"), notes)
-    estimates = _estimates(source, "data.impact_estimates",
-                           _object(source, "data.impact_estimates", data.get("impact_estimates")))
-    summary = _summary(source, "data.model_summary", _object(source, "data.model_summary", data.get("model_summary"), notes))
+    params = dict(_object(source, "data.model_params", data.get("model_params"), notes))
+    written_as: dict[str, str] = {}
+    raw_estimates = _canonical(_object(source, "data.impact_estimates", data.get("impact_estimates")), table, notes,
+                               "data.impact_estimates", written_as)
+    raw_summary = _canonical(_object(source, "data.model_summary", data.get("model_summary"), notes), table, notes,
+                             "data.model_summary", written_as)
+    estimates = _estimates(source, "data.impact_estimates", raw_estimates, params)
+    summary = _summary(source, "data.model_summary", raw_summary)
     meta = _object(source, "metadata", raw.get("metadata"), notes)
     diagnostics = flatten(source, "data.diagnostics", data.get("diagnostics"), notes)
     if data.get("diagnostics") is None:
         notes.append("data.diagnostics: not reported")
     if estimates.get("intervention_effect") is None:
         raise _fail(source, "data.impact_estimates.intervention_effect", "missing required field (the estimate under review)")
+    precision = {**_precision(params), **_precision(raw_summary), **_precision(raw_estimates),
+                 **_precision(data.get("diagnostics") or {})}
     return _finish(
         source, "envelope", model_type, schema_version=None if version is None else str(version),
         executed=meta.get("executed_at"), executed_field="metadata.executed_at", params=params, estimates=estimates,
         summary=summary, diagnostics=diagnostics, meta=meta,
         initiative_id=_initiative(source, "metadata.initiative_id", meta.get("initiative_id"), notes),
-        notes=notes, table=table,
+        notes=notes, table=table, precision=precision, written_as=written_as,
     )
 
 
@@ -252,12 +346,14 @@ def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | 
     table = table or default_table()
     notes: list[str] = []
     model_type = _model_type(source, "model_type", raw.get("model_type"))
-    if raw.get("effect_estimate") is None and raw.get("intervention_effect") is None:
+    if all(raw.get(k) is None for k in raw if table.canonical_field(k) == "intervention_effect"):
         raise _fail(source, "effect_estimate", "missing required field (the estimate under review)")
     estimates_raw: dict[str, Any] = {}
     summary_raw: dict[str, Any] = {}
     params = dict(_object(source, "model_params", raw.get("model_params")))
     meta = dict(_object(source, "metadata", raw.get("metadata")))
+    written_as: dict[str, str] = {}
+    raw = _canonical(raw, table, notes, "the contract", written_as)
     for key, value in raw.items():
         if key in ("initiative_id", "model_type", "diagnostics", "model_params", "metadata", "executed_at"):
             continue
@@ -271,12 +367,14 @@ def validate_contract(raw: Mapping[str, Any], source: str, table: ChecksTable | 
             estimates_raw[key] = value
     if raw.get("diagnostics") is None:
         notes.append("diagnostics: not reported")
+    precision = {**_precision(params), **_precision(summary_raw), **_precision(estimates_raw),
+                 **_precision(raw.get("diagnostics") or {})}
     return _finish(
         source, shape, model_type, schema_version=None, executed=raw.get("executed_at", meta.get("executed_at")),
-        executed_field="executed_at", params=params, estimates=_estimates(source, "", estimates_raw),
+        executed_field="executed_at", params=params, estimates=_estimates(source, "", estimates_raw, params),
         summary=_summary(source, "", summary_raw), diagnostics=flatten(source, "diagnostics", raw.get("diagnostics"), notes),
         meta=meta, initiative_id=_initiative(source, "initiative_id", raw.get("initiative_id"), notes),
-        notes=notes, table=table, text=text,
+        notes=notes, table=table, precision=precision, written_as=written_as, text=text,
     )
 
 
@@ -292,7 +390,7 @@ def _lines(text: str) -> dict[str, Any]:
             continue
         key, value = match.group(1), match.group(2)
         try:
-            out[key] = json.loads(value)
+            out[key] = json.loads(value, parse_float=Written)
         except json.JSONDecodeError:
             out[key] = value
     return out
@@ -310,7 +408,7 @@ def validate_payload(raw: Mapping[str, Any], source: str, table: ChecksTable | N
     inner: Any = None
     own_text: str | None = None
     try:
-        inner = json.loads(text)
+        inner = json.loads(text, parse_float=Written)
     except json.JSONDecodeError:
         inner = None
     if isinstance(inner, dict) and "artifact_text" not in inner:
@@ -367,7 +465,8 @@ def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> Im
         return validate_payload(raw, source, table)
     if "data" in raw or "schema_version" in raw:
         return validate_envelope(raw, source, table)
-    if "effect_estimate" in raw or "intervention_effect" in raw:
+    table = table or default_table()
+    if any(table.canonical_field(key) == "intervention_effect" for key in raw):  # effect_estimate, coef, ATT, ...
         return validate_contract(raw, source, table)
     raise ArtifactError(f"{source}: not impact results: expected the envelope (a 'data' object), the Measure -> "
                         "Evaluate contract ('effect_estimate') or an ArtifactPayload ('artifact_text')")
@@ -376,6 +475,8 @@ def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> Im
 def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str | None = None) -> ImpactArtifact:
     path = Path(path)
     source = label or str(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise ArtifactError(f"{source}: not a regular file (a pipe, socket or device): give a file of JSON results")
     try:
         text = read_text(path, source)
     except FileReadError as ex:
@@ -383,7 +484,7 @@ def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str
     if not text.strip():
         raise ArtifactError(f"{source}: the file is empty")
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_float=Written)
     except json.JSONDecodeError as ex:
         raise ArtifactError(f"{source}: not valid JSON ({ex.msg} at line {ex.lineno} column {ex.colno})") from None
     except RecursionError:
@@ -392,12 +493,13 @@ def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str
 
 
 def artifact_files(path: str | Path) -> list[Path]:
-    """A file, or every *.json file of a folder (sorted); an empty folder is an error."""
+    """A file, or every *.json entry of a folder that is not a folder (sorted; a pipe or device among
+    them is named when it is read, never skipped in silence); an empty folder is an error."""
     path = Path(path)
     if not path.exists():
         raise ArtifactError(f"{path}: does not exist")
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.json") if p.is_file())
+        files = sorted(p for p in path.glob("*.json") if not p.is_dir())
         if not files:
             raise ArtifactError(f"{path}: the folder has no *.json impact results")
         return files

@@ -1,304 +1,397 @@
-"""Deterministic consistency checks of one impact artifact, driven by the checks table
-(table.py, prompts/impact/checks.yaml): the method's arithmetic identities, the interval and the
-p-value (with the p-value the interval implies, for every method that reports an interval), the
-size of the effect, the counts, the method's parameters, pre-period, timing and seasonality, and
-the diagnostics the method should report. They are given to the reviewer as facts, decide the
-verdict (verdict.py), and the offline reviewer scores from them. Each message names the numbers.
+"""Deterministic checks of one impact artifact, driven by the checks table (table.py,
+prompts/impact/checks.yaml) over one reading of it (readings.py): the method's arithmetic
+identities within the rounding of the numbers as written, the percent change against the basis it
+states (or any the method allows), the uncertainty in whatever form it is reported (interval,
+standard error, t, p-value, permutation inference) and whether its parts agree, the size of the
+effect against its baseline and against the pre-period fit error; then the method's own checks
+(method_checks.py: diagnostics by meaning, what the method needs, time and counts). They are given
+to the reviewer as facts, decide the verdict (verdict.py), and the offline reviewer scores from
+them. Each message names its numbers.
 
-Statuses: ``fail`` is a fatal inconsistency, ``warn`` a warning, ``not_available`` an input the
-artifact does not report (``major`` when a reviewer must weigh its absence), ``pass``.
+Statuses: ``fail`` is a fatal inconsistency, ``warn`` a weakness, ``not_available`` a check the
+artifact does not let run (``major`` when the method needs it), ``pass``.
 No Inspect import: the impact pipeline uses these without the harness.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-import re
-from collections.abc import Mapping
 
-from review_harness.impact.artifact import parse_date
+from review_harness.impact.method_checks import method_checks
 from review_harness.impact.models import CheckStatus, ConsistencyCheck, ImpactArtifact
-from review_harness.impact.table import ChecksTable, Diagnostic, Expression, ModelType, default_table
+from review_harness.impact.readings import Reading, read
+from review_harness.impact.statistics import (  # noqa: F401 - fmt, implied_p_value, srm_p_value, z_for are this module's API too
+    DIMENSION_ORDER, FIT, PLAUSIBILITY, RIGOR, check, fmt, implied_p_value, p_of_z, reported_p, srm_p_value, z_for,
+    z_of_p,
+)
+from review_harness.impact.table import ChecksTable, Expression, default_table, expression
 
-PLAUSIBILITY = "estimate_plausibility"
-RIGOR = "statistical_rigor"
-FIT = "methodology_fit"
-
-
-def fmt(x: float | int | None) -> str:
-    if x is None:
-        return "n/a"
-    if isinstance(x, int) or float(x).is_integer():
-        return f"{x:,.0f}" if abs(x) >= 10_000 else f"{x:g}"
-    return f"{x:.4g}" if abs(x) < 1 else f"{x:,.2f}".rstrip("0").rstrip(".")
-
-
-def _check(id: str, dimension: str, ok: bool | None, message: str, *, severity: str = "major",
-           topic: str | None = None, failing: CheckStatus = "fail") -> ConsistencyCheck:
-    status = "not_available" if ok is None else ("pass" if ok else failing)
-    return ConsistencyCheck(id=id, dimension=dimension, status=status, severity=severity, message=message, topic=topic)
-
-
-def _z_for(level: float) -> float:
-    # inverse normal by bisection (stdlib only, exact enough for a check)
-    target = 1 - (1 - level) / 2
-    lo, hi = 0.0, 10.0
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if 0.5 * math.erfc(-mid / math.sqrt(2)) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+def standard_error(reading: Reading) -> tuple[float, str] | None:
+    """The estimate's standard error: reported, or from the interval, or from t."""
+    v = reading.values
+    effect = reading.artifact.contract.effect_estimate
+    if v.get("standard_error", 0) > 0:
+        return v["standard_error"], f"{reading.written('standard_error')} {fmt(v['standard_error'])}"
+    lower, upper = reading.artifact.contract.ci_lower, reading.artifact.contract.ci_upper
+    if lower is not None and upper is not None and upper > lower:
+        return (upper - lower) / (2 * z_for(reading.ci_level)), f"the {reading.ci_level:.0%} interval"
+    if v.get("t_stat"):
+        return abs(effect / v["t_stat"]) or math.inf, f"{reading.written('t_stat')} {fmt(v['t_stat'])}"
+    return None
 
 
-def implied_p_value(estimate: float, lower: float, upper: float, ci_level: float) -> float | None:
-    """Two-sided p-value of a normal estimate whose interval is [lower, upper] (its standard error
-    is the interval's width over 2 z); None for an empty or reversed interval."""
-    se = (upper - lower) / (2 * _z_for(ci_level))
-    if se <= 0:
+def implied_p(reading: Reading) -> float | None:
+    """The two-sided p-value the interval (or the standard error, or t) implies."""
+    found = standard_error(reading)
+    if found is None or not math.isfinite(found[0]):
         return None
-    return math.erfc(abs(estimate) / se / math.sqrt(2))
+    return p_of_z(reading.artifact.contract.effect_estimate / found[0])
 
 
 def artifact_implied_p(artifact: ImpactArtifact, table: ChecksTable | None = None) -> float | None:
-    c = artifact.contract
-    if c.ci_lower is None or c.ci_upper is None:
-        return None
-    return implied_p_value(c.effect_estimate, c.ci_lower, c.ci_upper, (table or default_table()).ci_level)
+    return implied_p(read(artifact, table or default_table()))
 
 
-def srm_p_value(treated: float, control: float, share: float) -> float | None:
-    """Chi-square test (1 df) of the arms' counts against the planned treatment share."""
-    total = treated + control
-    if total <= 0:
-        return None
-    expected_t, expected_c = total * share, total * (1 - share)
-    chi2 = (treated - expected_t) ** 2 / expected_t + (control - expected_c) ** 2 / expected_c
-    return math.erfc(math.sqrt(chi2 / 2))
+# --- arithmetic ------------------------------------------------------------------------------
+
+def _half(reading: Reading, name: str) -> float:
+    return reading.halves.get(name, 0.0)
 
 
-def numbers(artifact: ImpactArtifact) -> dict[str, float]:
-    """Every number of the artifact by field name: estimates, summary, numeric parameters and
-    diagnostics (nested diagnostics by dotted name)."""
-    out: dict[str, float] = {}
-    for part in (artifact.model_params, artifact.diagnostics, artifact.model_summary, artifact.impact_estimates):
-        for key, value in part.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                out[key] = float(value)
-    return out
+def _substituted(expr: Expression, reading: Reading) -> str:
+    import re
+
+    return re.sub(r"[A-Za-z_][A-Za-z0-9_.]*",
+                  lambda m: fmt(reading.values[m.group(0)]) if m.group(0) in reading.values else m.group(0), expr.text)
 
 
-def _substituted(expr: Expression, values: Mapping[str, float]) -> str:
-    """`a - b` with the values of a and b written in."""
-    return re.sub(r"[A-Za-z_][A-Za-z0-9_.]*", lambda m: fmt(values[m.group(0)]) if m.group(0) in values else m.group(0),
-                  expr.text)
+def _agreement(reading: Reading, got: float, got_half: float, expr: Expression) -> CheckStatus:
+    """pass within rounding or the table's tolerance, warn when close, else fail."""
+    table = reading.table
+    expected = expr.evaluate(reading.values)
+    bounds = expr.bounds(reading.values, reading.halves)
+    assert expected is not None
+    if bounds is not None and bounds[0] - got_half - 1e-12 <= got <= bounds[1] + got_half + 1e-12:
+        return "pass"
+    if table.tolerance.agree(got, expected):
+        return "pass"
+    return "warn" if table.tolerance.near(got, expected) else "fail"
 
 
-def _identity(id: str, dimension: str, value: Expression, equals: Expression, values: Mapping[str, float],
-              table: ChecksTable) -> ConsistencyCheck:
-    missing = [f for f in [*value.fields, *equals.fields] if f not in values]
+def identity(reading: Reading, id: str) -> ConsistencyCheck:
+    spec = reading.table.identities[id]
+    value, equals = expression(spec.value), expression(spec.equals)
+    fields = [*value.fields, *equals.fields]
+    written = [reading.written(f) for f in fields if f in reading.values]
+    missing = [f for f in fields if f not in reading.values]
     if missing:
-        return _check(id, dimension, None, severity="minor",
-                      message=f"{value} = {equals} cannot be checked: {', '.join(dict.fromkeys(missing))} not reported")
-    got, expected = value.evaluate(values), equals.evaluate(values)
+        return check(id, spec.dimension, None, severity="minor", fields=written,
+                     message=f"{value} = {equals} cannot be checked: {', '.join(dict.fromkeys(missing))} not reported")
+    got, expected = value.evaluate(reading.values), equals.evaluate(reading.values)
     if got is None or expected is None:
-        return _check(id, dimension, None, severity="minor",
-                      message=f"{value} = {equals} cannot be checked: a division by zero")
+        return check(id, spec.dimension, None, severity="minor", fields=written,
+                     message=f"{value} = {equals} cannot be checked: a division by zero")
+    status = _agreement(reading, got, sum(_half(reading, f) for f in value.fields), equals)
     if equals.fields == [str(equals)]:  # one field equals another
         message = f"{value} is {fmt(got)}; {equals} is {fmt(expected)}"
     else:
-        message = f"{equals} = {_substituted(equals, values)} = {fmt(expected)}; {value} is {fmt(got)}"
-    return _check(id, dimension, table.tolerance.agree(got, expected), message)
+        message = f"{equals} = {_substituted(equals, reading)} = {fmt(expected)}; {value} is {fmt(got)}"
+    if status == "pass" and not reading.table.tolerance.agree(got, expected):
+        message += " (within the rounding of the numbers as written)"
+    elif status == "warn":
+        message += f": close, but beyond the rounding of the numbers (off by {fmt(abs(got - expected))})"
+    return check(id, spec.dimension, status == "pass", message, failing="fail" if status == "fail" else "warn",
+                 fields=written)
 
 
-def _diagnostic(id: str, d: Diagnostic, artifact: ImpactArtifact, values: Mapping[str, float]) -> ConsistencyCheck | None:
-    name = next((f for f in d.fields if f in values), None)
-    value: float | None = values[name] if name else None
-    source = name or ""
-    if value is None and d.expression:
-        expr = Expression(d.expression)
-        value = expr.evaluate(values)
-        source = f"{d.expression} = {_substituted(expr, values)}" if value is not None else ""
-    if value is None and d.compute == "srm":
-        treated = values.get("treatment_n")
-        control = values.get("control_n")
-        share = values.get("treatment_share", d.expected_share or 0.5)
-        if treated is not None and control is not None and 0 < share < 1:
-            value = srm_p_value(treated, control, share)
-            source = (f"chi-square of treatment_n {fmt(treated)} and control_n {fmt(control)} against a planned "
-                      f"share of {fmt(share)}")
-    if value is None:
-        if d.missing == "skip":
-            return None
-        reported = next((f for f in d.fields if f in artifact.diagnostics), None)
-        why = (f"{reported} is reported as {artifact.diagnostics[reported]!r}, not a number" if reported
-               else f"no {d.describe} is reported")
-        return _check(id, d.dimension, None, severity=d.missing, topic=d.topic, message=why)
-    ok = d.holds(value)
-    return _check(id, d.dimension, ok, topic=d.topic, failing=d.on_fail,
-                  message=f"{d.describe} {fmt(value)} ({source}) is {'' if ok else 'not '}{d.threshold()}")
+def percent_change(reading: Reading) -> ConsistencyCheck:
+    """The percent change against the basis the artifact states, or any basis its method allows."""
+    table, spec = reading.table, reading.spec
+    if reading.has("percent_change"):
+        got, said = reading.values["percent_change"], f"percent_change {fmt(reading.values['percent_change'])}"
+        half = _half(reading, "percent_change")
+    elif reading.has("relative_effect"):  # a fraction, as CausalImpact reports it
+        got = reading.values["relative_effect"] * 100
+        said = f"{reading.written('relative_effect')} {fmt(reading.values['relative_effect'])} ({fmt(got)}%)"
+        half = _half(reading, "relative_effect") * 100
+    else:
+        return check("percent_change", PLAUSIBILITY, None, severity="minor", message="no percent_change is reported")
+    names = list(spec.percent_bases)
+    if reading.basis is not None:
+        names = [n for n in table.percent_bases if table.percent_bases[n].basis == reading.basis]
+        names.sort(key=lambda n: n not in spec.percent_bases)
+    stated = f" (stated against the {reading.basis}: {reading.basis_given!r})" if reading.basis else ""
+    if reading.basis_given and reading.basis is None:
+        stated = f" (its basis {reading.basis_given!r} is not one the table knows: baseline or counterfactual)"
+    candidates = []
+    for name in names:
+        expr = expression(table.percent_bases[name].equals)
+        if all(f in reading.values for f in expr.fields) and expr.evaluate(reading.values) is not None:
+            candidates.append((name, expr))
+    fields = [reading.written("percent_change" if reading.has("percent_change") else "relative_effect"), *(reading.written(f) for _, e in candidates for f in e.fields)]
+    if not candidates:
+        need = " or ".join(" and ".join(expression(table.percent_bases[n].equals).fields) for n in names) or "a basis"
+        return check("percent_change", PLAUSIBILITY, None, severity="minor", fields=fields,
+                     message=f"{said}{stated} cannot be checked: needs {need}")
+    results = []
+    for name, expr in candidates:
+        status = _agreement(reading, got, half, expr)
+        basis = table.percent_bases[name].basis
+        results.append((status, name, basis, expr, expr.evaluate(reading.values)))
+    for status, name, basis, expr, expected in results:
+        if status == "pass":
+            return check("percent_change", PLAUSIBILITY, True, fields=fields,
+                         message=f"{said}{stated} is {expr} = {_substituted(expr, reading)} = "
+                         f"{fmt(expected)}, against the {basis}")
+    tried = "; ".join(f"against the {basis}: {expr} = {fmt(expected)}" for _, _, basis, expr, expected in results)
+    if reading.basis is not None:
+        other = [r for r in _other_basis(reading, got, half) if r]
+        if other:
+            return check("percent_change", PLAUSIBILITY, False, failing="warn", fields=fields,
+                         message=f"{said}{stated} does not match {tried}; it is the change "
+                         f"against the other basis ({other[0]}): the label is wrong, the number is not")
+    near = any(status == "warn" for status, *_ in results)
+    return check("percent_change", PLAUSIBILITY, False, failing="warn" if near else "fail", fields=fields,
+                 message=f"{said}{stated} matches no basis its method reports against ({tried})"
+                 + (": close, beyond rounding" if near else ""))
 
 
-def _effect_size(artifact: ImpactArtifact, spec: ModelType, values: Mapping[str, float], table: ChecksTable) -> ConsistencyCheck:
-    effect = artifact.contract.effect_estimate
-    n = artifact.contract.sample_size
-    baseline = next((f for f in spec.baseline if values.get(f)), None)
+def _other_basis(reading: Reading, got: float, half: float) -> list[str]:
+    table = reading.table
+    out = []
+    for name, basis in table.percent_bases.items():
+        if basis.basis == reading.basis:
+            continue
+        expr = expression(basis.equals)
+        if all(f in reading.values for f in expr.fields) and expr.evaluate(reading.values) is not None:
+            if _agreement(reading, got, half, expr) == "pass":
+                out.append(f"{expr} = {fmt(expr.evaluate(reading.values))}, against the {basis.basis}")
+    return out
+
+
+# --- size of the effect ----------------------------------------------------------------------
+
+def effect_size(reading: Reading) -> ConsistencyCheck:
+    effect = reading.artifact.contract.effect_estimate
+    n = reading.artifact.contract.sample_size
+    plaus = reading.table.plausibility
+    baseline = next((f for f in reading.spec.baseline if reading.values.get(f)), None)
     if baseline:
-        rel = abs(effect / values[baseline] * 100)
-        basis = f"{fmt(effect)} against {baseline} {fmt(values[baseline])}"
-    elif "percent_change" in values:
-        rel = abs(values["percent_change"])
+        rel = abs(effect / reading.values[baseline] * 100)
+        basis = f"{fmt(effect)} against {reading.written(baseline)} {fmt(reading.values[baseline])}"
+        fields = [reading.written(baseline)]
+    elif "percent_change" in reading.values:
+        rel = abs(reading.values["percent_change"])
         basis = "the reported percent_change"
+        fields = ["percent_change"]
     else:
-        return _check("effect_size", PLAUSIBILITY, None, severity="minor",
-                      message=f"the size of the effect {fmt(effect)} cannot be judged: no baseline level "
-                      f"({', '.join(spec.baseline) or 'none'}) or percent_change is reported")
-    plaus = table.plausibility
-    sample = "an unreported number of" if n is None else fmt(n)
+        return check("effect_size", PLAUSIBILITY, None, severity="minor", topic="effect plausibility",
+                     message=f"the size of the effect {fmt(effect)} cannot be judged: no baseline level "
+                     f"({', '.join(reading.spec.baseline) or 'none'}) or percent_change is reported")
+    times = rel / 100
+    if n is not None:
+        fields.append(reading.written("n_observations"))
     if n is not None and n < plaus.small_sample and rel > plaus.large_percent_change:
-        return _check("effect_size", PLAUSIBILITY, False,
-                      f"a {fmt(rel)}% change ({basis}) estimated from {n} observations: above "
-                      f"{fmt(plaus.large_percent_change)}% with fewer than {plaus.small_sample} observations is implausible")
+        return check("effect_size", PLAUSIBILITY, False, topic="effect plausibility", fields=fields,
+                     message=f"a {fmt(rel)}% change ({basis}) estimated from {n} observations: above "
+                     f"{fmt(plaus.large_percent_change)}% with fewer than {plaus.small_sample} observations is not credible")
+    if rel > plaus.implausible_percent_change:
+        return check("effect_size", PLAUSIBILITY, False, topic="effect plausibility", fields=fields,
+                     message=f"a {fmt(rel)}% change ({basis}) makes the outcome {fmt(round(1 + times, 1))} times its "
+                     f"baseline: above {fmt(plaus.implausible_percent_change)}%, an intervention rarely moves a metric "
+                     "this far; check the units, the baseline and the data")
     if rel > plaus.extreme_percent_change:
-        return _check("effect_size", PLAUSIBILITY, False, failing="warn",
-                      message=f"a {fmt(rel)}% change ({basis}) is above {fmt(plaus.extreme_percent_change)}%, "
-                      "extreme for most metrics")
-    return _check("effect_size", PLAUSIBILITY, True,
-                  f"a {fmt(rel)}% change ({basis}) from {sample} observations is within the plausible range")
+        return check("effect_size", PLAUSIBILITY, False, failing="warn", topic="effect plausibility", fields=fields,
+                     message=f"a {fmt(rel)}% change ({basis}) is above {fmt(plaus.extreme_percent_change)}%: "
+                     "large for most metrics; it needs an intervention that plausibly moves this much")
+    sample = "an unreported number of" if n is None else fmt(n)
+    return check("effect_size", PLAUSIBILITY, True, topic="effect plausibility", fields=fields,
+                 message=f"a {fmt(rel)}% change ({basis}) from {sample} observations is within the plausible range")
 
 
-def _uncertainty(artifact: ImpactArtifact, table: ChecksTable) -> list[ConsistencyCheck]:
-    c = artifact.contract
-    effect, lower, upper, p = c.effect_estimate, c.ci_lower, c.ci_upper, c.p_value
+def fit_error(reading: Reading) -> ConsistencyCheck | None:
+    """The effect against the model's pre-period fit error (the typical gap before the
+    intervention): a gap the fit error alone produces is not evidence of an effect."""
+    error = reading.values.get("pre_rmspe")
+    if error is None or error <= 0:
+        return None
+    name = reading.written("pre_rmspe")
+    shown = f"{name} = {fmt(error)}" if name.startswith("the square root") else f"{name} {fmt(error)}"
+    effect = reading.artifact.contract.effect_estimate
+    ratio = abs(effect) / error
+    multiple = reading.table.plausibility.fit_error_multiple
+    fields = [name.split(" ")[-2] if name.startswith("the square root") else name, "intervention_effect"]
+    if ratio <= 1:
+        return check("effect_vs_fit_error", PLAUSIBILITY, False, topic="synthetic control fit", fields=fields,
+                     message=f"the effect {fmt(effect)} is inside the pre-period fit error ({shown}): a gap of this "
+                     "size is what the model's misfit alone produces before the intervention, so it is not credible "
+                     "evidence of an effect")
+    if ratio < multiple:
+        return check("effect_vs_fit_error", PLAUSIBILITY, False, failing="warn", topic="synthetic control fit",
+                     fields=fields, message=f"the effect {fmt(effect)} is only {fmt(round(ratio, 2))} times the "
+                     f"pre-period fit error ({shown}): below {fmt(multiple)} times, misfit could explain much of it")
+    return check("effect_vs_fit_error", PLAUSIBILITY, True, topic="synthetic control fit", fields=fields,
+                 message=f"the effect {fmt(effect)} is {fmt(round(ratio, 1))} times the pre-period fit error ({shown})")
+
+
+# --- uncertainty -----------------------------------------------------------------------------
+
+def _p_agreement(reading: Reading, p: float, p_written: str, se: float, se_from: str, se_half: float) -> ConsistencyCheck:
+    """A reported p-value against the p its standard error (or interval) implies."""
+    table = reading.table
+    effect = reading.artifact.contract.effect_estimate
+    level = reading.ci_level
+    h_p = _half(reading, "p_value") if reading.has("p_value") else 0.0
+    # an interval was computed around the unrounded estimate, so its bounds carry the estimate's
+    # rounding; with a standard error the estimate's own rounding counts
+    h_e = 0.0 if se_from.startswith("the ") else _half(reading, "intervention_effect")
+    z_i = abs(effect) / se
+    z_lo = max(0.0, (abs(effect) - h_e) / (se + se_half))
+    z_hi = (abs(effect) + h_e) / max(se - se_half, 1e-300)
+    zr_lo, zr_hi = z_of_p(min(1.0, p + h_p)), z_of_p(max(p - h_p, 0.0))
+    z_r = z_of_p(p)
+    implied = p_of_z(z_i)
+    threshold = 1 - level
+    says = p < threshold
+    excludes = z_i > z_for(level)
+    where = (f"the {level:.0%} interval {'excludes' if excludes else 'includes'} zero" if se_from.startswith("the ")
+             else f"the estimate is {fmt(round(z_i, 2))} standard errors ({se_from}) from zero")
+    numbers = (f"{p_written} is {'below' if says else 'at or above'} {fmt(1 - level)}; {where}, which implies p of "
+               f"about {fmt(implied)} (estimate {fmt(effect)}, standard error {fmt(se)})")
+    fields = [reading.written(f) for f in ("p_value", "p_value_one_sided", "posterior_probability", "ci_lower",
+                                           "ci_upper", "standard_error", "t_stat") if f in reading.values]
+    if zr_lo <= z_hi and z_lo <= zr_hi:
+        return check("p_value_matches_ci", RIGOR, True, topic="intervals and significance", fields=fields,
+                     message=f"{numbers}: they agree within the rounding of the numbers as written")
+    gap = abs(z_r - z_i) / max(z_r, z_i, 1e-9)
+    agreement = table.p_value_agreement
+    straddle = says != excludes
+    level_text = f"the {level:.0%} interval's threshold {fmt(threshold)}"
+    if not straddle:
+        return check("p_value_matches_ci", RIGOR, True, topic="intervals and significance", fields=fields,
+                     message=f"{numbers}: " + ("within what a t-based or asymmetric interval explains" if gap <= agreement.method
+                                               else f"they differ in strength (by {gap:.0%} on the z scale), as different "
+                                               "methods do, but agree about significance"))
+    if gap <= agreement.method:
+        return check("p_value_matches_ci", RIGOR, False, failing="warn", topic="intervals and significance",
+                     fields=fields, message=f"{numbers}: close (rounding or a t-based interval explains the gap), "
+                     f"but they fall on either side of {level_text}, so significance is borderline")
+    if gap <= agreement.borderline:
+        return check("p_value_matches_ci", RIGOR, False, failing="warn", topic="intervals and significance",
+                     fields=fields, message=f"{numbers}: they disagree beyond rounding (by {gap:.0%} on the z scale) "
+                     f"and fall on either side of {level_text}")
+    return check("p_value_matches_ci", RIGOR, False, topic="intervals and significance", fields=fields,
+                 message=f"{numbers}: the p-value and the interval contradict each other about significance, far "
+                 f"beyond rounding (by {gap:.0%} on the z scale)")
+
+
+def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
+    c = reading.artifact.contract
+    effect, lower, upper = c.effect_estimate, c.ci_lower, c.ci_upper
     checks: list[ConsistencyCheck] = []
-    level = f"{table.ci_level:.0%}"
-    if lower is None or upper is None:
-        checks.append(_check("ci_reported", RIGOR, None,
-                             message="no interval is reported for the estimate" + (
-                                 f" (only the p-value {fmt(p)})" if p is not None else ": no uncertainty is reported at all")))
+    forms = []
+    if lower is not None and upper is not None:
+        forms.append(f"a {reading.ci_level:.0%} interval [{fmt(lower)}, {fmt(upper)}]"
+                     + (f" (level from {reading.ci_level_from})" if reading.ci_level_from else ""))
+    if reading.values.get("standard_error"):
+        forms.append(f"{reading.written('standard_error')} {fmt(reading.values['standard_error'])}")
+    if "t_stat" in reading.values:
+        forms.append(f"{reading.written('t_stat')} {fmt(reading.values['t_stat'])}")
+    p = reported_p(reading)
+    if p is not None:
+        forms.append(p[1] if "twice" in p[1] else f"{p[1]} {fmt(p[0])}")
+    inference = [d for name in reading.spec.inference if (d := reading.diagnostic(name)) and d.value is not None]
+    forms += [f"permutation inference {d.name} {fmt(d.value)}" for d in inference]
+    fields = [reading.written(f) for f in ("ci_lower", "ci_upper", "standard_error", "t_stat", "p_value",
+                                           "p_value_one_sided", "posterior_probability") if f in reading.values]
+    fields += [d.name for d in inference]
+    if forms:
+        checks.append(check("uncertainty_reported", RIGOR, True, topic="intervals and significance", fields=fields,
+                            message="the uncertainty of the estimate is reported: " + "; ".join(forms)))
     else:
+        checks.append(check("uncertainty_reported", RIGOR, None, topic="intervals and significance",
+                            message="no uncertainty is reported: no interval, standard error, t statistic or p-value, "
+                            "so whether the effect is distinguishable from zero cannot be judged"))
+    if lower is not None and upper is not None:
         if lower > upper:
-            checks.append(_check("ci_order", RIGOR, False, f"ci_lower {fmt(lower)} is above ci_upper {fmt(upper)}"))
-        contains = lower <= effect <= upper
-        checks.append(_check(
-            "ci_contains_estimate", RIGOR, contains,
-            f"the interval [{fmt(lower)}, {fmt(upper)}] " + ("contains" if contains else "does not contain")
+            checks.append(check("ci_order", RIGOR, False, f"ci_lower {fmt(lower)} is above ci_upper {fmt(upper)}",
+                                fields=["ci_lower", "ci_upper"]))
+        h = _half(reading, "ci_lower") + _half(reading, "intervention_effect")
+        contains = lower - h <= effect <= upper + _half(reading, "ci_upper") + _half(reading, "intervention_effect")
+        checks.append(check(
+            "ci_contains_estimate", RIGOR, contains, fields=["ci_lower", "ci_upper", reading.written("intervention_effect")],
+            message=f"the interval [{fmt(lower)}, {fmt(upper)}] " + ("contains" if contains else "does not contain")
             + f" the estimate {fmt(effect)}"))
-    implied = artifact_implied_p(artifact, table) if lower is not None and upper is not None and lower <= upper else None
-    implied_text = f" (the interval implies p of about {fmt(implied)})" if implied is not None else ""
-    if p is None:
-        checks.append(_check("p_value_reported", RIGOR, None,
-                             "p_value is not reported: significance rests on the interval alone" + implied_text
-                             if lower is not None else "p_value is not reported"))
-    elif lower is not None and upper is not None:
-        alpha = table.significance_level
-        excludes_zero = lower > 0 or upper < 0
-        checks.append(_check(
-            "p_value_matches_ci", RIGOR, (p < alpha) == excludes_zero,
-            f"p_value {fmt(p)} is {'below' if p < alpha else 'at or above'} {fmt(alpha)} while the {level} interval "
-            f"[{fmt(lower)}, {fmt(upper)}] {'excludes' if excludes_zero else 'includes'} zero" + implied_text))
+    se = standard_error(reading)
+    if p is not None and se is not None and math.isfinite(se[0]) and se[0] > 0 and (lower is None or lower <= upper):
+        from_interval = se[1].startswith("the ")
+        se_half = ((_half(reading, "ci_lower") + _half(reading, "ci_upper")) / (2 * z_for(reading.ci_level))
+                   if from_interval else _half(reading, "standard_error"))
+        found = _p_agreement(reading, p[0], f"{p[1]} {fmt(p[0])}" if "twice" not in p[1] else p[1], se[0], se[1],
+                             se_half)
+        if reading.spec.p_sides == "either" and reading.has("p_value") and found.status != "pass":
+            # the method's tools report a one-sided tail under the plain name: read it both ways
+            one_sided = _p_agreement(reading, min(1.0, 2 * p[0]), f"twice {p[1]} {fmt(p[0])} (read as one-sided, "
+                                     "as this method's tools report it)", se[0], se[1], se_half)
+            rank = {"pass": 0, "warn": 1, "fail": 2}
+            if rank[one_sided.status] < rank[found.status]:
+                found = one_sided
+        checks.append(found)
+    elif p is None and se is not None and math.isfinite(se[0]):
+        implied = p_of_z(effect / se[0]) if se[0] > 0 else None
+        checks.append(check("p_value_reported", RIGOR, None, severity="minor", topic="intervals and significance",
+                            fields=fields, message="no p-value is reported; significance rests on "
+                            f"{se[1]}" + (f", which implies p of about {fmt(implied)}" if implied is not None else "")))
+    if reading.values.get("standard_error") and "t_stat" in reading.values:
+        t, s = reading.values["t_stat"], reading.values["standard_error"]
+        agree = abs(abs(effect / s) - abs(t)) <= max(0.02 * abs(t), 0.01 + _half(reading, "t_stat"))
+        checks.append(check("t_matches_se", RIGOR, agree, failing="warn", topic="intervals and significance",
+                            fields=[reading.written("t_stat"), reading.written("standard_error")],
+                            message=f"estimate / standard error = {fmt(effect)} / {fmt(s)} = {fmt(effect / s)}; "
+                            f"{reading.written('t_stat')} is {fmt(t)}"))
     return checks
 
 
-def _frequency(artifact: ImpactArtifact, table: ChecksTable) -> tuple[str, str]:
-    given = artifact.model_params.get("frequency")
-    if isinstance(given, str) and given in table.frequencies:
-        return given, given
-    return table.default_frequency, f"{table.default_frequency} (frequency not reported; {table.default_frequency} assumed)"
-
-
-def _design(artifact: ImpactArtifact, spec: ModelType, name: str, values: Mapping[str, float],
-            table: ChecksTable) -> list[ConsistencyCheck]:
-    checks: list[ConsistencyCheck] = []
-    params = artifact.model_params
-    if spec.params:
-        missing = [k for k in spec.params if params.get(k) in (None, "", [])]
-        if not params and artifact.shape != "envelope":
-            checks.append(_check("model_params_fit", FIT, None, severity="minor",
-                                 message=f"{name} needs {', '.join(spec.params)}; the {artifact.shape} carries no "
-                                 "model parameters, so they cannot be checked"))
-        else:
-            checks.append(_check(
-                "model_params_fit", FIT, not missing,
-                f"{name} needs {', '.join(spec.params)}; "
-                + (f"model_params lack {', '.join(missing)}" if missing else "all are given")))
-    frequency, said = _frequency(artifact, table)
-    n_pre, n_post = values.get("pre_period_length"), values.get("post_period_length")
-    minimum = spec.min_pre_period.get(frequency)
-    if minimum is not None:
-        if n_pre is None:
-            checks.append(_check("pre_period_length", FIT, None, severity="minor",
-                                 message=f"pre_period_length is not reported; {name} needs at least {minimum} {frequency} observations"))
-        else:
-            checks.append(_check(
-                "pre_period_length", FIT, n_pre >= minimum,
-                f"pre_period_length {fmt(n_pre)} {said} observations; {name} needs at least {minimum}"))
-    if spec.max_post_to_pre is not None and n_pre and n_post is not None:
-        ratio = n_post / n_pre
-        checks.append(_check(
-            "post_to_pre_ratio", FIT, ratio <= spec.max_post_to_pre, failing="warn",
-            message=f"the post-period ({fmt(n_post)}) is {fmt(round(ratio, 2))} times the pre-period ({fmt(n_pre)}); "
-            f"{name} projects its counterfactual at most {fmt(spec.max_post_to_pre)} times the pre-period ahead"))
-    start_raw = params.get("intervention_date")
-    if start_raw is not None and n_post is not None:
-        start = parse_date(artifact.source, "model_params.intervention_date", start_raw)
-        end = start + dt.timedelta(days=round(n_post * table.days_per_period[frequency]))
-        if artifact.executed_at is None:
-            checks.append(_check("executed_after_post_period", FIT, None, severity="minor",
-                                 message=f"the post period ends {end.isoformat()}; executed_at is not reported"))
-        else:
-            executed = dt.datetime.fromisoformat(artifact.executed_at).date()
-            checks.append(_check(
-                "executed_after_post_period", FIT, executed >= end,
-                f"post period of {fmt(n_post)} {frequency} observations from {start.isoformat()} ends {end.isoformat()}; "
-                f"executed_at {executed.isoformat()}"))
-    if spec.seasonality and n_pre is not None:
-        season = table.season_length[frequency]
-        adjusted = params.get("seasonality_adjusted") is True or artifact.diagnostics.get("seasonality_adjusted") is True
-        covered = n_pre >= season or adjusted
-        checks.append(_check(
-            "seasonality", FIT, covered, severity="minor", topic="seasonality", failing="warn",
-            message=f"pre-period of {fmt(n_pre)} {frequency} observations "
-            + ("covers" if n_pre >= season else "is shorter than") + f" a yearly cycle of {season}"
-            + ("; seasonality is adjusted for" if adjusted else "; seasonality is not adjusted for")))
-    return checks
-
+# --- all checks ------------------------------------------------------------------------------
 
 def run_checks(artifact: ImpactArtifact, table: ChecksTable | None = None) -> list[ConsistencyCheck]:
     """The checks of the artifact's model type (the generic ones, and a warning, for a type the
     table does not know), ordered by dimension."""
-    table = table or default_table()
-    resolved = table.resolve(artifact.model_type)
-    spec = table.spec(artifact.model_type)
-    name = resolved or artifact.model_type
-    values = numbers(artifact)
+    return checks_of(read(artifact, table or default_table()))
+
+
+def checks_and_implied_p(artifact: ImpactArtifact, table: ChecksTable | None = None
+                         ) -> tuple[list[ConsistencyCheck], float | None]:
+    """The checks and the p-value the uncertainty implies, from one reading of the artifact."""
+    reading = read(artifact, table or default_table())
+    return checks_of(reading), implied_p(reading)
+
+
+def checks_of(reading: Reading) -> list[ConsistencyCheck]:
+    artifact, table = reading.artifact, reading.table
     checks: list[ConsistencyCheck] = []
-    if resolved is None:
-        checks.append(_check(
-            "model_type_known", FIT, False, failing="warn",
+    if reading.resolved is None:
+        checks.append(check(
+            "model_type_known", FIT, False, failing="warn", topic="model choice",
             message=f"model type {artifact.model_type!r} is not in the checks table "
             f"({', '.join(table.model_type_names)}): only the generic checks ran"))
-    elif resolved != artifact.model_type:
-        checks.append(_check("model_type_known", FIT, True,
-                             f"model type {artifact.model_type!r} is checked as {resolved}"))
-    for ident in spec.identities:
-        d = table.identities[ident]
-        checks.append(_identity(ident, d.dimension, Expression(d.value), Expression(d.equals), values, table))
-    checks.append(_effect_size(artifact, spec, values, table))
-    checks += _uncertainty(artifact, table)
-    for diag in spec.diagnostics:
-        found = _diagnostic(diag, table.diagnostics[diag], artifact, values)
-        if found is not None:
-            checks.append(found)
-    checks += _design(artifact, spec, name, values, table)
-    order = {PLAUSIBILITY: 0, RIGOR: 1, FIT: 2}
-    return sorted(checks, key=lambda c: order.get(c.dimension, 3))
+    elif reading.resolved != artifact.model_type:
+        checks.append(check("model_type_known", FIT, True, f"model type {artifact.model_type!r} is checked as "
+                            f"{reading.resolved}", topic="model choice"))
+    checks += [identity(reading, ident) for ident in reading.spec.identities]
+    checks.append(percent_change(reading))
+    checks.append(effect_size(reading))
+    found = fit_error(reading)
+    if found is not None:
+        checks.append(found)
+    checks += uncertainty(reading)
+    checks += method_checks(reading)
+    return sorted(checks, key=lambda c: DIMENSION_ORDER.get(c.dimension, 3))
 
 
 def render_facts(checks: list[ConsistencyCheck]) -> str:
     """The checks as the facts block of the prompt, one line each."""
     return "\n".join(
-        f"- [{c.status.upper()}] {c.id} ({c.dimension}, {c.severity}): {c.message}" for c in checks
+        f"- [{c.status.upper()}] {c.id} ({c.dimension}, {c.severity}{'' if c.scored else ', information'}): {c.message}"
+        for c in checks
     ) or "- (no checks)"

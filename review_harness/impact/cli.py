@@ -15,17 +15,20 @@ WHO = "review-harness impact"
 
 
 def summary_row(review: ImpactReview) -> dict[str, str]:
-    """The columns of `review-harness summary` for one impact review: status, verdict, overall,
-    each dimension, confidence, failed checks."""
+    """The columns of `review-harness summary` for one impact review: status, verdict, overall
+    (marked when capped), each dimension, evidence coverage, the method's confidence, the checks
+    that failed and those that warned."""
     overall = review.result.overall_score
     scores = {d: review.score(d) for d in review.expected_dimensions}
     return {
         "status": review.status,
         "verdict": review.verdict,
-        "overall": "-" if overall is None else f"{overall:.2f}",
+        "overall": "-" if overall is None else f"{overall:.2f}" + ("*" if review.overall_cap else ""),
         **{d: "-" if s is None else f"{s:.2f}" for d, s in scores.items()},
-        "confidence": f"{review.confidence.score:.2f}",
+        "evidence": "-" if review.evidence_coverage is None else f"{review.evidence_coverage:.2f}",
+        "method confidence": f"{review.confidence.score:.2f}",
         "failed checks": ", ".join(c.id for c in review.checks if c.status == "fail") or "-",
+        "warnings": ", ".join(c.id for c in review.checks if c.status == "warn") or "-",
     }
 
 
@@ -34,11 +37,12 @@ def impact() -> None:
     """Impact results: check an artifact before a review, an initiative's confidence."""
 
 
-@impact.command(epilog="Example: review-harness impact check out/impact_results.json")
+@impact.command(epilog="Example: review-harness impact check out/   (every *.json of the folder)")
 @click.argument("path", metavar="PATH", type=click.Path())
 def check(path: str) -> int:
-    """Validate impact_results.json files and print their consistency checks (exit code 1 when
-    a check fails).
+    """Read impact results and print their checks and the verdict the checks alone give; every
+    file of a folder is checked, and the end names each one that failed (exit code 1 when a file
+    is unusable or cannot be read).
 
     PATH: an impact_results.json file, or a folder of them.
     """
@@ -65,16 +69,39 @@ def confidence(initiative_id: str, model_type: str) -> int:
 
 
 def run_check(path: str) -> int:
-    from review_harness.impact.artifact import artifact_files, load_artifact
+    """Every file's checks and verdict; then one line per verdict count and the files that failed
+    (unusable, or unreadable with the reason). 1 when any failed."""
+    from review_harness.impact.artifact import ArtifactError, artifact_files, load_artifact
     from review_harness.impact.checks import render_facts, run_checks
+    from review_harness.impact.verdict import checks_verdict
 
-    failed = 0
-    for file in artifact_files(path):
-        artifact = load_artifact(file)
+    files = artifact_files(path)
+    verdicts: dict[str, int] = {"usable": 0, "caution": 0, "unusable": 0, "unreadable": 0}
+    failed: list[str] = []
+    for n, file in enumerate(files):
+        if n:
+            print()
+        try:
+            artifact = load_artifact(file)
+        except ArtifactError as ex:
+            verdicts["unreadable"] += 1
+            failed.append(f"{file.name} (cannot be read)")
+            print(f"{file}: UNREADABLE: {ex}")
+            continue
         checks = run_checks(artifact)
-        failed += sum(c.status == "fail" for c in checks)
-        print(f"{file} ({artifact.contract.initiative_id}, {artifact.model_type})")
+        verdict, reasons = checks_verdict(checks)
+        verdicts[verdict] += 1
+        print(f"{file} ({artifact.contract.initiative_id}, {artifact.model_type}): {verdict.upper()}"
+              + (f" ({', '.join(reasons)})" if reasons else ""))
         for note in artifact.notes:
             print(f"- note: {note}")
         print(render_facts(checks))
+        if verdict == "unusable":
+            failed.append(f"{file.name} ({', '.join(c.id for c in checks if c.status == 'fail')})")
+    if len(files) > 1 or failed:
+        print()
+        print(f"{len(files)} file{'s' if len(files) != 1 else ''}: "
+              + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count))
+        if failed:
+            print("failed: " + "; ".join(failed))
     return 1 if failed else 0

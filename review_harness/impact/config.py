@@ -44,6 +44,7 @@ class ImpactSettings(BaseModel):
     penalties: dict[Literal["fail", "warn", "not_available"], dict[Literal["major", "minor"], float]]
     score_floor: float = Field(ge=0, le=1)
     fatal_score_cap: float = Field(ge=0, le=1)
+    fatal_overall_cap: float = Field(ge=0, le=1)
     prompt: dict[str, str]
     knowledge_dir: str
     top_k: int = Field(ge=1)

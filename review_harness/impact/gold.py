@@ -5,6 +5,12 @@
 (usable | caution | unusable), the concerns it raises (its expected findings, with the keywords
 the dimension's justification must contain), the dimensions the artifact breaks, and the
 expected range of the deterministic confidence.
+
+``gold/impact/published/`` is a second set in the same run: well-known causal studies written as
+artifacts from their papers (``fixtures/impact/published/``), each with its source, where every
+number comes from (``citations``), and the verdict and reasons an applied econometrician gives,
+judged from the paper. Their score windows are left open (only the verdict and the concerns are
+judged), so they measure the verdict, not the offline reviewer's arithmetic of scores.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from review_harness.core.paths import GOLD_DIR
 from review_harness.impact.models import ImpactReview, Verdict
 
 IMPACT_GOLD = GOLD_DIR / "impact"
+SETS = ("", "published")  # the gold folders of one run: the kind's own artifacts, then published studies
 
 Window = tuple[float, float]
 
@@ -42,6 +49,9 @@ class ImpactGold(GoldCase):
     overall: Window | None = None
     confidence: Window | None = None
     expected_findings: list[GoldConcern] = Field(default_factory=list)
+    source: str | None = Field(default=None, description="the study the artifact is written from")
+    citations: list[str] = Field(default_factory=list, description="where each number of the artifact comes from")
+    reasons: list[str] = Field(default_factory=list, description="why the verdict, as the judge wrote it")
 
     @model_validator(mode="after")
     def _check(self) -> "ImpactGold":
@@ -49,26 +59,36 @@ class ImpactGold(GoldCase):
         for name, window in windows:
             if window is not None and not 0 <= window[0] <= window[1] <= 1:
                 raise ValueError(f"{name}: window must satisfy 0 <= low <= high <= 1, got [{window[0]}, {window[1]}]")
-        if not self.windows:  # not judged: no window to tie breaks and concerns to
-            return self
-        for name in self.breaks:
-            if name not in self.windows:
-                raise ValueError(f"breaks: {name!r} has no window")
-        for concern in self.expected_findings:
-            if concern.dimension not in self.windows:
-                raise ValueError(f"expected_findings.{concern.id}: dimension {concern.dimension!r} has no window")
+        if self.windows:  # empty: not judged (a planted file, a published study): nothing to tie breaks and concerns to
+            for name in self.breaks:
+                if name not in self.windows:
+                    raise ValueError(f"breaks: {name!r} has no window")
+            for concern in self.expected_findings:
+                if concern.dimension not in self.windows:
+                    raise ValueError(f"expected_findings.{concern.id}: dimension {concern.dimension!r} has no window")
+        if self.source is not None and not self.citations:
+            raise ValueError("citations: a published study cites where each of its numbers comes from")
         return self
 
     @property
     def clean(self) -> bool:
         return not self.breaks
 
+    @property
+    def published(self) -> bool:
+        return self.source is not None
 
-def impact_gold_files(split: str = "all", folder: Path = IMPACT_GOLD) -> list[ImpactGold]:
-    return gold_files(folder, ImpactGold, split)
+
+def impact_gold_files(split: str = "all", folder: Path = IMPACT_GOLD, sets: tuple[str, ...] = SETS) -> list[ImpactGold]:
+    """The gold cases of every set of `folder` (the kind's own artifacts, then the published
+    studies, where the folder has them: a user's gold set may hold only the first)."""
+    return [g for name in sets if (folder / name).is_dir() for g in gold_files(folder / name if name else folder, ImpactGold, split)]
 
 
-def _inside(value: float | None, window: Window) -> bool:
+def _inside(value: float | None, window: Window | None) -> bool | None:
+    """Whether a value is inside its window (None: the window is not judged)."""
+    if window is None:
+        return None
     return value is not None and window[0] <= value <= window[1]
 
 

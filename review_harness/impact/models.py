@@ -12,8 +12,9 @@ from review_harness.core.runs import MemberRun
 
 CheckStatus = Literal["pass", "fail", "warn", "not_available"]
 ReviewStatus = Literal["complete", "partial", "failed"]
-Verdict = Literal["usable", "caution", "unusable"]
-VERDICTS: tuple[str, ...] = ("usable", "caution", "unusable")  # from most to least lenient
+Verdict = Literal["usable", "caution", "unusable"]  # what the checks and a reviewer may say
+ReviewVerdict = Literal["usable", "caution", "unreviewed", "unusable"]  # a review's: `unreviewed` when its reviewer failed
+VERDICTS: tuple[str, ...] = ("usable", "caution", "unreviewed", "unusable")  # from most to least lenient
 ArtifactShape = Literal["envelope", "contract", "payload"]
 
 
@@ -63,6 +64,10 @@ class ImpactArtifact(BaseModel):
     contract: MeasureContract
     notes: list[str] = Field(default_factory=list, description="reported problems that are not fatal")
     text: str | None = Field(default=None, description="an ArtifactPayload's own text, shown to the reviewer")
+    precision: dict[str, int] = Field(default_factory=dict,
+                                      description="decimals each number was written with, by its name in its section")
+    written_as: dict[str, str] = Field(default_factory=dict,
+                                       description="the artifact's own name of a number read under the table's name")
 
 
 class ConsistencyCheck(BaseModel):
@@ -76,6 +81,8 @@ class ConsistencyCheck(BaseModel):
     severity: Literal["major", "minor"] = "major"
     message: str
     topic: str | None = Field(default=None, description="knowledge-base topic the check rests on")
+    fields: list[str] = Field(default_factory=list, description="the artifact's names of the numbers it read")
+    scored: bool = Field(default=True, description="whether it bears on the offline reviewer's scores")
 
 
 class ReviewDimension(BaseModel):
@@ -109,8 +116,9 @@ class ReviewResult(BaseModel):
     backend_name: str
     model: str
     dimensions: list[ReviewDimension]
-    overall_score: float | None = Field(description="mean of the dimension scores")
-    verdict: Verdict = Field(description="usable | caution | unusable: the checks' verdict, made stricter by the model's")
+    overall_score: float | None = Field(description="mean of the dimension scores, at most the fatal cap when unusable")
+    verdict: ReviewVerdict = Field(description="usable | caution | unusable: the checks' verdict, made stricter by the "
+                                   "model's; unreviewed when the reviewer failed and the checks found nothing fatal")
     raw_response: str
     timestamp: str
 
@@ -123,13 +131,20 @@ class ImpactReview(BaseModel):
 
     result: ReviewResult
     status: ReviewStatus
-    verdict: Verdict = Field(description="the same as result.verdict")
+    status_reason: str = Field(default="", description="why the review is not complete (the reviewer's run)")
+    verdict: ReviewVerdict = Field(description="the same as result.verdict")
     checks_verdict: Verdict = Field(description="decided in code from the checks alone")
     model_verdict: Verdict | None = Field(default=None, description="the reviewer's own VERDICT, when it gave one")
     verdict_reasons: list[str] = Field(default_factory=list, description="the checks (id: status) behind the verdict")
     model_type: str = Field(default="", description="the table's name for the reported model type ('' when unknown)")
     implied_p_value: float | None = Field(default=None, description="the two-sided p-value the interval implies")
     expected_dimensions: list[str]
+    dimension_mean: float | None = Field(default=None, description="the mean of the dimension scores before the "
+                                         "fatal cap, for audit")
+    overall_cap: str = Field(default="", description="why the overall score is capped, when it is")
+    evidence_coverage: float | None = Field(default=None, description="share of the method's checks the artifact let "
+                                            "run (a diagnostic the table does not understand counts as not run)")
+    not_assessed: list[str] = Field(default_factory=list, description="the checks that could not run, and why")
     model_overall: float | None = Field(default=None, description="the model's own OVERALL, for audit only")
     answer_format: Literal["text", "json", "none"] = "none"
     confidence: ConfidenceScore

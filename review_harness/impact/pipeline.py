@@ -13,17 +13,19 @@ error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
-from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core.input_errors import INPUT_ERROR
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.member import RetryPolicy
-from review_harness.core.metrics import SharedJSON, keys_except, nanmean, recorded
+from review_harness.core.metrics import SharedJSON, nanmean, recorded
 from review_harness.core.panel import scoped_cache, text_hash
 from review_harness.core.params import resolve_user_path
-from review_harness.core.viewer import answer_message, review_score
+from review_harness.core.viewer import PASSED, answer_message, review_score
 from review_harness.impact.artifact import ArtifactError
 from review_harness.impact.config import default_settings
 from review_harness.impact.knowledge import KnowledgeBase, KnowledgeError, KnowledgeRegistry
@@ -134,26 +136,63 @@ def impact_pipeline(
     ]
 
 
-# every key but the verdict label (a sample-list column) gets the metric: the dimensions come
-# from the template (the task re-declares these with the `average` metric: scorers/impact_synthesis.py)
-@scorer(metrics={pattern: [nanmean()] for pattern in keys_except("verdict")})
-def impact_synthesis() -> Scorer:
+DEFAULT_DIMENSIONS = ("estimate_plausibility", "statistical_rigor", "methodology_fit")
+# Score.value beside the verdict label and the template's dimensions, each named for what it is:
+# `overall` (mean of the dimensions, capped when a fatal check failed), `method_confidence` (the
+# seed's deterministic draw from the method's band: about the method, not this result),
+# `evidence_coverage` (share of the method's checks the artifact let run), `failed_checks` (how
+# many fatal checks failed), `passed` (1 for usable) / `unusable` (0/1: their means are the shares
+# of results),
+# `review_complete` / `reviewer_failed` (0/1: whether the reviewer answered in full, or not at all)
+FIGURES = ("method_confidence", "evidence_coverage", "failed_checks", PASSED, "unusable", "review_complete",
+           "reviewer_failed")
+EPOCH_FIGURES = ("overall_spread", "epoch_consistent")  # with --epochs 2+ (scorers/impact_gold.impact_epochs)
+
+
+def score_keys(dimensions: Sequence[str] = DEFAULT_DIMENSIONS) -> list[str]:
+    """Every number of the synthesis score, in the order the results show them: the headline
+    `overall` first."""
+    return ["overall", *dimensions, *FIGURES, *EPOCH_FIGURES]
+
+
+def synthesis_scorer(dimensions: Sequence[str] | None, metric: Callable[[], Metric]) -> Scorer:
+    """The synthesis scorer with `metric` on each of its keys, named literally (a glob pattern in
+    a metrics dict is read as a score name until a sample has a score, and a headline cannot find
+    'overall' among patterns)."""
+    dims = list(dimensions or DEFAULT_DIMENSIONS)
+
+    @scorer(name="impact_synthesis", metrics={key: [metric()] for key in score_keys(dims)})
+    def impact_synthesis(dimensions: list[str] = dims) -> Scorer:
+        return synthesis_score()
+
+    return impact_synthesis(dimensions=dims)
+
+
+def impact_synthesis(dimensions: Sequence[str] | None = None) -> Scorer:
+    """The review's scorer with NaN-aware means (the library API's; the task's own declares the
+    `average` metric: scorers/impact_synthesis.py)."""
+    return synthesis_scorer(dimensions, nanmean)
+
+
+def synthesis_score() -> Callable[[TaskState, Target], object]:
     """The review from the stored request and answer (re-parsed, so `inspect score` redoes it
     without model calls); the numbers reduced across samples and epochs in `Score.value`."""
 
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store)
         result = review.result
-        # the verdict is a label (a sample-list column, no metric); then the overall and dimension
-        # scores, the confidence, and 0/1 status flags for the gate (partial = 1 - complete - failed;
-        # the checks are in the review JSON)
+        # the verdict is a label (a sample-list column, no metric); then the figures named above
         value: dict[str, float | str] = {"verdict": review.verdict}
         value["overall"] = NAN if result.overall_score is None else recorded(result.overall_score)
         for name in review.expected_dimensions:
             scored = review.score(name)
             value[name] = NAN if scored is None else recorded(scored)
-        value["confidence"] = recorded(review.confidence.score)
-        value |= {key: float(review.status == key) for key in ("complete", "failed")}
+        value["method_confidence"] = recorded(review.confidence.score)
+        value["evidence_coverage"] = NAN if review.evidence_coverage is None else recorded(review.evidence_coverage)
+        value["failed_checks"] = float(sum(c.status == "fail" for c in review.checks))
+        value["unusable"] = float(review.verdict == "unusable")
+        value["review_complete"] = float(review.status == "complete")
+        value["reviewer_failed"] = float(review.status == "failed")
         # the answer (the sample's header and list): verdict and top findings; the explanation
         # (rendered as markdown in the viewer): the report, verdict first
         return review_score(

@@ -28,18 +28,18 @@ from review_harness.core.member import (
 )
 from review_harness.core.prompts import prefix_hash
 from review_harness.impact.artifact import build_payload
-from review_harness.impact.checks import artifact_implied_p, render_facts, run_checks
+from review_harness.impact.checks import checks_and_implied_p, render_facts
 from review_harness.impact.config import ImpactSettings, default_settings
 from review_harness.impact.confidence import confidence_for
 from review_harness.impact.kind import REVIEWER
 from review_harness.impact.knowledge import Chunk, KnowledgeBase, knowledge_context
 from review_harness.impact.models import (
-    ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewDimension, ReviewResult, Verdict,
+    VERDICTS, ConfidenceScore, ConsistencyCheck, ImpactArtifact, ImpactReview, ReviewDimension, ReviewResult, Verdict,
 )
 from review_harness.impact.parse import answer_schema, format_instructions, parse_answer
 from review_harness.impact.registry import PromptSpec, render_part
 from review_harness.impact.table import ChecksTable, default_table
-from review_harness.impact.verdict import checks_verdict, strictest
+from review_harness.impact.verdict import checks_verdict, review_verdict
 
 KIND = "impact"
 REQUEST_KEY = "impact:request"
@@ -62,6 +62,7 @@ class ReviewRequest(BaseModel):
     checks_verdict: Verdict
     verdict_reasons: list[str]
     score_cap: float = Field(description="the most a dimension with a failed check may score")
+    overall_cap: float = Field(default=1.0, description="the most an unusable review's overall score may be")
     model_type: str = Field(description="the table's name for the model type ('' when unknown)")
     implied_p_value: float | None = None
     knowledge_chunks: list[str]
@@ -84,12 +85,46 @@ class ReviewerAnswer(BaseModel):
     timestamp: str = Field(default_factory=_now)
 
 
+def _check_words(checks: list[ConsistencyCheck]) -> str:
+    return " ".join(dict.fromkeys(w for c in checks for w in (c.topic or "", c.id.replace("_", " ")) if w))
+
+
+def retrieval_tiers(artifact: ImpactArtifact, checks: list[ConsistencyCheck], method: str = "") -> list[str]:
+    """Queries in the order their notes matter: the topics of the failed checks, then of the
+    warnings, then of what the method needs and the artifact lacks, then the method itself (its
+    name, the outcome), then the topics of every other check."""
+    tiers = [
+        _check_words([c for c in checks if c.status == "fail"]),
+        _check_words([c for c in checks if c.status == "warn"]),
+        _check_words([c for c in checks if c.status == "not_available" and c.severity == "major" and c.scored]),
+        " ".join(w for w in ((method or artifact.model_type).replace("_", " "),
+                             artifact.model_type.replace("_", " "),
+                             str(artifact.model_params.get("dependent_variable", ""))) if w),
+        " ".join(sorted({c.topic for c in checks if c.topic})),
+    ]
+    return [t for t in tiers if t.strip()]
+
+
 def retrieval_query(artifact: ImpactArtifact, checks: list[ConsistencyCheck]) -> str:
-    """Deterministic: the model type, the outcome, and the topics and ids of the checks."""
-    words = [artifact.model_type.replace("_", " "), str(artifact.model_params.get("dependent_variable", ""))]
-    words += sorted({c.topic for c in checks if c.topic})
-    words += [c.id.replace("_", " ") for c in checks if c.status != "pass"]
-    return " ".join(w for w in words if w)
+    """Every tier's words in one query (for a knowledge base that is asked once)."""
+    return " ".join(retrieval_tiers(artifact, checks))
+
+
+def retrieve(knowledge: KnowledgeBase, artifact: ImpactArtifact, checks: list[ConsistencyCheck], top_k: int,
+             method: str = "") -> list[Chunk]:
+    """The notes for this artifact, those on its failing checks first: each tier fills what the
+    tiers before it left of `top_k` (a chunk is retrieved once)."""
+    chosen: list[Chunk] = []
+    seen: set[tuple[str, int, str]] = set()
+    for query in retrieval_tiers(artifact, checks, method):
+        for chunk in knowledge.retrieve(query, top_k):
+            key = (chunk.source, chunk.position, chunk.heading)
+            if key not in seen and len(chosen) < top_k:
+                seen.add(key)
+                chosen.append(chunk)
+        if len(chosen) >= top_k:
+            break
+    return chosen
 
 
 def prepare_request(
@@ -103,9 +138,9 @@ def prepare_request(
     settings = settings or default_settings()
     table = table or default_table()
     payload = build_payload(artifact)
-    checks = run_checks(artifact, table)
+    checks, implied = checks_and_implied_p(artifact, table)
     verdict, reasons = checks_verdict(checks)
-    chunks: list[Chunk] = knowledge.retrieve(retrieval_query(artifact, checks), top_k)
+    chunks: list[Chunk] = retrieve(knowledge, artifact, checks, top_k, table.resolve(artifact.model_type) or "")
     variables = {
         **payload.model_dump(),
         "artifact": payload.artifact_text,
@@ -125,7 +160,8 @@ def prepare_request(
         initiative_id=payload.initiative_id, prompt_name=spec.name, prompt_version=spec.version,
         prompt_source=spec.source, dimensions=list(spec.dimensions), system=system, user=user,
         checks=checks, checks_verdict=verdict, verdict_reasons=reasons, score_cap=settings.fatal_score_cap,
-        model_type=table.resolve(artifact.model_type) or "", implied_p_value=artifact_implied_p(artifact, table),
+        overall_cap=settings.fatal_overall_cap,
+        model_type=table.resolve(artifact.model_type) or "", implied_p_value=implied,
         knowledge_chunks=[f"{c.heading} ({c.source})" for c in chunks],
         notes=list(artifact.notes), confidence=confidence_for(payload.initiative_id, artifact.model_type, table),
         prefix_hash=prefix_hash(system),
@@ -203,20 +239,35 @@ def build_review(request: ReviewRequest, result: MemberResult[ReviewerAnswer] | 
     warnings += capped
     status = "failed" if not dimensions else ("complete" if run.completed else "partial")
     model_verdict = parsed.verdict if parsed and dimensions else None
-    verdict = strictest(request.checks_verdict, model_verdict)
-    if model_verdict is not None and verdict != model_verdict:
+    verdict, why = review_verdict(request.checks_verdict, model_verdict, status)
+    if model_verdict is not None and verdict != model_verdict and VERDICTS.index(model_verdict) < VERDICTS.index(verdict):
         warnings.append(f"the reviewer's verdict {model_verdict} is more lenient than the checks allow: {verdict} "
                         f"({'; '.join(request.verdict_reasons)})")
+    if why:
+        warnings.append(why)
+    mean = round(sum(d.score for d in dimensions) / len(dimensions), 4) if dimensions else None
+    overall, cap = mean, ""
+    if mean is not None and verdict == "unusable" and mean > request.overall_cap:
+        overall = request.overall_cap
+        cap = (f"capped at {request.overall_cap:g} (the dimensions' mean is {mean:g}): a fatal check failed "
+               f"({'; '.join(request.verdict_reasons) or 'the reviewer'})")
     backend, _, model = run.model.partition("/")
     review_result = ReviewResult(
         **request.model_dump(include={"initiative_id", "prompt_name", "prompt_version"}),
         backend_name=backend or "-", model=model or backend or "-", dimensions=dimensions,
-        overall_score=round(sum(d.score for d in dimensions) / len(dimensions), 4) if dimensions else None,
-        verdict=verdict,
+        overall_score=overall, verdict=verdict,
         raw_response=answer.raw_response if answer else "", timestamp=answer.timestamp if answer else _now(),
     )
+    assessed = [c for c in request.checks if c.scored and c.status != "not_available"]
+    missing = [c for c in request.checks if c.scored and c.status == "not_available"]
+    unknown = sum(len(c.fields) for c in request.checks if c.id == "diagnostics_understood" and c.status == "not_available")
+    total = len(assessed) + len(missing) + unknown
     return ImpactReview(
-        result=review_result, status=status, verdict=verdict, checks_verdict=request.checks_verdict,
+        result=review_result, status=status, status_reason="" if status == "complete" else run.describe(),
+        dimension_mean=mean, overall_cap=cap,
+        evidence_coverage=round(len(assessed) / total, 4) if total else None,
+        not_assessed=[f"{c.id}: {c.message}" for c in missing],
+        verdict=verdict, checks_verdict=request.checks_verdict,
         model_verdict=model_verdict, verdict_reasons=list(request.verdict_reasons), model_type=request.model_type,
         implied_p_value=request.implied_p_value, expected_dimensions=list(request.dimensions),
         model_overall=parsed.model_overall if parsed else None,

@@ -21,7 +21,8 @@ from review_harness.impact.models import ConsistencyCheck
 from review_harness.impact.verdict import checks_verdict
 
 DIMENSIONS_LINE = re.compile(r"^Dimensions to score:\s*(.+)$", re.MULTILINE)
-FACT = re.compile(r"^- \[(PASS|FAIL|WARN|NOT_AVAILABLE)\] ([a-z0-9_]+) \(([a-z0-9_]+), (major|minor)\): (.+)$", re.MULTILINE)
+FACT = re.compile(r"^- \[(PASS|FAIL|WARN|NOT_AVAILABLE)\] ([a-z0-9_]+) \(([a-z0-9_]+), (major|minor)(, information)?\): "
+                  r"(.+)$", re.MULTILINE)
 
 
 def facts_from_prompt(prompt: str) -> list[ConsistencyCheck]:
@@ -29,7 +30,7 @@ def facts_from_prompt(prompt: str) -> list[ConsistencyCheck]:
     start, end = prompt.find(TEXT_OPEN), prompt.find(TEXT_CLOSE)
     outside = prompt[:start] + prompt[end:] if 0 <= start < end else prompt
     return [ConsistencyCheck(id=m.group(2), dimension=m.group(3), status=m.group(1).lower(), severity=m.group(4),  # type: ignore[arg-type]
-                             message=m.group(5).strip()) for m in FACT.finditer(outside)]
+                             message=m.group(6).strip(), scored=not m.group(5)) for m in FACT.finditer(outside)]
 
 
 def dimension_scores(
@@ -37,7 +38,7 @@ def dimension_scores(
 ) -> dict[str, tuple[float, str]]:
     covered: dict[str, tuple[float, str]] = {}
     for dim in dimensions:
-        own = [c for c in checks if c.dimension == dim]
+        own = [c for c in checks if c.dimension == dim and c.scored]
         if not own:
             continue
         penalty = sum(settings.penalty(c.status, c.severity) for c in own if c.status != "pass")

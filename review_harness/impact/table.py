@@ -6,7 +6,11 @@ threshold changed without editing the package.
 
 Identities and computed diagnostics are arithmetic expressions over the artifact's field names
 (`+ - * /`, parentheses, numbers), read with `ast` and evaluated without `eval`: a table is data,
-never code.
+never code. An expression is also evaluated over ranges (interval arithmetic), so an identity
+between rounded numbers holds within their rounding.
+
+Names are compared folded (`fold_name`): the table names a diagnostic once and every spelling a
+tool uses (`pretrend_test.pvalue`, `Pretrend test p-value`) reads as that name.
 """
 
 from __future__ import annotations
@@ -33,11 +37,51 @@ class TableError(ValueError):
     """A checks table (built-in or a user's) that cannot be used: one line naming the key."""
 
 
+# --- names ---------------------------------------------------------------------------------
+
+_FOLD = re.compile(r"[^a-z0-9]+")
+_P_SUFFIX = re.compile(r"(?:^|_)(?:p_value|pvalue|pval|p_val|p)$")
+
+
+@lru_cache(maxsize=8192)
+def fold_name(name: str) -> str:
+    """How names are compared: lower case, every run of other characters one `_`, and a trailing
+    `pvalue` / `pval` / `p_val` / `p` read as `p_value` ('Pretrend Test P-Value' and
+    'pretrend_test.pvalue' are both 'pretrend_test_p_value')."""
+    folded = _FOLD.sub("_", str(name).strip().lower()).strip("_")
+    match = _P_SUFFIX.search(folded)
+    if match:
+        folded = folded[: match.start()] + ("_" if match.start() and folded[match.start()] == "_" else "") + "p_value"
+        folded = folded.lstrip("_")
+    return folded
+
+
 # --- expressions ---------------------------------------------------------------------------
 
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
         ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+Interval = tuple[float, float]
+
+
+def _interval_op(op: type, a: Interval, b: Interval) -> Interval:
+    """Interval arithmetic: the range of `a op b` over every pair of values of the two ranges."""
+    if op is ast.Add:
+        return a[0] + b[0], a[1] + b[1]
+    if op is ast.Sub:
+        return a[0] - b[1], a[1] - b[0]
+    if op is ast.Div:
+        if b[0] <= 0 <= b[1]:
+            raise ZeroDivisionError
+        b = (1 / b[1], 1 / b[0])
+    products = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+    return min(products), max(products)
+
+
+@lru_cache(maxsize=1024)
+def expression(text: str) -> "Expression":
+    """The parsed expression of a table entry (parsed once per text)."""
+    return Expression(text)
 
 
 class Expression:
@@ -77,16 +121,43 @@ class Expression:
         except ZeroDivisionError:
             return None
 
+    def bounds(self, values: Mapping[str, float], halves: Mapping[str, float]) -> Interval | None:
+        """The range of the value when each field may be off by its half-unit of rounding
+        (`halves`, 0 for a field not rounded); None when a field is missing or a divisor's range
+        holds zero."""
+        if any(f not in values for f in self.fields):
+            return None
+        try:
+            return self._range(self._tree, values, halves)
+        except ZeroDivisionError:
+            return None
+
+    def _name(self, node: ast.Name) -> str:
+        return self._back.get(node.id, node.id)
+
     def _eval(self, node: ast.AST, values: Mapping[str, float]) -> float:
         if isinstance(node, ast.Constant):
             return float(node.value)
         if isinstance(node, ast.Name):
-            return float(values[self._back.get(node.id, node.id)])
+            return float(values[self._name(node)])
         if isinstance(node, ast.UnaryOp):
             value = self._eval(node.operand, values)
             return -value if isinstance(node.op, ast.USub) else value
         assert isinstance(node, ast.BinOp)
         return _OPS[type(node.op)](self._eval(node.left, values), self._eval(node.right, values))
+
+    def _range(self, node: ast.AST, values: Mapping[str, float], halves: Mapping[str, float]) -> Interval:
+        if isinstance(node, ast.Constant):
+            return float(node.value), float(node.value)
+        if isinstance(node, ast.Name):
+            name = self._name(node)
+            x, h = float(values[name]), abs(halves.get(name, 0.0))
+            return x - h, x + h
+        if isinstance(node, ast.UnaryOp):
+            lo, hi = self._range(node.operand, values, halves)
+            return (-hi, -lo) if isinstance(node.op, ast.USub) else (lo, hi)
+        assert isinstance(node, ast.BinOp)
+        return _interval_op(type(node.op), self._range(node.left, values, halves), self._range(node.right, values, halves))
 
     def __str__(self) -> str:
         return self.text
@@ -98,9 +169,19 @@ class Tolerance(BaseModel):
     model_config = ConfigDict(extra="forbid")
     absolute: float = Field(ge=0)
     relative: float = Field(ge=0)
+    close: float = Field(default=0.05, ge=0, description="a relative gap up to this is a warning, beyond it a failure")
 
     def agree(self, a: float, b: float) -> bool:
         return abs(a - b) <= max(self.absolute, self.relative * max(abs(a), abs(b)))
+
+    def near(self, a: float, b: float) -> bool:
+        return abs(a - b) <= max(self.absolute, self.close * max(abs(a), abs(b)))
+
+
+class PAgreement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    method: float = Field(gt=0)
+    borderline: float = Field(gt=0)
 
 
 class Plausibility(BaseModel):
@@ -108,6 +189,17 @@ class Plausibility(BaseModel):
     small_sample: int = Field(ge=1)
     large_percent_change: float = Field(gt=0)
     extreme_percent_change: float = Field(gt=0)
+    implausible_percent_change: float = Field(gt=0)
+    fit_error_multiple: float = Field(ge=1)
+    pre_gap_share: float = Field(gt=0, le=1)
+
+
+class Frequency(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    aliases: list[str] = Field(default_factory=list)
+    days: float = Field(gt=0)
+    season: int = Field(ge=1, description="periods in the yearly cycle (1: none within a year)")
+    short_season: int | None = Field(default=None, ge=2, description="a shorter cycle (daily data: the week)")
 
 
 class Identity(BaseModel):
@@ -125,29 +217,28 @@ class Identity(BaseModel):
         return text
 
 
-class Diagnostic(BaseModel):
+class PercentBasis(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    dimension: Dimension
-    fields: list[str] = Field(default_factory=list)
-    expression: str | None = None
-    compute: Literal["srm"] | None = None
-    expected_share: float | None = Field(default=None, gt=0, lt=1)
+    basis: Literal["baseline", "counterfactual"]
+    equals: str
+
+    @field_validator("equals")
+    @classmethod
+    def _parse(cls, text: str) -> str:
+        Expression(text)
+        return text
+
+
+class Threshold(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     at_least: float | None = None
     at_most: float | None = None
     within: tuple[float, float] | None = None
-    on_fail: Literal["fail", "warn"] = "fail"
-    missing: Literal["major", "minor", "skip"] = "minor"
-    topic: str | None = None
-    describe: str
 
     @model_validator(mode="after")
-    def _check(self) -> Diagnostic:
-        if not (self.fields or self.expression or self.compute):
-            raise ValueError("give fields, an expression or compute")
+    def _one(self) -> "Threshold":
         if sum(x is not None for x in (self.at_least, self.at_most, self.within)) != 1:
             raise ValueError("give exactly one of at_least, at_most, within")
-        if self.expression:
-            Expression(self.expression)
         return self
 
     def holds(self, value: float) -> bool:
@@ -158,10 +249,60 @@ class Diagnostic(BaseModel):
         assert self.at_most is not None
         return value <= self.at_most
 
-    def threshold(self) -> str:
+    def text(self) -> str:
         if self.within is not None:
             return f"inside [{self.within[0]:g}, {self.within[1]:g}]"
         return f">= {self.at_least:g}" if self.at_least is not None else f"<= {self.at_most:g}"
+
+
+class Diagnostic(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    dimension: Dimension
+    names: list[str] = Field(default_factory=list)
+    expression: str | None = None
+    compute: Literal["srm", "first_stage_f"] | None = None
+    at_least: float | None = None
+    at_most: float | None = None
+    within: tuple[float, float] | None = None
+    fatal: Threshold | None = None
+    on_fail: Literal["fail", "warn"] = "fail"
+    inference: bool = Field(default=False, description="a p-value of the effect itself: small supports it")
+    topic: str | None = None
+    describe: str
+
+    @model_validator(mode="after")
+    def _check(self) -> Diagnostic:
+        if not (self.names or self.expression or self.compute):
+            raise ValueError("give names, an expression or compute")
+        bounds = sum(x is not None for x in (self.at_least, self.at_most, self.within))
+        if bounds != (0 if self.inference else 1):
+            raise ValueError("an inference diagnostic takes no threshold" if self.inference
+                             else "give exactly one of at_least, at_most, within")
+        if self.expression:
+            Expression(self.expression)
+        return self
+
+    @property
+    def threshold(self) -> Threshold | None:
+        if self.inference:
+            return None
+        return Threshold(at_least=self.at_least, at_most=self.at_most, within=self.within)
+
+    @property
+    def folded_names(self) -> list[str]:
+        return [fold_name(n) for n in self.names]
+
+
+class Limits(BaseModel):
+    """A limit in periods: beyond `warn` a warning, beyond `fail` a failure."""
+
+    model_config = ConfigDict(extra="forbid")
+    warn: float | None = Field(default=None, gt=0)
+    fail: float | None = Field(default=None, gt=0)
+
+
+TimeShape = Literal["series", "panel", "cross_section", "unknown"]
+CODE_NEEDS = ("pre_treatment_gap",)  # needs a check computed in code satisfies
 
 
 class ModelType(BaseModel):
@@ -170,11 +311,18 @@ class ModelType(BaseModel):
     confidence: tuple[float, float]
     params: list[str] = Field(default_factory=list)
     baseline: list[str] = Field(default_factory=list)
+    percent_bases: list[str] = Field(default_factory=list)
     identities: list[str] = Field(default_factory=list)
     diagnostics: list[str] = Field(default_factory=list)
-    min_pre_period: dict[str, int] = Field(default_factory=dict)
-    max_post_to_pre: float | None = Field(default=None, gt=0)
+    needs: list[str] = Field(default_factory=list, description="'a|b': either one")
+    read_as: dict[str, str] = Field(default_factory=dict)
+    inference: list[str] = Field(default_factory=list, description="inference diagnostics that state the uncertainty")
+    time: TimeShape = "unknown"
+    min_pre_periods: Limits | None = None
+    max_post_to_pre: Limits | None = None
     seasonality: bool = False
+    planned_share: float | None = Field(default=None, gt=0, lt=1)
+    p_sides: Literal["two", "either"] = "two"
 
     @field_validator("confidence")
     @classmethod
@@ -183,6 +331,15 @@ class ModelType(BaseModel):
         if not 0 <= low <= high <= 1:
             raise ValueError(f"need 0 <= low <= high <= 1, got [{low}, {high}]")
         return band
+
+    @property
+    def need_groups(self) -> list[list[str]]:
+        return [[part.strip() for part in need.split("|") if part.strip()] for need in self.needs]
+
+    @property
+    def diagnostic_groups(self) -> list[list[str]]:
+        """The diagnostics it expects, alternatives grouped ('a|b': either one)."""
+        return [[part.strip() for part in d.split("|") if part.strip()] for d in self.diagnostics]
 
 
 def normalize_type(name: str) -> str:
@@ -197,16 +354,25 @@ class ChecksTable(BaseModel):
     ci_level: float = Field(gt=0, lt=1)
     significance_level: float = Field(gt=0, lt=1)
     tolerance: Tolerance
+    p_value_agreement: PAgreement
     plausibility: Plausibility
-    default_frequency: str
-    frequencies: list[str]
-    season_length: dict[str, int]
-    days_per_period: dict[str, float]
+    frequencies: dict[str, Frequency]
+    within_season: float = Field(default=92, gt=0, description="days a post-period may run within one season")
+    fields: dict[str, list[str]]
+    known_names: list[str] = Field(default_factory=list)
+    describing_names: list[str] = Field(default_factory=list)
     identities: dict[str, Identity]
+    percent_bases: dict[str, PercentBasis]
+    basis_names: dict[Literal["baseline", "counterfactual"], list[str]]
     diagnostics: dict[str, Diagnostic]
+    fit_errors: dict[Literal["pre_rmspe", "pre_mspe", "residual_sd"], list[str]]
+    param_evidence: dict[str, list[str]] = Field(default_factory=dict)
+    describing_params: list[str] = Field(default_factory=list)
     model_types: dict[str, ModelType]
     generic: ModelType
     _lookup: dict[str, str] = PrivateAttr(default_factory=dict)
+    _field_lookup: dict[str, str] = PrivateAttr(default_factory=dict)
+    _frequency_lookup: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("version", mode="before")
     @classmethod
@@ -215,24 +381,34 @@ class ChecksTable(BaseModel):
 
     @model_validator(mode="after")
     def _references(self) -> ChecksTable:
-        for freq in self.frequencies:
-            for table in ("season_length", "days_per_period"):
-                if freq not in getattr(self, table):
-                    raise ValueError(f"{table}: no value for the frequency {freq!r}")
-        if self.default_frequency not in self.frequencies:
-            raise ValueError(f"default_frequency: {self.default_frequency!r} is not one of {self.frequencies}")
+        self._frequency_lookup = {}
+        for name, freq in self.frequencies.items():
+            for key in [name, *freq.aliases]:
+                self._frequency_lookup[fold_name(key)] = name
+        self._field_lookup = {}
+        for canonical, names in self.fields.items():
+            for key in [canonical, *names]:
+                folded = fold_name(key)
+                if self._field_lookup.get(folded, canonical) != canonical:
+                    raise ValueError(f"fields: the name {key!r} is also {self._field_lookup[folded]}'s")
+                self._field_lookup[folded] = canonical
         seen: dict[str, str] = {}
         for name, spec in [*self.model_types.items(), ("generic", self.generic)]:
             where = "generic" if name == "generic" else f"model_types.{name}"
             for ident in spec.identities:
                 if ident not in self.identities:
                     raise ValueError(f"{where}.identities: {ident!r} is not an identity of the table")
-            for diag in spec.diagnostics:
+            for basis in spec.percent_bases:
+                if basis not in self.percent_bases:
+                    raise ValueError(f"{where}.percent_bases: {basis!r} is not a percent basis of the table")
+            for diag in [*(d for g in spec.diagnostic_groups for d in g), *spec.read_as.values(), *spec.inference]:
                 if diag not in self.diagnostics:
-                    raise ValueError(f"{where}.diagnostics: {diag!r} is not a diagnostic of the table")
-            for freq in spec.min_pre_period:
-                if freq not in self.frequencies:
-                    raise ValueError(f"{where}.min_pre_period: {freq!r} is not a frequency ({', '.join(self.frequencies)})")
+                    raise ValueError(f"{where}: {diag!r} is not a diagnostic of the table")
+            for group in spec.need_groups:
+                for need in group:
+                    if need not in self.diagnostics and need not in CODE_NEEDS:
+                        raise ValueError(f"{where}.needs: {need!r} is not a diagnostic of the table "
+                                         f"(or one of {', '.join(CODE_NEEDS)})")
             if name == "generic":
                 continue
             for key in [normalize_type(name), *map(normalize_type, spec.aliases)]:
@@ -249,6 +425,22 @@ class ChecksTable(BaseModel):
     def spec(self, model_type: str) -> ModelType:
         name = self.resolve(model_type)
         return self.model_types[name] if name else self.generic
+
+    def canonical_field(self, name: str) -> str | None:
+        """The canonical name of a reported number ('std_error' -> 'standard_error'), or None."""
+        return self._field_lookup.get(fold_name(name))
+
+    def frequency(self, name: str) -> str | None:
+        """The table's calendar frequency for a reported name ('Yearly' -> 'annual'), or None."""
+        return self._frequency_lookup.get(fold_name(name))
+
+    def basis(self, name: str) -> str | None:
+        """'pre-period mean' -> 'baseline', 'synthetic' -> 'counterfactual', else None."""
+        folded = fold_name(name)
+        for basis, names in self.basis_names.items():
+            if folded in {fold_name(n) for n in names}:
+                return basis
+        return None
 
     @property
     def confidence_map(self) -> dict[str, tuple[float, float]]:

@@ -10,12 +10,16 @@ checks, and never made more lenient by a model.
 - otherwise `usable`.
 
 A reviewer's own VERDICT may make it stricter; the stricter of the two is the review's verdict.
-No Inspect import.
+A review nobody read cannot vouch for a result: when the reviewer failed (no dimension parsed),
+the verdict is `unreviewed` unless the checks alone found it `unusable`; when its answer was
+incomplete (partial), at least `caution`. No Inspect import.
 """
 
 from __future__ import annotations
 
-from review_harness.impact.models import VERDICTS, ConsistencyCheck, Verdict
+from review_harness.impact.models import VERDICTS, ConsistencyCheck, ReviewStatus, ReviewVerdict, Verdict
+
+MODEL_VERDICTS: tuple[str, ...] = ("usable", "caution", "unusable")  # what checks and reviewers say
 
 
 def check_effect(check: ConsistencyCheck) -> Verdict:
@@ -27,9 +31,21 @@ def check_effect(check: ConsistencyCheck) -> Verdict:
     return "usable"
 
 
-def strictest(*verdicts: Verdict | None) -> Verdict:
+def strictest(*verdicts: ReviewVerdict | None) -> ReviewVerdict:
     given = [v for v in verdicts if v is not None]
     return max(given, key=VERDICTS.index) if given else "usable"
+
+
+def review_verdict(checks: Verdict, model: Verdict | None, status: ReviewStatus) -> tuple[ReviewVerdict, str]:
+    """The review's verdict from the checks', the reviewer's and the review's status, and what a
+    failed or incomplete review did to it ('' when nothing)."""
+    verdict = strictest(checks, model)
+    if status == "failed" and verdict != "unusable":
+        return "unreviewed", (f"the reviewer failed, so nobody read the artifact: unreviewed (the checks alone say "
+                              f"{checks})")
+    if status == "partial" and verdict == "usable":
+        return "caution", "the reviewer's answer was incomplete (partial review): caution, not usable"
+    return verdict, ""
 
 
 def checks_verdict(checks: list[ConsistencyCheck]) -> tuple[Verdict, list[str]]:
@@ -42,4 +58,4 @@ def checks_verdict(checks: list[ConsistencyCheck]) -> tuple[Verdict, list[str]]:
 def read_verdict(text: object) -> Verdict | None:
     """'usable', 'Caution', '**UNUSABLE**' -> the verdict; anything else None."""
     word = "".join(ch for ch in str(text or "").lower() if ch.isalpha())
-    return word if word in VERDICTS else None  # type: ignore[return-value]
+    return word if word in MODEL_VERDICTS else None  # type: ignore[return-value]
