@@ -107,7 +107,7 @@ def test_gold_metrics(gold_log):
     assert metrics[("impact_synthesis", "reviewer_failed")]["average"] == 0.0
     # every figure is named: no metric key is a glob pattern, and the headline figure exists
     assert all(not any(ch in name for ch in "*?[") for _, name in metrics)
-    assert {"overall", "method_confidence", "evidence_coverage", "failed_checks", "usable", "unusable"} <= {
+    assert {"overall", "method_confidence", "evidence_coverage", "failed_checks", "passed", "unusable"} <= {
         name for scorer, name in metrics if scorer == "impact_synthesis"}
 
 
@@ -265,7 +265,7 @@ def test_gold_set_shape():
 
 
 def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path, caplog):
-    """Without gold the headline is the review's `overall`, found among the results (no 'Headline
+    """Without gold the headline is `passed` (every kind's: the share of usable results), found among the results (no 'Headline
     score not found' warning), and no figure reads as something it is not: the method's band is
     `method_confidence`, the reviewer's state `review_complete` / `reviewer_failed`, the checks
     `failed_checks`."""
@@ -279,7 +279,9 @@ def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path,
     from inspect_ai.log import headline_metric
 
     resolved = headline_metric(log)
-    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "overall")
+    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "passed")
+    assert resolved.metric.value == pytest.approx(sum(s.scores["impact_synthesis"].value["verdict"] == "usable"
+                                               for s in log.samples) / len(log.samples))
     srm = next(s for s in log.samples if s.id == "rct-sample-ratio-mismatch").scores["impact_synthesis"].value
     assert srm["failed_checks"] == 1.0 and srm["reviewer_failed"] == 0.0 and srm["unusable"] == 1.0
     assert srm["overall"] == 0.4  # capped: the fatal check

@@ -14,24 +14,27 @@ from review_harness.impact.table import default_table
 
 
 def model_facts(data: dict) -> dict[str, Any]:
-    """`model` (the model type as the table names it, '' when unknown), `min_pre` (its shortest
-    pre-period at the artifact's frequency, 0 when it has none), `diagnostics` (the diagnostics it
-    should report), `frequency` and `expected_share` (the treatment arm's planned share)."""
+    """`model` (the model type as the table names it, '' when unknown), `min_pre` (the fewest
+    pre-periods below which its review fails, 0 when it has no such limit), `diagnostics` (the
+    diagnostics it should report, alternatives flattened), `frequency` (the artifact's, as the
+    table names it; 'frequency not stated' when it states none) and `expected_share` (the treatment arm's
+    planned share: the artifact's, else the one the method assumes, else one half)."""
     table = default_table()
     found = find_field(data, ["model_type"])
     given = found[1] if found and isinstance(found[1], str) else ""
     resolved = table.resolve(given) if given else None
     frequency = find_field(data, ["frequency"])
-    freq = frequency[1] if frequency and frequency[1] in table.frequencies else table.default_frequency
+    freq = (table.frequency(frequency[1]) if frequency and isinstance(frequency[1], str) else None) or "frequency not stated"
     spec = table.spec(given) if given else None
+    limits = spec.min_pre_periods if spec else None
     share = find_field(data, ["treatment_share"])
-    expected = table.diagnostics["sample_ratio"].expected_share if "sample_ratio" in table.diagnostics else 0.5
+    planned = spec.planned_share if spec and spec.planned_share is not None else 0.5
     return {
         "model": resolved or "",
-        "min_pre": (spec.min_pre_period.get(freq, 0) if spec else 0),
-        "diagnostics": list(spec.diagnostics) if spec else [],
+        "min_pre": int((limits.fail or limits.warn or 0) if limits else 0),
+        "diagnostics": [d for group in spec.diagnostic_groups for d in group] if spec else [],
         "frequency": freq,
-        "expected_share": share[1] if share and isinstance(share[1], (int, float)) else expected,
+        "expected_share": share[1] if share and isinstance(share[1], (int, float)) else planned,
     }
 
 
