@@ -6,7 +6,6 @@ Every document here is synthetic and written for these tests.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 import yaml
@@ -424,15 +423,13 @@ def test_suggestions_invent_no_numbers():
             assert set(re.findall(r"\d+", f.suggestion)) <= source_numbers, f.suggestion
 
 
-def test_deterministic_and_fast_on_a_long_design():
+def test_deterministic_on_a_long_design():
+    # (its speed is measured by benchmarks/design.py, never in a timed test)
     body = "\n\n".join(f"## Part {i}\n\n" + " ".join(["The worker reads rows from the table and writes a summary."] * 20)
                        for i in range(60))
     design = DESIGN_BAD + "\n" + body
     assert len(design.split()) > 7000
-    start = time.perf_counter()
     first = {p: review_as_persona(p, "design", design, REQS) for p in DESIGN_STAGE}
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.5 * len(DESIGN_STAGE) / 6  # all six personas, cold parse included
     second = {p: review_as_persona(p, "design", design, REQS) for p in DESIGN_STAGE}
     assert {p: r.model_dump() for p, r in first.items()} == {p: r.model_dump() for p, r in second.items()}
 

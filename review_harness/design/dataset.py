@@ -23,7 +23,7 @@ from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
-from review_harness.design.gold import load_design_gold
+from review_harness.design.gold import is_real_gold, load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
 
@@ -179,12 +179,16 @@ def user_samples(design: Any, requirements: Any, stage: str | None, topic: str |
 
 def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[str] | None,
                  config: PersonaConfig) -> list[Sample]:
+    """The gold set `fixtures`: each case folder of fixtures/<set>/ with its gold file, then the
+    real documents whose gold files point outside the repository (gold/<set>/real/, or the set
+    itself when it holds only those, e.g. `design/real`)."""
     split = choice("split", split, SPLITS) or "all"
     folder = FIXTURES_DIR / fixtures
-    if not folder.is_dir():
+    real = real_gold_files(fixtures)
+    if not folder.is_dir() and not real:
         raise PrerequisiteError(f"fixture set '{fixtures}' not found: {folder} is not a folder")
     samples = []
-    for case in sorted(p for p in folder.iterdir() if p.is_dir()):
+    for case in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         gold_path = GOLD_DIR / fixtures / f"{case.name}.yaml"
         if not gold_path.is_file():
             raise PrerequisiteError(f"{case}: no gold file {gold_path}")
@@ -201,6 +205,36 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
             case.name, docs[0], docs[1], case_stage, gold.topic, personas or config.active(case_stage),
             document=f"gold:{fixtures}/{gold.topic}", gold=gold_path, iteration=gold.iteration,
         ))
+    samples += real_samples(real, split, stage, personas, config)
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixtures}' has no cases for split '{split}'")
+    return samples
+
+
+def real_gold_files(fixtures: str) -> list[Path]:
+    """Gold files of real documents kept outside the repository (a `document:` key) for the set."""
+    folders = [GOLD_DIR / fixtures / "real", GOLD_DIR / fixtures]
+    return [p for f in folders if f.is_dir() for p in sorted(f.glob("*.yaml")) if is_real_gold(p)]
+
+
+def real_samples(paths: list[Path], split: str, stage: str | None, personas: list[str] | None,
+                 config: PersonaConfig) -> list[Sample]:
+    """One sample per real document: its requirements and design sections as the two documents."""
+    samples = []
+    for gold_path in paths:
+        try:
+            gold = load_design_gold(gold_path)
+        except GoldError as ex:
+            raise PrerequisiteError(str(ex)) from None
+        if split != "all" and gold.split != split:
+            continue
+        design, requirements, _ = gold.parts()
+        where = str(gold.document_path)
+        case_stage = choice("stage", stage, STAGES) or gold.stage
+        samples.append(_sample(
+            gold.id, DocumentInput(design, f"{where} (design sections)"),
+            DocumentInput(requirements, f"{where} ({', '.join(gold.requirements_sections)})"), case_stage, gold.topic,
+            personas or config.active(case_stage), document=f"gold:real/{gold.topic}", gold=gold_path,
+            iteration=gold.iteration,
+        ))
     return samples

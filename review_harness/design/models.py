@@ -52,6 +52,11 @@ class PersonaFinding(BaseModel):
     evidence: str | None = Field(
         description="Verbatim quote from the design or requirements that shows the issue; null for an absence."
     )
+    hygiene: bool = Field(
+        default=False,
+        description="True when the finding is about form only (missing ids or modal verbs, headings, formatting, "
+        "wording), not about whether a requirement, the problem framing or the design is right. Form never escalates.",
+    )
 
 
 class PersonaReport(BaseModel):
@@ -181,6 +186,7 @@ class DesignFinding(BaseModel):
     contributing_phase: Phase | None = None
     phase_rationale: str = ""
     member_ids: list[str] = Field(description="Ids of the reviewer findings grouped here.")
+    hygiene: bool = Field(default=False, description="Every reviewer calls it a matter of form: it never escalates or revises.")
     disposition: Literal["accepted", "rejected"] | None = None
     disposition_note: str | None = None
 

@@ -44,7 +44,7 @@ class _Closed(BaseModel):
 
 
 # what a case changes in a finding; a key left out keeps the finding's value
-Override = dict[Literal["severity", "phase", "contributing", "weight"], Any]
+Override = dict[Literal["severity", "phase", "contributing", "weight", "hygiene"], Any]
 ARTIFACT = "artifact"  # the phase of a flaw in the document under review: the stage's own phase
 
 
@@ -53,6 +53,7 @@ class FindingRule(_Closed):
     phase: Phase | Literal["artifact"]
     contributing: Phase | None = None
     weight: int = 0  # orders findings of one severity: higher first
+    hygiene: bool = False  # about form only (ids, modal verbs, headings): never escalates or revises
     cases: dict[str, Override] = {}
 
     @model_validator(mode="after")
@@ -129,12 +130,14 @@ class Draft:
     suggestion: str
     evidence: str | None
     key: str = ""  # at most one finding per key and persona
+    hygiene: bool = False
 
     def to_model(self) -> PersonaFinding:
         return PersonaFinding(
             title=self.title, severity=self.severity, phase=self.phase,  # type: ignore[arg-type]
             contributing_phase=self.contributing, section=self.section or "(whole document)",  # type: ignore[arg-type]
             issue=self.issue, why_it_matters=self.why, suggestion=self.suggestion, evidence=self.evidence,
+            hygiene=self.hygiene,
         )
 
 
@@ -190,6 +193,7 @@ class Ctx:
         self.findings.append(Draft(
             title=title, severity=rule.severity, phase=rule.phase, contributing=rule.contributing, weight=rule.weight,
             section=section, issue=issue, why=why, suggestion=suggestion, evidence=evidence, key=key,
+            hygiene=rule.hygiene,
         ))
 
     def ok(self, text: str) -> None:
