@@ -187,25 +187,32 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
     real = real_gold_files(fixtures)
     if not folder.is_dir() and not real:
         raise PrerequisiteError(f"fixture set '{fixtures}' not found: {folder} is not a folder")
-    samples = []
+    cases: list[tuple[Path | None, Path]] = []
     for case in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         gold_path = GOLD_DIR / fixtures / f"{case.name}.yaml"
         if not gold_path.is_file():
             raise PrerequisiteError(f"{case}: no gold file {gold_path}")
+        cases.append((case, gold_path))
+    samples = []
+    for case, gold_path in cases + [(None, p) for p in real]:
         try:
             gold = load_design_gold(gold_path)
         except GoldError as ex:
             raise PrerequisiteError(str(ex)) from None
         if split != "all" and gold.split != split:
             continue
+        design, requirements, _ = gold.parts()
+        if case is not None:
+            origins, document = (str(case / "design.md"), str(case / "requirements.md")), f"gold:{fixtures}/{gold.topic}"
+        else:  # a real document read as two by its headings
+            where = str(gold.document_path)
+            origins = (f"{where} (design sections)", f"{where} ({', '.join(gold.requirements_sections)})")
+            document = f"gold:real/{gold.topic}"
         case_stage = choice("stage", stage, STAGES) or gold.stage
-        docs = [DocumentInput((case / f"{slot}.md").read_text(encoding="utf-8"), str(case / f"{slot}.md"))
-                for slot in ("design", "requirements")]
         samples.append(_sample(
-            case.name, docs[0], docs[1], case_stage, gold.topic, personas or config.active(case_stage),
-            document=f"gold:{fixtures}/{gold.topic}", gold=gold_path, iteration=gold.iteration,
+            gold.id, DocumentInput(design, origins[0]), DocumentInput(requirements, origins[1]), case_stage, gold.topic,
+            personas or config.active(case_stage), document=document, gold=gold_path, iteration=gold.iteration,
         ))
-    samples += real_samples(real, split, stage, personas, config)
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixtures}' has no cases for split '{split}'")
     return samples
@@ -215,26 +222,3 @@ def real_gold_files(fixtures: str) -> list[Path]:
     """Gold files of real documents kept outside the repository (a `document:` key) for the set."""
     folders = [GOLD_DIR / fixtures / "real", GOLD_DIR / fixtures]
     return [p for f in folders if f.is_dir() for p in sorted(f.glob("*.yaml")) if is_real_gold(p)]
-
-
-def real_samples(paths: list[Path], split: str, stage: str | None, personas: list[str] | None,
-                 config: PersonaConfig) -> list[Sample]:
-    """One sample per real document: its requirements and design sections as the two documents."""
-    samples = []
-    for gold_path in paths:
-        try:
-            gold = load_design_gold(gold_path)
-        except GoldError as ex:
-            raise PrerequisiteError(str(ex)) from None
-        if split != "all" and gold.split != split:
-            continue
-        design, requirements, _ = gold.parts()
-        where = str(gold.document_path)
-        case_stage = choice("stage", stage, STAGES) or gold.stage
-        samples.append(_sample(
-            gold.id, DocumentInput(design, f"{where} (design sections)"),
-            DocumentInput(requirements, f"{where} ({', '.join(gold.requirements_sections)})"), case_stage, gold.topic,
-            personas or config.active(case_stage), document=f"gold:real/{gold.topic}", gold=gold_path,
-            iteration=gold.iteration,
-        ))
-    return samples

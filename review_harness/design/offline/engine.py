@@ -69,6 +69,12 @@ def review_as_persona(persona: str, stage: str, design: str, requirements: str,
     findings = [d.to_model() for _, d in drafts[: rules.limits.findings]]
     fine = ctx.fine[: rules.limits.checked_and_fine]
     blind = config.personas[persona].offline.blind_spot  # type: ignore[union-attr]  (persona_detectors checked it)
+    if ctx.unassessed:
+        blind += " Not assessed offline: " + "; ".join(ctx.unassessed) + "."
+    if len(drafts) > rules.limits.findings:
+        dropped = [d.title for _, d in drafts[rules.limits.findings:]]
+        blind += (f" It reports its {rules.limits.findings} most severe findings; {len(dropped)} more are left out: "
+                  + "; ".join(dropped[:8]) + ("; ..." if len(dropped) > 8 else "") + ".")
     if not findings and not fine:
         blind += " " + rules.silent_blind_spot
     return PersonaReport(persona=persona, findings=findings, checked_and_fine=fine, blind_spot_check=blind)

@@ -88,6 +88,8 @@ class DetectorRules(_Closed):
 class Limits(_Closed):
     findings: int
     checked_and_fine: int
+    open_decisions_critical: int = 6  # open decisions that make the design not ready to plan against ...
+    open_sections_critical: int = 3  # ... when they span at least this many sections
 
 
 class OfflineRules(_Closed):
@@ -156,6 +158,13 @@ class Ctx:
     fine: list[str] = field(default_factory=list)
     # requirements a detector already reported as broken: traceability does not report them again
     conflicted: set[int] = field(default_factory=set)
+    # checks that could not decide on these documents: said in the blind spot, never guessed
+    unassessed: list[str] = field(default_factory=list)
+
+    def not_assessed(self, what: str) -> None:
+        """A check that cannot decide on these documents says so instead of guessing."""
+        if what not in self.unassessed:
+            self.unassessed.append(what)
 
     @cached_property
     def artifact(self) -> Doc:
