@@ -294,7 +294,7 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             return state
         previous = [delta_record(f) for f in earlier.findings]
         current = [delta_record(f) for f in review.findings]
-        pairs, reasons = None, None
+        pairs, reasons, grader_model = None, None, ""
         if GRADER in model_roles() and previous and current:
             prompt = render_grader_prompt(previous, current, topic=context.topic,
                                           previous_iteration=earlier.iteration, current_iteration=context.iteration)
@@ -307,6 +307,7 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             save_result(state.store, result_key(GRADER), result)
             if result.report is not None:
                 pairs, reasons = grader_pairs(result.report, *ids), grader_reasons(result.report)
+                grader_model = result.run.model or str(model_roles()[GRADER])
             else:
                 add_note(state.store, f"The grader {outcome_text(result.run, with_reason=True)}: the delta was "
                                       "matched offline instead.")
@@ -317,6 +318,8 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
         except DeltaError as ex:
             add_note(state.store, f"No delta against iteration {earlier.iteration}: {ex}.")
             return state
+        if pairs is not None and grader_model:
+            delta.grader_model = grader_model
         state.store.set(DELTA_KEY, delta.model_dump(mode="json"))
         return state
 

@@ -24,8 +24,10 @@ from review_harness.core.paths import PROJECT_ROOT
 from review_harness.core.prompts import data_block
 from review_harness.design import triage
 from review_harness.design.artifacts import findings_path, iterations
+from review_harness.design.dataset import gold_samples
 from review_harness.design.delta import build_delta, offline_pairs, similarity
 from review_harness.design.models import DeltaAnswer, DeltaPair, DesignFinding, Severity, SeverityVote
+from review_harness.design.personas import default_personas
 from review_harness.offline.provider import OfflineReviewerAPI
 from test_design_review import GOLD_FIXTURES, reviews_of, run
 
@@ -379,7 +381,7 @@ def test_the_gold_run_writes_nothing_unless_asked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PWD", str(tmp_path))
     log = run(tmp_path / "logs", split="dev")
-    assert log.status == "success" and len(log.samples) == 8
+    assert log.status == "success" and len(log.samples) == len(gold_samples("design", "dev", None, None, default_personas()))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
 
 

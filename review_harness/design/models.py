@@ -24,6 +24,8 @@ from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the k
 KIND_NAME = "design"  # the kind's name in the core's registry, member runs and store keys
 SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings
 GRADER = "grader"  # the member (and model role) that pairs two iterations' findings; every other member is a persona
+# how a reviewer says it reports only part of what it found: the summary repeats such a note
+CAP_MARK = "left out of its report"
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]
@@ -201,6 +203,7 @@ class SystemicIssue(BaseModel):
 class DeltaItem(BaseModel):
     id: str
     title: str = ""
+    note: str = Field(default="", description="How the matcher decided: the closest counterpart it saw and why it fell short.")
 
 
 class PersistingItem(BaseModel):
@@ -213,15 +216,19 @@ class PersistingItem(BaseModel):
 
 
 class DeltaPart(BaseModel):
-    """A partition: every previous id is resolved or persisting, every current id persisting or new."""
+    """A partition: every previous id is resolved, persisting or rejected (the author rejected it
+    and no reviewer reports it again: it was not fixed, it stays rejected), every current id
+    persisting or new."""
 
     resolved: list[DeltaItem] = Field(default_factory=list)
     persisting: list[PersistingItem] = Field(default_factory=list)
     new: list[DeltaItem] = Field(default_factory=list)
+    rejected: list[DeltaItem] = Field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
-        return {"resolved": len(self.resolved), "persisting": len(self.persisting), "new": len(self.new)}
+        return {"resolved": len(self.resolved), "persisting": len(self.persisting), "new": len(self.new),
+                "rejected": len(self.rejected)}
 
 
 class IterationDelta(BaseModel):
@@ -233,6 +240,7 @@ class IterationDelta(BaseModel):
         description="grader: the `grader` model role paired the findings; offline: the deterministic matcher."
     )
     matcher: str
+    grader_model: str = Field(default="", description="With method grader: the model bound to the grader role.")
     findings: DeltaPart
     patterns: DeltaPart
 

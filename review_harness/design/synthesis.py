@@ -23,6 +23,7 @@ from review_harness.core.member import MemberResult, MemberRun
 from review_harness.design.autofix import check_proposals
 from review_harness.design.grouping import finding_id, group_findings
 from review_harness.design.models import (
+    CAP_MARK,
     KIND_NAME,
     PHASES,
     SEVERITIES,
@@ -256,6 +257,9 @@ def synthesize_design(
         hedge_rate=_hedge_rate({p: reports[p] for p in completed}, config.hedge_words),
     )
     warnings += salvage_warnings(results, config)
+    warnings += [f"{config.personas[p].name} reports only part of what it found: "
+                 + next(x for x in re.split(r"(?<=\.)\s+", reports[p].blind_spot_check) if CAP_MARK in x)
+                 for p in completed if CAP_MARK in reports[p].blind_spot_check]
     if len(completed) < needed:
         review.status = "failed"
         review.verdict_reasoning = (

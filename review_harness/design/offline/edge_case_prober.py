@@ -49,9 +49,9 @@ def failure_handling(ctx: Ctx) -> None:
     if not calls or design_has(doc, V.timeout_word) or not (handling_secs or handling_units):
         return
     budget = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "latency" in duration_topics(uu.plain, q)), None)
-    waited = [(u, m) for u, m in calls if V.sync_step.search(u.plain) or V.waits_for.search(u.plain)]
+    waited = [(u, m) for u, m in calls if V.sync_step.search(u.plain) or V.waits_for.search(u.plain) or V.explicit_network.search(u.plain)]
     if budget is None and not waited:
-        ctx.not_assessed("timeouts: the design makes remote calls, but says nothing that shows a caller waits for them")
+        ctx.not_assessed("timeouts: the design names calls to other systems, but not how they are made or that a caller waits for them")
         return
     u, m = (waited or calls)[0]
     ctx.add(

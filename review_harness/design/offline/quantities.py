@@ -161,13 +161,20 @@ def stated_durations(units: Iterable[Sentence]) -> list[Stated]:
     return out
 
 
+def _same_thing(a: set[str], b: set[str]) -> bool:
+    """Two descriptions of what is measured name one thing: two shared words, or one contains the
+    other ('tokens' and 'reset tokens'); 'refresh token' and 'reset token' are two things."""
+    small, large = sorted((a, b), key=len)
+    return len(a & b) >= 2 or (bool(small) and small <= large)
+
+
 def same_quantity_pairs(first: list[Stated], second: list[Stated], ratio: float = 2.0) -> list[tuple[Stated, Stated]]:
     """Pairs that state one measured thing (same topic, a shared word of what is measured) with
     values at least `ratio` apart, in different sentences."""
     out = []
     for a in first:
         for b in second:
-            if a is b or a.unit.line == b.unit.line or a.topic != b.topic or not (a.about & b.about):
+            if a is b or a.unit.line == b.unit.line or a.topic != b.topic or not _same_thing(a.about, b.about):
                 continue
             lo, hi = sorted((a.qty.seconds, b.qty.seconds))
             if lo > 0 and hi / lo >= ratio:

@@ -153,6 +153,7 @@ def extract_requirements(doc: Doc) -> ReqSet:
 
     # pass 1: units that define an id
     id_units: dict[int, str] = {}
+    labelled: set[int] = set()  # an id set off by a colon or dash ('IMP-4:'), an id of any shape
     for u in units:
         if u.kind == "table" and u.cells:
             m = ID_DEF.fullmatch(plain(u.cells[0]).strip(" *_:"))
@@ -162,11 +163,13 @@ def extract_requirements(doc: Doc) -> ReqSet:
         m = ID_PREFIX.match(u.plain if u.kind != "heading" else plain(u.text))
         if m and (u.kind in ("bullet", "heading", "table") or m.group("tail").strip() in (":", "-", "—", "–", ".", ")", "")):
             id_units[id(u)] = m.group("id")
+            if m.group("tail").strip() in (":", "—", "–", ")") or u.kind == "table":
+                labelled.add(id(u))
     # an id outside the usual prefixes (ARC-1, SEC-2 …) counts only when its prefix recurs
     prefix_count: dict[str, int] = {}
     for rid in id_units.values():
         prefix_count[id_prefix(rid)] = prefix_count.get(id_prefix(rid), 0) + 1
-    id_units = {k: v for k, v in id_units.items() if REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2}
+    id_units = {k: v for k, v in id_units.items() if REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2 or k in labelled}
 
     has_ids = bool(id_units)
     structured = has_ids or any(kind_of(sec.path) == "req" for sec in doc.sections if sec.level > 0) or any(
