@@ -45,6 +45,7 @@ from review_harness.design.panel import (
     CALIBRATION_KEY,
     DELTA_KEY,
     DOCUMENTS_KEY,
+    FIXED_KEY,
     REQUEST_KEY,
     add_note,
     documents,
@@ -352,6 +353,35 @@ def apply_auto_fixes(enabled: bool = False) -> Solver:
             return state
         state.store.set(AUTO_FIX_KEY, {f.finding: ["applied", f"committed: {message}"] for f in fixes})
         _say(state, f"Auto-fix: {len(fixes)} fix(es) committed ({message})")
+        state.store.set(FIXED_KEY, {"text": Path(context.reviewed_file).read_text(encoding="utf-8"), "second_round": False})
+        return state
+
+    return solve
+
+
+@solver
+def re_review_after_fixes(panel: Solver, synthesis: Solver) -> Solver:
+    """After auto-fix: the fixed document is reviewed again by the same panel and synthesizer, so
+    the review holds the findings that remain; the fixed ones are kept as fixed, not pending and
+    not counted (the first round's review is kept in the store)."""
+    config = default_personas()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        fixed = state.store.get(FIXED_KEY)
+        if not fixed or fixed.get("second_round"):
+            return state
+        context = load_context(state.store)
+        first = review_from_store(state.store, config, state.input_text)
+        cut = dict(state.store.get(DOCUMENTS_KEY) or {})
+        cut[context.reviewed] = fixed["text"]
+        state.store.set(DOCUMENTS_KEY, cut)
+        state.store.set(FIXED_KEY, {"text": fixed["text"], "second_round": True, "first_review": first.model_dump(mode="json")})
+        state.store.set(AUTO_FIX_KEY, {})  # the second round's own proposals stay proposed
+        state.store.set(PROGRESS_KEY, [])
+        remaining = len(first.findings) - sum(1 for f in first.auto_fixes if f.status == "applied")
+        _say(state, f"Design review {context.topic}: re-reviewing the fixed document ({remaining} finding(s) remain)")
+        await panel(state, generate)
+        await synthesis(state, generate)
         return state
 
     return solve
@@ -396,15 +426,18 @@ def design_pipeline(
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
 ) -> list[Solver]:
-    """prepare -> personas (concurrently) -> synthesizer -> delta -> auto-fix -> summary (+ folder)."""
+    """prepare -> personas (concurrently) -> synthesizer -> auto-fix -> the fixed document reviewed again
+    (only when fixes were applied) -> delta -> summary (+ folder)."""
     members = {
         p: persona_reviewer(p, timeout=timeout, max_tokens=max_tokens, cache=cache) for p in default_personas().personas
     }
+    panel, synthesis = design_panel(members), synthesizer(max_tokens=max_tokens, cache=cache)
     return [
         prepare_design_review(output_dir=output_dir),
-        design_panel(members),
-        synthesizer(max_tokens=max_tokens, cache=cache),
-        track_iterations(max_tokens=max_tokens),
+        panel,
+        synthesis,
         apply_auto_fixes(enabled=auto_fix),
+        re_review_after_fixes(panel, synthesis),
+        track_iterations(max_tokens=max_tokens),
         render_design_review(),
     ]

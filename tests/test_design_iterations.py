@@ -329,6 +329,18 @@ def test_auto_fix_is_a_separate_commit_of_the_design_file_only_with_the_flag(tmp
     log = run(tmp_path / "logs", auto_fix="true", **args)
     review = reviews_of(log)["jobs"]
     assert all(f.status == "applied" for f in review.auto_fixes) and len(review.auto_fixes) == 3
+    # then the fixed document is reviewed again: the fixed findings are marked fixed, not pending, not counted
+    assert review.rounds == 2
+    fixed_ids = {f.finding for f in review.auto_fixes}
+    assert {f.id for f in review.fixed_findings} == fixed_ids
+    assert all(f.disposition == "fixed" for f in review.fixed_findings)
+    fixed_titles = {f.title for f in review.fixed_findings}
+    assert not fixed_titles & {f.title for f in review.findings}  # the second round no longer reports them
+    assert sum(review.counts[s] for s in ("Critical", "Important", "Minor")) == len(review.findings)
+    calls = persona_prompts(log, "requirement-auditor")
+    assert len(calls) == 2 and "Workers receive jobs" not in calls[0] and "Workers receive jobs" in calls[1]
+    without_typo = without.findings
+    assert len(review.findings) == len(without_typo) - len(fixed_ids)
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"
     assert git(repo, "log", "-1", "--format=%s").strip() == "parallax:review auto-fix — jobs — 3 fixes"
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["design.md"]

@@ -119,7 +119,12 @@ def _quote_similarity(a: str, b: str) -> float:
     if short in long_:
         return 0.9
     score = fuzz.ratio(a, b)
-    return score / 100 if score >= 85 else 0.0
+    if score >= 85:
+        return score / 100
+    # the same sentence reworded between versions keeps its content words
+    ta, tb = _terms(a), _terms(b)
+    shared = len(ta & tb) / max(len(ta), len(tb)) if ta and tb else 0.0
+    return round(0.8 * shared, 4) if shared >= 0.6 and len(ta & tb) >= 2 else 0.0
 
 
 def _terms(text: str) -> set[str]:

@@ -189,7 +189,7 @@ class DesignFinding(BaseModel):
     phase_rationale: str = ""
     member_ids: list[str] = Field(description="Ids of the reviewer findings grouped here.")
     hygiene: bool = Field(default=False, description="Every reviewer calls it a matter of form: it never escalates or revises.")
-    disposition: Literal["accepted", "rejected"] | None = None
+    disposition: Literal["accepted", "rejected", "fixed"] | None = None
     disposition_note: str | None = None
 
 
@@ -307,6 +307,11 @@ class DesignReview(BaseModel):
     )
     delta: IterationDelta | None = Field(default=None, description="Against the latest earlier iteration of the topic.")
     auto_fixes: list[AutoFix] = Field(default_factory=list)
+    fixed_findings: list[DesignFinding] = Field(
+        default_factory=list,
+        description="Findings of the first round that auto-fix resolved (disposition 'fixed'): the fixed document was "
+        "reviewed again, and these are neither pending nor counted.")
+    rounds: int = Field(default=1, description="2 when the document was re-reviewed after auto-fix.")
     prompt_version: str = ""
     calibration_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

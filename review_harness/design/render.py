@@ -351,7 +351,10 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
     counts = count_by_severity(review.findings)
     lines += ["## Finding Counts"]
     lines += [f"- {severity}: {counts[severity]}" for severity in SEVERITIES]
-    lines += [f"- Contradictions: {len(review.contradictions)}", ""]
+    lines += [f"- Contradictions: {len(review.contradictions)}"]
+    if review.fixed_findings:
+        lines.append(f"- Fixed by auto-fix (not counted): {len(review.fixed_findings)}")
+    lines.append("")
 
     lines += ["## Verdict Reasoning", "", review.verdict_reasoning.strip() or "(no reasoning recorded)", ""]
 
@@ -448,6 +451,10 @@ def _auto_fix_lines(review: DesignReview) -> list[str]:
     for fix in review.auto_fixes:
         line = f"- {fix.finding} ({fix.kind}): “{_one_line(fix.find)}” → “{_one_line(fix.replace)}” — {fix.status}"
         lines.append(line + (f": {_one_line(fix.reason)}" if fix.reason else ""))
+    if review.fixed_findings:
+        lines += ["", f"The fixed document was reviewed again: the findings above are of that review. Fixed by auto-fix "
+                      f"and not counted ({len(review.fixed_findings)}):"]
+        lines += [f"- {f.id}: {_one_line(f.title)} — fixed" for f in review.fixed_findings]
     return lines + [""]
 
 
