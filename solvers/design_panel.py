@@ -17,7 +17,7 @@ from inspect_ai.model import CachePolicy, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core import progress
-from review_harness.core.member import MemberRun, call_member, save_result
+from review_harness.core.member import MemberResult, MemberRun, call_member, save_result
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.core.schema import response_schema
 from review_harness.design.artifacts import (
@@ -25,6 +25,7 @@ from review_harness.design.artifacts import (
     claim_iteration,
     earlier_iteration,
     iterations,
+    partial_to_complete,
     read_run,
     write_iteration,
 )
@@ -101,17 +102,37 @@ def _previous_blob(folder: Path, before: int) -> tuple[int, str | None]:
 
 def _claim(state: TaskState, output_dir: str, context: ReviewContext) -> None:
     """Claim the review's iteration and topic folder; a folder that cannot be written keeps the
-    review in the log and says so."""
+    review in the log and says so. When the topic's latest iteration is partial and reviewed this
+    same text, this run completes it in place: the personas that completed keep their reports and
+    only the others are called again."""
     meta = state.metadata
+    partial = None
+    if not meta.get("gold"):
+        partial = partial_to_complete(output_dir, context.topic, context.document, context.reviewed_blob, context.personas)
     try:
         claim = claim_iteration(output_dir, context.topic, context.document,
-                                wanted=context.iteration if meta.get("gold") else None)
+                                wanted=context.iteration if meta.get("gold") else (partial.iteration if partial else None),
+                                replace=partial is not None)
     except (OSError, ArtifactError) as ex:
         where = getattr(ex, "filename", None) or Path(output_dir) / context.topic
         context.warnings.append(f"The review folder {where} could not be written ({getattr(ex, 'strerror', None) or ex}): "
                                 "the review is in the log only.")
         return
     context.folder, context.iteration, context.topic = str(claim.folder), claim.iteration, claim.topic
+    if partial is not None and claim.iteration == partial.iteration:
+        for persona, kept in partial.kept.items():
+            run = MemberRun.model_validate(kept["run"]) if kept.get("run") else MemberRun(kind=KIND_NAME, member=persona,
+                                                                                          status="complete")
+            # its tokens were spent and recorded by the earlier run
+            run = run.model_copy(update={"input_tokens": 0, "output_tokens": 0, "attempts": 0})
+            save_result(state.store, result_key(persona), MemberResult(run, PersonaReport.model_validate(kept["report"])))
+        context.kept = sorted(partial.kept)
+        names = default_personas().personas
+        note = (f"completes iteration {partial.iteration} in place: the reports of "
+                f"{', '.join(names[p].name for p in context.kept)} are kept from it, and only "
+                f"{', '.join(names[p].name for p in partial.missing)} are called again")
+        context.warnings.append(note[0].upper() + note[1:] + ".")
+        progress.report(f"design review {meta['topic']}", note, f"Design review: {note}", important=True)
     if claim.note:
         context.warnings.append(claim.note[0].upper() + claim.note[1:] + ".")
         progress.report(f"design review {meta['topic']}", claim.note, f"Design review: {claim.note}", important=True)
@@ -212,6 +233,9 @@ def persona_reviewer(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         context = load_context(state.store)
+        fixed = state.store.get(FIXED_KEY) or {}
+        if persona in context.kept and not fixed.get("second_round"):
+            return state  # its report is kept from the partial iteration this run completes
         design, requirements = documents(state.store, state.input_text, context)
         prompt = render_persona_prompt(
             persona, config, stage=context.stage, design=design, requirements=requirements, topic=context.topic,

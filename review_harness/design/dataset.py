@@ -4,8 +4,8 @@ documents. Bad input is a one-line error naming the parameter.
 `-T design=` is the first document and `-T requirements=` the second; the stage says which one is
 under review (personas.yaml `stages`): the design (or plan) at the design and plan stages, the
 requirements document at the requirements stage, where the first document is the brief it
-answers (optional there). Either may be a path (file, or a Confluence page URL) or the text
-itself: a value with a line break, or with spaces and no file extension at its end, is text.
+answers (optional there). Either may be a path (a file, a Confluence page URL, or a public http(s) URL
+fetched and converted by the core's document readers) or the text itself: a value with a line break, or with spaces and no file extension at its end, is text.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
+from review_harness.core.documents.web import fetch_public, is_confluence_page
 from review_harness.core.gold import GoldError
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import choice, resolve_user_path
@@ -80,12 +81,12 @@ def read_document(name: str, value: Any) -> DocumentInput:
     if is_inline(value):
         return DocumentInput(text=value.strip("\n") + "\n", origin=INLINE)
     path = value.strip()
-    if is_remote(path):  # a Confluence page URL
+    if is_remote(path):  # a Confluence page (read with its credentials), or a public document fetched over HTTP
         try:
-            doc = load(path).documents[0]
+            doc = load(path).documents[0] if is_confluence_page(path) else fetch_public(path)
         except DocumentError as ex:
-            raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
-        return DocumentInput(doc.markdown, doc.name, None, doc.warnings)
+            raise PrerequisiteError(f"-T {name}=...: {ex}") from None
+        return DocumentInput(doc.markdown, doc.origin, None, doc.warnings)
     resolved = resolve_user_path(path)
     try:
         exists, is_file = resolved.exists(), resolved.is_file()

@@ -66,6 +66,7 @@ class ReviewContext:
     changes_since: str = ""
     changed_sections: list[str] = field(default_factory=list)
     budget_note: str = ""  # the documents were cut to the input budget
+    kept: list[str] = field(default_factory=list)  # personas whose report is kept from the partial iteration this run completes
 
     @property
     def reviewed_text(self) -> str:
