@@ -121,3 +121,115 @@ def test_a_changed_document_is_a_new_iteration_not_a_completion(tmp_path):
     design.write_text(design.read_text(encoding="utf-8") + "\nA new paragraph.\n", encoding="utf-8")
     second = reviews_of(run(tmp_path / "logs", model="flaky-personas/x", **args))["hooks"]
     assert second.iteration == 2 and second.status == "complete"
+
+
+# ---------------------------------------------------------------------------- cost with cached input
+
+
+@modelapi(name="caching-model")
+def caching_model() -> type[ModelAPI]:
+    return CachingModelAPI
+
+
+class CachingModelAPI(OfflineReviewerAPI):
+    """The offline reviewer, answering as a provider with prompt caching would report usage: the
+    persona's shared prefix read from the cache after the first persona of a review."""
+
+    async def generate(self, input, tools, tool_choice, config: GenerateConfig) -> ModelOutput:  # type: ignore[override]
+        output = await super().generate(input, tools, tool_choice, config)
+        if output.usage is not None:
+            cached = int(output.usage.input_tokens * 0.8)
+            output.usage.input_tokens -= cached
+            output.usage.input_tokens_cache_read = cached
+        return output
+
+
+def test_the_cost_estimate_shows_cached_input(tmp_path, monkeypatch):
+    from review_harness.design import cost
+
+    table = cost.price_table().model_copy(update={"per_million_tokens": [
+        cost.Price(match="caching-model/", input=3.0, output=15.0, cached_input=0.3)]})
+    monkeypatch.setattr(cost, "price_table", lambda: table)
+    log = run(tmp_path / "logs", model="caching-model/x", design=str(WEBHOOK / "design.md"),
+              requirements=str(WEBHOOK / "requirements.md"), topic="hooks", output_dir=str(tmp_path / "reviews"))
+    review = reviews_of(log)["hooks"]
+    runs_ = [r for r in review.reviewer_runs if r.member in review.personas]
+    assert all(r.cached_input_tokens > 0 for r in runs_)
+    record = read_run(tmp_path / "reviews" / "hooks", 1)
+    fresh, cached, out = record["input_tokens"], record["cached_input_tokens"], record["output_tokens"]
+    assert cached == sum(r.cached_input_tokens for r in review.reviewer_runs) and cached > fresh
+    expected = (fresh * 3.0 + cached * 0.3 + out * 15.0) / 1_000_000
+    assert record["cost"]["estimated"] == pytest.approx(expected, rel=1e-4)
+    assert record["cost"]["saved_by_cache"] == pytest.approx(cached * 2.7 / 1_000_000, rel=1e-4)
+    assert all(t["cached_input"] > 0 for member, t in record["tokens"].items() if member in review.personas)
+    assert f"{cached:,} of them read from the prompt cache" in log.samples[0].output.completion
+
+
+# ---------------------------------------------------------------------------- one persona named twice (issue 34)
+
+
+def test_a_persona_named_twice_is_one_line(tmp_path):
+    from review_harness.core.inspect_adapter import PrerequisiteError
+    from review_harness.design.dataset import parse_personas
+    from review_harness.design.personas import default_personas
+
+    with pytest.raises(PrerequisiteError, match="duplicate persona assumption-hunter"):
+        parse_personas("assumption-hunter,assumption-hunter", default_personas())
+    with pytest.raises(PrerequisiteError, match="duplicate persona"):
+        parse_personas(["edge-case-prober", "assumption-hunter", "edge-case-prober"], default_personas())
+    assert parse_personas("assumption-hunter,edge-case-prober", default_personas()) == ["assumption-hunter", "edge-case-prober"]
+
+
+# ---------------------------------------------------------------------------- two triage runs at once (issue 34)
+
+
+def test_two_triage_runs_at_once_keep_both_decisions(tmp_path, monkeypatch):
+    """Both runs read the findings before either writes (a barrier forces it); each records one
+    decision; both decisions survive in findings-vN.jsonl and in calibration.yaml."""
+    import threading
+
+    from review_harness.design import triage
+    from review_harness.design.artifacts import read_findings, write_artifacts
+    from test_design_reading import review as offline_review
+
+    review = offline_review((WEBHOOK / "design.md").read_text(encoding="utf-8"),
+                            (WEBHOOK / "requirements.md").read_text(encoding="utf-8"))
+    review = review.model_copy(update={"topic": "hooks", "document": "hooks"})
+    folder = write_artifacts(review, tmp_path / "reviews")
+    ids = [f.id for f in review.findings][:2]
+    assert len(ids) == 2
+
+    barrier = threading.Barrier(2, timeout=3)
+    first_read = threading.local()
+    original = triage.read_findings
+
+    def read_after_both(folder_, n):
+        records = original(folder_, n)
+        if not getattr(first_read, "done", False):
+            first_read.done = True
+            try:
+                barrier.wait()  # both runs have read before either writes
+            except threading.BrokenBarrierError:
+                pass
+        return records
+
+    monkeypatch.setattr(triage, "read_findings", read_after_both)
+    errors: list[BaseException] = []
+
+    def decide(fid: str, decision: str) -> None:
+        try:
+            triage.process(folder, mode="all", decisions={fid: {"decision": decision, "note": f"note on {fid}"}})
+        except BaseException as ex:  # noqa: BLE001 (reported by the assertion below)
+            errors.append(ex)
+
+    threads = [threading.Thread(target=decide, args=(ids[0], "accept")),
+               threading.Thread(target=decide, args=(ids[1], "reject"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+    records = {r["id"]: r for r in read_findings(folder, 1)}
+    assert records[ids[0]]["disposition"] == "accepted"
+    assert records[ids[1]]["disposition"] == "rejected"
+    assert f"note on {ids[1]}" in (folder / "calibration.yaml").read_text(encoding="utf-8")

@@ -345,8 +345,9 @@ def run_record(review: DesignReview) -> dict[str, Any]:
 
     tokens: dict[str, dict[str, int]] = {}
     for run in review.reviewer_runs:  # a member may have run more than once (retries)
-        entry = tokens.setdefault(run.member, {"input": 0, "output": 0})
+        entry = tokens.setdefault(run.member, {"input": 0, "cached_input": 0, "output": 0})
         entry["input"] += run.input_tokens
+        entry["cached_input"] += run.cached_input_tokens
         entry["output"] += run.output_tokens
     return {
         "date": review.date,
@@ -365,6 +366,7 @@ def run_record(review: DesignReview) -> dict[str, Any]:
         "reviewers_completed": f"{len(review.reviewers_completed)}/{len(review.personas)}",
         "tokens": tokens,
         "input_tokens": sum(t["input"] for t in tokens.values()),
+        "cached_input_tokens": sum(t["cached_input"] for t in tokens.values()),
         "output_tokens": sum(t["output"] for t in tokens.values()),
         "cost": run_cost(review.reviewer_runs),
         "delta": {"from_iteration": review.delta.from_iteration, "method": review.delta.method,

@@ -129,6 +129,9 @@ def parse_personas(value: str | list | None, config: PersonaConfig) -> list[str]
     names = [p.strip() for p in (value.split(",") if isinstance(value, str) else value) if str(p).strip()]
     if not names:
         raise PrerequisiteError("-T personas=: name at least one persona")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise PrerequisiteError(f"-T personas={','.join(names)}: duplicate persona {', '.join(twice)} (name each persona once)")
     try:
         for name in names:
             config.persona(name)
