@@ -273,7 +273,7 @@ def test_write_artifacts_files_and_jsonl(tmp_path):
     assert run == json.loads((v1 / "run-v1.json").read_text())
     assert run["iteration"] == 1 and run["verdict"] == "revise" and run["status"] == "partial"
     assert run["findings"] == 4 and run["tokens"]["assumption-hunter"] == {"input": 1000, "cached_input": 0, "output": 200}
-    assert run["tokens"]["feasibility-skeptic"] == {"input": 0, "output": 0}
+    assert run["tokens"]["feasibility-skeptic"] == {"input": 0, "cached_input": 0, "output": 0}
     assert run["prompt_version"] == "design-v1" and run["calibration_version"] == "cal-0"
     assert run["cost"]["estimated"] is None and run["cost"]["unpriced"] == [""]  # runs without a model name
 
