@@ -303,3 +303,44 @@ def test_every_reviewer_finding_can_be_read_from_the_summary():
     for persona, report in result.persona_reports.items():
         for f in report.findings:
             assert f.title in summary, (persona, f.title)
+
+
+# ------------------------------------------------------------------------------ outages, waits, keys, other components
+
+def test_an_outage_that_stops_everything_with_no_fallback():
+    design = ("# Registry — Design\n\n## Lookups\n\nIf the registry is unavailable, the build fails loudly and stops.\n")
+    report = review_as_persona("edge-case-prober", "design", design, LATENCY_REQS)
+    assert "An outage of a dependency stops the work outright" in titles(report)
+    degraded = design.replace("and stops.", "and stops; until it is back, builds fall back to the last known versions.")
+    assert "An outage of a dependency stops the work outright" not in titles(review_as_persona("edge-case-prober", "design", degraded, LATENCY_REQS))
+
+
+def test_a_wait_without_a_bound():
+    design = "# Gang — Design\n\n## Admission\n\nA job waits with a timeout until every member arrives; if a timeout occurs, it is rejected.\n"
+    report = review_as_persona("edge-case-prober", "design", design, LATENCY_REQS)
+    assert "A wait with no stated bound" in titles(report)
+    sized = design.replace("if a timeout occurs", "the timeout defaults to 30 seconds; if a timeout occurs")
+    assert "A wait with no stated bound" not in titles(review_as_persona("edge-case-prober", "design", sized, LATENCY_REQS))
+
+
+def test_keys_need_a_rotation_plan_and_an_idempotency_key_is_no_key():
+    design = "# Log — Design\n\n## Trust\n\nClients verify every answer with the server's public key, built into the client.\n"
+    assert "No rotation or compromise plan for its keys" in titles(review_as_persona("edge-case-prober", "design", design, LATENCY_REQS))
+    rotated = design + "\nThe key is rotated yearly; clients accept the old and the new key for a month, and a compromised key is revoked.\n"
+    assert "No rotation or compromise plan for its keys" not in titles(review_as_persona("edge-case-prober", "design", rotated, LATENCY_REQS))
+    idem = "# Pay — Design\n\n## Charges\n\nCalls the processor with `Idempotency-Key: {invoice_id}`.\n"
+    assert "No rotation or compromise plan for its keys" not in titles(review_as_persona("edge-case-prober", "design", idem, LATENCY_REQS))
+
+
+def test_a_change_another_component_needs_is_a_finding_when_it_is_a_passing_remark():
+    design = "# Plugins — Design\n\n## Capacity\n\nThe Cluster Autoscaler will have to be changed to run the new filters.\n"
+    report = review_as_persona("assumption-hunter", "design", design, LATENCY_REQS)
+    assert any(t.startswith("Needs a change to Cluster Autoscaler") for t in titles(report)), titles(report)
+
+
+def test_hopes_are_assumptions_and_small_trials_do_not_generalise():
+    design = ("# Mirror — Design\n\n## Audit\n\nWe hope that mirrors run by other companies will also audit the log.\n\n"
+              "## Evidence\n\nOn a single page with a small number of users the bundle shrank by 30%.\n")
+    report = review_as_persona("assumption-hunter", "design", design, LATENCY_REQS)
+    assert "Assumption stated but never validated" in titles(report)
+    assert "A benefit rests on a small trial" in titles(report)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from review_harness.core.text import negated_before
-from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short
-from review_harness.design.offline.quantities import duration_topics, quantities_by_unit
+from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
+from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
 from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
@@ -269,3 +269,58 @@ def secret_handling_detector(ctx: Ctx) -> None:
             suggestion=("Generate it from a cryptographically secure random source with at least 128 bits, store only a salted hash "
                         "(or encrypt it with a managed key), never log it, and give it a short expiry with single use."),
             evidence=quote_of(s.unit, s.match.group(0)), key=f"secret:{s.kind}")
+
+
+@detector("outage-stops-everything")
+def outage_stops_everything(ctx: Ctx) -> None:
+    """A dependency's outage that stops the user's work outright, with no fallback or degraded mode
+    described beside it."""
+    doc = ctx.artifact
+    for u in doc.units:
+        if u.kind == "heading" or skip_context(doc, u):
+            continue
+        cond, stop = V.outage_condition.search(u.plain), V.hard_stop.search(u.plain)
+        near = " ".join(v.plain for v in doc.neighbours(u, 1))
+        if not (cond and stop) or V.fallback.search(near):
+            continue
+        ctx.add(
+            "outage-is-a-hard-stop", title="An outage of a dependency stops the work outright", section=doc.path_of(u.line),
+            issue=(f"The design says '{short(u.plain, 120)}': when the dependency cannot answer, everything that needs it stops, "
+                   "and the design gives no availability target, fallback or degraded mode for that case."),
+            why="Every outage, network block or slow response of that one dependency becomes an outage for all its users at once.",
+            suggestion="State the dependency's availability target and what users can still do while it is down (a cached answer, a queue, an explicit override), and how the outage is noticed.",
+            evidence=quote_of(u, stop.group(0)), key="outage")
+        return
+
+
+@detector("timeout-without-value")
+def timeout_without_value(ctx: Ctx) -> None:
+    """A wait or timeout the design relies on without saying how long it is or who sets it."""
+    doc = ctx.artifact
+    for u, m in all_matches(doc, V.timeout_named):
+        block = " ".join(v.plain for v in doc.neighbours(u, 2))
+        if time_quantities(block) or re.search(r"\b(configur\w+|default|set by|settable|chosen by)\b", block, re.I):
+            continue
+        ctx.add(
+            "timeout-unsized", title="A wait with no stated bound", section=doc.path_of(u.line),
+            issue=f"The design relies on '{clause(u.plain, m, 90)}' and never says how long the wait may last, who sets it, or what it holds meanwhile.",
+            why="An unbounded or unspecified wait holds whatever it reserved for as long as it lasts; under load, waiting work piles up and can block the work it waits for.",
+            suggestion="State the maximum wait (or its default and who configures it), what resources are held while waiting, and what happens when it expires.",
+            evidence=quote_of(u, m.group(0)), key="timeout-unsized")
+        return
+
+
+@detector("key-lifecycle")
+def key_lifecycle(ctx: Ctx) -> None:
+    """Keys the design relies on with no word on rotating them or recovering from their compromise."""
+    doc = ctx.artifact
+    keys = all_matches(doc, V.key_noun)
+    if not keys or design_has(doc, V.key_lifecycle):
+        return
+    u, m = keys[0]
+    ctx.add(
+        "keys-without-rotation", title="No rotation or compromise plan for its keys", section=doc.path_of(u.line),
+        issue=f"The design relies on '{short(m.group(0), 40)}' and never says how keys are rotated, revoked or replaced after a compromise or loss.",
+        why="Every key leaks or is lost eventually; without a planned rotation the first incident forces an improvised one on every client at once.",
+        suggestion="Describe key rotation (how clients learn the new key and for how long both are valid), revocation, and the recovery after a compromise.",
+        evidence=quote_of(u, m.group(0)), key="keys")
