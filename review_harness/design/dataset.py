@@ -82,11 +82,14 @@ def read_document(name: str, value: Any) -> DocumentInput:
         return DocumentInput(text=value.strip("\n") + "\n", origin=INLINE)
     path = value.strip()
     if is_remote(path):  # a Confluence page (read with its credentials), or a public document fetched over HTTP
+        confluence = is_confluence_page(path)
         try:
-            doc = load(path).documents[0] if is_confluence_page(path) else fetch_public(path)
+            doc = load(path).documents[0] if confluence else fetch_public(path)
         except DocumentError as ex:
-            raise PrerequisiteError(f"-T {name}=...: {ex}") from None
-        return DocumentInput(doc.markdown, doc.origin, None, doc.warnings)
+            shown = path if "@" not in path.split("//", 1)[-1].split("/", 1)[0] else "..."  # never print credentials
+            raise PrerequisiteError(f"-T {name}={shown}: {ex}") from None
+        # a Confluence page is named by its id; a public document by its address
+        return DocumentInput(doc.markdown, doc.name if confluence else doc.origin, None, doc.warnings)
     resolved = resolve_user_path(path)
     try:
         exists, is_file = resolved.exists(), resolved.is_file()
