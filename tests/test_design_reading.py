@@ -344,3 +344,17 @@ def test_hopes_are_assumptions_and_small_trials_do_not_generalise():
     report = review_as_persona("assumption-hunter", "design", design, LATENCY_REQS)
     assert "Assumption stated but never validated" in titles(report)
     assert "A benefit rests on a small trial" in titles(report)
+
+
+def test_a_persona_that_reports_part_of_what_it_found_says_what_it_left_out():
+    from review_harness.design.offline.registry import default_offline_rules
+
+    cap = default_offline_rules().limits.findings
+    reqs = "# R\n\n## Requirements\n\n" + "\n".join(f"- R{n}: The export must include the {w} field." for n, w in enumerate(
+        ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"], 1)) + "\n"
+    design = "# D\n\n## Export\n\nThe export writes one CSV file per day.\n"
+    report = review_as_persona("requirement-auditor", "design", design, reqs)
+    assert len(report.findings) == cap
+    assert "left out of its report" in report.blind_spot_check
+    result = review(design, reqs)
+    assert any("Requirement Auditor reports only part of what it found" in w for w in result.warnings)
