@@ -17,7 +17,7 @@ from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, mo
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from review_harness.core import progress
-from review_harness.core.member import MemberRun, call_member, save_result
+from review_harness.core.member import MemberResult, MemberRun, call_member, save_result
 from review_harness.core.viewer import answer_message
 from review_harness.core.panel import run_concurrently, scoped_cache, text_hash
 from review_harness.core.schema import response_schema
@@ -26,6 +26,7 @@ from review_harness.design.artifacts import (
     claim_iteration,
     earlier_iteration,
     iterations,
+    partial_to_complete,
     read_run,
     write_iteration,
 )
@@ -46,6 +47,7 @@ from review_harness.design.panel import (
     CALIBRATION_KEY,
     DELTA_KEY,
     DOCUMENTS_KEY,
+    FIXED_KEY,
     REQUEST_KEY,
     add_note,
     documents,
@@ -101,17 +103,37 @@ def _previous_blob(folder: Path, before: int) -> tuple[int, str | None]:
 
 def _claim(state: TaskState, output_dir: str, context: ReviewContext) -> None:
     """Claim the review's iteration and topic folder; a folder that cannot be written keeps the
-    review in the log and says so."""
+    review in the log and says so. When the topic's latest iteration is partial and reviewed this
+    same text, this run completes it in place: the personas that completed keep their reports and
+    only the others are called again."""
     meta = state.metadata
+    partial = None
+    if not meta.get("gold"):
+        partial = partial_to_complete(output_dir, context.topic, context.document, context.reviewed_blob, context.personas)
     try:
         claim = claim_iteration(output_dir, context.topic, context.document,
-                                wanted=context.iteration if meta.get("gold") else None)
+                                wanted=context.iteration if meta.get("gold") else (partial.iteration if partial else None),
+                                replace=partial is not None)
     except (OSError, ArtifactError) as ex:
         where = getattr(ex, "filename", None) or Path(output_dir) / context.topic
         context.warnings.append(f"The review folder {where} could not be written ({getattr(ex, 'strerror', None) or ex}): "
                                 "the review is in the log only.")
         return
     context.folder, context.iteration, context.topic = str(claim.folder), claim.iteration, claim.topic
+    if partial is not None and claim.iteration == partial.iteration:
+        for persona, kept in partial.kept.items():
+            run = MemberRun.model_validate(kept["run"]) if kept.get("run") else MemberRun(kind=KIND_NAME, member=persona,
+                                                                                          status="complete")
+            # its tokens were spent and recorded by the earlier run
+            run = run.model_copy(update={"input_tokens": 0, "output_tokens": 0, "attempts": 0})
+            save_result(state.store, result_key(persona), MemberResult(run, PersonaReport.model_validate(kept["report"])))
+        context.kept = sorted(partial.kept)
+        names = default_personas().personas
+        note = (f"completes iteration {partial.iteration} in place: the reports of "
+                f"{', '.join(names[p].name for p in context.kept)} are kept from it, and only "
+                f"{', '.join(names[p].name for p in partial.missing)} are called again")
+        context.warnings.append(note[0].upper() + note[1:] + ".")
+        progress.report(f"design review {meta['topic']}", note, f"Design review: {note}", important=True)
     if claim.note:
         context.warnings.append(claim.note[0].upper() + claim.note[1:] + ".")
         progress.report(f"design review {meta['topic']}", claim.note, f"Design review: {claim.note}", important=True)
@@ -212,6 +234,9 @@ def persona_reviewer(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         context = load_context(state.store)
+        fixed = state.store.get(FIXED_KEY) or {}
+        if persona in context.kept and not fixed.get("second_round"):
+            return state  # its report is kept from the partial iteration this run completes
         design, requirements = documents(state.store, state.input_text, context)
         prompt = render_persona_prompt(
             persona, config, stage=context.stage, design=design, requirements=requirements, topic=context.topic,
@@ -295,7 +320,7 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             return state
         previous = [delta_record(f) for f in earlier.findings]
         current = [delta_record(f) for f in review.findings]
-        pairs, reasons = None, None
+        pairs, reasons, grader_model = None, None, ""
         if GRADER in model_roles() and previous and current:
             prompt = render_grader_prompt(previous, current, topic=context.topic,
                                           previous_iteration=earlier.iteration, current_iteration=context.iteration)
@@ -308,6 +333,7 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
             save_result(state.store, result_key(GRADER), result)
             if result.report is not None:
                 pairs, reasons = grader_pairs(result.report, *ids), grader_reasons(result.report)
+                grader_model = result.run.model or str(model_roles()[GRADER])
             else:
                 add_note(state.store, f"The grader {outcome_text(result.run, with_reason=True)}: the delta was "
                                       "matched offline instead.")
@@ -318,6 +344,8 @@ def track_iterations(max_tokens: int | None = None) -> Solver:
         except DeltaError as ex:
             add_note(state.store, f"No delta against iteration {earlier.iteration}: {ex}.")
             return state
+        if pairs is not None and grader_model:
+            delta.grader_model = grader_model
         state.store.set(DELTA_KEY, delta.model_dump(mode="json"))
         return state
 
@@ -350,6 +378,35 @@ def apply_auto_fixes(enabled: bool = False) -> Solver:
             return state
         state.store.set(AUTO_FIX_KEY, {f.finding: ["applied", f"committed: {message}"] for f in fixes})
         _say(state, f"Auto-fix: {len(fixes)} fix(es) committed ({message})")
+        state.store.set(FIXED_KEY, {"text": Path(context.reviewed_file).read_text(encoding="utf-8"), "second_round": False})
+        return state
+
+    return solve
+
+
+@solver
+def re_review_after_fixes(panel: Solver, synthesis: Solver) -> Solver:
+    """After auto-fix: the fixed document is reviewed again by the same panel and synthesizer, so
+    the review holds the findings that remain; the fixed ones are kept as fixed, not pending and
+    not counted (the first round's review is kept in the store)."""
+    config = default_personas()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        fixed = state.store.get(FIXED_KEY)
+        if not fixed or fixed.get("second_round"):
+            return state
+        context = load_context(state.store)
+        first = review_from_store(state.store, config, state.input_text)
+        cut = dict(state.store.get(DOCUMENTS_KEY) or {})
+        cut[context.reviewed] = fixed["text"]
+        state.store.set(DOCUMENTS_KEY, cut)
+        state.store.set(FIXED_KEY, {"text": fixed["text"], "second_round": True, "first_review": first.model_dump(mode="json")})
+        state.store.set(AUTO_FIX_KEY, {})  # the second round's own proposals stay proposed
+        state.store.set(PROGRESS_KEY, [])
+        remaining = len(first.findings) - sum(1 for f in first.auto_fixes if f.status == "applied")
+        _say(state, f"Design review {context.topic}: re-reviewing the fixed document ({remaining} finding(s) remain)")
+        await panel(state, generate)
+        await synthesis(state, generate)
         return state
 
     return solve
@@ -392,15 +449,18 @@ def design_pipeline(
     max_tokens: int | None = None,
     cache: bool | CachePolicy = False,
 ) -> list[Solver]:
-    """prepare -> personas (concurrently) -> synthesizer -> delta -> auto-fix -> summary (+ folder)."""
+    """prepare -> personas (concurrently) -> synthesizer -> auto-fix -> the fixed document reviewed again
+    (only when fixes were applied) -> delta -> summary (+ folder)."""
     members = {
         p: persona_reviewer(p, timeout=timeout, max_tokens=max_tokens, cache=cache) for p in default_personas().personas
     }
+    panel, synthesis = design_panel(members), synthesizer(max_tokens=max_tokens, cache=cache)
     return [
         prepare_design_review(output_dir=output_dir),
-        design_panel(members),
-        synthesizer(max_tokens=max_tokens, cache=cache),
-        track_iterations(max_tokens=max_tokens),
+        panel,
+        synthesis,
         apply_auto_fixes(enabled=auto_fix),
+        re_review_after_fixes(panel, synthesis),
+        track_iterations(max_tokens=max_tokens),
         render_design_review(),
     ]

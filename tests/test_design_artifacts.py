@@ -254,7 +254,7 @@ def test_write_artifacts_files_and_jsonl(tmp_path):
     v1 = folder / "v1"
     names = sorted(p.name for p in v1.iterdir())
     assert names == sorted([f"{p}-v1.md" for p in PERSONAS] + ["summary-v1.md", "findings-v1.jsonl",
-                                                               "patterns-v1.json", "run-v1.json"])
+                                                               "patterns-v1.json", "run-v1.json", "reports-v1.json"])
     assert "did not complete — timed out" in (v1 / "feasibility-skeptic-v1.md").read_text()
     assert "### Finding 1: Queue depth assumed unbounded" in (v1 / "assumption-hunter-v1.md").read_text()
     assert (folder / "summary.md").read_text() == render_summary(review_v1()) == (v1 / "summary-v1.md").read_text()
@@ -272,8 +272,8 @@ def test_write_artifacts_files_and_jsonl(tmp_path):
     [run] = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     assert run == json.loads((v1 / "run-v1.json").read_text())
     assert run["iteration"] == 1 and run["verdict"] == "revise" and run["status"] == "partial"
-    assert run["findings"] == 4 and run["tokens"]["assumption-hunter"] == {"input": 1000, "output": 200}
-    assert run["tokens"]["feasibility-skeptic"] == {"input": 0, "output": 0}
+    assert run["findings"] == 4 and run["tokens"]["assumption-hunter"] == {"input": 1000, "cached_input": 0, "output": 200}
+    assert run["tokens"]["feasibility-skeptic"] == {"input": 0, "cached_input": 0, "output": 0}
     assert run["prompt_version"] == "design-v1" and run["calibration_version"] == "cal-0"
     assert run["cost"]["estimated"] is None and run["cost"]["unpriced"] == [""]  # runs without a model name
 

@@ -24,8 +24,10 @@ from review_harness.core.paths import PROJECT_ROOT
 from review_harness.core.prompts import data_block
 from review_harness.design import triage
 from review_harness.design.artifacts import findings_path, iterations
+from review_harness.design.dataset import gold_samples
 from review_harness.design.delta import build_delta, offline_pairs, similarity
 from review_harness.design.models import DeltaAnswer, DeltaPair, DesignFinding, Severity, SeverityVote
+from review_harness.design.personas import default_personas
 from review_harness.offline.provider import OfflineReviewerAPI
 from test_design_review import GOLD_FIXTURES, reviews_of, run
 
@@ -327,6 +329,18 @@ def test_auto_fix_is_a_separate_commit_of_the_design_file_only_with_the_flag(tmp
     log = run(tmp_path / "logs", auto_fix="true", **args)
     review = reviews_of(log)["jobs"]
     assert all(f.status == "applied" for f in review.auto_fixes) and len(review.auto_fixes) == 3
+    # then the fixed document is reviewed again: the fixed findings are marked fixed, not pending, not counted
+    assert review.rounds == 2
+    fixed_ids = {f.finding for f in review.auto_fixes}
+    assert {f.id for f in review.fixed_findings} == fixed_ids
+    assert all(f.disposition == "fixed" for f in review.fixed_findings)
+    fixed_titles = {f.title for f in review.fixed_findings}
+    assert not fixed_titles & {f.title for f in review.findings}  # the second round no longer reports them
+    assert sum(review.counts[s] for s in ("Critical", "Important", "Minor")) == len(review.findings)
+    calls = persona_prompts(log, "requirement-auditor")
+    assert len(calls) == 2 and "Workers receive jobs" not in calls[0] and "Workers receive jobs" in calls[1]
+    without_typo = without.findings
+    assert len(review.findings) == len(without_typo) - len(fixed_ids)
     assert git(repo, "rev-list", "--count", "HEAD").strip() == "2"
     assert git(repo, "log", "-1", "--format=%s").strip() == "parallax:review auto-fix — jobs — 3 fixes"
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["design.md"]
@@ -379,7 +393,7 @@ def test_the_gold_run_writes_nothing_unless_asked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PWD", str(tmp_path))
     log = run(tmp_path / "logs", split="dev")
-    assert log.status == "success" and len(log.samples) == 8
+    assert log.status == "success" and len(log.samples) == len(gold_samples("design", "dev", None, None, default_personas()))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
 
 

@@ -40,7 +40,10 @@ CONFIG = default_personas()
 MODEL = "offline/rules"
 TASK_FILE = PROJECT_ROOT / "tasks" / "design_review.py"
 GOLD_FIXTURES = PROJECT_ROOT / "fixtures" / "design"
-GOLD_CASES = sorted(p.name for p in GOLD_FIXTURES.iterdir() if p.is_dir())
+# the fixture cases and the real designs whose gold files point outside the repository (gold/design/real/)
+FIXTURE_CASES = sorted(p.name for p in GOLD_FIXTURES.iterdir() if p.is_dir())
+REAL_CASES = sorted(p.stem for p in (PROJECT_ROOT / "gold" / "design" / "real").glob("*.yaml"))
+GOLD_CASES = sorted(FIXTURE_CASES + REAL_CASES)
 
 # the activation matrix of prompts/design/personas.yaml (the spec)
 REQUIREMENTS_STAGE = ["assumption-hunter", "requirement-auditor", "first-principles", "prior-art-scout",
@@ -520,7 +523,7 @@ def case_args(case: str, **extra) -> dict:
 
 def test_gold_set_end_to_end(gold_log):
     assert gold_log.status == "success"
-    assert len(gold_log.samples) == len(GOLD_CASES) == 14
+    assert len(FIXTURE_CASES) == 14 and len(REAL_CASES) == 6
     assert sorted(str(s.id) for s in gold_log.samples) == GOLD_CASES
     found = reviews_of(gold_log)
     for sample in gold_log.samples:
@@ -530,7 +533,7 @@ def test_gold_set_end_to_end(gold_log):
         assert review.verdict in ("proceed", "revise", "escalate")
         assert (review.escalation_target is not None) == (review.verdict == "escalate")
         assert review.personas == CONFIG.active(review.stage)
-        assert review.findings
+        assert review.findings or str(sample.id) in REAL_CASES  # a shipped design may draw no finding offline
         for finding in review.findings:
             assert finding.reviewers and set(finding.reviewers) <= set(review.personas)
             assert finding.severity_range
@@ -552,6 +555,8 @@ def test_gold_set_end_to_end(gold_log):
 def test_gold_set_evidence_quoted_from_the_design_is_verified(gold_log):
     checked = 0
     for case, review in reviews_of(gold_log).items():
+        if case in REAL_CASES:
+            continue
         design = " ".join((GOLD_FIXTURES / case / "design.md").read_text(encoding="utf-8").split()).lower()
         for finding in review.findings:
             if finding.evidence and " ".join(finding.evidence.split()).lower() in design:
@@ -578,7 +583,7 @@ def test_artifact_folder_over_two_iterations(tmp_path):
     assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == {
         "summary.md", "runs.jsonl", "topic.json", "v1"}
     assert {p.name for p in v1_dir.iterdir()} == persona_files | {
-        "summary-v1.md", "findings-v1.jsonl", "patterns-v1.json", "run-v1.json"}
+        "summary-v1.md", "findings-v1.jsonl", "patterns-v1.json", "run-v1.json", "reports-v1.json"}
     review1 = reviews_of(log1)["t"]
     assert review1.iteration == 1 and review1.delta is None
     v1 = [json.loads(line) for line in (v1_dir / "findings-v1.jsonl").read_text().splitlines()]
@@ -642,7 +647,7 @@ def test_bad_input_raises_one_line_naming_the_parameter(tmp_path):
 
 def test_faults_degrade_reviews_without_failing_samples(fault_log):
     assert fault_log.status == "success"
-    assert len(fault_log.samples) == 14
+    assert len(fault_log.samples) == len(GOLD_CASES)
     assert all(s.error is None for s in fault_log.samples)
     found = reviews_of(fault_log)
     degraded = {case: r for case, r in found.items() if r.status != "complete"}
@@ -768,7 +773,7 @@ def test_personas_run_in_parallel(tmp_path):
 def test_rerun_with_cache_calls_only_the_failed_personas(tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args = case_args("billing-export", topic="rerun", cache="true")
-    first = run(tmp_path / "a", model_args={"fault_rate": 0.4, "fault_seed": 2, "faults": "exception"}, **args)
+    first = run(tmp_path / "a", model_args={"fault_rate": 0.4, "fault_seed": 0, "faults": "exception"}, **args)
     first_review = reviews_of(first)["rerun"]
     failed = [r.member for r in first_review.reviewer_runs if not r.completed and r.member in first_review.personas]
     assert failed  # the seed makes at least one persona fail twice

@@ -6,7 +6,6 @@ Every document here is synthetic and written for these tests.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 import yaml
@@ -355,7 +354,11 @@ def test_feasibility_vague_claims_and_infrastructure_cost():
 
 
 def test_first_principles_and_prior_art_on_a_design_without_framing():
+    # the requirements frame the problem ('## Why'): a design need not repeat it
     fp = review_as_persona("first-principles", "design", DESIGN_BAD, REQS)
+    assert not [f for f in fp.findings if f.title == "The problem being solved is never stated"]
+    unframed = REQS.replace("## Why\n\nAnalysts rebuild the same weekly reports by hand every Monday.\n", "")
+    fp = review_as_persona("first-principles", "design", DESIGN_BAD, unframed)
     [f] = [f for f in fp.findings if f.title == "The problem being solved is never stated"]
     assert f.phase == "survey" and f.evidence is None
     pa = review_as_persona("prior-art-scout", "design", DESIGN_BAD, REQS)
@@ -424,15 +427,13 @@ def test_suggestions_invent_no_numbers():
             assert set(re.findall(r"\d+", f.suggestion)) <= source_numbers, f.suggestion
 
 
-def test_deterministic_and_fast_on_a_long_design():
+def test_deterministic_on_a_long_design():
+    # (its speed is measured by benchmarks/design.py, never in a timed test)
     body = "\n\n".join(f"## Part {i}\n\n" + " ".join(["The worker reads rows from the table and writes a summary."] * 20)
                        for i in range(60))
     design = DESIGN_BAD + "\n" + body
     assert len(design.split()) > 7000
-    start = time.perf_counter()
     first = {p: review_as_persona(p, "design", design, REQS) for p in DESIGN_STAGE}
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.5 * len(DESIGN_STAGE) / 6  # all six personas, cold parse included
     second = {p: review_as_persona(p, "design", design, REQS) for p in DESIGN_STAGE}
     assert {p: r.model_dump() for p, r in first.items()} == {p: r.model_dump() for p, r in second.items()}
 
@@ -453,10 +454,12 @@ def _report(persona: str, findings: list[PersonaFinding], fine: list[str] | None
 def test_grouping_merges_findings_on_the_same_quote():
     q = "A batch job polls the pricing service every 15 minutes and writes prices into the store database."
     reports = {
-        "edge-case-prober": _report("edge-case-prober", [_finding("Polling too slow", evidence=q, severity="Important"),
+        "edge-case-prober": _report("edge-case-prober", [_finding("Polling too slow for R1", evidence=q, severity="Important",
+                                                                  issue="Prices polled every 15 minutes arrive later than R1 allows."),
                                                          _finding("No timeout", evidence="The client calls the API.")]),
         "requirement-auditor": _report("requirement-auditor", [_finding("Design contradicts R1", evidence=q, severity="Critical",
-                                                                        phase="calibrate")]),
+                                                                        phase="calibrate",
+                                                                        issue="The 15 minutes polling breaks R1: prices arrive later.")]),
         "assumption-hunter": _report("assumption-hunter", [_finding("Unrelated claim", evidence="Users will love it.",
                                                                     section="Design > Goals")]),
     }

@@ -114,7 +114,7 @@ def test_a_corrupted_earlier_iteration_is_said_and_the_next_is_written_whole_wit
                and w.endswith("this iteration is written without a delta.") for w in review.warnings)
     v2 = out / "t" / "v2"
     assert sorted(p.name for p in v2.iterdir()) == sorted(
-        [f"{p}-v2.md" for p in review.personas] + ["summary-v2.md", "findings-v2.jsonl", "patterns-v2.json", "run-v2.json"])
+        [f"{p}-v2.md" for p in review.personas] + ["summary-v2.md", "findings-v2.jsonl", "patterns-v2.json", "run-v2.json", "reports-v2.json"])
     assert "cannot be read" in (out / "t" / "summary.md").read_text()
     assert len((out / "t" / "runs.jsonl").read_text().splitlines()) == 2
 

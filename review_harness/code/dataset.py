@@ -154,7 +154,7 @@ def case_change(folder: Path, case: CaseFile) -> ChangeSet:
 def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: str | None = None) -> list[Sample]:
     root, gold_dir = (resolve_user_path(cases), None) if cases else gold_set_folders("code", fixtures)
     if not root.is_dir():
-        raise PrerequisiteError(f"-T cases={cases}: no such folder")
+        raise PrerequisiteError(f"-T {'cases' if cases else 'fixtures'}={cases or fixtures}: {root} is not a folder")
     folders = sorted(p.parent for p in root.glob("*/case.yaml"))
     if not folders:
         raise PrerequisiteError(f"{root}: no cases (folders with a case.yaml)")

@@ -258,7 +258,10 @@ def gold_set_folders(kind: str, fixtures: str) -> tuple[Path, Path]:
 
     value = str(fixtures)
     inside = FIXTURES_DIR / value
-    if not Path(value).is_absolute() and inside.is_dir() and not value.startswith((".", "~")):
+    # a set of the project: its fixtures folder, or only its gold folder when every gold file points
+    # at a document kept outside the repository (the real write-ups and designs: `ds/real`)
+    if not Path(value).is_absolute() and (inside.is_dir() or (GOLD_DIR / value).is_dir()) \
+            and not value.startswith((".", "~")):
         return inside, GOLD_DIR / value
     user = resolve_user_path(value)
     if user.is_dir() and ((user / "fixtures").is_dir() or (user / "gold").is_dir()):

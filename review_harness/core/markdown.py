@@ -547,3 +547,32 @@ def sentences(text: str, include_code: bool = False) -> list[Sentence]:
     """
     return list(_sentences_cached(text, include_code))
 
+
+
+def split_sections(text: str, selected: Sequence[str], omitted: Sequence[str] = ()) -> tuple[str, str, list[str]]:
+    """(the selected sections, the rest, headings named that the document lacks): one document
+    read as two, e.g. the requirements and the design of a proposal that holds both. A heading
+    is named as written (case and emphasis ignored) and takes its subsections with it; `omitted`
+    sections (a table of contents, a checklist) go to neither part. Lines keep their order."""
+    sections = parse_sections(text)
+    lines = text.split("\n")
+
+    def key(heading: str) -> str:
+        return normalize(plain(heading)).strip(" :")
+
+    def spans(names: Sequence[str]) -> tuple[set[int], list[str]]:
+        wanted = {key(n): n for n in names}
+        taken: set[int] = set()
+        found: set[str] = set()
+        for s in sections:
+            if s.level > 0 and key(s.heading) in wanted:
+                found.add(key(s.heading))
+                taken.update(range(s.start_line, subtree_end(sections, s) + 1))
+        return taken, [name for k, name in wanted.items() if k not in found]
+
+    chosen, missing = spans(selected)
+    dropped, missing_omitted = spans(omitted)
+    dropped -= chosen
+    part = "\n".join(lines[n - 1] for n in sorted(chosen)).strip("\n") + "\n"
+    rest = "\n".join(line for n, line in enumerate(lines, 1) if n not in chosen and n not in dropped).strip("\n") + "\n"
+    return part, rest, missing + missing_omitted

@@ -148,6 +148,7 @@ async def call_member(
                 )
                 run.input_tokens += call.input_tokens
                 run.output_tokens += call.output_tokens
+                run.cached_input_tokens += call.cached_input_tokens
                 run.truncated = call.truncated
                 if call.completion is None:
                     run.status = "timed_out" if call.timed_out else "failed"

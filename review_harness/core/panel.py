@@ -89,6 +89,7 @@ class CallResult:
     reason: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0  # input read from the provider's prompt cache (not in input_tokens)
     truncated: bool = False
     timed_out: bool = False
     refused: bool = False
@@ -140,6 +141,7 @@ async def generate_structured(
     if output.usage:
         result.input_tokens = output.usage.input_tokens
         result.output_tokens = output.usage.output_tokens
+        result.cached_input_tokens = output.usage.input_tokens_cache_read or 0
     if output.error:
         result.reason = f"model returned an error: {output.error}"
         return result

@@ -45,6 +45,7 @@ class MemberRun(BaseModel):
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = Field(default=0, description="input read from the provider's prompt cache, besides input_tokens")
     seconds: float = 0.0
     truncated: bool = False
     reason: str | None = None

@@ -12,6 +12,7 @@
       findings-v1.jsonl        one flat JSON object per synthesized finding (jq-friendly)
       patterns-v1.json         its patterns
       run-v1.json              its line of runs.jsonl
+      reports-v1.json          each completed persona's report and run (a partial iteration is completed from it)
     v2/
       ...
       delta-v1-v2.json         resolved / persisting / new against the latest earlier iteration
@@ -344,8 +345,9 @@ def run_record(review: DesignReview) -> dict[str, Any]:
 
     tokens: dict[str, dict[str, int]] = {}
     for run in review.reviewer_runs:  # a member may have run more than once (retries)
-        entry = tokens.setdefault(run.member, {"input": 0, "output": 0})
+        entry = tokens.setdefault(run.member, {"input": 0, "cached_input": 0, "output": 0})
         entry["input"] += run.input_tokens
+        entry["cached_input"] += run.cached_input_tokens
         entry["output"] += run.output_tokens
     return {
         "date": review.date,
@@ -364,6 +366,7 @@ def run_record(review: DesignReview) -> dict[str, Any]:
         "reviewers_completed": f"{len(review.reviewers_completed)}/{len(review.personas)}",
         "tokens": tokens,
         "input_tokens": sum(t["input"] for t in tokens.values()),
+        "cached_input_tokens": sum(t["cached_input"] for t in tokens.values()),
         "output_tokens": sum(t["output"] for t in tokens.values()),
         "cost": run_cost(review.reviewer_runs),
         "delta": {"from_iteration": review.delta.from_iteration, "method": review.delta.method,
@@ -396,6 +399,10 @@ def _iteration_files(review: DesignReview) -> dict[str, str]:
              "counts": {"findings": review.delta.findings.counts, "patterns": review.delta.patterns.counts}},
             indent=2, ensure_ascii=False) + "\n"
     files[f"run-v{n}.json"] = json.dumps(run_record(review), indent=1, ensure_ascii=False) + "\n"
+    runs_of = {run.member: run for run in review.reviewer_runs}
+    files[f"reports-v{n}.json"] = json.dumps(
+        {p: {"report": r.model_dump(mode="json"), "run": runs_of[p].model_dump(mode="json") if p in runs_of else None}
+         for p, r in review.persona_reports.items()}, indent=1, ensure_ascii=False) + "\n"
     return files
 
 
@@ -490,3 +497,36 @@ def _with_dispositions(review: DesignReview, kept: Mapping) -> DesignReview:
 def runs(folder: Path) -> list[dict]:
     path = Path(folder) / RUNS_FILE
     return read_jsonl(path) if path.exists() else []
+
+
+@dataclass
+class PartialIteration:
+    """A partial iteration of the same text that a new run completes in place."""
+
+    iteration: int
+    kept: dict[str, dict]  # persona -> {"report": ..., "run": ...} of the personas that completed
+    missing: list[str]
+
+
+def partial_to_complete(output_dir: str | Path, topic: str, document: str, blob: str,
+                        personas: list[str]) -> PartialIteration | None:
+    """The topic's latest iteration when it is partial, reviewed the same text (blob) with the same
+    panel, and kept its completed reports: re-running the review completes it in place, calling
+    only the personas that did not complete."""
+    folder = topic_dir(Path(output_dir), topic)
+    if not folder.is_dir() or _topic_document(folder) != document:
+        return None
+    done = iterations(folder)
+    if not done:
+        return None
+    n = done[-1]
+    try:
+        record = read_run(folder, n)
+        kept = json.loads((iteration_dir(folder, n) / f"reports-v{n}.json").read_text(encoding="utf-8"))
+    except (ArtifactError, OSError, ValueError):
+        return None
+    if record.get("status") not in ("partial", "failed") or record.get("reviewed_blob") != blob or not isinstance(kept, dict):
+        return None
+    if not set(kept) <= set(personas) or set(personas) - set(kept) == set():
+        return None
+    return PartialIteration(n, {p: kept[p] for p in personas if p in kept}, [p for p in personas if p not in kept])

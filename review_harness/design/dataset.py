@@ -4,9 +4,10 @@ documents. Bad input is a one-line error naming the parameter.
 `-T design=` is the first document and `-T requirements=` the second; the stage says which one is
 under review (personas.yaml `stages`): the design (or plan) at the design and plan stages, the
 requirements document at the requirements stage, where the first document is the brief it
-answers (optional there). Either may be a path (file, or a Confluence page URL) or the text
-itself: a value with a line break, or one with spaces that does not read as a path (core.params.looks_like_path:
-no folder separator or file suffix), is text; a value that reads as a path and does not exist is an error.
+answers (optional there). Either may be a path (a file, a Confluence page URL, or a public http(s) URL
+fetched and converted by the core's document readers) or the text itself: a value with a line break, or one
+with spaces that does not read as a path (core.params.looks_like_path: no folder separator or file suffix),
+is text; a value that reads as a path and does not exist is an error.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
+from review_harness.core.documents.web import fetch_public, is_confluence_page
 from review_harness.core.gold import GoldError, gold_set_folders
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.files import file_problem
 from review_harness.core.params import choice, looks_like_path, resolve_user_path
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
-from review_harness.design.gold import load_design_gold
+from review_harness.design.gold import is_real_gold, load_design_gold
 from review_harness.design.models import STAGES
 from review_harness.design.personas import PersonaConfig, PersonaError
 
@@ -80,12 +82,15 @@ def read_document(name: str, value: Any) -> DocumentInput:
     if is_inline(value):
         return DocumentInput(text=value.strip("\n") + "\n", origin=INLINE)
     path = value.strip()
-    if is_remote(path):  # a Confluence page URL
+    if is_remote(path):  # a Confluence page (read with its credentials), or a public document fetched over HTTP
+        confluence = is_confluence_page(path)
         try:
-            doc = load(path).documents[0]
+            doc = load(path).documents[0] if confluence else fetch_public(path)
         except DocumentError as ex:
-            raise PrerequisiteError(f"-T {name}={path}: {ex}") from None
-        return DocumentInput(doc.markdown, doc.name, None, doc.warnings)
+            shown = path if "@" not in path.split("//", 1)[-1].split("/", 1)[0] else "..."  # never print credentials
+            raise PrerequisiteError(f"-T {name}={shown}: {ex}") from None
+        # a Confluence page is named by its id; a public document by its address
+        return DocumentInput(doc.markdown, doc.name if confluence else doc.origin, None, doc.warnings)
     resolved = resolve_user_path(path)
     try:
         exists, is_file = resolved.exists(), resolved.is_file()
@@ -128,6 +133,9 @@ def parse_personas(value: str | list | None, config: PersonaConfig) -> list[str]
     names = [p.strip() for p in (value.split(",") if isinstance(value, str) else value) if str(p).strip()]
     if not names:
         raise PrerequisiteError("-T personas=: name at least one persona")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise PrerequisiteError(f"-T personas={','.join(names)}: duplicate persona {', '.join(twice)} (name each persona once)")
     try:
         for name in names:
             config.persona(name)
@@ -179,26 +187,47 @@ def user_samples(design: Any, requirements: Any, stage: str | None, topic: str |
 
 def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[str] | None,
                  config: PersonaConfig) -> list[Sample]:
+    """The gold set `fixtures`: each case folder of fixtures/<set>/ with its gold file, then the
+    real documents whose gold files point outside the repository (gold/<set>/real/, or the set
+    itself when it holds only those, e.g. `design/real`)."""
     split = choice("split", split, SPLITS) or "all"
     folder, gold_dir = gold_set_folders("design", fixtures)
-    samples = []
-    for case in sorted(p for p in folder.iterdir() if p.is_dir()):
+    real = real_gold_files(gold_dir)
+    if not folder.is_dir() and not real:
+        raise PrerequisiteError(f"fixture set '{fixtures}' not found: {folder} is not a folder")
+    cases: list[tuple[Path | None, Path]] = []
+    for case in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         gold_path = gold_dir / f"{case.name}.yaml"
         if not gold_path.is_file():
             raise PrerequisiteError(f"{case}: no gold file {gold_path}")
+        cases.append((case, gold_path))
+    samples = []
+    for case, gold_path in cases + [(None, p) for p in real]:
         try:
             gold = load_design_gold(gold_path)
         except GoldError as ex:
             raise PrerequisiteError(str(ex)) from None
         if split != "all" and gold.split != split:
             continue
+        design, requirements, _ = gold.parts()
+        if case is not None:
+            origins, document = (str(case / "design.md"), str(case / "requirements.md")), f"gold:{fixtures}/{gold.topic}"
+        else:  # a real document read as two by its headings
+            where = str(gold.document_path)
+            origins = (f"{where} (design sections)", f"{where} ({', '.join(gold.requirements_sections)})")
+            document = f"gold:real/{gold.topic}"
         case_stage = choice("stage", stage, STAGES) or gold.stage
-        docs = [DocumentInput((case / f"{slot}.md").read_text(encoding="utf-8"), str(case / f"{slot}.md"))
-                for slot in ("design", "requirements")]
         samples.append(_sample(
-            case.name, docs[0], docs[1], case_stage, gold.topic, personas or config.active(case_stage),
-            document=f"gold:{fixtures}/{gold.topic}", gold=gold_path, iteration=gold.iteration,
+            gold.id, DocumentInput(design, origins[0]), DocumentInput(requirements, origins[1]), case_stage, gold.topic,
+            personas or config.active(case_stage), document=document, gold=gold_path, iteration=gold.iteration,
         ))
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixtures}' has no cases for split '{split}'")
     return samples
+
+
+def real_gold_files(gold_dir: Path) -> list[Path]:
+    """Gold files of real documents kept outside the repository (a `document:` key) of a set's
+    gold folder (in its real/ subfolder, or the folder itself)."""
+    folders = [gold_dir / "real", gold_dir]
+    return [p for f in folders if f.is_dir() for p in sorted(f.glob("*.yaml")) if is_real_gold(p)]

@@ -3,8 +3,8 @@
 ``group_findings(reports)`` answers what the synthesizer model answers (``SynthesisAnswer``):
 
 * groups: findings from different personas that describe one issue (same or overlapping
-  evidence quote, or same section and closely matching wording), every finding in exactly one
-  group; the group's title is its most severe member's, its primary phase the most upstream
+  evidence quote with agreeing wording, or same section and closely matching wording), every
+  finding in exactly one group; two problems that quote one sentence stay two findings; the group's title is its most severe member's, its primary phase the most upstream
   member phase;
 * contradictions: a finding against something another persona checked and found sound, or two
   findings on one section whose suggestions pull in opposite directions (add versus cut); both
@@ -42,6 +42,7 @@ SEV_ORDER = {"Critical": 0, "Important": 1, "Minor": 2}
 MAX_PATTERNS = 15
 TEXT_THRESHOLD = 72  # token_set_ratio of key words of title + issue, same section
 EVIDENCE_THRESHOLD = 90
+SAME_QUOTE_TEXT = 50  # with the same quote, this much agreement of title and issue makes one problem
 
 # words every finding of a design review uses: they say nothing about which issue it is
 _DESIGN_STOP = frozenset("design designs document requirement requirements section states stated".split())
@@ -167,8 +168,11 @@ def _shared_quote(a: _F, b: _F) -> bool:
 
 
 def _pair_score(a: _F, b: _F) -> float:
+    """How surely two findings report one problem: the same evidence counts only when what they say
+    about it agrees too (two problems often quote one sentence: 'T1 uses the queue that T3
+    creates' is not 'no failure handling'); otherwise the same section and close wording."""
     ev = _same_evidence(a, b)
-    if ev:
+    if ev and _text_score(a, b) >= SAME_QUOTE_TEXT:
         return 200 + ev
     if _same_section(a, b):
         ts = _text_score(a, b)

@@ -24,6 +24,8 @@ from review_harness.core.models import SEVERITIES, Severity  # noqa: F401 (the k
 KIND_NAME = "design"  # the kind's name in the core's registry, member runs and store keys
 SYNTHESIZER = "synthesizer"  # the member that groups the personas' findings
 GRADER = "grader"  # the member (and model role) that pairs two iterations' findings; every other member is a persona
+# how a reviewer says it reports only part of what it found: the summary repeats such a note
+CAP_MARK = "left out of its report"
 Stage = Literal["requirements", "design", "plan"]
 STAGES: tuple[str, ...] = ("requirements", "design", "plan")
 Phase = Literal["survey", "calibrate", "design", "plan"]
@@ -51,6 +53,11 @@ class PersonaFinding(BaseModel):
     suggestion: str = Field(description="How to fix it or what to reconsider.")
     evidence: str | None = Field(
         description="Verbatim quote from the design or requirements that shows the issue; null for an absence."
+    )
+    hygiene: bool = Field(
+        default=False,
+        description="True when the finding is about form only (missing ids or modal verbs, headings, formatting, "
+        "wording), not about whether a requirement, the problem framing or the design is right. Form never escalates.",
     )
 
 
@@ -181,7 +188,8 @@ class DesignFinding(BaseModel):
     contributing_phase: Phase | None = None
     phase_rationale: str = ""
     member_ids: list[str] = Field(description="Ids of the reviewer findings grouped here.")
-    disposition: Literal["accepted", "rejected"] | None = None
+    hygiene: bool = Field(default=False, description="Every reviewer calls it a matter of form: it never escalates or revises.")
+    disposition: Literal["accepted", "rejected", "fixed"] | None = None
     disposition_note: str | None = None
 
 
@@ -195,6 +203,7 @@ class SystemicIssue(BaseModel):
 class DeltaItem(BaseModel):
     id: str
     title: str = ""
+    note: str = Field(default="", description="How the matcher decided: the closest counterpart it saw and why it fell short.")
 
 
 class PersistingItem(BaseModel):
@@ -207,15 +216,19 @@ class PersistingItem(BaseModel):
 
 
 class DeltaPart(BaseModel):
-    """A partition: every previous id is resolved or persisting, every current id persisting or new."""
+    """A partition: every previous id is resolved, persisting or rejected (the author rejected it
+    and no reviewer reports it again: it was not fixed, it stays rejected), every current id
+    persisting or new."""
 
     resolved: list[DeltaItem] = Field(default_factory=list)
     persisting: list[PersistingItem] = Field(default_factory=list)
     new: list[DeltaItem] = Field(default_factory=list)
+    rejected: list[DeltaItem] = Field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
-        return {"resolved": len(self.resolved), "persisting": len(self.persisting), "new": len(self.new)}
+        return {"resolved": len(self.resolved), "persisting": len(self.persisting), "new": len(self.new),
+                "rejected": len(self.rejected)}
 
 
 class IterationDelta(BaseModel):
@@ -227,6 +240,7 @@ class IterationDelta(BaseModel):
         description="grader: the `grader` model role paired the findings; offline: the deterministic matcher."
     )
     matcher: str
+    grader_model: str = Field(default="", description="With method grader: the model bound to the grader role.")
     findings: DeltaPart
     patterns: DeltaPart
 
@@ -293,6 +307,11 @@ class DesignReview(BaseModel):
     )
     delta: IterationDelta | None = Field(default=None, description="Against the latest earlier iteration of the topic.")
     auto_fixes: list[AutoFix] = Field(default_factory=list)
+    fixed_findings: list[DesignFinding] = Field(
+        default_factory=list,
+        description="Findings of the first round that auto-fix resolved (disposition 'fixed'): the fixed document was "
+        "reviewed again, and these are neither pending nor counted.")
+    rounds: int = Field(default=1, description="2 when the document was re-reviewed after auto-fix.")
     prompt_version: str = ""
     calibration_version: str = ""
     prompt_prefix_hashes: dict[str, str] = Field(default_factory=dict)

@@ -33,6 +33,7 @@ DOCUMENTS_KEY = "design:documents"  # the documents as cut to the input budget (
 DELTA_KEY = "design:delta"
 AUTO_FIX_KEY = "design:auto_fix"  # finding id -> [status, reason] set by the auto-fix solver
 NOTES_KEY = "design:notes"  # solver notes for the review's warnings
+FIXED_KEY = "design:fixed"  # after auto-fix: the fixed text of the reviewed document and the first round's review
 
 
 def result_key(member: str) -> str:
@@ -88,6 +89,12 @@ def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str)
     twice): no model calls, so `inspect score` can redo it."""
     context = load_context(store)
     context.design_text = design_text
+    fixed = store.get(FIXED_KEY) or {}
+    if fixed.get("second_round"):  # the document was fixed and reviewed again: the review is of the fixed text
+        if context.reviewed == "requirements":
+            context.requirements_text = fixed["text"]
+        else:
+            context.design_text = fixed["text"]
     results = load_persona_results(store, context.personas)
     for persona in context.personas:
         prefix = results[persona].run.prefix_hash
@@ -107,4 +114,13 @@ def review_from_store(store: StoreLike, config: PersonaConfig, design_text: str)
         for fix in review.auto_fixes
     ]
     review.warnings += [note for note in store.get(NOTES_KEY) or [] if note not in review.warnings]
+    if fixed.get("second_round"):
+        first = DesignReview.model_validate(fixed["first_review"])
+        applied = {f.finding for f in first.auto_fixes if f.status == "applied"}
+        review.fixed_findings = [f.model_copy(update={"disposition": "fixed", "disposition_note": "auto-fix, then re-reviewed"})
+                                 for f in first.findings if f.id in applied]
+        review.auto_fixes = [f for f in first.auto_fixes if f.status == "applied"] + [
+            f for f in review.auto_fixes if f.status != "applied"]
+        review.reviewer_runs = first.reviewer_runs + review.reviewer_runs
+        review.rounds = 2
     return review

@@ -48,6 +48,7 @@ def _normalize_finding(item: Any, label: str) -> tuple[dict | None, str | None]:
         item["contributing_phase"] = None
     item.setdefault("contributing_phase", None)
     item.setdefault("evidence", None)
+    item["hygiene"] = bool(item.get("hygiene") is True or str(item.get("hygiene")).lower() == "true")
     return item, None
 
 

@@ -27,7 +27,7 @@ from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, prefi
 from review_harness.design.models import PersonaReport
 from review_harness.design.personas import PROMPTS_DIR, PersonaConfig
 
-PROMPT_VERSION = "v2"
+PROMPT_VERSION = "v3"  # v3: findings say whether they are about form only (hygiene), which never escalates
 GRADER_VERSION = "v1"
 DATA_TAGS = ("requirements", "design", "brief", "plan", "changes", "findings", "previous", "current")
 

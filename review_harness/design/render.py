@@ -10,6 +10,8 @@ written by ``artifacts.finding_record``), so triage can re-render parts of the s
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -265,7 +267,18 @@ def render_dispositions(findings: Sequence[FindingLike], names: Mapping[str, str
     return "\n".join(lines)
 
 
-def _render_finding(finding: DesignFinding, of: int, names: Mapping[str, str]) -> list[str]:
+def _member_text(review: DesignReview | None, member_id: str, names: Mapping[str, str]) -> str:
+    """'v1-code-realist-002 (Code Realist: "T1 uses the queue that T3 creates")': a grouped
+    reviewer finding with its own title, so every reviewer's finding can be read from the summary."""
+    m = re.match(r"v\d+-(.+)-(\d+)$", member_id)
+    report = review.persona_reports.get(m.group(1)) if (review is not None and m) else None
+    n = int(m.group(2)) if m else 0
+    if report is None or not 0 < n <= len(report.findings):
+        return member_id
+    return f"{member_id} ({persona_name(m.group(1), names)}: \"{_one_line(report.findings[n - 1].title)}\")"
+
+
+def _render_finding(finding: DesignFinding, of: int, names: Mapping[str, str], review: DesignReview | None = None) -> list[str]:
     lines = [
         f"### {finding.id}: {_one_line(finding.title)}",
         _field("Section", finding.section),
@@ -284,7 +297,7 @@ def _render_finding(finding: DesignFinding, of: int, names: Mapping[str, str]) -
         lines.append(_field("Evidence", evidence))
     others = [m for m in finding.member_ids if m != finding.id]
     if others:
-        lines.append(_field("Also reported as", ", ".join(others)))
+        lines.append(_field("Also reported as", "; ".join(_member_text(review, m, names) for m in others)))
     lines.append("")
     return lines
 
@@ -338,7 +351,10 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
     counts = count_by_severity(review.findings)
     lines += ["## Finding Counts"]
     lines += [f"- {severity}: {counts[severity]}" for severity in SEVERITIES]
-    lines += [f"- Contradictions: {len(review.contradictions)}", ""]
+    lines += [f"- Contradictions: {len(review.contradictions)}"]
+    if review.fixed_findings:
+        lines.append(f"- Fixed by auto-fix (not counted): {len(review.fixed_findings)}")
+    lines.append("")
 
     lines += ["## Verdict Reasoning", "", review.verdict_reasoning.strip() or "(no reasoning recorded)", ""]
 
@@ -349,7 +365,7 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
         if not group:
             lines += ["None.", ""]
         for finding in group:
-            lines += _render_finding(finding, of, names)
+            lines += _render_finding(finding, of, names, review)
 
     lines += ["## Contradictions", ""]
     if not review.contradictions:
@@ -395,6 +411,10 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
 
     lines += _delta_lines(review)
     lines += _auto_fix_lines(review)
+    if review.reviewer_runs:
+        from review_harness.design.cost import cost_line, run_cost
+
+        lines += ["## Cost", "", cost_line(run_cost(review.reviewer_runs)) + ".", ""]
 
     if review.warnings:
         lines += ["## Warnings", ""] + [f"- {_one_line(w)}" for w in review.warnings] + [""]
@@ -407,14 +427,24 @@ def _delta_lines(review: DesignReview) -> list[str]:
     delta = review.delta
     if delta is None:
         return []
-    how = "paired by the grader model" if delta.method == "grader" else "matched offline by requirement, section and evidence"
+    if delta.method == "grader":
+        offline = delta.grader_model.startswith("offline/")
+        how = ("paired by the offline grader, the deterministic matcher" if offline else
+               f"paired by the grader model{' ' + delta.grader_model if delta.grader_model else ''}")
+    else:
+        how = "paired offline by what each finding is about: requirement, section, quoted text and wording"
     counts = delta.findings.counts
     lines = [f"## Since Iteration {delta.from_iteration}", "",
-             f"Resolved {counts['resolved']} · Persisting {counts['persisting']} · New {counts['new']} ({how}).", ""]
-    lines += [f"- Resolved: {item.id} {_one_line(item.title)}" for item in delta.findings.resolved]
-    lines += [f"- Persisting: {item.current} {_one_line(item.current_title)} (was {item.previous})"
+             f"Resolved {counts['resolved']} · Persisting {counts['persisting']} · New {counts['new']}"
+             + (f" · Still rejected {counts['rejected']}" if counts.get("rejected") else "") + f" ({how}).", ""]
+    lines += [f"- Resolved: {item.id} {_one_line(item.title)}" + (f" ({_one_line(item.note)})" if item.note else "")
+              for item in delta.findings.resolved]
+    lines += [f"- Persisting: {item.current} {_one_line(item.current_title)} (was {item.previous}"
+              + (f"; {_one_line(item.reason)}" if item.reason else "") + ")"
               for item in delta.findings.persisting]
-    lines += [f"- New: {item.id} {_one_line(item.title)}" for item in delta.findings.new]
+    lines += [f"- New: {item.id} {_one_line(item.title)}" + (f" ({_one_line(item.note)})" if item.note else "")
+              for item in delta.findings.new]
+    lines += [f"- Still rejected: {item.id} {_one_line(item.title)}" for item in delta.findings.rejected]
     return lines + [""]
 
 
@@ -425,6 +455,10 @@ def _auto_fix_lines(review: DesignReview) -> list[str]:
     for fix in review.auto_fixes:
         line = f"- {fix.finding} ({fix.kind}): “{_one_line(fix.find)}” → “{_one_line(fix.replace)}” — {fix.status}"
         lines.append(line + (f": {_one_line(fix.reason)}" if fix.reason else ""))
+    if review.fixed_findings:
+        lines += ["", f"The fixed document was reviewed again: the findings above are of that review. Fixed by auto-fix "
+                      f"and not counted ({len(review.fixed_findings)}):"]
+        lines += [f"- {f.id}: {_one_line(f.title)} — fixed" for f in review.fixed_findings]
     return lines + [""]
 
 

@@ -23,6 +23,7 @@ from review_harness.core.member import MemberResult, MemberRun
 from review_harness.design.autofix import check_proposals
 from review_harness.design.grouping import finding_id, group_findings
 from review_harness.design.models import (
+    CAP_MARK,
     KIND_NAME,
     PHASES,
     SEVERITIES,
@@ -65,6 +66,7 @@ class ReviewContext:
     changes_since: str = ""
     changed_sections: list[str] = field(default_factory=list)
     budget_note: str = ""  # the documents were cut to the input budget
+    kept: list[str] = field(default_factory=list)  # personas whose report is kept from the partial iteration this run completes
 
     @property
     def reviewed_text(self) -> str:
@@ -166,32 +168,41 @@ def _systemic(findings: list[DesignFinding], threshold: float) -> list[SystemicI
     return out
 
 
+def _carried(findings: list[DesignFinding]) -> str:
+    return "; ".join(f"{f.id} ({f.title})" for f in findings[:5]) + (f"; and {len(findings) - 5} more" if len(findings) > 5 else "")
+
+
 def decide_verdict(findings: list[DesignFinding], config: PersonaConfig, stage: str) -> tuple[str, str | None, str]:
     """(verdict, escalation target, reasoning). A gap in one of the stage's upstream phases
     (personas.yaml `stages.<stage>.escalate`, earliest first) at any severity escalates to that
-    phase; else a Critical finding (highest of its range) revises; else proceed."""
+    phase; else a Critical finding (highest of its range) revises; else proceed. A finding about
+    form only (hygiene: ids, modal verbs, headings) carries neither: it is noted. The reasoning
+    names the findings that carried the verdict."""
     rule = config.verdicts
     info = config.stage(stage)
+    substance = [f for f in findings if not f.hygiene]
+    form = [f for f in findings if f.hygiene and (f.primary_phase in info.escalate or f.severity == rule.revise_severity)]
+    noted = (f" Noted as form only, carrying no verdict: {_carried(form)}." if form else "")
     for phase in info.escalate:
-        gaps = [f for f in findings if f.primary_phase == phase]
+        gaps = [f for f in substance if f.primary_phase == phase]
         if gaps:
             label = config.phases[phase].label.lower()
-            ids = ", ".join(f.id for f in gaps[:5])
             return "escalate", phase, (
-                f"{len(gaps)} {label}(s) ({ids}): the {info.reviewed_noun} cannot be fixed without fixing the "
-                f"upstream phase first. {config.phases[phase].action}, then review again. The verdict changes "
-                f"once no finding is classified as a {label}."
+                f"{len(gaps)} {label}(s) carry the escalation: {_carried(gaps)}. The {info.reviewed_noun} cannot be "
+                f"fixed without fixing the upstream phase first. {config.phases[phase].action}, then review again. The "
+                f"verdict changes once no finding is classified as a {label}." + noted
             )
-    critical = [f for f in findings if f.severity == rule.revise_severity]
+    critical = [f for f in substance if f.severity == rule.revise_severity]
     if critical:
-        ids = ", ".join(f.id for f in critical[:5])
         return "revise", None, (
-            f"{len(critical)} finding(s) rated {rule.revise_severity.value} by at least one reviewer ({ids}). "
-            "Fix the design and review again; the verdict becomes proceed when no Critical finding remains."
+            f"{len(critical)} finding(s) rated {rule.revise_severity.value} by at least one reviewer carry the verdict: "
+            f"{_carried(critical)}. Fix the {info.reviewed_noun} and review again; the verdict becomes proceed when no "
+            "Critical finding remains." + noted
         )
     counts = Counter(f.severity.value for f in findings)
-    noted = ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s]) or "no findings"
-    return "proceed", None, f"No Critical finding and no upstream gap ({noted}): proceed, and address the noted improvements."
+    listed = ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s]) or "no findings"
+    return "proceed", None, (f"No Critical finding and no upstream gap ({listed}): proceed, and address the noted "
+                             "improvements." + noted)
 
 
 def _synthesizer_answer(
@@ -247,6 +258,9 @@ def synthesize_design(
         hedge_rate=_hedge_rate({p: reports[p] for p in completed}, config.hedge_words),
     )
     warnings += salvage_warnings(results, config)
+    warnings += [f"{config.personas[p].name} reports only part of what it found: "
+                 + next(x for x in re.split(r"(?<=\.)\s+", reports[p].blind_spot_check) if CAP_MARK in x)
+                 for p in completed if CAP_MARK in reports[p].blind_spot_check]
     if len(completed) < needed:
         review.status = "failed"
         review.verdict_reasoning = (
@@ -297,6 +311,7 @@ def synthesize_design(
                 contributing_phase=group.contributing_phase if group.contributing_phase != group.primary_phase else None,
                 phase_rationale=group.phase_rationale,
                 member_ids=[f"v{context.iteration}-{p}-{n:03d}" for p, n, _ in members],
+                hygiene=all(f.hygiene for _, _, f in members),
             )
         )
     findings.sort(key=lambda f: (f.severity.rank, PHASES.index(f.primary_phase), f.id))

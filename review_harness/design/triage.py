@@ -212,21 +212,26 @@ def process(
                 continue
             if answer is not None:
                 result.decided[fid] = normalize_decision(fid, {"decision": answer[0], "note": answer[1]})
-    for fid, (disposition, note) in result.decided.items():
-        by_id[fid]["disposition"] = disposition
-        by_id[fid]["disposition_note"] = note
-    result.pending = [fid for fid in result.walked if not by_id[fid].get("disposition")]
-
-    if result.decided:
-        with locked(folder):
+    # the walk above may wait on a person for minutes: the lock is taken only now, and the findings
+    # are read again under it, so a decision another run recorded meanwhile is kept
+    with locked(folder):
+        if result.decided:
+            try:
+                records = read_findings(folder, n)
+            except ArtifactError as ex:
+                raise TriageError(str(ex)) from None
+            by_id = {r["id"]: r for r in records}
+            for fid, (disposition, note) in result.decided.items():
+                by_id[fid]["disposition"] = disposition
+                by_id[fid]["disposition_note"] = note
             write_jsonl(findings_path(folder, n), records)
             summaries = [summary_path(folder, n)] + ([folder / SUMMARY_FILE] if latest_iteration(folder) == n else [])
             for summary in summaries:
                 text = summary.read_text(encoding="utf-8") if summary.exists() else ""
                 write_text(summary, replace_dispositions(text, render_dispositions(records)) if text
                            else render_dispositions(records))
-    with locked(folder):
         result.calibration_version, result.rules_changed = update_calibration(folder, records, result.decided, today)
+    result.pending = [fid for fid in result.walked if not by_id[fid].get("disposition")]
 
     if commit:
         result.committed = commit_topic(folder)

@@ -5,8 +5,11 @@ taken as proof that the call failed.
 
 from __future__ import annotations
 
+import re
+
 from review_harness.core.markdown import Sentence
 from review_harness.design.offline.document import Doc, all_matches, clause, document, quote_of, short, skip_context
+from review_harness.design.offline.reading import dismissed_risks, unenforced
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome
 from review_harness.design.offline.vocabulary import V, numbers_in, term_set
@@ -140,3 +143,80 @@ def unsourced_numbers(ctx: Ctx) -> None:
             why="If the figure is wrong, the conclusion and the sizing built on it are wrong too, and nobody knows to re-check them.",
             suggestion="Cite where the figure comes from (measurement, vendor documentation, load test) or mark it as an estimate to verify before launch.",
             evidence=quote_of(u, m.group(0)), key=f"num:{u.line}")
+
+
+@detector("unenforced-properties")
+def unenforced_properties(ctx: Ctx) -> None:
+    """Properties the design relies on and says it does not enforce, check or guarantee, or leaves
+    to its users ('does not prevent', 'cannot currently enforce', 'it is up to the owner to');
+    sentences of one paragraph are one finding."""
+    doc = ctx.artifact
+    by_block: dict[int, list] = {}
+    for u, m in unenforced(doc):
+        by_block.setdefault(u.block, []).append((u, m))
+    for block, hits in sorted(by_block.items(), key=lambda kv: kv[1][0][0].line)[:3]:
+        u, m = max(hits, key=lambda t: len(t[0].plain))
+        said = " ".join(f"'{short(v.plain, 90)}'" for v, _ in hits[:2])
+        ctx.add(
+            "property-not-enforced",
+            title="Relies on a property nothing enforces", section=doc.path_of(u.line),
+            issue=f"The design states {said}: the property holds only as long as every user gets it right, and nothing notices when one does not.",
+            why="The first component or user that breaks the rule breaks its neighbours too, and the failure shows far from its cause.",
+            suggestion="Enforce the property where it is relied on (validation, isolation, a check at the boundary), or make its violation visible and say what happens then.",
+            evidence=quote_of(u, m.group(0)), key=f"unenforced:{block}")
+
+
+@detector("dismissed-risks")
+def dismissed_risks_detector(ctx: Ctx) -> None:
+    """A risk (security, privacy, compatibility, performance) waved away without a reason."""
+    doc = ctx.artifact
+    for u, m in dismissed_risks(doc)[:2]:
+        ctx.add(
+            "risk-dismissed",
+            title="A risk is dismissed, not addressed", section=doc.path_of(u.line),
+            issue=f"The design waves a risk away ('{clause(u.plain, m, 110)}') instead of showing why it cannot occur or how it is contained.",
+            why="A dismissed risk gets no owner, no test and no monitoring, so it is discovered by an incident.",
+            suggestion="Name the concrete ways the risk can occur in this design and the control for each, or the evidence that it cannot.",
+            evidence=quote_of(u, m.group(0)), key=f"dismissed-risk:{u.line}")
+
+
+@detector("required-changes-elsewhere")
+def required_changes_elsewhere(ctx: Ctx) -> None:
+    """Another component that has to change for the design to work, named in passing: no owner,
+    no plan, no compatibility story."""
+    doc = ctx.artifact
+    n = 0
+    for u, m in all_matches(doc, V.required_change):
+        before = u.plain[: m.start()]
+        names = re.findall(r"\b(?:[A-Z][\w-]+(?:\s+[A-Z][\w-]+)*|`[^`]+`)", before)
+        if not names or doc.in_section_like(u, V.sec_illustrative):
+            continue
+        name = re.sub(r"^(?:The|A|An|Our|This|That|Each|Every)\s+", "", names[-1].strip("`"))
+        if doc.lower.count(name.lower()) > 3:  # a component the design itself describes
+            continue
+        n += 1
+        if n > 2:
+            return
+        ctx.add(
+            "change-to-another-component", title=f"Needs a change to {short(name, 40)}, planned in one sentence",
+            section=doc.path_of(u.line),
+            issue=f"The design depends on '{clause(u.plain, m, 110)}', and says nothing more about it: who changes it, when, and what happens while the two disagree.",
+            why="The design works only once that other component changes; until then (and for every version that has not) the two behave differently.",
+            suggestion=f"Plan the change to {name}: its owner and schedule, how versions of the two stay compatible, and how their agreement is tested.",
+            evidence=quote_of(u, m.group(0)), key=f"change-elsewhere:{u.line}")
+
+
+@detector("small-trial-generalised")
+def small_trial_generalised(ctx: Ctx) -> None:
+    """A result measured on a small trial (one page, a few users, a pilot) carried to the whole."""
+    doc = ctx.artifact
+    for u, m in all_matches(doc, V.small_trial):
+        if not V.result_figure.search(u.plain):
+            continue
+        ctx.add(
+            "result-from-small-trial", title="A benefit rests on a small trial", section=doc.path_of(u.line),
+            issue=f"The evidence is '{short(u.plain, 120)}': a result from {short(m.group(0), 40)}, which the design's general claims rest on.",
+            why="Results from a small, hand-picked trial rarely carry over whole; the real gain is unknown until measured where it will be used.",
+            suggestion="Say how representative the trial is, and measure the benefit on a larger or more typical sample before relying on the figure.",
+            evidence=quote_of(u, m.group(0)), key="small-trial")
+        return

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from review_harness.core.markdown import Sentence
 from review_harness.design.offline.document import short, skip_context
-from review_harness.design.offline.quantities import Qty, duration_topics, quantities_by_unit, time_quantities
+from review_harness.design.offline.quantities import (
+    Qty,
+    duration_topics,
+    quantities_by_unit,
+    same_quantity_pairs,
+    stated_durations,
+    time_quantities,
+)
 from review_harness.design.offline.registry import Ctx
 from review_harness.design.offline.requirements import Req
 from review_harness.design.offline.vocabulary import ID_PREFIX, V, term_set
@@ -86,20 +93,25 @@ def find_conflicts(ctx: Ctx) -> list[Conflict]:
                 for ub in [rb.unit] + rb.extra:
                     if V.sync_xregion.search(ub.plain):
                         push(Conflict(ra, ua, qa, ub, None, rb, "latency-sync"))
-    # a latency limit against a synchronous step that alone takes longer
+    # a latency limit against a synchronous step that alone takes longer (in another requirement or its own)
     for ra, ua, qa, ta in req_items:
         if "latency" not in ta:
             continue
         for rb in rs.reqs:
-            if rb is ra:
-                continue
             for ub in [rb.unit] + rb.extra:
                 if not V.sync_step.search(ub.plain) or V.sync_xregion.search(ub.plain):
                     continue
-                slow = [q for q in time_quantities(ub.plain) if q.bound in ("exact", "lower") and q.seconds > qa.seconds]
+                slow = [q for q in time_quantities(ub.plain) if q.bound in ("exact", "lower") and q.seconds > qa.seconds
+                        and not (ub is ua and q.start == qa.start)]
                 if slow:
                     push(Conflict(ra, ua, qa, ub, slow[0], rb, "latency-step"))
                     break
+    # one measured thing (a token's expiry, a timeout) stated with two values
+    req_stated = stated_durations(u for r in rs.reqs + rs.success for u in [r.unit] + r.extra)
+    owner = {id(u): r for r in rs.reqs + rs.success for u in [r.unit] + r.extra}
+    for a, b in same_quantity_pairs(req_stated, req_stated):
+        if a.unit.line < b.unit.line:
+            push(Conflict(owner[id(a.unit)], a.unit, a.qty, b.unit, b.qty, owner[id(b.unit)], "same-quantity"))
     # universal against prohibition
     for ra in rs.reqs:
         if not V.universal.search(ra.text) or V.prohibition.search(ra.text):
@@ -139,11 +151,22 @@ def find_conflicts(ctx: Ctx) -> list[Conflict]:
                     push(Conflict(ra, ua, qa, ub, qb, None, "timeout"))
                 elif "rpo" in ta and "backup" in tb and qb.seconds > qa.seconds:
                     push(Conflict(ra, ua, qa, ub, qb, None, "rpo"))
+            if "latency" in ta:  # a synchronous step of the design that alone takes longer than the limit
+                for ub in doc.units:
+                    if ub.kind == "heading" or skip_context(doc, ub) or not (V.sync_step.search(ub.plain) or V.waits_for.search(ub.plain)):
+                        continue
+                    slow = [q for q in time_quantities(ub.plain) if q.bound in ("exact", "lower") and q.seconds > qa.seconds]
+                    if slow:
+                        push(Conflict(ra, ua, qa, ub, slow[0], None, "latency-step"))
+                        break
             if "latency" in ta and qa.seconds <= 0.1:
                 for ub in doc.units:
                     if not skip_context(doc, ub) and V.sync_xregion.search(ub.plain):
                         push(Conflict(ra, ua, qa, ub, None, None, "latency-sync"))
                         break
+        design_stated = stated_durations(u for u in doc.units if not skip_context(doc, u))
+        for a, b in same_quantity_pairs(req_stated, design_stated):
+            push(Conflict(owner[id(a.unit)], a.unit, a.qty, b.unit, b.qty, None, "same-quantity"))
     return out
 
 
@@ -170,5 +193,6 @@ CONFLICT_WHY = {
     "rpo": "a failure just before the next backup loses everything written since the last one, which is more than the recovery point allows",
     "latency-step": "every request waits for the synchronous step, and that step alone takes longer than the whole response may take",
     "latency-sync": "a synchronous write across regions waits for an inter-region round trip on every request, and that round trip alone consumes a budget this small",
+    "same-quantity": "both give the value of the same limit and the values differ, so whichever one the implementation follows breaks the other",
     "all-vs-none": "one states a rule for every case and the other forbids it for a subset, so the implementation has to break one of them",
 }

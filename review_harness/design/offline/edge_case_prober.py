@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from review_harness.core.text import negated_before
-from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short
-from review_harness.design.offline.quantities import duration_topics, quantities_by_unit
+from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
+from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
+from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
 from review_harness.design.offline.vocabulary import V
@@ -21,9 +22,12 @@ def unknown_outcome_retried(ctx: Ctx) -> None:
 
 @detector("failure-handling")
 def failure_handling(ctx: Ctx) -> None:
-    """Remote calls, queues and batch jobs with no word on failure; remote calls with no timeout."""
+    """Remote calls, message queues and batch jobs with no word on failure; remote calls a caller
+    waits for with no timeout. A function call is no remote call, and a queue inside one process
+    is no message broker."""
     doc = ctx.artifact
-    triggers = all_matches(doc, V.external_call) + all_matches(doc, V.async_infra) + all_matches(doc, V.batch)
+    calls, queues, batches = remote_calls(doc), broker_queues(doc), all_matches(doc, V.batch)
+    triggers = calls + queues + batches
     if not triggers:
         return
     handling_secs = [h for h in doc.headings_matching(V.sec_failure) if h.level > 1 or len(doc.sections) < 3]
@@ -33,7 +37,7 @@ def failure_handling(ctx: Ctx) -> None:
         ctx.ok(f"Failure handling is described in {where}")
     else:
         u, m = sorted(triggers, key=lambda t: t[0].line)[0]
-        kinds = sorted({k for k, p in (("remote calls", V.external_call), ("queues", V.async_infra), ("batch jobs", V.batch)) if any(p.search(t.plain) for t, _ in triggers)})
+        kinds = [k for k, found in (("remote calls", calls), ("queues", queues), ("batch jobs", batches)) if found]
         ctx.add(
             "no-failure-handling",
             title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
@@ -41,18 +45,22 @@ def failure_handling(ctx: Ctx) -> None:
             why="The first dependency outage turns into undefined behaviour: requests hang, work is lost or repeated, and on-call has no documented response.",
             suggestion="Add a failure-handling section: for each dependency state the timeout, the retry policy, the fallback or degraded mode, and the alert.",
             evidence=quote_of(u, m.group(0)), key="no-failure-handling")
-    # remote calls without a timeout
-    calls = all_matches(doc, V.remote_call)
-    if calls and not design_has(doc, V.timeout_word) and (handling_secs or handling_units):
-        u, m = calls[0]
-        budget = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "latency" in duration_topics(uu.plain, q)), None)
-        ctx.add(
-            "no-timeout", when={"latency-budget": budget is not None},
-            title="Remote calls have no timeout", section=doc.path_of(u.line),
-            issue=f"The design makes remote calls ('{short(m.group(0), 40)}') and never states a timeout or deadline for any of them.",
-            why="One slow dependency holds threads and connections until the caller itself stops answering; the failure spreads upstream.",
-            suggestion="Set an explicit timeout per remote call, below the caller's own latency budget, and say what happens when it fires.",
-            evidence=quote_of(u, m.group(0)), key="no-timeout")
+    # remote calls a caller waits for, with no timeout anywhere
+    if not calls or design_has(doc, V.timeout_word) or not (handling_secs or handling_units):
+        return
+    budget = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "latency" in duration_topics(uu.plain, q)), None)
+    waited = [(u, m) for u, m in calls if V.sync_step.search(u.plain) or V.waits_for.search(u.plain) or V.explicit_network.search(u.plain)]
+    if budget is None and not waited:
+        ctx.not_assessed("timeouts: the design names calls to other systems, but not how they are made or that a caller waits for them")
+        return
+    u, m = (waited or calls)[0]
+    ctx.add(
+        "no-timeout", when={"latency-budget": budget is not None},
+        title="Remote calls have no timeout", section=doc.path_of(u.line),
+        issue=f"The design makes remote calls ('{clause(u.plain, m, 60)}') and never states a timeout or deadline for any of them.",
+        why="One slow dependency holds threads and connections until the caller itself stops answering; the failure spreads upstream.",
+        suggestion="Set an explicit timeout per remote call, below the caller's own latency budget, and say what happens when it fires.",
+        evidence=quote_of(u, m.group(0)), key="no-timeout")
 
 
 @detector("retries")
@@ -114,7 +122,7 @@ def retries(ctx: Ctx) -> None:
 def queues_and_caches(ctx: Ctx) -> None:
     """Queues with no poison-message or backlog handling; caches with no staleness bound."""
     doc = ctx.artifact
-    queues = all_matches(doc, V.async_infra)
+    queues = broker_queues(doc)
     queues.sort(key=lambda t: (doc.in_section_like(t[0], V.changelog_heading), t[0].line))
     if queues and not design_has(doc, V.queue_safety):
         u, m = queues[0]
@@ -136,6 +144,9 @@ def queues_and_caches(ctx: Ctx) -> None:
             return
         u, m = reading[0]
         freshness_req = next((r for r in ctx.reqset.reqs for uu, q in quantities_by_unit([r.unit] + r.extra) if "propagate" in duration_topics(uu.plain, q)), None)
+        if freshness_req is None and not V.cache_served.search(" ".join(v.plain for v, _ in reading)):
+            ctx.not_assessed("cache staleness: the design caches data, but nothing says stale values reach a reader or a freshness limit")
+            return
         ctx.add(
             "cache-without-staleness-bound", when={"freshness-required": freshness_req is not None},
             title="Cached data has no staleness bound", section=doc.path_of(u.line),
@@ -211,3 +222,105 @@ def single_point_of_failure(ctx: Ctx) -> None:
         why="Every restart and every bad deploy is a full outage, and the work due during it piles up.",
         suggestion=f"Run at least two instances with the coordination already needed for safety, or show the restart arithmetic against {target.label}.",
         evidence=quote_of(u, m.group(0)), key="spof")
+
+
+@detector("dismissed-readiness")
+def dismissed_readiness(ctx: Ctx) -> None:
+    """Readiness questions (failure, rollback, tests, monitoring, skew, outages) answered with a
+    dismissal ('None.', 'n/a', 'Not at this time'), one finding per section."""
+    doc = ctx.artifact
+    by_section: dict[int, list[Dismissal]] = {}
+    for d in dismissals(doc):
+        by_section.setdefault(d.section.start_line if d.section else 0, []).append(d)
+    for start, ds in sorted(by_section.items())[:4]:
+        where = ds[0].section.heading if ds[0].section else "the design"
+        listed = "; ".join(f"'{short(d.question, 70)}' answered '{short(d.answer, 20)}'" for d in ds[:3])
+        ctx.add(
+            "readiness-question-dismissed",
+            title=f"Readiness question dismissed in '{short(where, 50)}'", section=doc.path_of(ds[0].unit.line),
+            issue=f"The design answers {listed}: a dismissal where the question asks how the change fails, is rolled back, tested or watched.",
+            why="These answers are what operators rely on when the change misbehaves; a dismissal leaves them to find the failure modes in production.",
+            suggestion="Answer each question with the concrete failure modes, signals, tests or steps, or state why it cannot apply to this change.",
+            evidence=quote_of(ds[0].unit), key=f"dismissed:{start}")
+
+
+SECRET_TEXT = {
+    "plaintext": ("is kept in plain text", "Anyone who reads the store, a backup or a log copy holds working credentials"),
+    "predictable": ("is made from guessable parts", "An attacker who knows or guesses those parts forges a valid one without ever seeing it"),
+    "unprotected": ("is stored or logged with no hashing or encryption stated", "Every copy of the store, its backups and its logs carries working credentials"),
+}
+
+
+@detector("secret-handling")
+def secret_handling_detector(ctx: Ctx) -> None:
+    """Secrets and tokens stored in plain text, stored or logged unprotected, or predictable."""
+    doc = ctx.artifact
+    seen: set[str] = set()
+    for s in secret_handling(doc):
+        if s.kind in seen:
+            continue
+        seen.add(s.kind)
+        what, consequence = SECRET_TEXT[s.kind]
+        ctx.add(
+            "secret-exposed", when={"grants-access": s.access and s.kind != "unprotected"},
+            title=f"The {short(s.noun, 30)} {what}", section=doc.path_of(s.unit.line),
+            issue=f"The design says '{short(s.unit.plain, 120)}': the {s.noun} {what} ('{short(s.match.group(0), 40)}').",
+            why=f"{consequence}{', and this one grants access to an account' if s.access else ''}.",
+            suggestion=("Generate it from a cryptographically secure random source with at least 128 bits, store only a salted hash "
+                        "(or encrypt it with a managed key), never log it, and give it a short expiry with single use."),
+            evidence=quote_of(s.unit, s.match.group(0)), key=f"secret:{s.kind}")
+
+
+@detector("outage-stops-everything")
+def outage_stops_everything(ctx: Ctx) -> None:
+    """A dependency's outage that stops the user's work outright, with no fallback or degraded mode
+    described beside it."""
+    doc = ctx.artifact
+    for u in doc.units:
+        if u.kind == "heading" or skip_context(doc, u):
+            continue
+        cond, stop = V.outage_condition.search(u.plain), V.hard_stop.search(u.plain)
+        near = " ".join(v.plain for v in doc.neighbours(u, 1))
+        if not (cond and stop) or V.fallback.search(near):
+            continue
+        ctx.add(
+            "outage-is-a-hard-stop", title="An outage of a dependency stops the work outright", section=doc.path_of(u.line),
+            issue=(f"The design says '{short(u.plain, 120)}': when the dependency cannot answer, everything that needs it stops, "
+                   "and the design gives no availability target, fallback or degraded mode for that case."),
+            why="Every outage, network block or slow response of that one dependency becomes an outage for all its users at once.",
+            suggestion="State the dependency's availability target and what users can still do while it is down (a cached answer, a queue, an explicit override), and how the outage is noticed.",
+            evidence=quote_of(u, stop.group(0)), key="outage")
+        return
+
+
+@detector("timeout-without-value")
+def timeout_without_value(ctx: Ctx) -> None:
+    """A wait or timeout the design relies on without saying how long it is or who sets it."""
+    doc = ctx.artifact
+    for u, m in all_matches(doc, V.timeout_named):
+        block = " ".join(v.plain for v in doc.neighbours(u, 2))
+        if time_quantities(block) or re.search(r"\b(configur\w+|default|set by|settable|chosen by)\b", block, re.I):
+            continue
+        ctx.add(
+            "timeout-unsized", title="A wait with no stated bound", section=doc.path_of(u.line),
+            issue=f"The design relies on '{clause(u.plain, m, 90)}' and never says how long the wait may last, who sets it, or what it holds meanwhile.",
+            why="An unbounded or unspecified wait holds whatever it reserved for as long as it lasts; under load, waiting work piles up and can block the work it waits for.",
+            suggestion="State the maximum wait (or its default and who configures it), what resources are held while waiting, and what happens when it expires.",
+            evidence=quote_of(u, m.group(0)), key="timeout-unsized")
+        return
+
+
+@detector("key-lifecycle")
+def key_lifecycle(ctx: Ctx) -> None:
+    """Keys the design relies on with no word on rotating them or recovering from their compromise."""
+    doc = ctx.artifact
+    keys = all_matches(doc, V.key_noun)
+    if not keys or design_has(doc, V.key_lifecycle):
+        return
+    u, m = keys[0]
+    ctx.add(
+        "keys-without-rotation", title="No rotation or compromise plan for its keys", section=doc.path_of(u.line),
+        issue=f"The design relies on '{short(m.group(0), 40)}' and never says how keys are rotated, revoked or replaced after a compromise or loss.",
+        why="Every key leaks or is lost eventually; without a planned rotation the first incident forces an improvised one on every client at once.",
+        suggestion="Describe key rotation (how clients learn the new key and for how long both are valid), revocation, and the recovery after a compromise.",
+        evidence=quote_of(u, m.group(0)), key="keys")

@@ -25,7 +25,7 @@ from review_harness.design.offline import (  # noqa: F401
     requirement_auditor,
     systems_architect,
 )
-from review_harness.design.models import STAGES, PersonaReport
+from review_harness.design.models import CAP_MARK, STAGES, PersonaReport
 from review_harness.design.offline.document import document
 from review_harness.design.offline.registry import ARTIFACT, DETECTORS, Ctx, Detector, OfflineRules, RuleDataError, default_offline_rules
 from review_harness.design.personas import PersonaConfig, default_personas
@@ -69,6 +69,12 @@ def review_as_persona(persona: str, stage: str, design: str, requirements: str,
     findings = [d.to_model() for _, d in drafts[: rules.limits.findings]]
     fine = ctx.fine[: rules.limits.checked_and_fine]
     blind = config.personas[persona].offline.blind_spot  # type: ignore[union-attr]  (persona_detectors checked it)
+    if ctx.unassessed:
+        blind += " Not assessed offline: " + "; ".join(ctx.unassessed) + "."
+    if len(drafts) > rules.limits.findings:
+        dropped = [d.title for _, d in drafts[rules.limits.findings:]]
+        blind += (f" It reports its {rules.limits.findings} most severe findings; {len(dropped)} more are {CAP_MARK}: "
+                  + "; ".join(dropped[:8]) + ("; ..." if len(dropped) > 8 else "") + ".")
     if not findings and not fine:
         blind += " " + rules.silent_blind_spot
     return PersonaReport(persona=persona, findings=findings, checked_and_fine=fine, blind_spot_check=blind)

@@ -11,6 +11,7 @@ from review_harness.core.markdown import subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, committed_units, design_has, plan_tasks, quote_of, short
 from review_harness.design.offline.quantities import rates
+from review_harness.design.offline.reading import effort_estimates
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.scope import nongoal_hits
 from review_harness.design.offline.shared_checks import single_instance
@@ -129,7 +130,8 @@ def vague_claims(ctx: Ctx) -> None:
     """Performance, scale, cost or reliability claimed with an adjective and no figure."""
     doc = ctx.artifact
     for topic, pat in V.vague.items():
-        hits = [(u, m) for u, m in all_matches(doc, pat) if not re.search(r"\d", u.plain) and not negated_before(u.plain, m.start(), 25)]
+        hits = [(u, m) for u, m in all_matches(doc, pat) if not re.search(r"\d", u.plain) and not negated_before(u.plain, m.start(), 25)
+                and not doc.in_section_like(u, V.sec_illustrative)]
         if not hits:
             continue
         u, m = hits[0]
@@ -179,3 +181,30 @@ def plan_estimates(ctx: Ctx) -> None:
             why="Without sizes nobody can see the critical path or notice slippage until the deadline passes.",
             suggestion="Size each task and mark the tasks on the critical path.",
             evidence=quote_of(u), key="estimates")
+
+
+@detector("estimate-vs-scope")
+def estimate_vs_scope(ctx: Ctx) -> None:
+    """An effort estimate below what its own scope takes: at least a person-day per requirement
+    and three per new component or service, before testing and rollout."""
+    doc = ctx.artifact
+    estimates = effort_estimates(doc)
+    if not estimates:
+        return
+    reqs = [r for r in ctx.reqset.reqs if r.priority != "wont"]
+    components = {m.group(0).lower() for _, m in all_matches(doc, V.new_component)}
+    tasks = plan_tasks(doc) if ctx.stage == "plan" else []
+    floor = len(reqs) + 3 * len(components) + 0.5 * len(tasks)
+    est = min(estimates, key=lambda e: e.person_days)
+    if floor < 3 or est.person_days >= floor:
+        ctx.ok(f"The estimate '{short(est.raw, 40)}' leaves room for the scope it covers")
+        return
+    parts = [f"{n} {what}" for n, what in ((len(reqs), "requirements"), (len(components), "new components"), (len(tasks), "tasks")) if n]
+    ctx.add(
+        "estimate-below-scope",
+        title="Estimate is far below the scope it covers", section=doc.path_of(est.unit.line),
+        issue=(f"The estimate is '{est.raw}' ({est.person_days:g} person-days), for {', '.join(parts)}. Even one person-day per "
+               f"requirement and three per new component comes to {floor:g} person-days, before testing, review and rollout."),
+        why="The schedule is committed on a figure the scope cannot meet; the slip shows late, when cutting scope is most expensive.",
+        suggestion="Estimate each requirement and component separately, add testing and rollout, and reconcile the total with the date or cut the scope.",
+        evidence=quote_of(est.unit, est.raw), key="estimate")

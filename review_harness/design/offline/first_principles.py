@@ -9,6 +9,7 @@ import re
 from review_harness.core.markdown import plain
 from review_harness.core.text import NEGATION
 from review_harness.design.offline.document import clause, committed_units, quote_of, short
+from review_harness.design.offline.reading import OpenItem, open_decisions
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.scope import nongoal_hits, nongoal_terms
 from review_harness.design.offline.vocabulary import V, term_set
@@ -21,7 +22,8 @@ def problem_statement(ctx: Ctx) -> None:
     doc = ctx.artifact
     if doc.empty:
         return
-    for framing in ctx.framing_docs if ctx.stage == "requirements" else [doc]:
+    # the problem may be framed in either document: a design need not repeat its requirements' motivation
+    for framing in ctx.framing_docs:
         goal_secs = framing.headings_matching(V.sec_goal)
         early = [u for u in framing.body_units()[:8]]
         if goal_secs or any(V.problem_sentence.search(u.plain) for u in early):
@@ -29,10 +31,12 @@ def problem_statement(ctx: Ctx) -> None:
             ctx.ok(f"The {'document' if framing is doc else 'brief'} states its purpose in '{where}'")
             return
     what = "requirements" if doc is ctx.requirements else "design"
+    both = len(ctx.framing_docs) > 1
     ctx.add(
         "problem-not-stated",
         title="The problem being solved is never stated", section=doc.title or "(top of document)",
-        issue=f"The {what} has no goal, problem or background section and does not say what problem it solves or for whom before describing the solution.",
+        issue=(f"The {what}{' and the document it answers' if both else ''} {'have' if both else 'has'} no goal, problem or "
+               "background section and never say what problem is solved or for whom before describing the solution."),
         why="Reviewers cannot judge whether the approach fits, and the team cannot tell when the work is done; solution-first documents routinely solve the wrong problem.",
         suggestion=f"Open the {what} with the problem, who has it, what it costs today, and the outcome that counts as solved.",
         evidence=None, key="no-problem")
@@ -141,3 +145,50 @@ def goal_drift(ctx: Ctx) -> None:
                     suggestion="Restate the design's goals in the requirements' terms; if the broader goal is right, take it back to the requirements first.",
                     evidence=quote_of(u), key=f"drift:{u.line}")
                 return
+
+
+@detector("open-decisions")
+def open_decisions_left(ctx: Ctx) -> None:
+    """Decisions the design itself says are still open. Many of them across its sections mean it
+    is not ready to plan against (Critical); a few are reported where they sit."""
+    doc = ctx.artifact
+    if doc.empty or ctx.stage == "requirements":
+        return
+    items = open_decisions(doc)
+    if not items:
+        return
+    rule = ctx.rules.limits
+    groups: dict[int, list[OpenItem]] = {}
+    for it in items:
+        groups.setdefault(it.group.start_line if it.group else 0, []).append(it)
+    distinct = {(k, it.unit.block) for k, g in groups.items() for it in g}
+    areas = [g[0].group.heading if g[0].group else (doc.title or "the design") for g in groups.values()]
+
+    def pick(its: list[OpenItem]) -> OpenItem:
+        """The plainest admission: 'we don't know yet' before 'still investigating' before a question."""
+        return sorted(its, key=lambda it: (not V.open_undecided.search(it.unit.plain), not it.decisive, it.match is None,
+                                           it.unit.line))[0]
+
+    if len(distinct) >= rule.open_decisions_critical and len(groups) >= rule.open_sections_critical:
+        lead = pick(items)
+        shown = ", ".join(f"'{a}'" for a in areas[:6]) + (f" and {len(areas) - 6} more" if len(areas) > 6 else "")
+        ctx.add(
+            "design-left-open", when={"many": True},
+            title="The design leaves its own decisions open", section=doc.path_of(lead.unit.line),
+            issue=(f"The design says {len(distinct)} of its decisions are still open, across {len(groups)} sections ({shown}); "
+                   f"for example '{short(lead.unit.plain, 90)}'. What is open is part of how the design works, not later work."),
+            why="A plan built on it has to make these decisions itself, in code, without review; every open decision is rework risk for whoever builds on the design.",
+            suggestion="Decide the open points (or state the chosen option and its fallback) before planning, or cut the scope to what is decided and move the rest to a later design.",
+            evidence=quote_of(lead.unit), key="open:all")
+        return
+    for start, its in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:3]:
+        lead = pick(its)
+        where = its[0].group.heading if its[0].group else "the design"
+        listed = "; ".join(f"'{short(it.unit.plain, 60)}'" for it in its[:4])
+        ctx.add(
+            "design-left-open", when={"several": len({it.unit.block for it in its}) >= 2 or lead.decisive},
+            title=f"Open decision in '{short(where, 50)}'", section=doc.path_of(lead.unit.line),
+            issue=f"The design leaves {len({it.unit.block for it in its})} point(s) in '{where}' open: {listed}.",
+            why="Whatever is built around an open point is built on a guess; the decision gets made later, in code, without review.",
+            suggestion=f"Decide the open point(s) in '{where}' before planning, or state the option the plan assumes and what would change it.",
+            evidence=quote_of(lead.unit), key=f"open:{start}")

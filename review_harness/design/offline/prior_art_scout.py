@@ -13,6 +13,20 @@ from review_harness.design.offline.scope import nongoal_hits
 from review_harness.design.offline.vocabulary import NEGATION_SPAN, V
 
 
+def alternatives_named(text: str) -> list[str]:
+    """The alternatives a passage actually names after a comparison word ('instead of SendGrid',
+    'compared with Postfix or SES'): a claim of having weighed alternatives needs at least one."""
+    out: list[str] = []
+    for m in V.alternatives.finditer(text):
+        window = text[m.end(): m.end() + 60]
+        for name in re.findall(r"`([^`]{2,40})`|\b([A-Z][\w.+-]*(?:\s[A-Z][\w.+-]*){0,2})\b", window):
+            value = next(n for n in name if n)
+            if value.lower() not in ("we", "the", "a", "an", "it", "this", "our", "i") and value not in out:
+                out.append(value)
+        out += [mm.group(0) for mm in V.infra.finditer(window) if mm.group(0) not in out]
+    return out
+
+
 @detector("rebuilds-existing")
 def rebuilds_existing(ctx: Ctx) -> None:
     """Design sections that rebuild what the requirements leave to an existing system."""
@@ -43,8 +57,9 @@ def build_own(ctx: Ctx) -> None:
         if negated_before(u.plain, m.start(), NEGATION_SPAN) or doc.in_section_like(u, V.sec_alternatives):
             continue
         near = " ".join(v.plain for v in doc.neighbours(u, 2))
-        if V.alternatives.search(near):
-            ctx.ok(f"The build decision '{short(m.group(0), 40)}' is weighed against alternatives in '{doc.path_of(u.line)}'")
+        named = alternatives_named(near)
+        if named:
+            ctx.ok(f"The build decision '{short(m.group(0), 40)}' is weighed against {', '.join(named[:3])} in '{doc.path_of(u.line)}'")
             continue
         n += 1
         if n > 3:

@@ -121,3 +121,62 @@ def rates(text: str) -> list[tuple[float, re.Match[str]]]:
         div = 60.0 if ("min" in per or "minute" in per) else 3600.0 if ("h" in per and "sec" not in per) else 1.0
         out.append((val / div, m))
     return out
+
+
+# words around a figure that say nothing about what it is a figure of
+_ABOUT_STOP = {"after", "within", "under", "less", "more", "than", "least", "most", "every", "each", "minute", "hour", "day",
+               "second", "week", "month", "year", "ms", "up", "at", "in", "for", "the", "a", "an", "of", "and", "or", "to", "is",
+               "are", "be", "must", "should", "will", "can", "shall", "valid", "set", "default"}
+
+
+@dataclass
+class Stated:
+    """A duration stated as the value of a measured thing ('reset tokens expire after 15 minutes')."""
+
+    unit: Sentence
+    qty: Qty
+    topic: str  # expiry | timeout | latency
+    about: set[str]  # stemmed words of what it measures ('reset', 'token')
+
+
+def stated_durations(units: Iterable[Sentence]) -> list[Stated]:
+    """Durations that are the value of an expiry, a timeout or a latency limit, with the words of
+    what they measure (the clause around the figure)."""
+    from review_harness.design.offline.vocabulary import term_set
+
+    out = []
+    for u in units:
+        if u.kind == "heading":
+            continue
+        for q in time_quantities(u.plain):
+            if q.bound not in ("upper", "exact"):
+                continue
+            before = re.split(r"[;:]|(?<!\d)[.,](?!\d)", u.plain[max(0, q.start - 80): q.start])[-1]
+            after = re.split(r"[;:,.]", u.plain[q.end: q.end + 30])[0]
+            for topic, pat in V.measured_topic.items():
+                if pat.search(before) or pat.search(after):
+                    about = {t for t in term_set(before + " " + after) if t not in _ABOUT_STOP and not pat.search(t)}
+                    out.append(Stated(u, q, topic, about))
+                    break
+    return out
+
+
+def _same_thing(a: set[str], b: set[str]) -> bool:
+    """Two descriptions of what is measured name one thing: two shared words, or one contains the
+    other ('tokens' and 'reset tokens'); 'refresh token' and 'reset token' are two things."""
+    small, large = sorted((a, b), key=len)
+    return len(a & b) >= 2 or (bool(small) and small <= large)
+
+
+def same_quantity_pairs(first: list[Stated], second: list[Stated], ratio: float = 2.0) -> list[tuple[Stated, Stated]]:
+    """Pairs that state one measured thing (same topic, a shared word of what is measured) with
+    values at least `ratio` apart, in different sentences."""
+    out = []
+    for a in first:
+        for b in second:
+            if a is b or a.unit.line == b.unit.line or a.topic != b.topic or not _same_thing(a.about, b.about):
+                continue
+            lo, hi = sorted((a.qty.seconds, b.qty.seconds))
+            if lo > 0 and hi / lo >= ratio:
+                out.append((a, b))
+    return out

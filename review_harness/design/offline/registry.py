@@ -44,7 +44,7 @@ class _Closed(BaseModel):
 
 
 # what a case changes in a finding; a key left out keeps the finding's value
-Override = dict[Literal["severity", "phase", "contributing", "weight"], Any]
+Override = dict[Literal["severity", "phase", "contributing", "weight", "hygiene"], Any]
 ARTIFACT = "artifact"  # the phase of a flaw in the document under review: the stage's own phase
 
 
@@ -53,6 +53,7 @@ class FindingRule(_Closed):
     phase: Phase | Literal["artifact"]
     contributing: Phase | None = None
     weight: int = 0  # orders findings of one severity: higher first
+    hygiene: bool = False  # about form only (ids, modal verbs, headings): never escalates or revises
     cases: dict[str, Override] = {}
 
     @model_validator(mode="after")
@@ -87,6 +88,8 @@ class DetectorRules(_Closed):
 class Limits(_Closed):
     findings: int
     checked_and_fine: int
+    open_decisions_critical: int = 6  # open decisions that make the design not ready to plan against ...
+    open_sections_critical: int = 3  # ... when they span at least this many sections
 
 
 class OfflineRules(_Closed):
@@ -129,12 +132,14 @@ class Draft:
     suggestion: str
     evidence: str | None
     key: str = ""  # at most one finding per key and persona
+    hygiene: bool = False
 
     def to_model(self) -> PersonaFinding:
         return PersonaFinding(
             title=self.title, severity=self.severity, phase=self.phase,  # type: ignore[arg-type]
             contributing_phase=self.contributing, section=self.section or "(whole document)",  # type: ignore[arg-type]
             issue=self.issue, why_it_matters=self.why, suggestion=self.suggestion, evidence=self.evidence,
+            hygiene=self.hygiene,
         )
 
 
@@ -153,6 +158,13 @@ class Ctx:
     fine: list[str] = field(default_factory=list)
     # requirements a detector already reported as broken: traceability does not report them again
     conflicted: set[int] = field(default_factory=set)
+    # checks that could not decide on these documents: said in the blind spot, never guessed
+    unassessed: list[str] = field(default_factory=list)
+
+    def not_assessed(self, what: str) -> None:
+        """A check that cannot decide on these documents says so instead of guessing."""
+        if what not in self.unassessed:
+            self.unassessed.append(what)
 
     @cached_property
     def artifact(self) -> Doc:
@@ -190,6 +202,7 @@ class Ctx:
         self.findings.append(Draft(
             title=title, severity=rule.severity, phase=rule.phase, contributing=rule.contributing, weight=rule.weight,
             section=section, issue=issue, why=why, suggestion=suggestion, evidence=evidence, key=key,
+            hygiene=rule.hygiene,
         ))
 
     def ok(self, text: str) -> None:

@@ -10,8 +10,8 @@ import re
 from review_harness.core.markdown import Sentence, plain, subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.conflicts import CONFLICT_WHY, find_conflicts, fragment
-from review_harness.design.offline.document import all_matches, clause, committed_units, quote_of, short, unit_terms
-from review_harness.design.offline.quantities import time_quantities
+from review_harness.design.offline.document import all_matches, clause, committed_units, quote_of, short, skip_context, unit_terms
+from review_harness.design.offline.quantities import same_quantity_pairs, stated_durations, time_quantities
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.requirements import Req, req_label
 from review_harness.design.offline.scope import nongoal_hits
@@ -47,10 +47,11 @@ def conflicting_requirements(ctx: Ctx) -> None:
         a_frag = fragment(c.a_unit, c.a_q)
         b_frag = fragment(c.b_unit, c.b_q)
         if c.b_req is not None:
-            b_label = c.b_req.rid or "another requirement"
+            b_label = (c.b_req.rid or "another requirement") if c.b_req is not c.a_req else "itself"
             ctx.add(
                 "requirements-disagree",
-                title=f"Requirements {a_label} and {b_label} cannot both hold" if c.a_req.rid and c.b_req.rid else "Two requirements cannot both hold",
+                title=(f"Requirement {a_label} contradicts itself" if c.b_req is c.a_req else
+                       f"Requirements {a_label} and {b_label} cannot both hold" if c.a_req.rid and c.b_req.rid else "Two requirements cannot both hold"),
                 section=ctx.requirements.path_of(c.a_unit.line) if not ctx.requirements.empty else ctx.artifact.path_of(c.a_unit.line),
                 issue=f"{a_label} ('{a_frag}') conflicts with {b_label} ('{b_frag}'): {CONFLICT_WHY[c.kind]}.",
                 why="The design inherits the conflict: whichever requirement it honours, it fails the other, and no design revision fixes that. Review of the design stalls until the requirements agree.",
@@ -129,6 +130,10 @@ def traceability(ctx: Ctx) -> None:
     rs = ctx.reqset
     doc = ctx.artifact
     if not rs.reqs:
+        if rs.narrative and not ctx.requirements.empty:
+            ctx.not_assessed("traceability: the requirements are prose (a summary, a motivation, goals) with no "
+                             "requirement items, so coverage is not traced item by item")
+            return
         if not ctx.requirements.empty:
             ctx.add(
                 "no-checkable-requirements", title="Requirements state nothing the design can trace",
@@ -440,3 +445,22 @@ def duplicate_ids(ctx: Ctx) -> None:
             why="Every trace, test and review comment that cites the id is ambiguous.",
             suggestion=f"Give the second requirement its own id and update references to {rid}.",
             evidence=b.quote, key=f"dup:{rid}")
+
+
+@detector("inconsistent-figures")
+def inconsistent_figures(ctx: Ctx) -> None:
+    """The document under review states one measured thing (a token's expiry, a timeout, a latency
+    limit) with two values far apart."""
+    doc = ctx.artifact
+    stated = stated_durations(u for u in doc.units if not skip_context(doc, u))
+    for a, b in same_quantity_pairs(stated, stated)[:2]:
+        if a.unit.line > b.unit.line:
+            continue
+        ctx.add(
+            "figures-disagree", title=f"The {'document' if doc is ctx.requirements else 'design'} gives one {a.topic} two values",
+            section=doc.path_of(b.unit.line),
+            issue=(f"'{short(a.unit.plain, 90)}' ({a.qty.raw}) and '{short(b.unit.plain, 90)}' ({b.qty.raw}) state the same "
+                   f"{a.topic} for {', '.join(sorted(surface_words(a.unit.plain + ' ' + b.unit.plain, a.about & b.about))[:3]) or 'the same thing'}."),
+            why="Whichever value the implementation follows, the other statement is wrong, and the reader cannot tell which one was meant.",
+            suggestion=f"Decide the {a.topic} once, state it in one place, and refer to it elsewhere.",
+            evidence=quote_of(b.unit, b.qty.raw), key=f"figures:{a.unit.line}:{b.unit.line}")

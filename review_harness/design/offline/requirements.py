@@ -67,6 +67,11 @@ def strip_id(raw: str) -> str:
 
 
 def priority_from(text: str, section_path: str, cells: Sequence[str] = ()) -> str | None:
+    """A requirement's priority however it is written: an inline label ('(Should)'), a priority
+    cell of its table row, the section it sits in (Must have), then its modal verb."""
+    for name, pat in V.priority_inline.items():
+        if pat.search(text):
+            return name
     for cell in cells:
         for name, pat in V.priority_cell.items():
             if pat.match(cell):
@@ -92,6 +97,8 @@ class ReqSet:
     goals: list[Req]
     success: list[Req]
     duplicate_ids: list[tuple[str, Req, Req]]
+    # written as prose (a summary, a motivation, goals): no requirement items to trace one by one
+    narrative: bool = False
 
     @property
     def all(self) -> list[Req]:
@@ -146,6 +153,7 @@ def extract_requirements(doc: Doc) -> ReqSet:
 
     # pass 1: units that define an id
     id_units: dict[int, str] = {}
+    labelled: set[int] = set()  # an id set off by a colon or dash ('IMP-4:'), an id of any shape
     for u in units:
         if u.kind == "table" and u.cells:
             m = ID_DEF.fullmatch(plain(u.cells[0]).strip(" *_:"))
@@ -155,13 +163,17 @@ def extract_requirements(doc: Doc) -> ReqSet:
         m = ID_PREFIX.match(u.plain if u.kind != "heading" else plain(u.text))
         if m and (u.kind in ("bullet", "heading", "table") or m.group("tail").strip() in (":", "-", "—", "–", ".", ")", "")):
             id_units[id(u)] = m.group("id")
+            if m.group("tail").strip() in (":", "—", "–", ")") or u.kind == "table":
+                labelled.add(id(u))
     # an id outside the usual prefixes (ARC-1, SEC-2 …) counts only when its prefix recurs
     prefix_count: dict[str, int] = {}
     for rid in id_units.values():
         prefix_count[id_prefix(rid)] = prefix_count.get(id_prefix(rid), 0) + 1
-    id_units = {k: v for k, v in id_units.items() if REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2}
+    id_units = {k: v for k, v in id_units.items() if REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2 or k in labelled}
 
     has_ids = bool(id_units)
+    structured = has_ids or any(kind_of(sec.path) == "req" for sec in doc.sections if sec.level > 0) or any(
+        pat.search(sec.heading) for sec in doc.sections for name, pat in V.priority_section.items() if name != "wont")
     seen_blocks: dict[int, Req] = {}
     current_heading_req: Req | None = None
     for u in units:
@@ -215,8 +227,8 @@ def extract_requirements(doc: Doc) -> ReqSet:
         if kind == "goal" and u.kind in ("bullet", "para"):
             goals.append(Req(None, u, text, q, path, "must", "goal"))
             continue
-        if has_ids:
-            continue
+        if has_ids or not structured:
+            continue  # prose (a summary, a motivation): its modal verbs are narrative, not requirement items
         if kind in ("context", "goal"):
             continue
         is_req_section = kind == "req"
@@ -239,7 +251,12 @@ def extract_requirements(doc: Doc) -> ReqSet:
         label_only = len(written_words(re.sub(r"^\W*", "", r.quote))) <= 4 and r.extra
         if label_only:
             r.quote = quote_of(r.extra[0])
-    return ReqSet(reqs, nongoals, goals, success, dups)
+    return ReqSet(reqs, nongoals, goals, success, dups, narrative=not structured)
+
+
+def without_ids(text: str) -> str:
+    """`text` with requirement ids taken out, so their digits are not read as figures."""
+    return ID_DEF.sub(" ", text)
 
 
 def _add(reqs: list[Req], by_id: dict[str, Req], dups: list, r: Req) -> None:

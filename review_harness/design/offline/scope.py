@@ -24,14 +24,31 @@ def nongoal_terms(ctx: Ctx, ng: Req) -> tuple[set[str], set[str]]:
     return ng.terms - common, term_set(ng.unit.plain) - common
 
 
+def _pervasive_terms(doc, share: float = 0.25) -> set[str]:
+    """Terms in more than `share` of the design's sections (at least 8 sections, else none)."""
+    secs = [s for s in doc.sections if s.level > 0]
+    if len(secs) < 8:
+        return set()
+    counts: dict[str, int] = {}
+    for sec in secs:
+        units = [u for u in doc.units if sec.start_line <= u.line <= sec.end_line]
+        for t in set().union(set(), *(term_set(u.plain) for u in units)):
+            counts[t] = counts.get(t, 0) + 1
+    return {t for t, n in counts.items() if n > share * len(secs)}
+
+
 @lru_cache(maxsize=64)
 def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[int, int, int, int], ...]:
     """(non-goal index, section start line, unit index, score) for the best section per non-goal."""
     ctx = Ctx("", stage, document("design", design_text), document("requirements", req_text))
     doc = ctx.artifact
     out = []
+    # words the design uses throughout (its subject: 'plugin' in a plugin framework) say nothing
+    # about which section builds an excluded item
+    pervasive = _pervasive_terms(doc)
     for ng_index, ng in enumerate(ctx.reqset.nongoals):
         full, head = nongoal_terms(ctx, ng)
+        full, head = full - pervasive, head - pervasive
         if len(full) < 2:
             continue
         best = None

@@ -11,6 +11,7 @@ import re
 from review_harness.core.markdown import Sentence
 from review_harness.design.offline.document import Doc, all_matches, cap, clause, quote_of, short
 from review_harness.design.offline.registry import Ctx
+from review_harness.design.offline.requirements import without_ids
 from review_harness.design.offline.vocabulary import V
 
 
@@ -56,7 +57,7 @@ def vague_requirements(ctx: Ctx, finding: str, title: str) -> None:
     for r in reqs:
         for u in [r.unit] + r.extra:
             m = V.vague_req_words.search(u.plain)
-            if not m or re.search(r"\d", u.plain):
+            if not m or re.search(r"\d", without_ids(u.plain)):  # a figure, not the digits of an id ('R1:')
                 continue
             count += 1
             if count > 4:
@@ -71,9 +72,11 @@ def vague_requirements(ctx: Ctx, finding: str, title: str) -> None:
 
 
 def explicit_priorities(doc: Doc) -> bool:
-    """Whether the document labels priorities (MoSCoW or P0-P3 headings, or a priority column)."""
+    """Whether the document labels priorities (MoSCoW or P0-P3 headings, a priority column, or
+    labels inside the requirements such as '(Should)')."""
     return any(pat.search(s.heading) for s in doc.sections for pat in V.priority_section.values()) or any(
-        u.kind == "table" and any(p.match(c) for c in u.cells for p in V.priority_cell.values()) for u in doc.units)
+        u.kind == "table" and any(p.match(c) for c in u.cells for p in V.priority_cell.values()) for u in doc.units) or any(
+        pat.search(u.plain) for u in doc.units for pat in V.priority_inline.values())
 
 
 def check_priorities(ctx: Ctx, missing: str | None = None) -> None:
