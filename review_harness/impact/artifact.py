@@ -475,8 +475,6 @@ def read_artifact(raw: Any, source: str, table: ChecksTable | None = None) -> Im
 def load_artifact(path: str | Path, table: ChecksTable | None = None, label: str | None = None) -> ImpactArtifact:
     path = Path(path)
     source = label or str(path)
-    if path.exists() and not path.is_file() and not path.is_dir():
-        raise ArtifactError(f"{source}: not a regular file (a pipe, socket or device): give a file of JSON results")
     try:
         text = read_text(path, source)
     except FileReadError as ex:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -42,7 +43,7 @@ def impact() -> None:
 def check(path: str) -> int:
     """Read impact results and print their checks and the verdict the checks alone give; every
     file of a folder is checked, and the end names each one that failed (exit code 1 when a file
-    is unusable or cannot be read).
+    is unusable or, in a folder, cannot be read; 2 when the file given cannot be read).
 
     PATH: an impact_results.json file, or a folder of them.
     """
@@ -84,6 +85,8 @@ def run_check(path: str) -> int:
         try:
             artifact = load_artifact(file)
         except ArtifactError as ex:
+            if file == Path(path):  # the one file asked for: bad input, one line (exit 2)
+                raise
             verdicts["unreadable"] += 1
             failed.append(f"{file.name} (cannot be read)")
             print(f"{file}: UNREADABLE: {ex}")
