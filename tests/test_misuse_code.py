@@ -58,7 +58,7 @@ def test_a_patch_run_reads_no_memory_from_the_current_folder(tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     log = run(tmp_path / "logs", patch=PATCH, spec=SPEC)
     review = log.samples[0].scores["code_synthesis"].metadata["review"]
-    assert review["memory"] == {"mode": "read", "root": None}
+    assert review["memory"] == {"mode": "read", "root": None, "applied": []}
     assert "Memory (read): none for this run" in log.samples[0].output.completion
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
 

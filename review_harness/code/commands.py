@@ -17,8 +17,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog
 
 from review_harness.code.analytics import build_analytics, render_html, summary_lines
-from review_harness.code.memory import pattern_of, update_service
-from review_harness.code.merge import blocking_of
+from review_harness.code.memory import false_positive_of, pattern_of, update_service
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
 from review_harness.core.files import file_lock, folder_problem, write_atomic
@@ -125,13 +124,15 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
     dismissed = [where for where in located.values() if where is not None]
     confirmed = []
     if decision == "reject" and not review.memory.get("updated"):
-        confirmed = [(s.stage, m) for s in last.counted() for m in blocking_of([s], dismiss)]
+        # a rejection says the last round's findings were right, whatever their severity
+        confirmed = [(s.stage, m) for s in last.reviewed() for m in s.findings
+                     if m.id not in dismiss and m.category != "contradiction"]
     touched: list[str] = []
     if dismissed or confirmed:
         root = memory_root_for(review, memory_dir)
         for stage in ("spec", "quality"):
-            fps = list(dict.fromkeys((pattern_of(m.finding.description), why) for st, m in dismissed if st == stage))
-            issues = [(pattern_of(m.finding.description), m.finding.severity.value, m.finding.where)
+            fps = [false_positive_of(m, why) for st, m in dismissed if st == stage]
+            issues = [(pattern_of(m.finding.description), (m.severity_before or m.finding.severity).value, m.finding.where)
                       for st, m in confirmed if st == stage]
             if fps or issues:
                 update_service(root, stage, review.service, findings=issues, false_positives=fps, today=today)

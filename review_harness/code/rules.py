@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer, Severity
+from review_harness.code.pychecks import always_true_conditions, uncollected_tests
 from review_harness.core.pysource import parse_python
 
 CRITICAL, IMPORTANT, MINOR = Severity.CRITICAL, Severity.IMPORTANT, Severity.MINOR
@@ -27,10 +28,12 @@ SQL_METHODS = {"execute", "executemany", "executescript", "raw", "query", "read_
 SQL_WORDS = re.compile(r"\b(select|insert|update|delete|where|from)\b", re.IGNORECASE)
 RESOURCE_CALLS = {"open", "connect", "urlopen", "socket", "TemporaryFile", "NamedTemporaryFile"}
 BROAD = {None, "Exception", "BaseException"}
-A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql"}
+A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql",
+           "always-true", "uncollected-test"}
 # "trace": follow a variable to where it is built, and vouch for handlers that log or re-raise
 B_RULES = {"sql-string", "swallowed-exception", "mutable-default", "unclosed-resource", "missing-await", "shell-string",
-           "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "trace"}
+           "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "always-true",
+           "uncollected-test", "trace"}
 
 
 @dataclass
@@ -41,6 +44,8 @@ class FileView:
     added: set[int]
     excerpt: bool = False
     omitted: bool = False  # the prompt budget left the file's lines out
+    moved: set[int] = field(default_factory=set)  # lines git reports as moved unchanged (not new code)
+    removed: list[str] = field(default_factory=list)  # the old lines the change removed from this file
 
     @property
     def text(self) -> str:
@@ -80,17 +85,19 @@ def _name(node: ast.AST) -> str | None:
     return None
 
 
-def _built_string(node: ast.AST, full: bool) -> bool:
-    """A string assembled from pieces at run time: f-string with values, + concatenation;
-    with `full` also %-formatting and .format()."""
+def _built_string(node: ast.AST) -> bool:
+    """A string assembled from pieces at run time: an f-string with values, + concatenation,
+    %-formatting or .format() of a literal (also inside SQLAlchemy's text(...))."""
+    if isinstance(node, ast.Call) and _name(node.func) == "text" and len(node.args) == 1:
+        node = node.args[0]
     if isinstance(node, ast.JoinedStr):
         return any(isinstance(v, ast.FormattedValue) for v in node.values)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return any(isinstance(side, (ast.Constant, ast.JoinedStr, ast.BinOp)) for side in (node.left, node.right)) and not (
             isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant))
-    if full and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
         return True
-    if full and isinstance(node, ast.Call) and _name(node.func) == "format" and isinstance(getattr(node.func, "value", None), ast.Constant):
+    if isinstance(node, ast.Call) and _name(node.func) == "format" and isinstance(getattr(node.func, "value", None), ast.Constant):
         return True
     return False
 
@@ -104,10 +111,14 @@ def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 
 def _assignments(func: ast.AST) -> dict[str, ast.AST]:
+    """The value each local name is built from (`q += ...` adds to it: a concatenation)."""
     out: dict[str, ast.AST] = {}
     for node in ast.walk(func):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             out[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+            before = out.get(node.target.id, ast.Constant(value=""))
+            out[node.target.id] = ast.BinOp(left=before, op=ast.Add(), right=node.value)
     return out
 
 
@@ -153,7 +164,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
             if "sql-string" in rules and callee in SQL_METHODS and node.args:
                 query = node.args[0]
                 traced = assigned.get(query.id) if isinstance(query, ast.Name) and "trace" in rules else None
-                if _built_string(query, "trace" in rules) or (traced is not None and _built_string(traced, True) and _mentions_sql(traced)):
+                if _built_string(query) or (traced is not None and _built_string(traced) and _mentions_sql(traced)):
                     result.add(view, node.lineno, CRITICAL, "security",
                                f"SQL passed to {callee}() is built from strings: values reach the query unescaped (SQL injection).",
                                "Use a parameterised query: placeholders in a constant SQL string and the values as parameters.")
@@ -167,7 +178,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
                            "Parse the value (e.g. ast.literal_eval, json.loads) instead of evaluating it.")
             if "shell-string" in rules and callee in ("run", "call", "check_output", "check_call", "Popen", "system"):
                 shell = any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
-                if (shell or callee == "system") and node.args and _built_string(node.args[0], True):
+                if (shell or callee == "system") and node.args and _built_string(node.args[0]):
                     result.add(view, node.lineno, CRITICAL, "security",
                                "A shell command is built from strings: input can inject shell syntax.",
                                "Pass the command as a list of arguments without shell=True.")
@@ -179,6 +190,10 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
             _unclosed(view, func, parents, result)
         if "missing-await" in rules and isinstance(func, ast.AsyncFunctionDef):
             _missing_await(view, func, async_defs, parents, result)
+    if "always-true" in rules:
+        always_true_conditions(view, tree, result)
+    if "uncollected-test" in rules:
+        uncollected_tests(view, tree, result)
     for node in ast.walk(tree):
         if not isinstance(node, ast.ExceptHandler):
             continue
