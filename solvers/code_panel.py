@@ -215,13 +215,15 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                 break
             issues = blocking_of(merged.counted(), merged.all_dismissed)
             fix = None
+            shown = merged.after_approval.quality if merged.after_approval else merged.quality
+            quality_mark = None if shown is None or shown.discarded else shown.verdict
+            # discarded Critical or security findings are named to the implementer, never lost
+            unreviewed = merged.quality.unreviewed_critical() if merged.quality and not merged.after_approval else []
             while len(fixes) < config.max_fix_iterations:
                 attempt = len(fixes) + 1
-                shown = merged.after_approval.quality if merged.after_approval else merged.quality
-                fix_warnings.append(plan_fixing(state, meta["task"], attempt, merged.spec.verdict,
-                                                None if shown is None or shown.discarded else shown.verdict))
-                fix = await _implement(state, attempt, fix_message(attempt, config.max_fix_iterations, issues), config,
-                                       sum(1 for f in fixes if f.implementer == "scripted"))
+                fix_warnings.append(plan_fixing(state, meta["task"], attempt, merged.spec.verdict, quality_mark))
+                message = fix_message(attempt, config.max_fix_iterations, issues, unreviewed)
+                fix = await _implement(state, attempt, message, config, sum(1 for f in fixes if f.implementer == "scripted"))
                 fixes.append(fix)
                 state.store.set(FIXES_KEY, [f.model_dump(mode="json") for f in fixes])
                 if fix.outcome != "no-change":  # a fix that changed nothing is not reviewed again

@@ -41,7 +41,7 @@ def test_summary_lists_code_reviews_and_the_analytics_summary(log_path: Path, ca
     assert main(["summary", str(log_path)]) == 0
     out = capsys.readouterr().out
     assert "spec-gap" in out and "discarded" in out and "escalated" in out and "(after approval)" in out
-    assert "analytics: 19 reviews (19 tasks, 1 log(s), " in out
+    assert "analytics: 28 reviews (28 tasks, 1 log(s), " in out
     assert "reviewer_a=offline/rules: true positives" in out and "models: reviewer_a offline/rules" in out
 
 
@@ -52,13 +52,13 @@ def test_the_same_gold_set_in_two_logs_counts_twice(log_path: Path, two_logs: li
         assert two["summary"][key] == 2 * one["summary"][key], key
     assert two["summary"]["decision_points"] == {k: 2 * v for k, v in one["summary"]["decision_points"].items()}
     assert len(two["reviews"]) == 2 * len(one["reviews"])
-    assert one["summary"]["total_reviews"] == 19 and one["summary"]["human_answers"] > 9
+    assert one["summary"]["total_reviews"] == 28 and one["summary"]["human_answers"] > 9
     for role, c in one["summary"]["model_accuracy"].items():
         assert two["summary"]["model_accuracy"][role] == {k: 2 * v for k, v in c.items()}
     assert one["summary"]["models"] == {"reviewer_a": ["offline/rules"], "reviewer_b": ["offline/rules"]}
     # the same file given twice also counts twice (each log argument is a set of reviews)
     same = build_analytics([read_log(log_path), read_log(log_path)])
-    assert same["summary"]["total_reviews"] == 38
+    assert same["summary"]["total_reviews"] == 56
 
 
 def test_an_override_changes_exactly_one_entry(two_logs: list[Path], tmp_path: Path, capsys):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog
 
-from review_harness.code.analytics import build_analytics, render_html, summary_lines
+from review_harness.code.analytics import ANALYTICS, append_entries, build_analytics, log_entries, render_html, summary_lines
 from review_harness.code.memory import false_positive_of, pattern_of, update_service
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
@@ -24,7 +24,6 @@ from review_harness.core.files import file_lock, folder_problem, write_atomic
 from review_harness.core.logs import LogError, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
-ANALYTICS = "review-analytics.json"
 
 
 def log_paths(items: list[str]) -> list[Path]:
@@ -77,7 +76,7 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     recorded = [o for name in overrides or [] for o in read_overrides(Path(name))] if overrides else overrides_beside(loaded)
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
-        raise CommandError("no code reviews in these logs")
+        raise CommandError("no data: these logs hold no code review, so there is nothing to count (nothing written)")
     write_atomic(target, json.dumps(analytics, indent=2))
     lines = [f"wrote {target}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
     if page is not None:
@@ -143,9 +142,24 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
     with file_lock(target.parent / f".{target.name}.lock"):
         existing = target.read_text(encoding="utf-8") if target.exists() else ""
         write_atomic(target, existing + ("" if not existing or existing.endswith("\n") else "\n") + json.dumps(record) + "\n")
+    analytics = refresh_analytics(log, str(sample), epoch or 1, read_overrides(target))
     return (f"recorded {decision} of task {review.task} ({review.service}, {sample}, epoch {epoch or 1})"
             + (f", dismissed {', '.join(dismiss)}" if dismiss else "")
-            + f": memory {', '.join(touched) or 'unchanged'}; overrides in {target}")
+            + f": memory {', '.join(touched) or 'unchanged'}; overrides in {target}"
+            + (f"; analytics updated in {analytics}" if analytics else ""))
+
+
+def refresh_analytics(log: EvalLog, sample: str, epoch: int, overrides: list[dict]) -> Path | None:
+    """The review's entries in the analytics file beside its log, rebuilt with the override (its
+    final verdict, human_override and resolutions), when the run wrote one there."""
+    if not log.location or "://" in log.location:
+        return None
+    target = Path(log.location).parent / ANALYTICS
+    if not target.exists():
+        return None
+    entries = [e for e in log_entries(log, overrides) if e["sample"] == sample and e["epoch"] == epoch]
+    append_entries(target, entries)
+    return target
 
 
 def locate(review: CodeReview, finding_id: str) -> tuple[str, MergedFinding] | None:

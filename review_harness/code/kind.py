@@ -36,7 +36,8 @@ def verdict_line(review: CodeReview) -> Verdict:
     if review.fix_iterations:  # the decision and findings are the first review's: say what followed
         figure += f" after {review.fix_iterations} fix attempt{'s' if review.fix_iterations != 1 else ''}"
     counts = severity_counts([Severity(m.finding.severity).value for m in merged], SEVERITIES)
-    unreviewed = first.quality.unreviewed_critical() if first.quality is not None else []
+    # discarded with the failed spec stage and not reviewed after a spec approval either: never hidden
+    unreviewed = first.quality.unreviewed_critical() if first.quality is not None and first.after_approval is None else []
     status = None
     if unreviewed:  # discarded with the failed spec stage, but never hidden
         status = (f"{len(unreviewed)} critical or security quality finding{'s' if len(unreviewed) != 1 else ''} "

@@ -379,9 +379,14 @@ def issue_line(m: MergedFinding) -> str:
     return f"{m.finding.where}: [{m.finding.severity.value}] {m.finding.description}"
 
 
-def fix_message(attempt: int, maximum: int, issues: list[MergedFinding]) -> str:
+def fix_message(attempt: int, maximum: int, issues: list[MergedFinding], unreviewed: list[MergedFinding] = ()) -> str:
+    """The seed's message to the implementer; `unreviewed`: Critical or security findings of
+    discarded speculative results, named so they are not lost (they decide nothing yet)."""
     body = "\n".join(f"- {issue_line(m)}" for m in issues) or "- (no blocking findings listed; see the review)"
-    return f"Fix attempt {attempt}/{maximum}: fix these issues\n{body}"
+    seen = "".join(f"\n- {issue_line(m)}" for m in unreviewed)
+    if seen:
+        seen = "\nAlso seen, not yet reviewed (quality is reviewed once spec passes):" + seen
+    return f"Fix attempt {attempt}/{maximum}: fix these issues\n{body}{seen}"
 
 
 def escalation_message(task: str, maximum: int, issues: list[MergedFinding]) -> str:

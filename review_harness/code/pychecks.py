@@ -45,32 +45,36 @@ def _decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
-def _callables(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """(method names, module-level function names) the module defines and never rebinds."""
+def _rebound(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """(attribute names assigned anywhere, plain names bound as values: assignments, arguments,
+    imports) of a module."""
+    attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    names |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in n.posonlyargs + n.args + n.kwonlyargs + [x for x in (n.vararg, n.kwarg) if x]}
+    names |= {alias.asname or alias.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+              for alias in n.names}
+    return attributes, names
+
+
+def change_methods(trees: list[ast.Module]) -> set[str]:
+    """The method names the change's modules define (properties left out) that none of them
+    assigns as an attribute or binds as a value in a class body: a method object, whatever the
+    object it is read from."""
     methods: set[str] = set()
-    functions: set[str] = set()
-    class_values: set[str] = set()  # names bound as values in a class body (they may shadow a method)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
+    values: set[str] = set()  # names bound as values in a class body (they may shadow a method), properties
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    if not _decorator_names(item) & PROPERTY_DECORATORS:
-                        methods.add(item.name)
-                    else:
-                        class_values.add(item.name)
+                    (values if _decorator_names(item) & PROPERTY_DECORATORS else methods).add(item.name)
                 elif isinstance(item, (ast.Assign, ast.AnnAssign)):
                     targets = item.targets if isinstance(item, ast.Assign) else [item.target]
-                    class_values |= {t.id for t in targets if isinstance(t, ast.Name)}
-    for item in tree.body:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.add(item.name)
-    attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    rebound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    rebound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
-                for a in n.posonlyargs + n.args + n.kwonlyargs + [x for x in (n.vararg, n.kwarg) if x]}
-    rebound |= {alias.asname or alias.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                for alias in n.names}
-    return methods - attributes - class_values, functions - rebound
+                    values |= {t.id for t in targets if isinstance(t, ast.Name)}
+        values |= _rebound(tree)[0]
+    return methods - values
 
 
 def _tested(node: ast.AST) -> Iterator[ast.expr]:
@@ -92,8 +96,9 @@ def _conditions(tree: ast.Module) -> Iterator[ast.expr]:
             yield from node.ifs
 
 
-def always_true_conditions(view: FileView, tree: ast.Module, result: Result) -> None:
-    methods, functions = _callables(tree)
+def always_true_conditions(view: FileView, tree: ast.Module, result: Result, methods: set[str]) -> None:
+    """`methods`: the change's method names (see `change_methods`); functions are this module's."""
+    functions = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} - _rebound(tree)[1]
     for condition in _conditions(tree):
         for tested in _tested(condition):
             if isinstance(tested, ast.Attribute) and tested.attr in methods:
@@ -103,7 +108,7 @@ def always_true_conditions(view: FileView, tree: ast.Module, result: Result) -> 
                 shown, what = tested.id, f"the function {tested.id}"
             else:
                 continue
-            result.add(view, tested.lineno, Severity.IMPORTANT, "bug",
+            result.add(view, tested.lineno, Severity.CRITICAL, "bug",
                        f"The condition tests `{shown}` without calling it: {what} is an object that is always true, "
                        "so the branch does not depend on its result.",
                        f"Call it: `{shown}()`.")

@@ -57,7 +57,8 @@ def finding_line(m: MergedFinding) -> list[str]:
     return lines
 
 
-def stage_table(stage: StageMerge | None, title: str) -> list[str]:
+def stage_table(stage: StageMerge | None, title: str, reviewed_after: bool = False) -> list[str]:
+    """`reviewed_after`: discarded results a human's spec approval then had reviewed (shown below)."""
     lines = [f"### {title} Findings", ""]
     if stage is None:
         return lines + ["Not run (the spec review failed).", ""]
@@ -66,10 +67,13 @@ def stage_table(stage: StageMerge | None, title: str) -> list[str]:
         what = f"{len(stage.findings)} finding(s) ({counts}) were discarded" if stage.findings else "it found nothing"
         lines += [f"Discarded: the spec review failed, so the speculative quality results do not count: {what}. "
                   "They are re-checked once spec passes.", ""]
-        unreviewed = stage.unreviewed_critical()
+        unreviewed = [] if reviewed_after else stage.unreviewed_critical()
+        if reviewed_after:
+            lines += ["A human approved the spec stage, so these results are reviewed below.", ""]
         if unreviewed:
             lines += [f"⚠️ **Seen, not yet reviewed:** {len(unreviewed)} Critical or security finding(s) among them. "
-                      "They do not decide this round, but they are real until a review says otherwise:", ""]
+                      "They do not decide this round (the spec review failed); they are shown so they are not lost, "
+                      "and the implementer is told of them:", ""]
             for m in unreviewed:
                 lines += finding_line(m)
             lines.append("")
@@ -115,7 +119,7 @@ def render_iteration(it: IterationRecord, heading: str, config: ReviewConfig | N
             lines.append(f"- ⚠️ {run.member} ({run.role}) {run.describe()}: it has no verdict")
     lines.append("")
     lines += stage_table(it.spec, "Spec")
-    lines += stage_table(it.quality, "Quality")
+    lines += stage_table(it.quality, "Quality", reviewed_after=it.after_approval is not None)
     check = it.after_approval
     if check is not None:
         how = ("its speculative results are reused (the change is unchanged)" if check.reused

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer, Severity
-from review_harness.code.pychecks import always_true_conditions, uncollected_tests
+from review_harness.code.pychecks import always_true_conditions, change_methods, uncollected_tests
 from review_harness.core.pysource import parse_python
 
 CRITICAL, IMPORTANT, MINOR = Severity.CRITICAL, Severity.IMPORTANT, Severity.MINOR
@@ -138,11 +138,7 @@ def _handler_type(handler: ast.ExceptHandler) -> str | None:
     return _name(handler.type) if handler.type is not None else None
 
 
-def python_quality(view: FileView, rules: set[str], result: Result) -> None:
-    try:
-        tree = parse_python(view.text)
-    except SyntaxError:
-        return  # an excerpt or invalid file: the line checks still run (debug prints)
+def python_quality(view: FileView, tree: ast.Module, rules: set[str], result: Result, methods: set[str]) -> None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     async_defs = {f.name for f in _functions(tree) if isinstance(f, ast.AsyncFunctionDef)}
     # names the module binds itself (``from inspect_ai import eval``): not the builtins
@@ -191,7 +187,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
         if "missing-await" in rules and isinstance(func, ast.AsyncFunctionDef):
             _missing_await(view, func, async_defs, parents, result)
     if "always-true" in rules:
-        always_true_conditions(view, tree, result)
+        always_true_conditions(view, tree, result, methods)
     if "uncollected-test" in rules:
         uncollected_tests(view, tree, result)
     for node in ast.walk(tree):
@@ -291,9 +287,17 @@ def line_quality(view: FileView, rules: set[str], result: Result) -> None:
 def review_quality(files: list[FileView], letter: str) -> ReviewerAnswer:
     rules = A_RULES if letter == "A" else B_RULES
     result = Result()
+    trees: dict[str, ast.Module] = {}
     for view in files:
         if view.language == "python":
-            python_quality(view, rules, result)
+            try:
+                trees[view.path] = parse_python(view.text)
+            except SyntaxError:
+                continue  # an excerpt or invalid file: the line checks still run (debug prints)
+    methods = change_methods(list(trees.values()))  # a method defined in one file and tested in another
+    for view in files:
+        if view.path in trees:
+            python_quality(view, trees[view.path], rules, result, methods)
         else:
             line_quality(view, rules, result)
     return answer(result, "quality", len(files))

@@ -167,7 +167,10 @@ def names_of(item: str) -> list[str]:
                 continue
             if not any(token in other for other in plain):
                 plain.append(token.strip())
-    return ticked + [t for t in plain if t not in ticked]
+    names = ticked + [t for t in plain if t not in ticked]
+    # a parameter of a signature the item names is part of that signature, not a name of its own
+    parameters = {p for t in names if (m := SIGNATURE.match(t)) for p in WORD.findall(t[t.index("(") + 1:])}
+    return [t for t in names if not (NAME.match(t) and "." not in t and t in parameters)]
 
 
 def route_key(path: str) -> tuple[str, ...]:
