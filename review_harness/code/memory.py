@@ -6,13 +6,17 @@
         service-patterns/{service}.md
             ## Common Issues            | Pattern | Frequency | Last Seen | Severity | Example |
             ## Service-Specific Rules   written by people; never touched by updates
-            ## False Positives to Avoid | Pattern | Why It's Not an Issue |
+            ## False Positives to Avoid | Pattern | Why It's Not an Issue | Category | File | Code |
             ## Archive                  patterns not seen for 30 days
 
-At review start the service file is read into the prompt (known issues first, known false
-positives to avoid); after the review it is updated once from every round of it (the first review
-and each re-review after a fix: a pattern counts once per review). Only findings a human dismissed
-by id become false positives; a human approval alone dismisses nothing. Updates hold a lock and
+At review start the service file is read once (`read_memory`): into the prompt (known issues first,
+the dismissals with their places), and as entries the review weighs each finding against
+(`recall`, applied by the merge): a dismissal applies at its place; memory can lower a finding to
+Minor but never removes one, never touches a Critical or security finding at a new place, and never
+approves a change by itself. After the review memory is updated once from every round of it (the
+first review and each re-review after a fix: a pattern counts once per review). Only findings a
+human dismissed by id become false positives, with their category, file and code; a human approval
+alone dismisses nothing. Updates hold a lock and
 write atomically; review notes take a name no other review has, so reviews running at once
 never overwrite each other. Files get the user's umask.
 

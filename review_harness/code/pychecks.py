@@ -1,11 +1,11 @@
 """Two Python checks of the offline quality reviewer that read a whole module's syntax tree.
 
 - Conditions that are always true: a method or function object tested as a boolean
-  (`if order.is_paid:` where `is_paid` is a method of a class in the module, `while ready:` where
-  `ready` is a function the module defines). A function object is always truthy, so the branch
-  always runs (or, under `not`, never does): the call's parentheses are missing. Only names the
-  module itself defines as methods or functions, never assigned as attributes or values, and not
-  properties, are judged.
+  (`if order.is_paid:` where `is_paid` is a method of a class the change defines, `while ready:`
+  where `ready` is a function the module defines). A function object is always truthy, so the
+  branch always runs (or, under `not`, never does): the call's parentheses are missing. Only
+  methods of the change's modules (never assigned as attributes, not properties) and functions of
+  the module itself (never rebound) are judged.
 - Tests that never run: pytest collects functions named `test*` at module level and methods
   named `test*` of classes named `Test*` (without `__init__`) or of unittest TestCase classes, in
   files named `test_*.py` or `*_test.py`. A test function defined under another name (and used

@@ -1,16 +1,18 @@
 """The offline code reviewer's rule engine: real checks of the change, two rule sets.
 
-Quality (Python): the `ast` module -- SQL built from strings and passed to execute(), exceptions
-caught broadly and swallowed, mutable default arguments, resources opened and never closed,
-coroutines called without await, shell commands and eval on built strings, debug prints.
-Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same families.
-The spec rules (requirements and out-of-scope items against the change) are in spec_rules.py.
+Quality (Python): the `ast` module -- SQL built by any string formatting (f-string, %, .format(),
+concatenation) and passed to execute(), exceptions caught broadly and swallowed, mutable default
+arguments, resources opened and never closed, coroutines called without await, shell commands and
+eval on built strings, debug prints; conditions that are always true and tests that never run
+(pychecks.py). Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same
+families. The spec rules (requirements and out-of-scope items against the change) are in
+spec_rules.py.
 
 Model A (the cheaper reviewer) runs fewer rules, does not trace variables, and has one noisy
 rule (any broad `except` is reported, even one that re-raises, and so is a specific exception
-answered with a default value). Model B runs all rules. Each
-model also says where it looked and found nothing wrong (``checked_fine``), which is what makes
-contradictions possible. Findings are reported only on added lines.
+answered with a default value). Model B runs all rules. Each model also says where it looked and
+found nothing wrong (``checked_fine``), which is what makes contradictions possible. Findings are
+reported only on lines the change adds (not on lines git reports as moved).
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """The offline spec reviewer: the spec's requirement and out-of-scope items against the change.
 
-A requirement item names what it asks for in backticks. Each name is looked up in the change by
-what it is, not verbatim:
+Requirements are read however they are written (`spec_items`: list items with their wrapped
+lines, table rows, must/shall sentences; under requirement-like headings, or anywhere but
+out-of-scope and context sections when there are none). An item names what it asks for in
+backticks or in plain words (`names_of`: calls, snake_case and dotted names, paths, routes, flags,
+CamelCase after 'class' or 'function'); an item that names no code is not assessed offline, and
+the reviewer's summary says so. Each name is looked up in the change by what it is, not verbatim:
 
 - a route (`GET /products/search?q=...`, `/items/{id}`): the path, without its query, with any
   path parameter (`{id}`, `<int:id>`, `:id`) as a wildcard, among the change's path literals
@@ -17,8 +21,9 @@ Model B (the stronger reviewer) needs every name of an item in the added lines; 
 item when any one of its names is found, in added or unchanged context lines, and does not check
 new public names against the spec: its blind spots (a partly implemented requirement, a name
 that only appears in unchanged code) are deliberate, so the merge has something to disagree on.
-Out-of-scope names found in added lines are scope creep (both models); new public functions the
-spec never mentions are Minor scope creep (B only). When the prompt budget left files out of the
+Out-of-scope names found in added lines are scope creep (both models), and so is a code file the
+task neither names nor implies (both models); new public functions the spec never mentions are
+Minor scope creep (B only), unless the change removed or moved that name (not new code). When the prompt budget left files out of the
 change, requirements whose names are not in what was shown are not called missing: one Important
 finding says how many could not be checked.
 
