@@ -148,8 +148,10 @@ def apply_fix(change: ChangeSet, files: dict[str, str]) -> list[str]:
             change.files.append(target)
         if target.text == content.rstrip("\n") + "\n":
             continue
-        target.lines = {n: line for n, line in enumerate(content.splitlines(), 1)}
-        target.complete = True
+        if target.base is None:  # the old version is unknown (a patch's hunks): every line counts as added
+            set_new_version(target, content.splitlines())
+        else:
+            target.lines, target.complete = {n: line for n, line in enumerate(content.splitlines(), 1)}, True
         applied.append(path)
     if applied:
         rediff(change)
