@@ -41,7 +41,7 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from review_harness.code.merge import Recalled
-from review_harness.code.models import CodeFinding, Severity
+from review_harness.code.models import DECISION_WORDS, CodeFinding, Severity
 from review_harness.core.files import file_lock, write_atomic, write_new
 
 MEMORY_MODES = ("off", "read", "update", "write")  # write: another name of update
@@ -443,9 +443,9 @@ def review_note(review, stage: str) -> str:
     fixes = {f.reviewed_in: f for f in review.fixes}
     for it in review.iterations:
         heading = "First review" if it.iteration == 0 else f"Re-review after fix {it.iteration}"
-        lines += [f"## {heading}", "", f"Decision: {it.decision}" + (f"; human: {it.human_decision}" if it.human_decision else "")]
+        lines += [f"## {heading}", "", f"Decision: {DECISION_WORDS[it.decision]}" + (f"; human: {it.human_decision}" if it.human_decision else "")]
         if it.after_approval:
-            lines.append(f"Spec approved by a human; quality decision: {it.after_approval.decision}"
+            lines.append(f"Spec approved by a human; quality decision: {DECISION_WORDS[it.after_approval.decision]}"
                          + (f"; human: {it.after_approval.human_decision}" if it.after_approval.human_decision else ""))
         if it.all_dismissed:
             lines.append(f"Dismissed: {', '.join(it.all_dismissed)}")
