@@ -109,7 +109,7 @@ def summary(log: str | None, kind_name: str | None) -> int:
 @click.argument("log", metavar="[LOG]", required=False, type=click.Path())
 @click.option("--fail-on", "fail_on", metavar="CONDITION", multiple=True,
               help="Exit 1 when a review meets it: one of the kind's verdicts (major-rework, escalate, unusable, "
-                   "auto-reject-to-implementer, ...), not-passed, no-verdict, or missed (a gold run's case that "
+                   "auto-reject-to-the-implementer, ...), not-passed, no-verdict, or missed (a gold run's case that "
                    "missed its gold verdict or a must-catch finding). Repeat it or separate by commas. Default: "
                    "missed for a gold run, none for your own documents.")
 @click.option("--kind", "kind_name", metavar="KIND",

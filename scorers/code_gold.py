@@ -7,7 +7,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from review_harness.code.gold import GOLD_METRICS, CodeGold, compare_code
-from review_harness.code.models import LETTERS, STAGES, ReviewerAnswer
+from review_harness.code.models import DECISION_WORDS, LETTERS, STAGES, ReviewerAnswer
 from review_harness.code.panel import completed_report, review_from_store
 from review_harness.core.gold import sample_gold
 from scorers.gold_score import defined, not_compared, run_metrics, with_run_figures
@@ -43,7 +43,7 @@ def code_gold() -> Scorer:
         if not review.iterations:
             return not_compared(GOLD_METRICS, "no review was made", state)
         comparison = compare_code(review, gold, first_reports(state.store))
-        return with_run_figures(Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=review.first.decision,
+        return with_run_figures(Score(value={k: defined(v) for k, v in comparison.values().items()}, answer=DECISION_WORDS[review.first.decision],
                      explanation="\n".join(comparison.notes),
                      metadata={"gold": SharedJSON(comparison.model_dump(mode="json")), "gold_file": str(gold.path),
                                "split": gold.split, "matcher": comparison.matcher}), state, gold, comparison)

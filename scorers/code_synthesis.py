@@ -8,6 +8,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from review_harness.code.models import DECISION_WORDS
 from review_harness.code.panel import review_from_store
 from review_harness.code.render import render_report
 from review_harness.core.viewer import PASSED, review_score
@@ -22,7 +23,7 @@ def code_synthesis() -> Scorer:
         review = review_from_store(state.store, state.metadata)
         first = review.first if review.iterations else None
         value = {
-            "decision": first.decision if first else "none",
+            "decision": DECISION_WORDS.get(first.decision, first.decision) if first else "none",
             "confidence": first.confidence.value if first else 0.0,
             "final_status": review.final_status,
             "findings": float(sum(len(s.findings) for s in first.reviewed())) if first else float("nan"),

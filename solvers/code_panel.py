@@ -18,16 +18,18 @@ from review_harness.code.change import ChangeSet, apply_fix
 from review_harness.code.config import ReviewConfig
 from review_harness.code.implementer import agent_fix
 from review_harness.code.matcher import MATCH_SCHEMA, parse_match, render_match_prompt
-from review_harness.code.memory import memory_for_prompt, update_memory_after_review
+from review_harness.code.memory import memory_for_prompt, read_memory, update_memory_after_review
 from review_harness.code.merge import blocking_of, escalation_message, fix_message
 from review_harness.code.models import KIND_NAME, ROLES, STAGES, FixAttempt, HumanAnswer, matcher_member, reviewer_member
 from review_harness.code.panel import (
-    CHANGE_KEY, FIXES_KEY, HUMAN_KEY, ITERATIONS_KEY, OUTCOME_KEY, WARNINGS_KEY, completed_report, implementer_key,
+    CHANGE_KEY, FIXES_KEY, HUMAN_KEY, ITERATIONS_KEY, MEMORY_READ_KEY, OUTCOME_KEY, WARNINGS_KEY, completed_report,
+    implementer_key,
     iteration_from_store, matcher_key, review_from_store, reviewer_key, strategy_label,
 )
 from review_harness.code.parse import REVIEWER_SCHEMA, parse_reviewer, unverified_quotes
-from review_harness.code.plan import update_plan_after_review
+from review_harness.code.plan import plan_fixing, update_plan_after_review
 from review_harness.code.prompts import render_change, render_reviewer_prompt
+from review_harness.code import record  # noqa: F401 (registers the hook that appends each review's analytics)
 from review_harness.code.render import render_report
 from review_harness.core.member import MemberResult, RetryPolicy, call_member, save_result
 from review_harness.core.viewer import answer_message
@@ -124,13 +126,21 @@ async def _implement(state: TaskState, attempt: int, message: str, config: Revie
     return record
 
 
-def _answer(humans: list[HumanAnswer], used: list[str]) -> HumanAnswer | None:
-    """The human's next answer at a decision point, None when the human has not answered yet."""
+def _answer(humans: list[HumanAnswer], used: list[str], known: list[str]) -> tuple[HumanAnswer | None, str | None]:
+    """The human's next answer at a decision point whose findings have the ids `known`: (the
+    answer, None), (None, None) when the human has not answered yet, or (None, why) when the
+    answer dismisses an id no finding of this point has (it is not applied: the review waits)."""
     if not humans:
-        return None
-    answer = humans.pop(0)
+        return None, None
+    answer = humans[0]
+    unknown = [i for i in answer.dismiss if i not in known]
+    if unknown:
+        return None, (f"the human's answer {answer} names {', '.join(unknown)}, which no finding of this decision point has "
+                      f"(its findings: {', '.join(known) or 'none'}); the answer was not applied and the review waits "
+                      "for one that names findings it has")
+    humans.pop(0)
     used.append(str(answer))
-    return answer
+    return answer, None
 
 
 @solver
@@ -145,9 +155,11 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
         meta = state.metadata
         config = ReviewConfig.model_validate(meta["config"])
         humans = [HumanAnswer.parse(a) for a in meta.get("human") or []]
+        state.store.set(MEMORY_READ_KEY, read_memory(meta))  # memory as it stands when the review starts
         used: list[str] = []
         records: list[dict] = []
         fixes: list[FixAttempt] = []
+        fix_warnings: list[str | None] = []
         outcome: dict = {}
 
         async def run_stage(stage: str, iteration: int) -> None:
@@ -179,9 +191,9 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                     await run_stage("quality", iteration)
             merged = iteration_from_store(state.store, record, config)
             if merged.decision == "PRESENT_TO_HUMAN":
-                answer = _answer(humans, used)
+                answer, refused = _answer(humans, used, [m.id for s in merged.counted() for m in s.findings])
                 if answer is None:
-                    outcome = waiting(iteration)
+                    outcome = waiting(iteration) | ({"answer_error": refused} if refused else {})
                     break
                 record["human_decision"], record["dismissed"] = answer.decision, answer.dismiss
             if merged.spec.verdict == "FAIL" and record.get("human_decision") == "approve":
@@ -193,9 +205,9 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                     await run_stage("quality", iteration)
                 check = iteration_from_store(state.store, record, config).after_approval
                 if check is not None and check.decision == "PRESENT_TO_HUMAN":
-                    answer = _answer(humans, used)
+                    answer, refused = _answer(humans, used, [m.id for m in check.quality.findings])
                     if answer is None:
-                        outcome = waiting(iteration)
+                        outcome = waiting(iteration) | ({"answer_error": refused} if refused else {})
                         break
                     record["spec_approval"].update(human_decision=answer.decision, dismissed=answer.dismiss)
             merged = iteration_from_store(state.store, record, config)
@@ -204,10 +216,15 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
                 break
             issues = blocking_of(merged.counted(), merged.all_dismissed)
             fix = None
+            shown = merged.after_approval.quality if merged.after_approval else merged.quality
+            quality_mark = None if shown is None or shown.discarded else shown.verdict
+            # discarded Critical or security findings are named to the implementer, never lost
+            unreviewed = merged.quality.unreviewed_critical() if merged.quality and not merged.after_approval else []
             while len(fixes) < config.max_fix_iterations:
                 attempt = len(fixes) + 1
-                fix = await _implement(state, attempt, fix_message(attempt, config.max_fix_iterations, issues), config,
-                                       sum(1 for f in fixes if f.implementer == "scripted"))
+                fix_warnings.append(plan_fixing(state, meta["task"], attempt, merged.spec.verdict, quality_mark))
+                message = fix_message(attempt, config.max_fix_iterations, issues, unreviewed)
+                fix = await _implement(state, attempt, message, config, sum(1 for f in fixes if f.implementer == "scripted"))
                 fixes.append(fix)
                 state.store.set(FIXES_KEY, [f.model_dump(mode="json") for f in fixes])
                 if fix.outcome != "no-change":  # a fix that changed nothing is not reviewed again
@@ -223,8 +240,9 @@ def review_loop(max_tokens: int | None = None, cache: bool | CachePolicy = False
         state.store.set(HUMAN_KEY, used)
         review = review_from_store(state.store, meta)
         unused = [str(a) for a in humans]
-        warnings = [f"{len(unused)} of the human's answers were not needed: {', '.join(unused)}" if unused else None]
-        warnings += [update_memory_after_review(state, review), update_plan_after_review(state, review)]
+        warnings = [f"{len(unused)} of the human's answers were not needed: {', '.join(unused)}"
+                    if unused and not outcome.get("answer_error") else None]
+        warnings += fix_warnings + [update_memory_after_review(state, review), update_plan_after_review(state, review)]
         state.store.set(WARNINGS_KEY, [w for w in warnings if w])
         return state
 

@@ -26,7 +26,7 @@ def code_review(
     strategy: str | None = None, speculative_quality: str | None = None, max_fix_iterations: str | None = None,
     fix_timeout_turns: str | None = None, auto_approve: str | None = None, auto_reject: str | None = None,
     max_change_chars: str | None = None, memory: str | None = None, memory_dir: str | None = None,
-    human: str | None = None, plan: str | None = None, implementer: str | None = None,
+    human: str | None = None, plan: str | None = None, implementer: str | None = None, analytics: str | None = None,
     fixtures: str = "code", cases: str | None = None, split: str = "all",
     timeout: float | None = None, max_tokens: int | None = None, cache: bool = False, **unknown: Any,
 ) -> Task:
@@ -43,6 +43,7 @@ def code_review(
     human: the human's answers at each decision point, in order: approve,reject,approve:q2+q3 (dismisses q2, q3).
     plan: the feature plan (markdown task table + dependencies), updated in place; escalation blocks dependents.
     implementer: agent (fixes in a throwaway worktree; default for your change) | scripted (a gold case's fixes).
+    analytics: the file each review appends its analytics to (default review-analytics.json beside the log) | off.
     fixtures / cases / split: the gold set (fixtures/<fixtures>/ or a folder of cases) and its split.
     timeout: seconds per reviewer call (default 300).
     max_tokens: output cap per call; cache: reuse responses for identical prompts.

@@ -126,7 +126,8 @@ def test_code_verdict_line_says_the_fix_attempts_behind_the_final_status(tmp_pat
         assert f"status {review.final_status}" in line
         if attempts:
             fixed += 1
-            assert f"status {review.final_status} after {attempts} fix attempt{'s' if attempts != 1 else ''}," in line
+            said = f"status {review.final_status} after {attempts} fix attempt{'s' if attempts != 1 else ''}"
+            assert f"{said}," in line or f"{said} [" in line  # a status in brackets may follow
         else:
             assert "fix attempt" not in line
     assert fixed >= 2  # the gold set has cases that go through the fix loop

@@ -41,24 +41,24 @@ def test_summary_lists_code_reviews_and_the_analytics_summary(log_path: Path, ca
     assert main(["summary", str(log_path)]) == 0
     out = capsys.readouterr().out
     assert "spec-gap" in out and "discarded" in out and "escalated" in out and "(after approval)" in out
-    assert "analytics: 19 reviews (19 tasks, 1 log(s), " in out
+    assert "analytics: 28 reviews (28 tasks, 1 log(s), " in out
     assert "reviewer_a=offline/rules: true positives" in out and "models: reviewer_a offline/rules" in out
 
 
 def test_the_same_gold_set_in_two_logs_counts_twice(log_path: Path, two_logs: list[Path]):
     one = build_analytics([read_log(log_path)])
     two = build_analytics([read_log(p) for p in two_logs])
-    for key in ("total_reviews", "rounds", "decision_points", "auto_approved", "auto_rejected", "human_decided",
-                "human_answers"):
+    for key in ("total_reviews", "rounds", "auto_approved", "auto_rejected", "human_decided", "human_answers"):
         assert two["summary"][key] == 2 * one["summary"][key], key
+    assert two["summary"]["decision_points"] == {k: 2 * v for k, v in one["summary"]["decision_points"].items()}
     assert len(two["reviews"]) == 2 * len(one["reviews"])
-    assert one["summary"]["total_reviews"] == 19 and one["summary"]["human_answers"] > 9
+    assert one["summary"]["total_reviews"] == 28 and one["summary"]["human_answers"] > 9
     for role, c in one["summary"]["model_accuracy"].items():
         assert two["summary"]["model_accuracy"][role] == {k: 2 * v for k, v in c.items()}
     assert one["summary"]["models"] == {"reviewer_a": ["offline/rules"], "reviewer_b": ["offline/rules"]}
     # the same file given twice also counts twice (each log argument is a set of reviews)
     same = build_analytics([read_log(log_path), read_log(log_path)])
-    assert same["summary"]["total_reviews"] == 38
+    assert same["summary"]["total_reviews"] == 56
 
 
 def test_an_override_changes_exactly_one_entry(two_logs: list[Path], tmp_path: Path, capsys):
@@ -120,7 +120,10 @@ def test_override_dismisses_single_findings_by_id(log_path: Path, tmp_path: Path
     assert not memory.exists() or read_patterns(memory, "quality", "inventory") is None
     assert main(args + ["--dismiss", "q2", "--note", "the caller closes it"]) == 0
     patterns = read_patterns(memory, "quality", "inventory")
-    assert patterns.false_positives == [("handle = open(...) is never closed", "the caller closes it")]
+    [entry] = patterns.false_positives  # the dismissed finding, with its place
+    assert (entry.pattern, entry.why, entry.category, entry.file) == (
+        "handle = open(...) is never closed", "the caller closes it", "resource", "inventory/tags.py")
+    assert entry.code == 'handle = open(path, encoding="utf-8")'
     assert patterns.issues == []
     records = [json.loads(line) for line in overrides.read_text().splitlines()]
     assert [r["dismiss"] for r in records] == [[], ["q2"]] and records[1]["log"] == str(log_path.resolve())

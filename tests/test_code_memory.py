@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from review_harness.code.memory import (
-    known_false_positives, parse_patterns, pattern_of, prompt_block, read_patterns, render_patterns, update_service,
+    FalsePositive, parse_patterns, pattern_of, prompt_block, read_patterns, render_patterns, update_service,
 )
 
 SEED = """# billing Review Patterns
@@ -38,7 +38,8 @@ def day(text: str):
 
 def test_parse_and_render_round_trip():
     patterns = parse_patterns(SEED, "billing")
-    assert patterns.issues[0].frequency == 2 and patterns.false_positives[0][0] == "Broad `except Exception` handler"
+    assert patterns.issues[0].frequency == 2 and patterns.false_positives[0].pattern == "Broad `except Exception` handler"
+    assert not patterns.false_positives[0].placed  # a hand-written row of the seed's two columns
     assert parse_patterns(render_patterns(patterns), "billing") == patterns
 
 
@@ -61,19 +62,23 @@ def test_update_increments_adds_prunes_and_keeps_rules(tmp_path: Path):
     assert "Reviews: 1" in (tmp_path / "project-orchestrator-quality-reviewer" / "MEMORY.md").read_text()
 
 
-def test_dismissed_findings_become_false_positives(tmp_path: Path):
+def test_dismissed_findings_become_false_positives_at_their_place(tmp_path: Path):
     update_service(tmp_path, "quality", "svc", today=day("2026-11-23"),
                    findings=[("print() left in library code", "Minor", "a.py:3")])
-    update_service(tmp_path, "quality", "svc", today=day("2026-11-24"),
-                   false_positives=[("print() left in library code", "CLI module prints on purpose")])
+    entry = FalsePositive("print() left in library code", "CLI module prints on purpose", "maintainability", "cli/run.py",
+                          "print(f'{name} | {count}')")
+    update_service(tmp_path, "quality", "svc", today=day("2026-11-24"), false_positives=[entry, entry])
     patterns = read_patterns(tmp_path, "quality", "svc")
-    assert patterns.issues == [] and patterns.false_positives == [("print() left in library code", "CLI module prints on purpose")]
+    # the pattern stays a known issue elsewhere; the dismissal is kept once, with its place (a pipe in the code survives)
+    assert [r.pattern for r in patterns.issues] == ["print() left in library code"]
+    assert patterns.false_positives == [entry]
 
 
 def test_prompt_block_lists_known_issues_and_false_positives():
     block = prompt_block(parse_patterns(SEED, "billing"))
     assert block.index("SQL passed") < block.index("Old pattern")
-    assert known_false_positives(block) == ["Broad `except Exception` handler"]
+    assert "- Broad `except Exception` handler -- at anywhere in the service -- handlers log and re-raise" in block
+    assert "Report every issue you find" in block
     assert pattern_of("Broad `except Exception` handler: it may hide errors.") == "Broad `except Exception` handler"
 
 

@@ -58,7 +58,7 @@ def test_a_patch_run_reads_no_memory_from_the_current_folder(tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     log = run(tmp_path / "logs", patch=PATCH, spec=SPEC)
     review = log.samples[0].scores["code_synthesis"].metadata["review"]
-    assert review["memory"] == {"mode": "read", "root": None}
+    assert review["memory"] == {"mode": "read", "root": None, "applied": []}
     assert "Memory (read): none for this run" in log.samples[0].output.completion
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
 
@@ -218,3 +218,22 @@ def test_an_override_without_a_memory_folder_asks_for_one(code_log: Path, tmp_pa
     assert main(["code", "override", str(code_log), "--sample", "task-1", "--decision", "approve", "--dismiss", "q1",
                  "--overrides", str(tmp_path / "o.jsonl")]) == 2
     assert "the review kept no memory folder (or it is gone): give --memory-dir DIR" in capsys.readouterr().err
+
+
+def test_analytics_onto_a_folder_or_an_unwritable_place_is_one_line(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(PrerequisiteError, match="-T analytics=.*: is a folder; give the file to append to"):
+        task_function()(patch=PATCH, spec=SPEC, analytics=str(tmp_path))
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(PrerequisiteError, match="is a file, not a folder"):
+        task_function()(patch=PATCH, spec=SPEC, analytics=str(tmp_path / "file" / "a.json"))
+
+
+def test_text_parameters_keep_the_text_typed(monkeypatch):
+    """Inspect reads -T values as YAML: `0123456` would be the octal number 42798, `1.10` the float 1.1."""
+    from review_harness.core.params import as_typed
+
+    monkeypatch.setattr("sys.argv", ["/usr/bin/inspect", "eval", "tasks/code_review.py", "-T", "base=0123456",
+                                     "-T", "task_number=1.10"])
+    assert as_typed("base", 42798) == "0123456" and as_typed("task_number", 1.1) == "1.10"
+    assert as_typed("head", "HEAD") == "HEAD" and as_typed("human", ["approve", "reject"]) == ["approve", "reject"]

@@ -8,15 +8,16 @@ Bad input is a `ChangeError` with a one-line message naming the input.
 
 from __future__ import annotations
 
-import difflib
 import re
 import subprocess
+import tempfile
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field
 
 from review_harness.core.files import FileReadError, input_folder_problem, read_bytes
+from review_harness.code.gitdiff import FileDiff, GitDiffError, by_path, diff_texts, diff_trees, parse_diff, run_diff
 
 LANGUAGES = {
     ".py": "python", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".tsx": "typescript",
@@ -39,6 +40,9 @@ class ChangedFile(BaseModel):
     lines: dict[int, str] = Field(default_factory=dict, description="known lines of the new version")
     complete: bool = Field(True, description="lines hold the whole new version (not only diff hunks)")
     added: list[int] = Field(default_factory=list, description="new-version line numbers added or changed")
+    moved: list[int] = Field(default_factory=list, description="added lines git reports as moved from elsewhere")
+    removed_lines: dict[int, list[str]] = Field(
+        default_factory=dict, description="old lines removed, by the new-version line they stood before")
     removed: int = 0
     note: str | None = None
     base: str | None = Field(None, description="the whole old version, when known (to re-diff after a fix)")
@@ -92,44 +96,51 @@ def _split(text: str) -> list[str]:
     return text.splitlines()
 
 
-def file_from_versions(path: str, old: bytes | None, new: bytes | None, old_path: str | None, warnings: list[str]) -> ChangedFile:
-    """One changed file from its two versions (None: absent on that side)."""
+def file_from_versions(path: str, old: bytes | None, new: bytes | None, old_path: str | None, warnings: list[str],
+                       diff: FileDiff | None = None) -> ChangedFile:
+    """One changed file from its two versions (None: absent on that side) and git's diff of them
+    (computed here when not given)."""
     status = "added" if old is None else "deleted" if new is None else "renamed" if old_path and old_path != path else "modified"
     changed = ChangedFile(path=path, old_path=old_path if status == "renamed" else None, status=status, language=language_of(path))
-    if (old is not None and is_binary(old)) or (new is not None and is_binary(new)):
+    if (diff is not None and diff.binary) or (old is not None and is_binary(old)) or (new is not None and is_binary(new)):
         changed.binary = True
         changed.note = "binary file: content not reviewed"
         return changed
-    old_lines = _split(decode(old, old_path or path, warnings)) if old is not None else []
+    old_text = decode(old, old_path or path, warnings) if old is not None else None
     if new is None:
-        changed.removed = len(old_lines)
-        changed.note = f"deleted ({len(old_lines)} lines)"
+        changed.removed = len(_split(old_text or ""))
+        changed.note = f"deleted ({changed.removed} lines)"
         return changed
-    changed.base = "\n".join(old_lines) if old is not None else ""
-    set_new_version(changed, _split(decode(new, path, warnings)), old_lines)
+    changed.base = "\n".join(_split(old_text)) if old_text is not None else ""
+    set_new_version(changed, _split(decode(new, path, warnings)), diff=diff)
     return changed
 
 
-def set_new_version(changed: ChangedFile, new_lines: list[str], old_lines: list[str] | None) -> None:
-    """Give a file its new version and recompute the added lines against the old one (all
-    lines count as added when the old version is unknown)."""
+def set_new_version(changed: ChangedFile, new_lines: list[str], diff: FileDiff | None = None) -> None:
+    """Give a file its new version and the lines git finds added, moved and removed against its
+    old version (`changed.base`; every line is added when the old version is unknown). `diff`:
+    git's diff of the two, when already computed for the whole change."""
     changed.lines = {n: line for n, line in enumerate(new_lines, 1)}
     changed.complete = True
-    changed.added, changed.removed = [], 0
-    if old_lines is None:
-        changed.added = list(changed.lines)
+    if changed.base is None:
+        changed.added, changed.moved, changed.removed_lines, changed.removed = list(changed.lines), [], {}, 0
         return
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            changed.added += list(range(j1 + 1, j2 + 1))
-        if tag in ("replace", "delete"):
-            changed.removed += i2 - i1
+    if diff is None:
+        diff = diff_texts(_text(changed.base.splitlines()), _text(new_lines))
+    changed.added = [n for n in diff.added if n in changed.lines]
+    changed.moved = [n for n in diff.moved if n in changed.lines]
+    changed.removed_lines = {n: list(lines) for n, lines in diff.removed.items()}
+    changed.removed = diff.removed_count
+
+
+def _text(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
 
 
 def apply_fix(change: ChangeSet, files: dict[str, str]) -> list[str]:
     """Replace files of the change with the implementer's new content; returns the paths
-    changed. A path outside the change is added as a new file."""
+    changed. A path outside the change is added as a new file. The change is diffed again as
+    git sees it (against each file's old version), so moves between files are found again."""
     applied = []
     for path, content in files.items():
         target = change.file(path)
@@ -138,10 +149,38 @@ def apply_fix(change: ChangeSet, files: dict[str, str]) -> list[str]:
             change.files.append(target)
         if target.text == content.rstrip("\n") + "\n":
             continue
-        old = target.base.splitlines() if target.base is not None else None
-        set_new_version(target, content.splitlines(), old)
+        if target.base is None:  # the old version is unknown (a patch's hunks): every line counts as added
+            set_new_version(target, content.splitlines())
+        else:
+            target.lines, target.complete = {n: line for n, line in enumerate(content.splitlines(), 1)}, True
         applied.append(path)
+    if applied:
+        rediff(change)
     return applied
+
+
+def rediff(change: ChangeSet) -> None:
+    """Recompute the added, moved and removed lines of every whole file of the change with one
+    git diff of its old and new versions (written to a temporary folder)."""
+    whole = [f for f in change.files if f.complete and not f.binary and f.status != "deleted" and f.base is not None]
+    if not whole:
+        return
+    with tempfile.TemporaryDirectory(prefix="code-rediff-") as folder:
+        base, head = Path(folder) / "base", Path(folder) / "head"
+        base.mkdir()
+        head.mkdir()
+        for f in whole:
+            if f.status != "added":
+                _write(base / (f.old_path or f.path), f.base + ("\n" if f.base else ""))
+            _write(head / f.path, f.text or "")
+        diffs = by_path(diff_trees(base, head))
+    for f in whole:
+        set_new_version(f, [f.lines[n] for n in sorted(f.lines)], diff=diffs.get(f.path) or FileDiff())
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="")
 
 
 def _finish(source: str, files: list[ChangedFile], warnings: list[str], what: str) -> ChangeSet:
@@ -174,6 +213,14 @@ def revision(repo: str | Path, rev: str) -> str:
     return _git(Path(repo), "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
 
 
+def _reversed(root: Path, base: str, head: str) -> bool:
+    """Whether head is an earlier commit than base on base's history (the range runs backwards)."""
+    if revision(root, base) == revision(root, head):
+        return False
+    return subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", head, base],
+                          capture_output=True).returncode == 0
+
+
 def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
     repo = Path(repo)
     problem = input_folder_problem(repo, "directory", missing="no such directory")
@@ -191,27 +238,25 @@ def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
             _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
         except subprocess.CalledProcessError:
             raise ChangeError(f"-T {name}={rev}: unknown revision in {repo}") from None
-    raw = _git(root, "diff", "--name-status", "-z", "-M", "--no-ext-diff", base, head).decode("utf-8", "replace")
-    parts = [p for p in raw.split("\0") if p]
+    if _reversed(root, base, head):
+        raise ChangeError(f"-T base={base} -T head={head}: head is an ancestor of base, so this would review the "
+                          f"change backwards (removals as additions); swap them: -T base={head} -T head={base}")
+    try:
+        diffs = parse_diff(run_diff(root, base, head))
+    except GitDiffError as ex:
+        raise ChangeError(f"-T base={base} -T head={head}: git diff failed ({ex})") from None
     warnings: list[str] = []
     files: list[ChangedFile] = []
-    i = 0
-    while i < len(parts):
-        code = parts[i]
-        if code.startswith(("R", "C")):
-            old_path, path = parts[i + 1], parts[i + 2]
-            i += 3
-        else:
-            old_path = path = parts[i + 1]
-            i += 2
+    for diff in by_path(diffs).values():
+        path, old_path = diff.key, diff.old_path
         try:
-            old = None if code.startswith("A") else _git(root, "cat-file", "blob", f"{base}:{old_path}")
-            new = None if code.startswith("D") else _git(root, "cat-file", "blob", f"{head}:{path}")
+            old = None if old_path is None else _git(root, "cat-file", "blob", f"{base}:{old_path}")
+            new = None if diff.path is None else _git(root, "cat-file", "blob", f"{head}:{path}")
         except subprocess.CalledProcessError as ex:  # a submodule or another non-blob entry
             files.append(ChangedFile(path=path, status="modified", binary=True, language=language_of(path),
                                      note=f"not a regular file ({ex.stderr or 'git cat-file failed'}): not reviewed"))
             continue
-        files.append(file_from_versions(path, old, new, old_path, warnings))
+        files.append(file_from_versions(path, old, new, old_path, warnings, diff=diff))
     return _finish(f"git {repo} {base}..{head}", files, warnings, f"-T base={base} -T head={head}")
 
 
@@ -219,20 +264,21 @@ def from_git(repo: str | Path, base: str, head: str) -> ChangeSet:
 
 
 def from_trees(base: Path, head: Path) -> ChangeSet:
-    """The change between two folders (a gold case's base/ and head/); renames are not detected
-    here (an added and a deleted file), unless the case declares them."""
-    def listing(root: Path) -> dict[str, Path]:
-        return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()} if root.exists() else {}
-
-    old, new = listing(base), listing(head)
+    """The change between two folders (a gold case's base/ and head/), as git diffs them
+    (renames and moves included)."""
     warnings: list[str] = []
     files = []
-    for path in sorted(set(old) | set(new)):
-        a = old[path].read_bytes() if path in old else None
-        b = new[path].read_bytes() if path in new else None
-        if a == b:
-            continue
-        files.append(file_from_versions(path, a, b, path if a is not None else None, warnings))
+    with tempfile.TemporaryDirectory(prefix="code-empty-") as empty:
+        old_root = base if base.is_dir() else Path(empty)
+        new_root = head if head.is_dir() else Path(empty)
+        try:
+            diffs = by_path(diff_trees(old_root, new_root))
+        except GitDiffError as ex:
+            raise ChangeError(f"{head.parent}: git diff of {base.name}/ and {head.name}/ failed ({ex})") from None
+        for diff in diffs.values():
+            a = (old_root / diff.old_path).read_bytes() if diff.old_path is not None else None
+            b = (new_root / diff.path).read_bytes() if diff.path is not None else None
+            files.append(file_from_versions(diff.key, a, b, diff.old_path, warnings, diff=diff))
     return _finish(f"folders {base.name}..{head.name}", files, warnings, f"{head.parent}")
 
 
@@ -310,6 +356,7 @@ def from_patch(path: str | Path) -> ChangeSet:
             new_line += 1
         elif line.startswith("-"):
             current.removed += 1
+            current.removed_lines.setdefault(new_line, []).append(line[1:])
         elif line.startswith(" ") or line == "":
             current.lines[new_line] = line[1:]
             new_line += 1
@@ -320,7 +367,7 @@ def from_patch(path: str | Path) -> ChangeSet:
         f.complete = f.status == "added" and not f.binary and bool(f.lines) and min(f.lines) == 1
         f.base = "" if f.status == "added" else None
         if f.status == "deleted":
-            f.lines, f.note = {}, f.note or f"deleted ({f.removed} lines)"
+            f.lines, f.removed_lines, f.note = {}, {}, f.note or f"deleted ({f.removed} lines)"
         if f.status == "renamed" and not f.added and not f.removed:
             f.note = f"renamed from {f.old_path} (content unchanged)"
     if not files:

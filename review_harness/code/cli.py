@@ -79,6 +79,8 @@ def override(log: str, sample: str, epoch: int | None, decision: str, dismiss: s
 
 def summary_row(review: CodeReview) -> dict[str, str]:
     """The columns of `review-harness summary` for one code review (its first round)."""
+    from review_harness.code.models import DECISION_WORDS
+
     row = {"decision": "-", "confidence": "-", "spec": "-", "quality": "-", "status": review.final_status,
            "fixes": str(review.fix_iterations), "degraded": "-"}
     if not review.iterations:
@@ -87,5 +89,5 @@ def summary_row(review: CodeReview) -> dict[str, str]:
     quality = "discarded" if first.quality and first.quality.discarded else (first.quality.verdict if first.quality else "-")
     if first.after_approval is not None:  # a human approved the failed spec stage: quality decided
         quality = f"{first.after_approval.quality.verdict} (after approval)"
-    return {**row, "decision": first.decision, "confidence": f"{first.confidence.value:g}", "spec": first.spec.verdict,
+    return {**row, "decision": DECISION_WORDS[first.decision], "confidence": f"{first.confidence.value:g}", "spec": first.spec.verdict,
             "quality": quality, "degraded": str(len(first.degraded))}

@@ -17,16 +17,14 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog
 
-from review_harness.code.analytics import build_analytics, render_html, summary_lines
-from review_harness.code.memory import pattern_of, update_service
-from review_harness.code.merge import blocking_of
+from review_harness.code.analytics import ANALYTICS, append_entries, build_analytics, log_entries, render_html, summary_lines
+from review_harness.code.memory import false_positive_of, pattern_of, update_service
 from review_harness.code.models import CodeReview, MergedFinding
 from review_harness.core.commands import CommandError, writable_file
 from review_harness.core.files import FileReadError, file_lock, folder_problem, read_text, write_atomic, write_output
 from review_harness.core.logs import LogError, logs_of_kind, read_log, reviewed_samples
 
 OVERRIDES = "review-overrides.jsonl"
-ANALYTICS = "review-analytics.json"
 
 
 def log_paths(items: list[str]) -> list[Path]:
@@ -86,7 +84,7 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     recorded = [o for name in overrides or [] for o in read_overrides(Path(name), required=True)] if overrides else overrides_beside(loaded)
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
-        raise CommandError("no code reviews in these logs")
+        raise CommandError("no data: these logs hold no code review, so there is nothing to count (nothing written)")
     written = [write_output(target, json.dumps(analytics, indent=2))]  # never over a file the user wrote
     lines = [f"wrote {written[0].path}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
     if page is not None:
@@ -133,13 +131,15 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
     dismissed = [where for where in located.values() if where is not None]
     confirmed = []
     if decision == "reject" and not review.memory.get("updated"):
-        confirmed = [(s.stage, m) for s in last.counted() for m in blocking_of([s], dismiss)]
+        # a rejection says the last round's findings were right, whatever their severity
+        confirmed = [(s.stage, m) for s in last.reviewed() for m in s.findings
+                     if m.id not in dismiss and m.category != "contradiction"]
     touched: list[str] = []
     if dismissed or confirmed:
         root = memory_root_for(review, memory_dir)
         for stage in ("spec", "quality"):
-            fps = list(dict.fromkeys((pattern_of(m.finding.description), why) for st, m in dismissed if st == stage))
-            issues = [(pattern_of(m.finding.description), m.finding.severity.value, m.finding.where)
+            fps = [false_positive_of(m, why) for st, m in dismissed if st == stage]
+            issues = [(pattern_of(m.finding.description), (m.severity_before or m.finding.severity).value, m.finding.where)
                       for st, m in confirmed if st == stage]
             if fps or issues:
                 update_service(root, stage, review.service, findings=issues, false_positives=fps, today=today)
@@ -150,9 +150,24 @@ def record_override(log_path: str, sample: str, decision: str, *, epoch: int | N
     with file_lock(target.parent / f".{target.name}.lock"):
         existing = overrides_text(target)
         write_atomic(target, existing + ("" if not existing or existing.endswith("\n") else "\n") + json.dumps(record) + "\n")
+    analytics = refresh_analytics(log, str(sample), epoch or 1, read_overrides(target))
     return (f"recorded {decision} of task {review.task} ({review.service}, {sample}, epoch {epoch or 1})"
             + (f", dismissed {', '.join(dismiss)}" if dismiss else "")
-            + f": memory {', '.join(touched) or 'unchanged'}; overrides in {target}")
+            + f": memory {', '.join(touched) or 'unchanged'}; overrides in {target}"
+            + (f"; analytics updated in {analytics}" if analytics else ""))
+
+
+def refresh_analytics(log: EvalLog, sample: str, epoch: int, overrides: list[dict]) -> Path | None:
+    """The review's entries in the analytics file beside its log, rebuilt with the override (its
+    final verdict, human_override and resolutions), when the run wrote one there."""
+    if not log.location or "://" in log.location:
+        return None
+    target = Path(log.location).parent / ANALYTICS
+    if not target.exists():
+        return None
+    entries = [e for e in log_entries(log, overrides) if e["sample"] == sample and e["epoch"] == epoch]
+    append_entries(target, entries)
+    return target
 
 
 def locate(review: CodeReview, finding_id: str) -> tuple[str, MergedFinding] | None:

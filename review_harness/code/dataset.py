@@ -22,6 +22,7 @@ from review_harness.core.params import resolve_user_path
 from review_harness.core.yamlio import read_model, read_yaml
 
 SPLITS = ("all", "dev", "heldout")
+FINDING_ID = re.compile(r"(?:i\d+-)?[sq]\d+")
 PROJECT_CONFIG = Path(".claude") / "project.yml"
 
 
@@ -95,9 +96,15 @@ def human_answers(name: str, value: Any) -> list[str]:
     if not answers or any(not a for a in answers):
         raise PrerequisiteError(f"{name}={value}: expected approve or reject answers, comma-separated")
     try:
-        return [str(HumanAnswer.parse(a)) for a in answers]
+        parsed = [HumanAnswer.parse(a) for a in answers]
     except ValueError as ex:
         raise PrerequisiteError(f"{name}={value}: {ex}") from None
+    wrong = [i for a in parsed for i in a.dismiss if not FINDING_ID.fullmatch(i)]
+    if wrong:
+        raise PrerequisiteError(f"{name}={value}: {', '.join(wrong)} cannot be a finding id: findings are numbered "
+                                "s1, s2 ... (spec) and q1, q2 ... (quality) in the first review, i1-s1, i1-q1 ... after "
+                                "fix 1; the report shows each finding's id")
+    return [str(a) for a in parsed]
 
 
 def user_sample(*, repo: str | None, base: str | None, head: str | None, patch: str | None, spec: str | None,

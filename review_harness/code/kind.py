@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
-from review_harness.code.models import DECISIONS, IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
+from review_harness.code.models import DECISION_WORDS, DECISIONS, IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.models import SEVERITIES, Severity
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 
 KIND = ReviewKind(KIND_NAME, "code", task="code_review", review_model=CodeReview, gold_model=CodeGold,
                   synthesis_scorer="code_synthesis", gold_scorer="code_gold",
-                  verdicts=DECISIONS, verdict_key="decision", verdict_accuracy="decision_accuracy")
+                  verdicts=tuple(DECISION_WORDS[d] for d in DECISIONS), verdict_key="decision", verdict_accuracy="decision_accuracy")
 
-# the decision in the words a reader uses (the review JSON keeps the seed's names)
-DECISION_WORDS = {"AUTO_APPROVE": "auto-approve", "AUTO_REJECT_TO_IMPLEMENTER": "auto-reject to the implementer",
-                  "PRESENT_TO_HUMAN": "human decides"}
 
 
 def render(review: CodeReview, details: bool = False) -> str:
@@ -40,14 +37,25 @@ def verdict_line(review: CodeReview) -> Verdict:
     if review.fix_iterations:  # the decision and findings are the first review's: say what followed
         figure += f" after {review.fix_iterations} fix attempt{'s' if review.fix_iterations != 1 else ''}"
     counts = severity_counts([Severity(m.finding.severity).value for m in merged], SEVERITIES)
-    return Verdict(DECISION_WORDS.get(first.decision, first.decision), figure, counts, top)
+    # discarded with the failed spec stage and not reviewed after a spec approval either: never hidden
+    unreviewed = first.quality.unreviewed_critical() if first.quality is not None and first.after_approval is None else []
+    status = None
+    if unreviewed:  # discarded with the failed spec stage, but never hidden
+        status = (f"{len(unreviewed)} critical or security quality finding{'s' if len(unreviewed) != 1 else ''} "
+                  "seen, not yet reviewed")
+        top = [f"not yet reviewed: {shorten(m.finding.description, 60)} ({Severity(m.finding.severity).value}, "
+               f"{m.finding.where})" for m in unreviewed] + top
+    if review.answer_error:
+        status = "; ".join(s for s in (status, f"answer not applied: {review.answer_error}") if s)
+    return Verdict(DECISION_WORDS.get(first.decision, first.decision), figure, counts, top, status=status)
 
 
 def columns() -> list[Column]:
     rate = ("good-high", 0.0, 1.0)
     return [
-        Column("decision", "Decision", colors={"AUTO_APPROVE": "good", "AUTO_REJECT_TO_IMPLEMENTER": "bad",
-                                               "PRESENT_TO_HUMAN": "warn"}),
+        Column("decision", "Decision", colors={DECISION_WORDS["AUTO_APPROVE"]: "good",
+                                               DECISION_WORDS["AUTO_REJECT_TO_IMPLEMENTER"]: "bad",
+                                               DECISION_WORDS["PRESENT_TO_HUMAN"]: "warn"}),
         Column("confidence", "Confidence", colors=rate),
         Column("final_status", "Final status", colors={"complete": "good", "escalated": "bad"}),
         Column("findings", "Findings"),

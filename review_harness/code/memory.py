@@ -6,13 +6,17 @@
         service-patterns/{service}.md
             ## Common Issues            | Pattern | Frequency | Last Seen | Severity | Example |
             ## Service-Specific Rules   written by people; never touched by updates
-            ## False Positives to Avoid | Pattern | Why It's Not an Issue |
+            ## False Positives to Avoid | Pattern | Why It's Not an Issue | Category | File | Code |
             ## Archive                  patterns not seen for 30 days
 
-At review start the service file is read into the prompt (known issues first, known false
-positives to avoid); after the review it is updated once from every round of it (the first review
-and each re-review after a fix: a pattern counts once per review). Only findings a human dismissed
-by id become false positives; a human approval alone dismisses nothing. Updates hold a lock and
+At review start the service file is read once (`read_memory`): into the prompt (known issues first,
+the dismissals with their places), and as entries the review weighs each finding against
+(`recall`, applied by the merge): a dismissal applies at its place; memory can lower a finding to
+Minor but never removes one, never touches a Critical or security finding at a new place, and never
+approves a change by itself. After the review memory is updated once from every round of it (the
+first review and each re-review after a fix: a pattern counts once per review). Only findings a
+human dismissed by id become false positives, with their category, file and code; a human approval
+alone dismisses nothing. Updates hold a lock and
 write atomically; review notes take a name no other review has, so reviews running at once
 never overwrite each other. Files get the user's umask.
 
@@ -31,18 +35,20 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rapidfuzz import fuzz, process
 
+from review_harness.code.merge import Recalled
+from review_harness.code.models import DECISION_WORDS, CodeFinding, Severity
 from review_harness.core.files import file_lock, write_atomic, write_new
 
-MEMORY_MODES = ("off", "read", "update")
+MEMORY_MODES = ("off", "read", "update", "write")  # write: another name of update
 PRUNE_DAYS = 30
 KINDS = {"spec": "spec-reviewer", "quality": "quality-reviewer"}
 ISSUE_HEADER = ("Pattern", "Frequency", "Last Seen", "Severity", "Example")
-FP_HEADER = ("Pattern", "Why It's Not an Issue")
+FP_HEADER = ("Pattern", "Why It's Not an Issue", "Category", "File", "Code")
 PATTERN_MATCH = 88
 RULES_PLACEHOLDER = "<!-- Rules every review of this service checks: written by people, never changed by reviews. -->"
 
@@ -57,11 +63,35 @@ class PatternRow:
 
 
 @dataclass
+class FalsePositive:
+    """A finding the team dismissed, with what identifies it: the pattern (the finding's first
+    clause), why, and where -- its category, file and the code it was about. An entry without a
+    place (written by hand, or by an older version) is a pattern of the whole service."""
+
+    pattern: str
+    why: str = ""
+    category: str = ""
+    file: str = ""
+    code: str = ""
+
+    @property
+    def placed(self) -> bool:
+        return bool(self.file)
+
+    def same(self, other: FalsePositive) -> bool:
+        return (self.file, normal_code(self.code), self.category) == (other.file, normal_code(other.code), other.category) \
+            and is_known(self.pattern, [other.pattern])
+
+    def where(self) -> str:
+        return f"{self.file}: `{self.code}`" if self.code else self.file or "anywhere in the service"
+
+
+@dataclass
 class ServicePatterns:
     service: str
     issues: list[PatternRow] = field(default_factory=list)
     rules: str = ""
-    false_positives: list[tuple[str, str]] = field(default_factory=list)
+    false_positives: list[FalsePositive] = field(default_factory=list)
     archive: list[PatternRow] = field(default_factory=list)
 
 
@@ -76,7 +106,16 @@ def pattern_of(description: str) -> str:
 
 
 def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+    """A table row's cells ('\\|' is a pipe inside a cell)."""
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", body)]
+
+
+def normal_code(text: str | None) -> str:
+    """Code as memory compares it: whitespace runs as one space, no ends."""
+    return " ".join((text or "").split())
 
 
 def _rows(block: str) -> list[list[str]]:
@@ -109,7 +148,7 @@ def parse_patterns(text: str, service: str) -> ServicePatterns:
     found.issues = _issue_rows(sections.get("common issues", ""))
     found.rules = "\n".join(line for line in sections.get("service-specific rules", "").splitlines()
                             if not _placeholder(line)).strip("\n")
-    found.false_positives = [(r[0], r[1] if len(r) > 1 else "") for r in _rows(sections.get("false positives to avoid", ""))]
+    found.false_positives = [FalsePositive(*(r + [""] * 5)[:5]) for r in _rows(sections.get("false positives to avoid", ""))]
     found.archive = _issue_rows(sections.get("archive", ""))
     return found
 
@@ -122,7 +161,7 @@ def _placeholder(line: str) -> bool:
 
 def _table(header: tuple[str, ...], rows: list[tuple]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(str(c).replace("|", "/") for c in row) + " |" for row in rows]
+    return lines + ["| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in row) + " |" for row in rows]
 
 
 def render_patterns(p: ServicePatterns) -> str:
@@ -132,7 +171,7 @@ def render_patterns(p: ServicePatterns) -> str:
     lines = [f"# {p.service} Review Patterns", "", "## Common Issues", ""]
     lines += _table(ISSUE_HEADER, [issue(r) for r in p.issues])
     lines += ["", "## Service-Specific Rules", "", p.rules or RULES_PLACEHOLDER, "", "## False Positives to Avoid", ""]
-    lines += _table(FP_HEADER, p.false_positives)
+    lines += _table(FP_HEADER, [(f.pattern, f.why, f.category, f.file, f.code) for f in p.false_positives])
     if p.archive:
         lines += ["", "## Archive", ""] + _table(ISSUE_HEADER, [issue(r) for r in p.archive])
     return "\n".join(lines) + "\n"
@@ -147,22 +186,20 @@ def read_patterns(root: Path, stage: str, service: str) -> ServicePatterns | Non
 
 def prompt_block(patterns: ServicePatterns | None) -> str:
     """What the reviewer is told: known issues (most frequent first), the service's rules, and
-    the false positives to avoid."""
+    the findings dismissed before and where. Memory informs: the reviewer still reports what it
+    sees, and the review weighs each finding against memory at its place."""
     if patterns is None:
         return ""
-    lines = [f"Memory of earlier reviews of service {patterns.service}. Look for the known issues first; do not report the known false positives."]
+    lines = [f"Memory of earlier reviews of service {patterns.service}. Look for the known issues first. Report every "
+             "issue you find, also one like a dismissed finding below: the review itself weighs memory at each "
+             "finding's place, and a new place is a new finding."]
     lines += ["", "Known issues:"] + ([f"- {r.pattern} (seen {r.frequency}x, last {r.last_seen}, {r.severity})"
                                        for r in sorted(patterns.issues, key=lambda r: -r.frequency)] or ["- none"])
     if patterns.rules:
         lines += ["", "Service rules:", patterns.rules]
-    lines += ["", "Known false positives:"] + [f"- {p} -- {why}" for p, why in patterns.false_positives]
+    lines += ["", "Dismissed before (false positives):"] + [f"- {f.pattern} -- at {f.where()} -- {f.why}"
+                                                          for f in patterns.false_positives]
     return "\n".join(lines)
-
-
-def known_false_positives(block: str) -> list[str]:
-    """The false-positive patterns of a memory block (what the offline reviewer reads back)."""
-    _, _, tail = block.partition("Known false positives:")
-    return [line[2:].split(" -- ")[0].strip() for line in tail.splitlines() if line.startswith("- ")]
 
 
 def is_known(pattern: str, known: list[str]) -> bool:
@@ -212,16 +249,16 @@ def record_findings(p: ServicePatterns, findings: list[tuple[str, str, str]], to
     prune(p, today)
 
 
-def record_false_positives(p: ServicePatterns, patterns: list[tuple[str, str]]) -> None:
-    for pattern, why in patterns:
-        if not is_known(pattern, [fp for fp, _ in p.false_positives]):
-            p.false_positives.append((pattern, why))
-    dismissed = [pattern for pattern, _ in patterns]
-    p.issues = [r for r in p.issues if not is_known(r.pattern, dismissed)]
+def record_false_positives(p: ServicePatterns, entries: list[FalsePositive]) -> None:
+    """Add the dismissed findings (each once per pattern and place). A dismissal is about one
+    place: the pattern stays a known issue everywhere else."""
+    for entry in entries:
+        if not any(entry.same(known) for known in p.false_positives):
+            p.false_positives.append(entry)
 
 
 def update_service(root: Path, stage: str, service: str, *, findings: list[tuple[str, str, str]] = (),
-                   false_positives: list[tuple[str, str]] = (), review_note: str | None = None, slug: str = "review",
+                   false_positives: list[FalsePositive] = (), review_note: str | None = None, slug: str = "review",
                    today: Callable[[], datetime.date] = datetime.date.today) -> list[Path]:
     """Apply one review's outcome to a reviewer kind's memory (under a lock); the files written."""
     now = today()
@@ -248,7 +285,8 @@ def render_index(folder: Path, stage: str) -> str:
     lines = [f"# {KINDS[stage]} memory", "", f"Reviews: {len(notes)}",
              f"Services: {', '.join(services) or '-'}", "", "## Key learnings", ""]
     lines += [f"- {r.pattern} ({name}: seen {r.frequency}x, last {r.last_seen}, {r.severity})" for r, name in rows[:8]]
-    fps = [(fp, why, name) for name, p in services.items() for fp, why in p.false_positives]
+    fps = [(fp.pattern + (f" at {fp.where()}" if fp.placed else ""), fp.why, name)
+           for name, p in services.items() for fp in p.false_positives]
     lines += [f"- not an issue in {name}: {fp} ({why})" for fp, why, name in fps[:8]]
     if not rows and not fps:
         lines.append("- none yet")
@@ -305,31 +343,96 @@ def release_copy(metadata: dict) -> None:
         metadata.pop("memory_copy", None)
 
 
-def memory_for_prompt(state, stage: str) -> str:
-    root = memory_root(state.metadata)
+def read_memory(metadata: dict) -> dict:
+    """What the reviewers' memory holds for this review, read once when it starts: per stage the
+    prompt block and the dismissed findings as entries with ids (`quality#fp2`: the second row of
+    the quality reviewer's False Positives table of this service)."""
+    root = memory_root(metadata)
+    out: dict = {}
     if root is None:
-        return ""
-    return prompt_block(read_patterns(root, stage, state.metadata["service"]))
+        return out
+    for stage in STAGES_OF_MEMORY:
+        patterns = read_patterns(root, stage, metadata["service"])
+        if patterns is None:
+            continue
+        entries = [{"id": f"{stage}#fp{n}", "service": patterns.service, **asdict(fp)}
+                   for n, fp in enumerate(patterns.false_positives, 1)]
+        out[stage] = {"block": prompt_block(patterns), "entries": entries, "issues": len(patterns.issues)}
+    return out
 
 
-def review_learnings(review, stage: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+def recall(entries: list[dict]) -> Callable[[CodeFinding], Recalled | None] | None:
+    """How memory weighs one finding of a stage (see `merge_stage`): a dismissal at the same place
+    (file, the code quoted, and the same category or pattern) lowers it to Minor; a pattern dismissed
+    without a place (service-wide, as people write them) lowers a finding of that pattern, unless the
+    finding is Critical or about security: those are judged where they are, never by a pattern
+    dismissed elsewhere."""
+    if not entries:
+        return None
+    placed = [e for e in entries if e.get("file")]
+    general = [e for e in entries if not e.get("file")]
+
+    def weigh(finding: CodeFinding) -> Recalled | None:
+        pattern = pattern_of(finding.description)
+        code = normal_code(finding.quote)
+        for e in placed:
+            same_kind = e.get("category") == finding.category or is_known(pattern, [e["pattern"]])
+            if e["file"] == finding.file and code and normal_code(e.get("code")) == code and same_kind:
+                return Recalled(e["id"], True, f"memory {e['id']}: dismissed before at this place ({e.get('why') or 'no reason given'})")
+        protected = finding.severity == Severity.CRITICAL or finding.category == "security"
+        for e in general + placed:
+            if (e.get("category") and e["category"] != finding.category) or not is_known(pattern, [e["pattern"]]):
+                continue
+            where = f"at {e['file']}" if e.get("file") else "without a place"
+            if protected or e.get("file"):
+                return Recalled(e["id"], False, f"memory {e['id']}: a finding like this was dismissed {where}; not applied "
+                                                "here (a new place" + (", and a Critical or security finding" if protected else "") + ")")
+            return Recalled(e["id"], True, f"memory {e['id']}: this pattern is a known false positive in the service "
+                                           f"({e.get('why') or 'no reason given'})")
+        return None
+
+    return weigh
+
+
+def memory_for_prompt(state, stage: str) -> str:
+    """The memory block of a reviewer's prompt: as read when the review started."""
+    from review_harness.code.panel import MEMORY_READ_KEY
+
+    read = state.store.get(MEMORY_READ_KEY)
+    if read is None:
+        read = read_memory(state.metadata)
+    return (read.get(stage) or {}).get("block", "")
+
+
+def false_positive_of(m, why: str) -> FalsePositive:
+    """The memory entry of a dismissed finding: its pattern and where it is."""
+    f = m.finding
+    return FalsePositive(pattern_of(f.description), why, f.category, f.file, normal_code(f.quote))
+
+
+def review_learnings(review, stage: str) -> tuple[list[tuple[str, str, str]], list[FalsePositive]]:
     """What one review teaches a reviewer kind: (pattern, severity, example) of every finding of
     the stage in any round that counted (a pattern once per review; contradictions and discarded
-    speculative results left out), and (pattern, why) of each finding a human dismissed by id."""
+    speculative results left out), and an entry for each finding a human dismissed by id, with
+    its place."""
     findings: dict[str, tuple[str, str, str]] = {}
-    dismissed: dict[str, tuple[str, str]] = {}
+    dismissed: list[FalsePositive] = []
+    why = f"dismissed by a human in the review of task {review.task}"
     for it in review.iterations:
         ids = set(it.all_dismissed)
         for merged in it.reviewed():
             if merged.stage != stage or merged.discarded:
                 continue
             for m in merged.findings:
-                pattern = pattern_of(m.finding.description)
                 if m.id in ids:
-                    dismissed.setdefault(pattern, (pattern, f"dismissed by a human in the review of task {review.task}"))
-                elif m.category != "contradiction":
-                    findings.setdefault(pattern, (pattern, m.finding.severity.value, m.finding.where))
-    return [f for p, f in findings.items() if p not in dismissed], list(dismissed.values())
+                    entry = false_positive_of(m, why)
+                    if not any(entry.same(known) for known in dismissed):
+                        dismissed.append(entry)
+                elif m.category != "contradiction" and not m.memory:
+                    pattern = pattern_of(m.finding.description)
+                    severity = (m.severity_before or m.finding.severity).value
+                    findings.setdefault(pattern, (pattern, severity, m.finding.where))
+    return list(findings.values()), dismissed
 
 
 def review_note(review, stage: str) -> str:
@@ -340,9 +443,9 @@ def review_note(review, stage: str) -> str:
     fixes = {f.reviewed_in: f for f in review.fixes}
     for it in review.iterations:
         heading = "First review" if it.iteration == 0 else f"Re-review after fix {it.iteration}"
-        lines += [f"## {heading}", "", f"Decision: {it.decision}" + (f"; human: {it.human_decision}" if it.human_decision else "")]
+        lines += [f"## {heading}", "", f"Decision: {DECISION_WORDS[it.decision]}" + (f"; human: {it.human_decision}" if it.human_decision else "")]
         if it.after_approval:
-            lines.append(f"Spec approved by a human; quality decision: {it.after_approval.decision}"
+            lines.append(f"Spec approved by a human; quality decision: {DECISION_WORDS[it.after_approval.decision]}"
                          + (f"; human: {it.after_approval.human_decision}" if it.after_approval.human_decision else ""))
         if it.all_dismissed:
             lines.append(f"Dismissed: {', '.join(it.all_dismissed)}")

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
@@ -31,7 +33,8 @@ SCENARIOS: tuple[tuple[str, str, float, str], ...] = (
     ("incomplete", "Low", 0.4, "Human decides (a reviewer produced no report)"),
     ("both-fail-agreed-critical", "High", 0.9, "Auto-reject -> fix loop"),
     ("b-only-critical", "Medium", 0.7, "Human decides (stronger model found something)"),
-    ("both-fail-disagree", "Medium", 0.6, "Human decides"),
+    ("both-fail-agreed", "Medium", 0.6, "Human decides (both models name the same issues, none critical)"),
+    ("both-fail-disagree", "Medium", 0.6, "Human decides (the models disagree on which issues)"),
     ("split", "Low", 0.4, "Human decides"),
     ("both-pass-clean", "Very High", 1.0, "Auto-approve"),
     ("both-pass-minor", "High", 0.85, "Auto-approve with notes"),
@@ -163,14 +166,64 @@ def _next_free(jump: dict[int, int], line: int) -> int:
     return line
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """What memory says of one finding: the entry (`entry_id`), whether it applies (a dismissal at
+    this very place; or a pattern dismissed service-wide, for a finding that is neither Critical
+    nor about security), and a note for the report."""
+
+    entry_id: str
+    applies: bool
+    note: str
+
+
+Recall = Callable[[CodeFinding], Recalled | None]
+
+
+def _recalled(report: ReviewerAnswer | None, recall: Recall | None) -> tuple[ReviewerAnswer | None, dict[int, tuple[Recalled, Severity | None]]]:
+    """A report with the findings memory applies to lowered to Minor (copies: the stored report
+    is kept as the model gave it), and per finding index what memory said and the severity before."""
+    if report is None or recall is None:
+        return report, {}
+    hits: dict[int, tuple[Recalled, Severity | None]] = {}
+    findings = []
+    for n, finding in enumerate(report.findings):
+        said = recall(finding)
+        if said is not None and said.applies and finding.severity != Severity.MINOR:
+            hits[n] = (said, finding.severity)
+            finding = finding.model_copy(update={"severity": Severity.MINOR})
+        elif said is not None:
+            hits[n] = (said, None)
+        findings.append(finding)
+    return report.model_copy(update={"findings": findings}), hits
+
+
+def _remember(merged: MergedFinding, hit: tuple[Recalled, Severity | None] | None) -> MergedFinding:
+    if hit is not None:
+        said, before = hit
+        merged.memory_note = said.note
+        if said.applies and before is not None and merged.finding.severity == Severity.MINOR:  # an agreed pair: both lowered
+            merged.memory, merged.severity_before = said.entry_id, before
+    return merged
+
+
 def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: tuple[str, ...],
                 reasons: dict[str, str] | None = None, pairs: list[tuple[int, int]] | None = None,
-                matcher: str = "rules", salvaged: dict[str, ReviewerAnswer] | None = None) -> StageMerge:
+                matcher: str = "rules", salvaged: dict[str, ReviewerAnswer] | None = None,
+                recall: Recall | None = None) -> StageMerge:
     """`reports` holds the completed reviewers' reports (None: the run did not complete).
     `pairs` (A index, B index) from an LLM matcher replace the deterministic matching.
     `salvaged` holds what parsed of a model's malformed answer: its findings are that model's
-    alone (never agreed) and it has no verdict."""
-    salvaged = salvaged or {}
+    alone (never agreed) and it has no verdict. `recall` is the reviewers' memory: a finding it
+    applies to counts as Minor (its severity before is kept), so memory can lower a model's
+    verdict but never add or remove a finding."""
+    hits: dict[str, dict[int, tuple[Recalled, Severity | None]]] = {}
+    reports = dict(reports)
+    for letter in list(reports):
+        reports[letter], hits[letter] = _recalled(reports[letter], recall)
+    salvaged = dict(salvaged or {})
+    for letter in list(salvaged):
+        salvaged[letter], hits[letter + "*"] = _recalled(salvaged[letter], recall)
     verdicts = {letter: model_verdict(reports.get(letter)) for letter in letters}
     merged = StageMerge(stage=stage, models=list(letters), verdicts=verdicts, matcher=matcher if pairs is not None else "rules")
     merged.reasons = [f"{'model ' + k if k in letters else k}: {v}" for k, v in (reasons or {}).items() if v]
@@ -188,17 +241,19 @@ def merge_stage(stage: str, reports: dict[str, ReviewerAnswer | None], letters: 
         finding = b_findings[j].model_copy()
         if a_findings[i].severity.rank < finding.severity.rank:
             finding.severity = a_findings[i].severity
-        merged.findings.append(MergedFinding(category="agreed", finding=finding, other=a_findings[i]))
+        merged.findings.append(_remember(MergedFinding(category="agreed", finding=finding, other=a_findings[i]),
+                                         hits.get("B", {}).get(j) or hits.get("A", {}).get(i)))
     for letter, own, other, used in (("B", b_findings, a, used_b), ("A", a_findings, b, used_a)):
-        alone = [(f, False) for n, f in enumerate(own) if n not in used]
+        alone = [(f, False, hits.get(letter, {}).get(n)) for n, f in enumerate(own) if n not in used]
         if letter in letters and letter in salvaged:
-            alone += [(f, True) for f in salvaged[letter].findings]
+            alone += [(f, True, hits.get(letter + "*", {}).get(n)) for n, f in enumerate(salvaged[letter].findings)]
         vouched = FineIndex(other.checked_fine if other else [])
-        for finding, from_malformed in alone:
+        for finding, from_malformed, hit in alone:
             fine = vouched.first_covering(finding.file, finding.line)
             category = "contradiction" if fine is not None else ("b_only" if letter == "B" else "a_only")
-            merged.findings.append(MergedFinding(category=category, finding=finding, by=letter, salvaged=from_malformed,
-                                                 fine_note=fine.note if fine is not None else None))
+            merged.findings.append(_remember(MergedFinding(
+                category=category, finding=finding, by=letter, salvaged=from_malformed,
+                fine_note=fine.note if fine is not None else None), hit))
     order = {"agreed": 0, "b_only": 1, "a_only": 2, "contradiction": 3}
     merged.findings.sort(key=lambda m: (order[m.category], m.finding.severity.rank, m.finding.file, m.finding.line or 0))
     if any(m.finding.blocking for m in merged.findings):
@@ -242,7 +297,9 @@ def stage_confidence(stages: list[StageMerge]) -> Confidence:
     elif _critical(findings, "b_only") or b_critical_contradiction:
         scenario = "b-only-critical"
     elif all(v == "FAIL" for v in values):
-        scenario = "both-fail-disagree"
+        # the same blocking issues from both (every blocking finding agreed), or different ones
+        blocking = [m for m in findings if m.finding.blocking]
+        scenario = "both-fail-agreed" if blocking and all(m.category == "agreed" for m in blocking) else "both-fail-disagree"
     elif "FAIL" in values:
         scenario = "split"
     elif not findings:
@@ -253,9 +310,22 @@ def stage_confidence(stages: list[StageMerge]) -> Confidence:
     return Confidence(scenario=name, label=label, value=value, action=action)
 
 
+def lowered_by_memory(stages: list[StageMerge]) -> list[MergedFinding]:
+    """The findings of some stages that memory lowered to Minor."""
+    return [m for s in stages for m in s.findings if m.memory]
+
+
 def decide(spec: StageMerge, quality: StageMerge | None, config: ReviewConfig) -> str:
     """AUTO_APPROVE / AUTO_REJECT_TO_IMPLEMENTER / PRESENT_TO_HUMAN, as the seed's decision logic,
-    with auto-actions only when their flag is on and never on an incomplete review."""
+    with auto-actions only when their flag is on and never on an incomplete review. Memory never
+    approves by itself: an approval that rests on findings memory lowered goes to a human."""
+    decision = _decide(spec, quality, config)
+    if decision == "AUTO_APPROVE" and lowered_by_memory(counted_stages(spec, quality)):
+        return "PRESENT_TO_HUMAN"
+    return decision
+
+
+def _decide(spec: StageMerge, quality: StageMerge | None, config: ReviewConfig) -> str:
     if spec.verdict == "FAIL":
         if _critical(spec.findings, "agreed") and config.auto_reject:
             return "AUTO_REJECT_TO_IMPLEMENTER"
@@ -271,11 +341,32 @@ def decide_quality(quality: StageMerge, config: ReviewConfig, spec_findings: lis
     otherwise a human decides."""
     if quality.verdict == "INCOMPLETE":
         return "PRESENT_TO_HUMAN"
-    if all(m.finding.severity == Severity.MINOR for m in list(spec_findings) + quality.findings):
-        return "AUTO_APPROVE" if config.auto_approve else "PRESENT_TO_HUMAN"
+    everything = list(spec_findings) + quality.findings
+    if all(m.finding.severity == Severity.MINOR for m in everything):
+        held = any(m.memory for m in everything)  # memory never approves by itself
+        return "AUTO_APPROVE" if config.auto_approve and not held else "PRESENT_TO_HUMAN"
     if quality.verdict == "FAIL" and _critical(quality.findings, "agreed") and config.auto_reject:
         return "AUTO_REJECT_TO_IMPLEMENTER"
     return "PRESENT_TO_HUMAN"
+
+
+def decision_note(confidence_: Confidence, decision: str, config: ReviewConfig, stages: list[StageMerge]) -> str | None:
+    """Why a scenario whose action is automatic went to a human: the automatic action is off
+    (and what happens instead), or memory alone would have approved."""
+    if decision != "PRESENT_TO_HUMAN":
+        return None
+    lowered = lowered_by_memory(stages)
+    if confidence_.scenario in ("both-pass-clean", "both-pass-minor"):
+        if not config.auto_approve:
+            return ("auto-approve is off (review.auto_approve: false, the default), so a human confirms this approval "
+                    "instead; -T auto_approve=true lets the review approve such a change itself")
+        if lowered:
+            return (f"memory lowered {', '.join(m.id or m.finding.where for m in lowered)} to Minor (a dismissal at "
+                    "that place); memory alone never approves a change, so a human decides")
+    if confidence_.scenario == "both-fail-agreed-critical" and not config.auto_reject:
+        return ("auto-reject is off (review.auto_reject: false, the default), so a human confirms sending it back "
+                "instead; -T auto_reject=true sends such a change to the implementer itself")
+    return None
 
 
 def blocking_of(stages: list[StageMerge], dismissed: list[str] = ()) -> list[MergedFinding]:
@@ -288,9 +379,14 @@ def issue_line(m: MergedFinding) -> str:
     return f"{m.finding.where}: [{m.finding.severity.value}] {m.finding.description}"
 
 
-def fix_message(attempt: int, maximum: int, issues: list[MergedFinding]) -> str:
+def fix_message(attempt: int, maximum: int, issues: list[MergedFinding], unreviewed: list[MergedFinding] = ()) -> str:
+    """The seed's message to the implementer; `unreviewed`: Critical or security findings of
+    discarded speculative results, named so they are not lost (they decide nothing yet)."""
     body = "\n".join(f"- {issue_line(m)}" for m in issues) or "- (no blocking findings listed; see the review)"
-    return f"Fix attempt {attempt}/{maximum}: fix these issues\n{body}"
+    seen = "".join(f"\n- {issue_line(m)}" for m in unreviewed)
+    if seen:
+        seen = "\nAlso seen, not yet reviewed (quality is reviewed once spec passes):" + seen
+    return f"Fix attempt {attempt}/{maximum}: fix these issues\n{body}{seen}"
 
 
 def escalation_message(task: str, maximum: int, issues: list[MergedFinding]) -> str:

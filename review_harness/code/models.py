@@ -47,6 +47,9 @@ CATEGORIES: tuple[str, ...] = (
 Decision = Literal["AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN"]
 DECISIONS: tuple[str, ...] = ("AUTO_APPROVE", "AUTO_REJECT_TO_IMPLEMENTER", "PRESENT_TO_HUMAN")
 MergeCategory = Literal["agreed", "b_only", "a_only", "contradiction"]
+# the decision in the words a reader uses (the review JSON keeps the seed's names)
+DECISION_WORDS = {"AUTO_APPROVE": "auto-approve", "AUTO_REJECT_TO_IMPLEMENTER": "auto-reject to the implementer",
+                  "PRESENT_TO_HUMAN": "human decides"}
 
 
 # ---------------------------------------------------------------------------- reviewer output
@@ -111,6 +114,9 @@ class MergedFinding(BaseModel):
     fine_note: str | None = None  # contradictions: the other model's "checked and fine" note
     by: Letter | None = None  # one-model findings and contradictions: whose finding
     salvaged: bool = Field(default=False, description="from what parsed of its model's malformed answer")
+    memory: str | None = Field(default=None, description="the memory entry that lowered it to Minor (a dismissal at this place)")
+    severity_before: Severity | None = Field(default=None, description="its severity before memory lowered it")
+    memory_note: str | None = Field(default=None, description="what memory said about it, applied or not")
 
 
 class StageMerge(BaseModel):
@@ -124,9 +130,16 @@ class StageMerge(BaseModel):
     discarded: bool = False
     reasons: list[str] = Field(default_factory=list)
     matcher: str = "rules"
+    summaries: dict[str, str] = Field(default_factory=dict, description="per model letter, its own summary of the stage")
 
     def in_category(self, category: str) -> list[MergedFinding]:
         return [f for f in self.findings if f.category == category]
+
+    def unreviewed_critical(self) -> list[MergedFinding]:
+        """Of discarded results: the Critical and security findings, seen but not yet reviewed."""
+        if not self.discarded:
+            return []
+        return [m for m in self.findings if m.finding.severity == Severity.CRITICAL or m.finding.category == "security"]
 
     def severity_counts(self) -> dict[str, int]:
         """How many findings of each severity, most severe first (severities with none left out)."""
@@ -263,6 +276,7 @@ class CodeReview(BaseModel):
     title: str
     service: str
     strategy: str
+    feature: str | None = Field(default=None, description="the feature the task belongs to: the plan's title (-T plan=)")
     config: dict
     change: dict = Field(description="files, cut notes and warnings of the reviewed change")
     iterations: list[IterationRecord]
@@ -270,6 +284,7 @@ class CodeReview(BaseModel):
     fix_iterations: int = 0
     final_status: str = Field(description="complete | review-fix-{N} | escalated | awaiting-human")
     escalation: str | None = None
+    answer_error: str | None = Field(default=None, description="a human's answer the review could not apply, and why")
     prompt_version: str = "v1"
     memory: dict = Field(default_factory=dict, description="mode, root, files updated, and any write error")
     human_answers: list[str] = Field(default_factory=list, description="the human's answers given for this review")

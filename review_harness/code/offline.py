@@ -6,8 +6,6 @@ request lacks its data."""
 
 from __future__ import annotations
 
-from review_harness.code.memory import is_known, known_false_positives, pattern_of
-from review_harness.code.models import CheckedFine, ReviewerAnswer
 from review_harness.core.prompts import data_block
 
 
@@ -31,13 +29,11 @@ def review_answer(stage: str, letter: str, prompt: str) -> str | None:
         return None
     views = [
         FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"],
-                 omitted=f["omitted"])
+                 omitted=f["omitted"], moved=set(f["moved"]), removed=f["removed"])
         for f in parse_change(change)  # binary and deleted files too: the spec may name them
     ]
+    # memory is the review's to weigh, at each finding's place: the rules report what they see
     report = review_spec(spec, views, letter) if stage == "spec" else review_quality(views, letter)
-    memory = data_block(prompt, "<memory>", "</memory>")
-    if memory:
-        avoid_known_false_positives(report, known_false_positives(memory))
     return report.model_dump_json(indent=1)
 
 
@@ -57,15 +53,3 @@ def match_answer(prompt: str) -> str | None:
     b = [(i["id"], CodeFinding.model_validate({k: v for k, v in i.items() if k != "id"})) for i in items if i["id"].startswith("b")]
     pairs = one_to_one([f for _, f in a], [f for _, f in b], similarity, MATCH_THRESHOLD)
     return MatchAnswer(pairs=[MatchPair(a=a[i][0], b=b[j][0]) for i, j, _ in pairs]).model_dump_json(indent=1)
-
-
-def avoid_known_false_positives(report: ReviewerAnswer, known: list[str]) -> None:
-    """Memory says the team dismissed these patterns before: vouch for the place instead."""
-    kept = []
-    for finding in report.findings:
-        if known and is_known(pattern_of(finding.description), known):
-            report.checked_fine.append(CheckedFine(file=finding.file, line=finding.line, end_line=None,
-                                                   note=f"known false positive in this service: {pattern_of(finding.description)}"))
-        else:
-            kept.append(finding)
-    report.findings = kept

@@ -13,6 +13,7 @@ from typing import Any
 
 from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
+from review_harness.code.memory import recall
 from review_harness.code.merge import confidence, decide, decide_quality, merge_stage, stage_confidence
 from review_harness.code.matcher import pair_indices
 from review_harness.code.models import (
@@ -28,6 +29,7 @@ FIXES_KEY = "code:fixes"
 OUTCOME_KEY = "code:outcome"
 CHANGE_KEY = "code:change"
 MEMORY_KEY = "code:memory"
+MEMORY_READ_KEY = "code:memory-read"
 PLAN_KEY = "code:plan"
 HUMAN_KEY = "code:human"
 WARNINGS_KEY = "code:warnings"
@@ -69,7 +71,7 @@ def _not_complete(result: MemberResult[ReviewerAnswer]) -> str:
 def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tuple[str, ...]) -> tuple[StageMerge, list[MemberRun]]:
     """One stage's merge: reviewers whose run completed give reports; one that did not has no
     verdict (seed 002: neither PASS nor agreement), and what parsed of its malformed answer still
-    counts as its own findings."""
+    counts as its own findings. The memory read when the review started weighs each finding."""
     reports: dict[str, ReviewerAnswer | None] = {}
     salvaged: dict[str, ReviewerAnswer] = {}
     reasons: dict[str, str] = {}
@@ -90,7 +92,10 @@ def stage_from_store(store: StoreLike, iteration: int, stage: str, letters: tupl
         pairs, matcher = pair_indices(matched.report), "llm"
     elif matched is not None:
         reasons["matcher"] = f"LLM matcher unusable, rules used: {matched.run.describe()}"
-    merged = merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matcher, salvaged=salvaged)
+    entries = ((store.get(MEMORY_READ_KEY) or {}).get(stage) or {}).get("entries") or []
+    merged = merge_stage(stage, reports, letters, reasons, pairs=pairs, matcher=matcher, salvaged=salvaged,
+                         recall=recall(entries))
+    merged.summaries = {letter: report.summary for letter, report in reports.items() if report is not None and report.summary}
     return merged, runs
 
 
@@ -152,6 +157,25 @@ def strategy_label(config: ReviewConfig, speculative: bool) -> str:
     return f"Sequential (spec, then quality; {len(config.letters)} model{'s' if len(config.letters) > 1 else ''} per stage)"
 
 
+def memory_applied(iterations: list[IterationRecord], read: dict) -> dict:
+    """Which memory entries the review applied (each with the findings it lowered) and how much
+    memory it read."""
+    entries = {e["id"]: e for stage in read.values() for e in stage.get("entries", [])}
+    applied: dict[str, dict] = {}
+    for it in iterations:
+        for stage in it.stages() + it.counted():
+            for m in stage.findings:
+                if m.memory and m.memory in entries:
+                    entry = applied.setdefault(m.memory, {**entries[m.memory], "stage": stage.stage, "findings": []})
+                    if m.id not in entry["findings"]:
+                        entry["findings"].append(m.id)
+    out: dict = {"applied": list(applied.values())}
+    if read:
+        out["read"] = {stage: {"issues": r.get("issues", 0), "false_positives": len(r.get("entries", []))}
+                       for stage, r in read.items()}
+    return out
+
+
 def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
     config = ReviewConfig.model_validate(metadata["config"])
     records = store.get(ITERATIONS_KEY) or []
@@ -161,11 +185,12 @@ def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
     current = ChangeSet.model_validate(store.get(CHANGE_KEY) or metadata["change"])
     change = current.summary() | {"cuts": render_change(current, config.max_change_chars).cuts}
     return CodeReview(
-        task=str(metadata["task"]), title=metadata["title"], service=metadata["service"],
+        task=str(metadata["task"]), title=metadata["title"], service=metadata["service"], feature=metadata.get("feature"),
         strategy=config.strategy, config=config.model_dump(),
         change=change, iterations=iterations, fixes=fixes,
         fix_iterations=len(fixes), final_status=outcome.get("final_status", "escalated" if not iterations else "awaiting-human"),
-        escalation=outcome.get("escalation"), prompt_version=PROMPT_VERSION,
-        memory=store.get(MEMORY_KEY) or {}, human_answers=store.get(HUMAN_KEY) or [], plan=store.get(PLAN_KEY) or {},
+        escalation=outcome.get("escalation"), answer_error=outcome.get("answer_error"), prompt_version=PROMPT_VERSION,
+        memory=(store.get(MEMORY_KEY) or {}) | memory_applied(iterations, store.get(MEMORY_READ_KEY) or {}),
+        human_answers=store.get(HUMAN_KEY) or [], plan=store.get(PLAN_KEY) or {},
         warnings=store.get(WARNINGS_KEY) or [],
     )

@@ -84,6 +84,11 @@ class Plan:
                     frontier.append(other)
         return found
 
+    @property
+    def title(self) -> str | None:
+        """The plan's title (its first level-1 heading): the feature its tasks build."""
+        return next((line[2:].strip() for line in self.lines if line.startswith("# ") and line[2:].strip()), None)
+
     def render_table(self) -> list[str]:
         widths = [max(len(self.header[i]), *(len(r[i]) for r in self.rows), 3) for i in range(len(self.header))]
         line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
@@ -193,6 +198,42 @@ def update_plan(path: str | Path, review) -> dict:
         write_atomic(path, plan.text())
     paused = sorted(plan.dependents(review.task) & set(blocked), key=lambda t: (len(t), t))
     return {"path": str(path), "blocked": blocked, "paused": paused, "table": "\n".join(plan.render_table())}
+
+
+def mark_fixing(path: str | Path, task: str, attempt: int, spec: str | None, quality: str | None) -> None:
+    """While fix attempt N runs: the task's row says `review-fix-N` (the seed's in-fix status), with
+    the spec and quality marks of the review that sent it back (❌→🔄: being fixed)."""
+    path = Path(path)
+    with file_lock(path.parent / f".{path.name}.lock"):
+        plan = read_plan(path)
+        for name in COLUMNS:
+            if not plan.has(name):
+                plan.header.append(name)
+                for row in plan.rows:
+                    row.append("—" if name != "Fix Iterations" else "0")
+        row = plan.row(task)
+        if row is None:
+            raise PlanError(f"task {task} is not in the plan's task table (tasks: {', '.join(plan.tasks)})")
+        fixing = {"FAIL": "❌→🔄", "PASS": "✅", "INCOMPLETE": "⚠️→🔄"}
+        values = {"Status": f"review-fix-{attempt}", "Spec": fixing.get(spec or "", "—"),
+                  "Quality": fixing.get(quality or "", "—"), "Fix Iterations": str(attempt)}
+        for name, value in values.items():
+            row[plan.column(name)] = value
+        write_atomic(path, plan.text())
+
+
+def plan_fixing(state, task: str, attempt: int, spec: str | None, quality: str | None) -> str | None:
+    """The solver's side of `mark_fixing` (a failure is a warning of the review)."""
+    path = state.metadata.get("plan")
+    if not path:
+        return None
+    try:
+        mark_fixing(path, task, attempt, spec, quality)
+    except PlanError as ex:
+        return f"plan not updated during fix {attempt}: {ex}"
+    except OSError as ex:
+        return f"plan not updated during fix {attempt}: could not write {ex.filename or path} ({ex.strerror})"
+    return None
 
 
 def update_plan_after_review(state, review) -> str | None:

@@ -24,7 +24,8 @@ BLOCKS = ("spec", "change", "memory")
 WHOLE_FILE_LINES = 400  # longer files show windows around the added lines
 WINDOW = 12
 FILE_HEADER = re.compile(r"^### file: (?P<path>\S.*?) \((?P<status>[a-z]+)(?:, (?P<language>[a-z]+))?\)(?P<rest>.*)$")
-NUMBERED = re.compile(r"^ *(\d+) ([+ ]) ")
+NUMBERED = re.compile(r"^ *(\d+) ([+~ ]) ")
+REMOVED = re.compile(r"^ {6}- ")
 
 
 def _safe(text: str) -> str:
@@ -51,17 +52,26 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def _body(f: ChangedFile, windows_only: bool) -> str:
-    added = set(f.added)
+    """Numbered lines of the new version, '+' on lines the change adds, '~' on lines git finds
+    moved from elsewhere, and the removed old lines ('-', unnumbered) where they stood."""
+    moved = set(f.moved)
+    added = set(f.added) - moved
+    removed = f.removed_lines
     shown = sorted(f.lines)
     if windows_only:
-        keep = {n for a in added for n in range(a - WINDOW, a + WINDOW + 1)}
+        keep = {n for a in set(f.added) | set(removed) for n in range(a - WINDOW, a + WINDOW + 1)}
         shown = [n for n in shown if n in keep]
     lines, prev = [], None
+    anchors = sorted(removed)
     for n in shown:
         if prev is not None and n != prev + 1:
             lines.append("  ...")
-        lines.append(f"{n:>5} {'+' if n in added else ' '} {f.lines[n]}")
+        while anchors and anchors[0] <= n:
+            lines += [f"{'':>5} - {old}" for old in removed[anchors.pop(0)]]
+        lines.append(f"{n:>5} {'+' if n in added else '~' if n in moved else ' '} {f.lines[n]}")
         prev = n
+    for anchor in anchors:  # removals after the last line shown
+        lines += [f"{'':>5} - {old}" for old in removed[anchor]]
     return "\n".join(lines)
 
 
@@ -81,7 +91,8 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
         if f.binary or f.status == "deleted" or not f.lines:
             blocks.append(header + (f" -- {f.note}" if f.note else ""))
             continue
-        header += f"\nchanged lines: {_ranges(f.added) or 'none'}"
+        new = sorted(set(f.added) - set(f.moved))
+        header += f"\nchanged lines: {_ranges(new) or 'none'}" + (f"; moved unchanged: {_ranges(f.moved)}" if f.moved else "")
         windows = not f.complete or len(f.lines) > WHOLE_FILE_LINES
         body = _body(f, windows)
         if used + len(body) > budget and not windows:
@@ -98,7 +109,7 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
 
 def parse_change(text: str) -> list[dict]:
     """The files of a rendered change (what the offline reviewer reads back): path, status,
-    language, lines {n: text}, added [n], excerpt (whether only windows are shown), omitted (whether
+    language, lines {n: text}, added [n] (moved lines left out), moved [n], removed [old text], excerpt (whether only windows are shown), omitted (whether
     the budget left the file out)."""
     files: list[dict] = []
     current: dict | None = None
@@ -106,7 +117,8 @@ def parse_change(text: str) -> list[dict]:
         match = FILE_HEADER.match(line)
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
-                       "binary": "binary" in match["rest"], "lines": {}, "added": [], "excerpt": False, "omitted": False}
+                       "binary": "binary" in match["rest"], "lines": {}, "added": [], "moved": [], "removed": [], "excerpt": False,
+                       "omitted": False}
             files.append(current)
             continue
         if current is None:
@@ -121,6 +133,11 @@ def parse_change(text: str) -> list[dict]:
             current["lines"][n] = line[number.end():]
             if number.group(2) == "+":
                 current["added"].append(n)
+            elif number.group(2) == "~":
+                current["moved"].append(n)
+            continue
+        if REMOVED.match(line):
+            current["removed"].append(line[8:])
     return files
 
 

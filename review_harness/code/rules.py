@@ -1,16 +1,18 @@
 """The offline code reviewer's rule engine: real checks of the change, two rule sets.
 
-Quality (Python): the `ast` module -- SQL built from strings and passed to execute(), exceptions
-caught broadly and swallowed, mutable default arguments, resources opened and never closed,
-coroutines called without await, shell commands and eval on built strings, debug prints.
-Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same families.
-The spec rules (requirements and out-of-scope items against the change) are in spec_rules.py.
+Quality (Python): the `ast` module -- SQL built by any string formatting (f-string, %, .format(),
+concatenation) and passed to execute(), exceptions caught broadly and swallowed, mutable default
+arguments, resources opened and never closed, coroutines called without await, shell commands and
+eval on built strings, debug prints; conditions that are always true and tests that never run
+(pychecks.py). Quality (JavaScript/TypeScript, Go): line checks of the added lines for the same
+families. The spec rules (requirements and out-of-scope items against the change) are in
+spec_rules.py.
 
 Model A (the cheaper reviewer) runs fewer rules, does not trace variables, and has one noisy
 rule (any broad `except` is reported, even one that re-raises, and so is a specific exception
-answered with a default value). Model B runs all rules. Each
-model also says where it looked and found nothing wrong (``checked_fine``), which is what makes
-contradictions possible. Findings are reported only on added lines.
+answered with a default value). Model B runs all rules. Each model also says where it looked and
+found nothing wrong (``checked_fine``), which is what makes contradictions possible. Findings are
+reported only on lines the change adds (not on lines git reports as moved).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer, Severity
+from review_harness.code.pychecks import always_true_conditions, change_methods, uncollected_tests
 from review_harness.core.pysource import parse_python
 
 CRITICAL, IMPORTANT, MINOR = Severity.CRITICAL, Severity.IMPORTANT, Severity.MINOR
@@ -27,10 +30,12 @@ SQL_METHODS = {"execute", "executemany", "executescript", "raw", "query", "read_
 SQL_WORDS = re.compile(r"\b(select|insert|update|delete|where|from)\b", re.IGNORECASE)
 RESOURCE_CALLS = {"open", "connect", "urlopen", "socket", "TemporaryFile", "NamedTemporaryFile"}
 BROAD = {None, "Exception", "BaseException"}
-A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql"}
+A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql",
+           "always-true", "uncollected-test"}
 # "trace": follow a variable to where it is built, and vouch for handlers that log or re-raise
 B_RULES = {"sql-string", "swallowed-exception", "mutable-default", "unclosed-resource", "missing-await", "shell-string",
-           "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "trace"}
+           "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "always-true",
+           "uncollected-test", "trace"}
 
 
 @dataclass
@@ -41,6 +46,8 @@ class FileView:
     added: set[int]
     excerpt: bool = False
     omitted: bool = False  # the prompt budget left the file's lines out
+    moved: set[int] = field(default_factory=set)  # lines git reports as moved unchanged (not new code)
+    removed: list[str] = field(default_factory=list)  # the old lines the change removed from this file
 
     @property
     def text(self) -> str:
@@ -80,17 +87,19 @@ def _name(node: ast.AST) -> str | None:
     return None
 
 
-def _built_string(node: ast.AST, full: bool) -> bool:
-    """A string assembled from pieces at run time: f-string with values, + concatenation;
-    with `full` also %-formatting and .format()."""
+def _built_string(node: ast.AST) -> bool:
+    """A string assembled from pieces at run time: an f-string with values, + concatenation,
+    %-formatting or .format() of a literal (also inside SQLAlchemy's text(...))."""
+    if isinstance(node, ast.Call) and _name(node.func) == "text" and len(node.args) == 1:
+        node = node.args[0]
     if isinstance(node, ast.JoinedStr):
         return any(isinstance(v, ast.FormattedValue) for v in node.values)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return any(isinstance(side, (ast.Constant, ast.JoinedStr, ast.BinOp)) for side in (node.left, node.right)) and not (
             isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant))
-    if full and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
         return True
-    if full and isinstance(node, ast.Call) and _name(node.func) == "format" and isinstance(getattr(node.func, "value", None), ast.Constant):
+    if isinstance(node, ast.Call) and _name(node.func) == "format" and isinstance(getattr(node.func, "value", None), ast.Constant):
         return True
     return False
 
@@ -104,10 +113,14 @@ def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 
 def _assignments(func: ast.AST) -> dict[str, ast.AST]:
+    """The value each local name is built from (`q += ...` adds to it: a concatenation)."""
     out: dict[str, ast.AST] = {}
     for node in ast.walk(func):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             out[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+            before = out.get(node.target.id, ast.Constant(value=""))
+            out[node.target.id] = ast.BinOp(left=before, op=ast.Add(), right=node.value)
     return out
 
 
@@ -127,11 +140,7 @@ def _handler_type(handler: ast.ExceptHandler) -> str | None:
     return _name(handler.type) if handler.type is not None else None
 
 
-def python_quality(view: FileView, rules: set[str], result: Result) -> None:
-    try:
-        tree = parse_python(view.text)
-    except SyntaxError:
-        return  # an excerpt or invalid file: the line checks still run (debug prints)
+def python_quality(view: FileView, tree: ast.Module, rules: set[str], result: Result, methods: set[str]) -> None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     async_defs = {f.name for f in _functions(tree) if isinstance(f, ast.AsyncFunctionDef)}
     # names the module binds itself (``from inspect_ai import eval``): not the builtins
@@ -153,7 +162,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
             if "sql-string" in rules and callee in SQL_METHODS and node.args:
                 query = node.args[0]
                 traced = assigned.get(query.id) if isinstance(query, ast.Name) and "trace" in rules else None
-                if _built_string(query, "trace" in rules) or (traced is not None and _built_string(traced, True) and _mentions_sql(traced)):
+                if _built_string(query) or (traced is not None and _built_string(traced) and _mentions_sql(traced)):
                     result.add(view, node.lineno, CRITICAL, "security",
                                f"SQL passed to {callee}() is built from strings: values reach the query unescaped (SQL injection).",
                                "Use a parameterised query: placeholders in a constant SQL string and the values as parameters.")
@@ -167,7 +176,7 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
                            "Parse the value (e.g. ast.literal_eval, json.loads) instead of evaluating it.")
             if "shell-string" in rules and callee in ("run", "call", "check_output", "check_call", "Popen", "system"):
                 shell = any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
-                if (shell or callee == "system") and node.args and _built_string(node.args[0], True):
+                if (shell or callee == "system") and node.args and _built_string(node.args[0]):
                     result.add(view, node.lineno, CRITICAL, "security",
                                "A shell command is built from strings: input can inject shell syntax.",
                                "Pass the command as a list of arguments without shell=True.")
@@ -179,6 +188,10 @@ def python_quality(view: FileView, rules: set[str], result: Result) -> None:
             _unclosed(view, func, parents, result)
         if "missing-await" in rules and isinstance(func, ast.AsyncFunctionDef):
             _missing_await(view, func, async_defs, parents, result)
+    if "always-true" in rules:
+        always_true_conditions(view, tree, result, methods)
+    if "uncollected-test" in rules:
+        uncollected_tests(view, tree, result)
     for node in ast.walk(tree):
         if not isinstance(node, ast.ExceptHandler):
             continue
@@ -276,9 +289,17 @@ def line_quality(view: FileView, rules: set[str], result: Result) -> None:
 def review_quality(files: list[FileView], letter: str) -> ReviewerAnswer:
     rules = A_RULES if letter == "A" else B_RULES
     result = Result()
+    trees: dict[str, ast.Module] = {}
     for view in files:
         if view.language == "python":
-            python_quality(view, rules, result)
+            try:
+                trees[view.path] = parse_python(view.text)
+            except SyntaxError:
+                continue  # an excerpt or invalid file: the line checks still run (debug prints)
+    methods = change_methods(list(trees.values()))  # a method defined in one file and tested in another
+    for view in files:
+        if view.path in trees:
+            python_quality(view, trees[view.path], rules, result, methods)
         else:
             line_quality(view, rules, result)
     return answer(result, "quality", len(files))

@@ -1,7 +1,11 @@
 """The offline spec reviewer: the spec's requirement and out-of-scope items against the change.
 
-A requirement item names what it asks for in backticks. Each name is looked up in the change by
-what it is, not verbatim:
+Requirements are read however they are written (`spec_items`: list items with their wrapped
+lines, table rows, must/shall sentences; under requirement-like headings, or anywhere but
+out-of-scope and context sections when there are none). An item names what it asks for in
+backticks or in plain words (`names_of`: calls, snake_case and dotted names, paths, routes, flags,
+CamelCase after 'class' or 'function'); an item that names no code is not assessed offline, and
+the reviewer's summary says so. Each name is looked up in the change by what it is, not verbatim:
 
 - a route (`GET /products/search?q=...`, `/items/{id}`): the path, without its query, with any
   path parameter (`{id}`, `<int:id>`, `:id`) as a wildcard, among the change's path literals
@@ -17,8 +21,9 @@ Model B (the stronger reviewer) needs every name of an item in the added lines; 
 item when any one of its names is found, in added or unchanged context lines, and does not check
 new public names against the spec: its blind spots (a partly implemented requirement, a name
 that only appears in unchanged code) are deliberate, so the merge has something to disagree on.
-Out-of-scope names found in added lines are scope creep (both models); new public functions the
-spec never mentions are Minor scope creep (B only). When the prompt budget left files out of the
+Out-of-scope names found in added lines are scope creep (both models), and so is a code file the
+task neither names nor implies (both models); new public functions the spec never mentions are
+Minor scope creep (B only), unless the change removed or moved that name (not new code). When the prompt budget left files out of the
 change, requirements whose names are not in what was shown are not called missing: one Important
 finding says how many could not be checked.
 
@@ -35,12 +40,14 @@ from dataclasses import dataclass, field
 from review_harness.code.change import LANGUAGES
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
 from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer
+from review_harness.core.viewer import shorten
 
 HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
 TICKS = re.compile(r"`([^`]+)`")
-OUT_OF_SCOPE = re.compile(r"out of scope|non-goals?|not in scope|do not", re.IGNORECASE)
-IN_SCOPE = re.compile(r"requirement|acceptance|must|deliverable|scope|tasks?\b|changes?", re.IGNORECASE)
+OUT_OF_SCOPE = re.compile(r"out of scope|non-goals?|not in scope|do not|won't|will not|later|future|excluded", re.IGNORECASE)
+IN_SCOPE = re.compile(r"requirement|acceptance|must|deliverable|scope|tasks?\b|changes?|goals?\b|implement|build|criteria|"
+                      r"expected|behaviou?r|features?\b|definition of done|what to|api\b|interface|spec", re.IGNORECASE)
 MUST = re.compile(r"\b(must|shall|required?)\b", re.IGNORECASE)
 DEF_LINE = {
     "python": re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)|^\s*class\s+([A-Za-z_]\w*)"),
@@ -71,24 +78,104 @@ WORD = re.compile(r"[A-Za-z_$][\w$]*")
 FILE_NAME = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 
 
+CONTEXT = re.compile(r"background|context|motivation|problem|current state|notes?\b|references?|links?|decisions?|"
+                     r"status|dependenc|open questions|risks?|alternatives|history", re.IGNORECASE)
+CHECKBOX = re.compile(r"^\[[ xX]\]\s+")
+URL = re.compile(r"https?://\S+")
+
+
 def spec_items(spec: str) -> tuple[list[str], list[str]]:
-    """(requirement items, out-of-scope items): list items under requirement-like headings."""
-    required, excluded, section = [], [], None
-    for line in spec.splitlines():
+    """(requirement items, out-of-scope items). An item is a list item (its wrapped lines joined,
+    a checkbox dropped), a table row, or a sentence that says must/shall in a requirement section.
+    Requirement sections have requirement-like headings; a spec without one has its items wherever
+    they are, except under out-of-scope and context headings (background, notes, decisions...)."""
+    required, excluded, loose = [], [], []
+    section: str | None = "top"
+    current: list[str] | None = None  # the item being read (wrapped lines join it)
+    found_section = False
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            text = CHECKBOX.sub("", " ".join(part.strip() for part in current)).strip()
+            if text:
+                target = excluded if section == "out" else required if section == "in" else loose if section == "top" else None
+                if target is not None:
+                    target.append(text)
+        current = None
+
+    lines = spec.splitlines()
+    for n, line in enumerate(lines):
         heading = HEADING.match(line)
         if heading:
+            close()
             title = heading.group(1)
-            section = "out" if OUT_OF_SCOPE.search(title) else "in" if IN_SCOPE.search(title) else None
+            if line.startswith("# "):  # the spec's title
+                section = "top"
+                continue
+            section = ("out" if OUT_OF_SCOPE.search(title) else "in" if IN_SCOPE.search(title)
+                       else "context" if CONTEXT.search(title) else "top")
+            found_section = found_section or section == "in"
             continue
         item = ITEM.match(line)
-        if item and section:
-            (excluded if section == "out" else required).append(item.group(1))
-    return required, excluded
+        if item:
+            close()
+            current = [item.group(1)]
+            continue
+        if not line.strip() or line.strip().startswith("```"):
+            close()
+            continue
+        if line.strip().startswith("|"):
+            close()
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            following = lines[n + 1] if n + 1 < len(lines) else ""
+            if not re.fullmatch(r"[\s|:-]*", line) and not re.fullmatch(r"\|?[\s:-]*(\|[\s:-]*)+\|?", following.strip()):
+                current = [" ".join(c for c in cells if c)]
+                close()
+            continue
+        if current is not None:  # a wrapped line of the item above
+            current.append(line)
+            continue
+        if MUST.search(line):  # a requirement written as a sentence
+            for sentence in re.split(r"(?<=[.!?])\s+", line.strip()):
+                if MUST.search(sentence):
+                    current = [sentence]
+                    close()
+    close()
+    return (required if found_section else required + loose), excluded
+
+
+CALL = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(([^()]{0,80})\)")
+SNAKE = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w/])")
+DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]+(?:\.[A-Za-z_][A-Za-z0-9_]+)+)(?![\w(/])")
+PLAIN_FILE = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[a-z0-9_][\w-]*\.[a-z0-9]{1,5})(?![\w/])")
+PLAIN_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,5})(?![\w/])")
+PLAIN_ROUTE = re.compile(r"\b((?:" + "|".join(METHODS) + r")\s+/[^\s`,;)]*)")
+CAMEL = re.compile(r"\b(?:class|function|method|type|struct|interface|component|endpoint|handler|hook|module|service|"
+                   r"enum|trait|protocol)\s+([A-Za-z]+[a-z0-9][A-Z]\w*)")
+FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]+)")
 
 
 def names_of(item: str) -> list[str]:
-    """The backticked names of an item, in order."""
-    return [t.strip() for t in TICKS.findall(item) if t.strip()]
+    """What an item names, in order: its backticked names, then the code-like names it writes in
+    plain words (a call `find_orders(conn)`, a snake_case or dotted name, a file path, a route
+    `GET /orders`, a flag `--dry-run`, a CamelCase name after 'class' or 'function')."""
+    ticked = [t.strip() for t in TICKS.findall(item) if t.strip()]
+    text = URL.sub(" ", TICKS.sub(" ", item))
+    plain: list[str] = []
+    for pattern in (PLAIN_ROUTE, CALL, PLAIN_PATH, PLAIN_FILE, SNAKE, DOTTED, CAMEL, FLAG):
+        for match in pattern.finditer(text):
+            token = match.group(0) if pattern is CALL else match.group(1)
+            if pattern is PLAIN_FILE and token.rsplit(".", 1)[-1].lower() not in EXTENSIONS:
+                continue
+            if pattern is DOTTED and (token.rsplit(".", 1)[-1].lower() in EXTENSIONS or re.search(r"\b(?:e\.g|i\.e|etc)\b", token)):
+                continue
+            if not any(token in other for other in plain):
+                plain.append(token.strip())
+    names = ticked + [t for t in plain if t not in ticked]
+    # a parameter of a signature the item names is part of that signature, not a name of its own
+    parameters = {p for t in names if (m := SIGNATURE.match(t)) for p in WORD.findall(t[t.index("(") + 1:])}
+    return [t for t in names if not (NAME.match(t) and "." not in t and t in parameters)]
 
 
 def route_key(path: str) -> tuple[str, ...]:
@@ -118,14 +205,18 @@ class ChangeIndex:
     routes: dict[tuple[str, ...], list[Place]] = field(default_factory=dict)
     _text: dict[str, Place | None] = field(default_factory=dict)
     _joined: list[str] = field(default_factory=list)  # per file, its looked-at lines as one text
+    file_words: list[set[str]] = field(default_factory=list)  # per file, the words of its looked-at lines
 
     def __post_init__(self) -> None:
         for f, view in enumerate(self.files):
             self._joined.append("\n".join(text for _, text in self.lines_of(view)))
             define = DEF_LINE.get(view.language)
+            seen: set[str] = set()
+            self.file_words.append(seen)
             for n, text in self.lines_of(view):
                 for word in WORD.findall(text):
                     self.words.setdefault(word, (f, n))
+                    seen.add(word)
                 match = define.match(text) if define else None
                 name = match and next((g for g in match.groups() if g), None)
                 if name:
@@ -134,7 +225,8 @@ class ChangeIndex:
                     self.routes.setdefault(route_key(quoted or django), []).append((f, n))
 
     def lines_of(self, view: FileView) -> Iterator[tuple[int, str]]:
-        for n in sorted(view.added if self.added_only else view.lines):
+        """The lines looked at: what the change added or moved here (`added_only`), else all shown."""
+        for n in sorted(view.added | view.moved if self.added_only else view.lines):
             yield n, view.lines.get(n, "")
 
     def line(self, place: Place) -> str:
@@ -202,10 +294,14 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     added = index if strict else ChangeIndex(files, added_only=True)
     omitted = [view.path for view in files if view.omitted]
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
+    unassessed: list[str] = []  # items in plain words with no name to look for
+    named: list[str] = []
     for item in required:
         tokens = names_of(item)
         if not tokens:
+            unassessed.append(item)
             continue
+        named += tokens
         places = {t: index.find(t) for t in tokens}
         missing = [t for t, p in places.items() if p is None]
         met = not missing if strict else len(missing) < len(tokens)
@@ -238,15 +334,81 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
                 result.add(files[f], line, IMPORTANT, "scope-creep",
                            f"The spec puts `{token}` out of scope, but the change adds it.",
                            "Remove it from this task; propose it separately if it is needed.")
+    _files_outside_the_task(spec, named, files, index, result)
     if strict:
         _unasked_public_names(spec, files, result)
-    return answer(result, "spec", len(files))
+    report = answer(result, "spec", len(files))
+    if unassessed:
+        shown = "; ".join(f"'{shorten(item, 60)}'" for item in unassessed[:3]) + (" ..." if len(unassessed) > 3 else "")
+        report.summary += (f". Not assessed offline: {len(unassessed)} requirement(s) in plain words name no code to look "
+                           f"for ({shown})")
+    return report
+
+
+SUPPORT_FILE = re.compile(r"(^|/)(tests?|spec|__tests__|docs?)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|"
+                          r"__init__\.py|index\.[jt]sx?|conftest\.py|go\.(mod|sum)|requirements[^/]*\.txt|pyproject\.toml|"
+                          r"setup\.(py|cfg)|package(-lock)?\.json|[^/]*\.lock|Makefile|Dockerfile|CHANGELOG[^/]*|README[^/]*)$",
+                          re.IGNORECASE)
+GENERIC_FOLDERS = {"src", "lib", "app", "apps", "pkg", "cmd", "internal", "services", "packages", "libs", "main", "source"}
+
+
+def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], index: ChangeIndex, result: Result) -> None:
+    """Code files the change edits that the task neither names nor implies are scope creep:
+    a file is implied when the spec names it (its path, its name, a folder of it), when it holds
+    or uses code the spec names (a word of its changed lines, or a route the spec names), or when
+    it supports the change (tests, docs, package files). Decided only when the spec names code and
+    some changed file is in scope; otherwise nothing is said."""
+    if not named:
+        return
+    spec_words = {w.lower() for w in WORD.findall(spec)}
+    wanted = {re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1] for t in named} | {t for t in named if NAME.match(t)}
+    route_files = {index.find(t)[0] for t in named if ROUTE.match(t) and index.find(t) is not None}
+    # a spec that names its files scopes the task to them: their folder alone implies no other file
+    names_files = any(FILE_NAME.match(t) and t.rsplit(".", 1)[-1].lower() in EXTENSIONS for t in named)
+    in_scope, outside = [], []
+    for f, view in enumerate(files):
+        if view.omitted:
+            return  # a file the prompt left out cannot be judged, and neither can the whole
+        parts = [p for p in view.path.lower().split("/") if p]
+        stem = parts[-1].rsplit(".", 1)[0] if parts else ""
+        named_path = any(view.path == t or view.path.endswith("/" + t) for t in named)
+        named_folder = stem in spec_words or (not names_files and any(p in spec_words for p in parts[:-1]
+                                                                      if p not in GENERIC_FOLDERS))
+        uses = bool(index.file_words[f] & wanted) or f in route_files
+        if named_path or named_folder or uses or SUPPORT_FILE.search(view.path) or view.language in ("text", "markdown"):
+            in_scope.append(view)
+        elif view.added or view.removed:
+            outside.append(view)
+    if not in_scope:
+        return
+    for view in outside:
+        first = min(view.added) if view.added else None
+        finding = CodeFinding(
+            severity=IMPORTANT, category="scope-creep", file=view.path, line=first,
+            description=(f"The change edits {view.path}, which the task does not name or imply: no code the spec asks "
+                         "for is there."),
+            suggested_fix="Leave this file out of the task's change, or update the spec if the edit is needed.",
+            quote=view.quote(first) if first else None)
+        result.findings.append(finding)
 
 
 def _unasked_public_names(spec: str, files: list[FileView], result: Result) -> None:
-    """B: new public functions and classes the spec never mentions are Minor scope creep."""
+    """B: new public functions and classes the spec never mentions are Minor scope creep. A name
+    the change removed somewhere (a signature changed, code moved) or that unchanged code already
+    defines is not new."""
     spec_lower = spec.lower()
     spec_words = set(WORD.findall(spec_lower))
+    existing: set[str] = set()
+    for view in files:
+        pattern = DEF_LINE.get(view.language)
+        if pattern is None:
+            continue
+        old = view.removed + [view.lines[n] for n in view.lines if n not in view.added]
+        for text in old:
+            match = pattern.match(text)
+            name = match and next((g for g in match.groups() if g), None)
+            if name:
+                existing.add(name)
     for view in files:
         pattern = PUBLIC_DEF.get(view.language)
         if pattern is None or "test" in view.path.lower():
@@ -254,7 +416,8 @@ def _unasked_public_names(spec: str, files: list[FileView], result: Result) -> N
         for n in sorted(view.added):
             match = pattern.match(view.lines.get(n, ""))
             name = match and next((g for g in match.groups() if g), None)
-            if name and not name.startswith("_") and name.lower() not in spec_words and name.lower() not in spec_lower:
+            if (name and not name.startswith("_") and name not in existing and name.lower() not in spec_words
+                    and name.lower() not in spec_lower):
                 result.add(view, n, MINOR, "scope-creep",
                            f"{name} is new public code the spec does not mention.",
                            f"Remove {name} or make it private, unless the spec is updated to ask for it.")

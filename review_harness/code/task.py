@@ -13,7 +13,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 
 from review_harness.core.files import folder_problem
 from review_harness.core.inspect_adapter import PrerequisiteError
-from review_harness.core.params import choice, resolve_user_path, writable_folder
+from review_harness.core.params import as_typed, choice, resolve_user_path, writable_folder
 from review_harness.core.task import ReviewInput, TaskRun
 from review_harness.code.config import KEYS
 from review_harness.code.dataset import SPLITS, gold_samples, human_answers, user_sample
@@ -22,13 +22,17 @@ from review_harness.code.plan import PlanError, read_plan
 from review_harness.code.prompts import PROMPT_VERSION
 
 USER_CHANGE = ("repo", "patch", "spec")  # any of them: the user's change, else the gold set
+# parameters that are text whatever YAML makes of them (`-T base=0123456`, `-T task_number=1.10`)
+TEXT_PARAMETERS = ("repo", "base", "head", "patch", "spec", "service", "task_number", "config", "memory_dir", "plan",
+                   "fixtures", "cases", "analytics")
 IMPLEMENTERS = ("agent", "scripted")
 
 
 def code_input(run: TaskRun) -> ReviewInput:
-    args = run.args
+    args = {name: as_typed(name, value) if name in TEXT_PARAMETERS else value for name, value in run.args.items()}
     overrides = {key: args[key] for key in KEYS}  # -T strategy=... and the other `review:` keys
     memory_mode = choice("memory", args["memory"], MEMORY_MODES) or "read"
+    memory_mode = "update" if memory_mode == "write" else memory_mode
     split = choice("split", args["split"], SPLITS) or "all"
     implementer = choice("implementer", args["implementer"], IMPLEMENTERS)
     user = any(args[name] is not None for name in USER_CHANGE)
@@ -47,17 +51,37 @@ def code_input(run: TaskRun) -> ReviewInput:
         samples = gold_samples(args["fixtures"], split, overrides, args["cases"])
     human = human_answers("-T human", args["human"]) if args["human"] is not None else None
     plan = plan_file(args["plan"], samples) if args["plan"] is not None else None
+    feature = read_plan(plan).title if plan is not None else None
     memory_dir = memory_folder(memory_mode, args["memory_dir"], samples[0] if user else None)
     for sample in samples:
         meta = sample.metadata
-        meta["memory_mode"], meta["memory_dir"], meta["plan"] = memory_mode, memory_dir, plan
+        meta["memory_mode"], meta["memory_dir"], meta["plan"], meta["feature"] = memory_mode, memory_dir, plan, feature
         if human is not None:
             meta["human"] = list(human)
         meta["implementer"] = implementer or ("agent" if user else "scripted")
         if meta["implementer"] == "agent":
             sample.sandbox = SandboxEnvironmentSpec("local")  # the agent's tools run on this machine, in its folder
     source = args["repo"] or args["patch"] or args["cases"] or args["fixtures"]
-    return ReviewInput(samples=samples, source=f"{source}", metadata={"prompt_version": PROMPT_VERSION})
+    return ReviewInput(samples=samples, source=f"{source}",
+                       metadata={"prompt_version": PROMPT_VERSION, "analytics": analytics_file(args["analytics"])})
+
+
+def analytics_file(value: str | None) -> str | None:
+    """-T analytics=FILE (a file that can be written, checked before any review) or off; None:
+    beside the run's log."""
+    if value is None:
+        return None
+    if str(value).strip().lower() in ("off", "false", "no"):
+        return "off"
+    path = resolve_user_path(str(value))
+    if not path.is_absolute():
+        path = Path(os.environ.get("PWD") or Path.cwd()) / path
+    if path.is_dir():
+        raise PrerequisiteError(f"-T analytics={value}: is a folder; give the file to append to (or off)")
+    problem = folder_problem(path.parent)
+    if problem is not None:
+        raise PrerequisiteError(f"-T analytics={value}: {problem}")
+    return str(path)
 
 
 def memory_folder(mode: str, value: str | None, user: Sample | None) -> str | None:

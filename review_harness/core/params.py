@@ -21,10 +21,24 @@ TRUE_WORDS = ("true", "yes", "1", "on")
 FALSE_WORDS = ("false", "no", "0", "off")
 
 
+def as_typed(name: str, value: Any) -> Any:
+    """A text parameter as the user typed it. Inspect reads each `-T` value as YAML, so `off`
+    arrives as False, `0123` as the number 83 and `1.10` as 1.1: the command line's own text
+    is taken back for such values (lists, from comma-separated values, stay lists)."""
+    if value is None or isinstance(value, (str, list, tuple)):
+        return value
+    typed = command_line_task_args().get(name)
+    return typed if typed is not None else str(value)
+
+
 def choice(name: str, value: Any, allowed: tuple[str, ...]) -> str | None:
     if value is None:
         return None
-    text = str(value).strip().lower()
+    if isinstance(value, bool):  # `-T memory=off` arrives as False
+        typed = command_line_task_args().get(name)
+        words = (("on", "true", "yes") if value else ("off", "false", "no"))
+        value = typed if typed is not None else next((w for w in words if w in allowed), str(value))
+    text = str(as_typed(name, value)).strip().lower()
     if text not in allowed:
         raise PrerequisiteError(
             f"-T {name}={value}: unknown {name}; choose one of: {', '.join(allowed)}"

@@ -2,7 +2,7 @@
 
 For the user's own documents each row is the review's verdict, its figure and findings; the
 command fails (exit 1) when a review meets a condition the user chose (`--fail-on`): one of the
-kind's verdicts (`major-rework`, `escalate`, `unusable`, `auto-reject-to-implementer`, ...),
+kind's verdicts (`major-rework`, `escalate`, `unusable`, `auto-reject-to-the-implementer`, ...),
 `not-passed` (any verdict but the kind's passing one), `no-verdict` (draft feedback, a deferred
 or failed review). For a gold-set run each row also says whether the case got its gold verdict
 and which must-catch findings it missed; a case that missed either fails (`missed`, the
