@@ -69,6 +69,34 @@ class RefreshSettings(_Strict):
     retain_versions: int = Field(4, alias="retain-versions", ge=1)
 
 
+class Scope(_Strict):
+    """What a domain reviews, as data: the kinds of system, data and decision it covers. Each
+    concept is a list of terms (matched at a word start; a plural is allowed); `systems`, `data`
+    and `decisions` list combinations of concepts that must all be named in what the document does
+    (its title, summary, method and results: not its background or references). A document fits
+    when it names a system of the domain and its data or a decision about it (scope.py)."""
+
+    covers: str
+    concepts: dict[str, list[str]]
+    systems: list[list[str]]
+    data: list[list[str]] = []
+    decisions: list[list[str]] = []
+    # a sentence naming one of these is not about the domain at all ("the SQL query below")
+    exclude: list[str] = []
+
+    @model_validator(mode="after")
+    def _known_concepts(self) -> "Scope":
+        for key in ("systems", "data", "decisions"):
+            for n, combo in enumerate(getattr(self, key)):
+                unknown = [c for c in combo if c not in self.concepts]
+                if unknown or not combo:
+                    raise ValueError(f"scope.{key}.{n}: " + (f"unknown concept(s) {', '.join(unknown)}; "
+                                     f"concepts: {', '.join(self.concepts)}" if unknown else "empty"))
+        if not self.systems:
+            raise ValueError("scope.systems: name at least one kind of system the domain covers")
+        return self
+
+
 class DomainEntry(_Strict):
     name: str = ""
     discovery: Discovery | None = None
@@ -78,8 +106,10 @@ class DomainEntry(_Strict):
     applies_to: list[str] = Field([], alias="applies-to")
     # share of each requesting domain's budget the cross-domain digest may take (cross-domain only)
     budget_share: float = Field(0.3, alias="budget-share", gt=0, lt=1)
-    # what a document about this domain names (methods, metrics, objects): a document that names
-    # fewer than two of them is not about the domain (review_harness.domain.topics)
+    # what the domain reviews (systems, data, decisions): whether a document fits (scope.py); a
+    # domain with no scope is offered every document
+    scope: Scope | None = None
+    # extra topic hints: terms that order the brief when a document names them
     topics: list[str] = []
 
     @property

@@ -87,22 +87,26 @@ def _cost(text: str) -> int:
     return math.ceil(len(text.split()) * TOKENS_PER_WORD)
 
 
+def _relevances(digest: Digest, hints: list[str]) -> dict[tuple[int, int], int]:
+    """(section, subsection) -> how many hints its title and bullets name (0 without hints)."""
+    return {(i, j): (sum(_relevance(f"{sub.title} {b.text}", hints) for b in sub.bullets) if hints else 0)
+            for i, section in enumerate(digest.sections) for j, sub in enumerate(section.subsections)}
+
+
 def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[int, int], list[Bullet]], int]:
-    """Which bullets of a digest fit the budget. With topic hints the digest is filtered by
-    section (seed 001 s11): a subsection is relevant when its title or one of its bullets names a
-    hint, and only relevant subsections are kept when any is (a whole section is kept, so a
-    pitfall the document never names still reaches the reviewer when its section concerns the
-    document); the most relevant first. Then digest order, which puts foundational knowledge and
-    standards before learnings. Returns the kept bullets by (section, subsection) and their tokens."""
+    """Which bullets of a digest fit the budget. Topic hints order the digest, they never cut it:
+    every bullet is a candidate, and what the budget cannot hold goes first in this order --
+    advisory learnings before authoritative knowledge (pitfalls, standards, decisions), then the
+    subsections that name no hint, then digest order. So a pitfall the document never names still
+    reaches the reviewer whenever the budget has room for it. Returns the kept bullets by
+    (section, subsection) and their tokens."""
+    relevance = _relevances(digest, hints)
     items = []
     for i, section in enumerate(digest.sections):
         for j, sub in enumerate(section.subsections):
-            rel = sum(_relevance(f"{sub.title} {b.text}", hints) for b in sub.bullets) if hints else 0
             for k, bullet in enumerate(sub.bullets):
-                items.append((i, j, k, bullet, rel))
-    if hints and any(rel for *_, rel in items):
-        items = [item for item in items if item[4]]
-    order = sorted(items, key=lambda t: (-t[4], t[0], t[1], t[2]))
+                items.append((i, j, k, bullet, section.authority != "authoritative"))
+    order = sorted(items, key=lambda t: (t[4], -relevance[(t[0], t[1])], t[0], t[1], t[2]))
     used = 0
     kept: dict[tuple[int, int], list[tuple[int, Bullet]]] = {}
     for i, j, k, bullet, _ in order:
@@ -116,13 +120,16 @@ def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[i
     return {key: [b for _, b in sorted(v, key=lambda t: t[0])] for key, v in kept.items()}, used
 
 
-def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: dict, authority: dict) -> list[str]:
+def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: dict, authority: dict,
+            hints: list[str] | None = None) -> list[str]:
+    """The kept subsections, those that name the most hints first, then in digest order."""
+    relevance = _relevances(digest, hints or [])
     lines: list[str] = []
-    for i, section in enumerate(digest.sections):
-        for j, sub in enumerate(section.subsections):
-            bullets = kept.get((i, j))
-            if not bullets:
-                continue
+    for i, j in sorted(kept, key=lambda key: (-relevance[key], key)):
+        section = digest.sections[i]
+        sub = section.subsections[j]
+        bullets = kept[(i, j)]
+        if bullets:
             key = section_key(digest.domain, section, sub.title)
             tiers[key] = section.tier
             authority[key] = section.authority
@@ -216,7 +223,7 @@ def get_domain_context(
         lines = conflict_lines(digest, cap)
         cap -= _cost("\n".join(lines))
         kept, _ = _select(digest, max(cap, 0), hints)
-        lines = _render(digest, kept, tiers, authority) + lines
+        lines = _render(digest, kept, tiers, authority, hints) + lines
         if not kept and not lines:
             continue
         used = _cost("\n".join(lines))
@@ -232,7 +239,7 @@ def get_domain_context(
         lines = conflict_lines(digest, int(budget_left[name]))
         room = int(budget_left[name]) - _cost("\n".join(lines))
         kept, _ = _select(digest, max(room, 0), hints)
-        parts += _render(digest, kept, tiers, authority) + lines
+        parts += _render(digest, kept, tiers, authority, hints) + lines
         included.append(name)
     parts += cross_parts
 
