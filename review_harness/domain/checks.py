@@ -23,8 +23,8 @@ from review_harness.core.registry import Registry
 from review_harness.core.stats import chi_square_p
 from review_harness.core.yamlio import read_yaml
 from review_harness.domain.items import Item
-from review_harness.domain.reading import Reading, Unit
-from review_harness.domain.scope import term_matches
+from review_harness.domain.reading import Reading, Unit, negated
+from review_harness.domain.scope import term_matches, term_pattern
 
 RULES_FILE = PROMPTS_DIR / "domain" / "offline_rules.yaml"
 
@@ -155,13 +155,26 @@ def _engagement_label_units(ctx: Ctx) -> list[tuple[int, Unit]]:
     return out
 
 
+DECLINED = re.compile(r"^[^,;.]{0,40}?\b(?:is|are|was|were) not\b|^[^,;.]{0,40}?\b(?:not needed|no need|not used|not applied|"
+                      r"skipped|left out|dropped)\b")
+
+
+def _affirmed(low: str, spans: list[tuple[int, int]]) -> bool:
+    """Some mention is neither negated before it ("no IPW") nor declined after it ("an interleaving
+    test is not needed")."""
+    return any(not negated(low, a) and not DECLINED.search(low[b:]) for a, b in spans)
+
+
 def position_corrected(ctx: Ctx, unit: Unit) -> bool:
     """A correction of position bias: propensities, click models, randomised positions or order,
-    interleaving. Randomising the sample (of queries, users or traffic) is not one."""
+    interleaving. Randomising the sample (of queries, users or traffic) is not one, nor is a
+    correction still to come or one the document declines."""
     if unit.is_plan:  # a correction still to come does not correct the labels this work used
         return False
-    return (ctx.has(unit, "position_correction") or ctx.matches(unit, "position_randomized")
-            or bool(_remedy_terms(ctx) and ctx.terms(unit, _remedy_terms(ctx))))
+    terms = ctx.rules.words("position_correction") + _remedy_terms(ctx)
+    spans = [m.span() for t in terms for m in term_pattern(t).finditer(unit.low)]
+    spans += [m.span() for m in _patterns(ctx.path)["position_randomized"].finditer(unit.low)]
+    return _affirmed(unit.low, spans)
 
 
 @reading("engagement_labels")
@@ -266,12 +279,12 @@ def segments(ctx: Ctx) -> Outcome | None:
     unit = _body_first(units)[0] if units else next((u for u in _body_first(ctx.reading.results)), None)
     if unit is None:
         return None
-    named = [w for w in words if not w.endswith("*") and w != "frequency band"]
+    named = [w for w in words if not w.endswith("*") and w not in ("frequency band", kind)]
     label = " and ".join(dict.fromkeys(named)) or kind
     segments_text = f"{label} {noun}" if noun else label
+    pooled = f"Results are pooled over all {noun}" if noun else "Results are reported pooled"
     return Outcome("finding", unit, key=kind, values={
-        "what": f"Results are pooled over all {noun or 'units'}; {segments_text} are not looked at separately",
-        "segments": segments_text})
+        "what": f"{pooled}; {segments_text} are not looked at separately", "segments": segments_text})
 
 
 def plural(noun: str) -> str:
@@ -415,7 +428,7 @@ def planned_shares(ctx: Ctx, arms: int) -> tuple[list[float], str] | None:
 
 
 def fmt_p(p: float) -> str:
-    return f"{p:.2g}" if p >= 1e-4 else "< 0.0001"
+    return f"= {p:.2g}" if p >= 1e-4 else "< 0.0001"
 
 
 @reading("sample_ratio")

@@ -10,6 +10,7 @@ Relative `digest-path` values are resolved against the folder of domain-index.ya
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +23,8 @@ from review_harness.core.yamlio import read_model
 
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge" / "domain"
 INDEX_FILE = KNOWLEDGE_DIR / "domain-index.yaml"
+# a team's own domain index (its digests beside it), for reviews and the domain commands
+INDEX_ENV = "REVIEW_DOMAIN_INDEX"
 ROSTER_FILE = KNOWLEDGE_DIR / "team-roster.yaml"
 
 Tier = Literal["foundational", "workstream"]
@@ -67,6 +70,10 @@ class RefreshSettings(_Strict):
     workstream_cadence: Cadence | None = Field(None, alias="workstream-cadence")
     digest_path: str = Field(alias="digest-path")
     retain_versions: int = Field(4, alias="retain-versions", ge=1)
+    # a refresh that could not read more than this share of the indexed pages (missing, hidden or
+    # failed) is degraded: it keeps the previous digest, or publishes with a warning in every brief
+    max_unavailable: float = Field(0.5, alias="max-unavailable", ge=0, le=1)
+    when_degraded: Literal["keep", "publish"] = Field("keep", alias="when-degraded")
 
 
 class Scope(_Strict):
@@ -185,9 +192,26 @@ def load_roster(path: str | Path = ROSTER_FILE) -> TeamRoster:
     return read_model(path, TeamRoster, path.name, DomainConfigError, wrap=lambda raw: raw or {})
 
 
-@lru_cache(maxsize=1)
+def index_file() -> Path:
+    """The domain index in use: $REVIEW_DOMAIN_INDEX when set, else knowledge/domain/domain-index.yaml."""
+    chosen = os.environ.get(INDEX_ENV)
+    return Path(chosen).expanduser() if chosen else INDEX_FILE
+
+
+@lru_cache(maxsize=4)
+def _index_at(path: Path, stamp: float) -> DomainIndex:
+    return load_index(path)
+
+
 def default_index() -> DomainIndex:
-    return load_index(INDEX_FILE)
+    """The index in use (index_file()), read once per file version."""
+    path = index_file()
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        raise DomainConfigError(f"{path}: no domain index there" + (f" (from ${INDEX_ENV})" if os.environ.get(INDEX_ENV)
+                                                                     else "")) from None
+    return _index_at(path, stamp)
 
 
 def parse_domain_list(value: str | list[str] | None, index: DomainIndex | None = None) -> list[str]:

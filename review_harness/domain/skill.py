@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from review_harness.core.tokens import TOKENS_PER_WORD, estimate_tokens
 from review_harness.domain.config import DomainConfigError, DomainIndex, default_index
 from review_harness.domain.digest import Bullet, Digest, TierSection
-from review_harness.domain.versions import DigestStoreError, load_current, read_status
+from review_harness.domain.versions import DigestStoreError, load_current, read_references, read_status
 
 DEFAULT_BUDGET = 5000
 STALE_AFTER = timedelta(days=14)
@@ -139,6 +139,42 @@ def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: di
     return lines
 
 
+def refresh_warnings(name: str, status: dict | None, served_version: str) -> list[str]:
+    """What the last refresh record says a reader of the brief must know: a failed, rejected or
+    degraded refresh (the previous digest is served), or a served version built while indexed
+    pages were unavailable."""
+    if not status:
+        return []
+    state, message = status.get("status"), status.get("message")
+    built_from_this = status.get("version") == served_version and state in ("ok", "degraded") and \
+        status.get("published", True)
+    if state in ("failed", "anomaly") or (state == "degraded" and not built_from_this):
+        word = {"failed": "failed", "anomaly": "was rejected", "degraded": "was degraded"}[state]
+        return [f"{name}: last refresh {word} ({message}); serving the previous digest"]
+    if built_from_this and status.get("unavailable"):
+        lead = "was built by a degraded refresh" if state == "degraded" else "was built without some indexed pages"
+        return [f"{name}: digest version {served_version} {lead} ({message})"]
+    return []
+
+
+def reference_warnings(name: str, index: DomainIndex, path, digest: Digest, now: datetime) -> list[str]:
+    """An external reference whose knowledge is in the digest but whose copy is older than its
+    TTL: its figures may have moved since."""
+    out = []
+    record = read_references(path)
+    text = "\n".join(b.text for b in digest.bullets())
+    for ref in index.entry(name).external_references:
+        if f"(source: {ref.url})" not in text:
+            continue
+        checked = record.get(ref.url, {}).get("checked_at")
+        age = (now - datetime.fromisoformat(checked)).days if checked else None
+        if age is None or age > ref.ttl_days:
+            when = f"last fetched {age} days ago" if age is not None else "never fetched by a refresh"
+            out.append(f"{name}: external reference {ref.description} ({ref.url}) was {when}, past its "
+                       f"{ref.ttl_days}-day TTL; figures from it may be outdated")
+    return out
+
+
 def get_domain_context(
     domains: list[str] | str,
     topic_hints: list[str] | None = None,
@@ -180,9 +216,6 @@ def get_domain_context(
     def serve(name: str) -> Digest | None:
         path = index.digest_path(name)
         status = read_status(path)
-        if status and status.get("status") in ("failed", "anomaly"):
-            word = "failed" if status["status"] == "failed" else "was rejected"
-            warnings.append(f"{name}: last refresh {word} ({status.get('message')}); serving the previous digest")
         try:
             served = load_current(path)
         except DigestStoreError as ex:
@@ -190,6 +223,11 @@ def get_domain_context(
             return None
         warnings.extend(f"{name}: {w}" for w in served.warnings)
         digest = served.digest
+        warnings.extend(refresh_warnings(name, status, digest.version))
+        if digest.is_empty:
+            warnings.append(f"{name}: digest version {digest.version} is empty: the domain reviewer has no team "
+                            "knowledge to apply; refresh it or roll it back")
+        warnings.extend(reference_warnings(name, index, path, digest, now))
         age = now - digest.version_time
         if age > STALE_AFTER:
             warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.total_seconds() / 86400:.1f} days)")
