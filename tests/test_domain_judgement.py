@@ -329,3 +329,19 @@ def test_a_reference_adds_checks_and_never_overrides_the_brief():
     # the reference's claim on position bias does not take the brief's pitfall away
     assert "critical_pitfall_ignored" in {f.issue_type for f in with_reference.findings}
     assert len(with_reference.findings) == len(without.findings) + 1
+
+
+def test_the_reference_reaches_the_offline_reviewer_and_the_report(tmp_path):
+    from helpers import reviews, run
+
+    document = tmp_path / "ranker-b.md"
+    document.write_text(CLICK_LABELS[1], encoding="utf-8")
+    reference = tmp_path / "team-notes.md"
+    reference.write_text(REFERENCE, encoding="utf-8")
+    log = run(tmp_path, document=str(document), domain="search-ranking", reference=str(reference))
+    [review] = reviews(log).values()
+    cited = [f for f in review.domain.findings if f.source.kind == "reference"]
+    assert [f.issue_type for f in cited] == ["edge_case_unaddressed"]
+    report = log.samples[0].output.completion
+    assert f"**Reference:** {reference} (supplements the digests)" in report
+    assert "source: reference: User reference" in report

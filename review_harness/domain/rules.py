@@ -102,6 +102,16 @@ def _fix(concept: Concept, winner: Item, values: dict[str, str], conflicts: list
     return _fill(concept.fix, {**values, "remedy": remedy or ""})
 
 
+def advice(item: Item, config: RulesConfig) -> str | None:
+    """What the item tells the analyst to do, when it ends on an instruction ("...; fix the sample
+    size in advance or use a sequential test")."""
+    clause = re.split(r";\s*", item.text.rstrip(". "))[-1].strip()
+    first = clause.split(" ", 1)[0].lower()
+    if first in config.words("advice_verbs"):
+        return clause[0].upper() + clause[1:] + "."
+    return None
+
+
 def run_items(document: str, items: list[Item], rubric: ReviewerRubric, config: RulesConfig,
               review: DomainReview) -> list[DomainFinding]:
     """Every item checked; one finding per (concept, subject), from the item that wins."""
@@ -157,8 +167,7 @@ def run_items(document: str, items: list[Item], rubric: ReviewerRubric, config: 
             lens = next((lens.id for lens in rubric.dimension.lenses if issue in {d.id for d in lens.deductions}),
                         explicit.lens)
             summary = source_item.topic or source_item.text[:120]
-            fix = (f"Address it: {source_item.remedy}." if source_item.remedy else
-                   "Address it, or say why it does not apply here.")
+            fix = advice(source_item, config) or "Address it, or say why it does not apply here."
         else:
             issue = concept.acknowledged_issue_type if outcome.acknowledged and concept.acknowledged_issue_type \
                 else concept.issue_type
