@@ -496,16 +496,20 @@ def duration(ctx: Ctx) -> Outcome | None:
     if bound is None:
         return None
     limit, bound_text = bound
-    runs = []
-    for unit in ctx.reading.core:
-        if not ctx.has(unit, "experiment"):
-            continue
-        lengths = [_days(m) for m in DURATION.finditer(unit.low)]
-        lengths += [d for m in DATE_RANGE.finditer(unit.low) if (d := _range_days(m))]
-        if lengths:
-            runs.append((max(lengths), unit))
+    if not any(ctx.has(u, "experiment") for u in ctx.reading.core):
+        return None
+
+    def lengths(unit: Unit) -> list[float]:
+        found = [_days(m) for m in DURATION.finditer(unit.low)]
+        return found + [d for m in DATE_RANGE.finditer(unit.low) if (d := _range_days(m))]
+
+    # the run's length: a sentence about the experiment, else one about how long the data ran
+    runs = [(max(n), u) for u in ctx.reading.core if ctx.has(u, "experiment") and not u.is_plan and (n := lengths(u))]
     if not runs:
-        if any(ctx.has(u, "experiment") for u in ctx.reading.core) and ctx.reading.has_results:
+        runs = [(max(n), u) for u in ctx.reading.core if u.part == "body" and ctx.has(u, "run_words")
+                and not u.is_plan and (n := lengths(u))]
+    if not runs:
+        if ctx.reading.has_results:
             return Outcome("undecided", why="the experiment's duration is not stated")
         return None
     longest, unit = max(runs, key=lambda t: t[0])

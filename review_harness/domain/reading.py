@@ -29,11 +29,14 @@ RESULT_HEADING = re.compile(r"\b(results?|findings?|outcomes?|evaluation|perform
                             r"impact|readout|comparison|how we compare|where we)\b", re.IGNORECASE)
 PLAN_HEADING = re.compile(r"\b(plan|proposal|proposed|next steps?|roadmap|ask|design of the test|pre-?registration)\b",
                           re.IGNORECASE)
+MEASURED = re.compile(r"\b(rose|fell|dropped|increased|decreased|improved|grew|declined|reached|measured|scored|lifted|"
+                      r"raised|gained|won|beat|lost|went from|was|were)\b|\bfrom [-+]?\d[\d.,]*\s*%?\s+to\s+[-+]?\d",
+                      re.IGNORECASE)
 FRONT_TITLE = re.compile(r"\A---\s*\n(?:.*\n)*?title:\s*[\"']?(?P<title>[^\"'\n]+)[\"']?\s*\n(?:.*\n)*?---", re.MULTILINE)
 NUMBER = re.compile(r"(?<![\w.@])[-+−]?\d[\d,]*(?:\.\d+)?\s*(?:%|pp|pts?|points|ms|s\b|x\b)?")
 PLANNING = re.compile(r"\b(will|plan(?:s|ned)? to|would|intend|propose|proposes|proposed|next (?:quarter|month|sprint|week|"
                       r"step|steps|release)|going to|we should|proceed to|move (?:it )?(?:in)?to|sets? up|upcoming|"
-                      r"we expect|to be run|is planned|are planned)\b", re.IGNORECASE)
+                      r"we expect|to be run|is planned|are planned|recommend|recommends|suggest|suggests)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,12 @@ class Unit:
 
     @property
     def is_result(self) -> bool:
-        """A unit that reports a measured number (a table row, or a sentence in a results part or in
-        the past tense with a number), not a plan."""
-        if not NUMBER.search(self.text) or PLANNING.search(self.text):
+        """A unit that reports a measured number (a table row, or a sentence of the summary or body
+        with a number), not a plan -- unless it says what was measured ("rose from 0.47 to 0.49, so
+        we recommend ...")."""
+        if not NUMBER.search(self.text):
+            return False
+        if PLANNING.search(self.text) and not MEASURED.search(self.text):
             return False
         return self.kind == "table" or bool(RESULT_HEADING.search(self.heading)) or self.part in ("summary", "body")
 

@@ -61,9 +61,12 @@ class ConceptHits:
 
 
 def concept_hits(reading: Reading, scope: Scope) -> dict[str, ConceptHits]:
-    """concept -> the units of what the document does that name it."""
+    """concept -> the units of what the document does that name it. When the document reports
+    results, what it only proposes to do next ("we should pick a control group") is not what it
+    does; a plan with no results is read whole."""
     hits = {name: ConceptHits() for name in scope.concepts}
-    for unit in reading.core:
+    done = [u for u in reading.core if not u.is_plan] if reading.has_results else reading.core
+    for unit in done:
         if scope.exclude and first_term(unit.low, scope.exclude, allow_negated=True):
             continue
         for name, terms in scope.concepts.items():
