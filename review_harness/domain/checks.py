@@ -138,6 +138,29 @@ def _remedy_terms(ctx: Ctx) -> list[str]:
 # ------------------------------------------------------------------ engagement read as relevance
 
 
+LINKER = re.compile(r"\b(as|when|if|from|based|using|derived|come|comes|is|are|was|were|by|on|whenever|once)\b|=")
+MODIFIER = re.compile(r"^\s*(based|derived|weighted)?\s*$")
+
+
+def _spans(ctx: Ctx, unit: Unit, vocab: str) -> list[tuple[int, int]]:
+    return [m.span() for t in ctx.rules.words(vocab) for m in term_pattern(t).finditer(unit.low)
+            if not negated(unit.low, m.start())]
+
+
+def engagement_labels_in(ctx: Ctx, unit: Unit) -> bool:
+    """Engagement and a label tied together in one sentence ("counts as relevant when it was
+    clicked", "labels come from taps", "click NDCG"), not two names in a list ("engagement,
+    relevance, latency")."""
+    for e0, e1 in _spans(ctx, unit, "engagement"):
+        for l0, l1 in _spans(ctx, unit, "labels"):
+            between = unit.low[min(e1, l1):max(e0, l0)]
+            if len(between) > 70:
+                continue
+            if MODIFIER.match(between) or LINKER.search(between):
+                return True
+    return False
+
+
 def _engagement_label_units(ctx: Ctx) -> list[tuple[int, Unit]]:
     """Units where user engagement with shown items becomes a label, a relevance measure or a
     ranking signal, with a rank: a definition ("counts as relevant when clicked") first, then an
@@ -146,7 +169,7 @@ def _engagement_label_units(ctx: Ctx) -> list[tuple[int, Unit]]:
     for unit in ctx.reading.core:
         if not ctx.has(unit, "engagement"):
             continue
-        if ctx.has(unit, "labels"):
+        if engagement_labels_in(ctx, unit):
             out.append((0, unit))
         elif ctx.has(unit, "ordered_by") and ctx.has(unit, "history"):
             out.append((1, unit))

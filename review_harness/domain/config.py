@@ -194,8 +194,10 @@ def load_roster(path: str | Path = ROSTER_FILE) -> TeamRoster:
 
 def index_file() -> Path:
     """The domain index in use: $REVIEW_DOMAIN_INDEX when set, else knowledge/domain/domain-index.yaml."""
+    from review_harness.core.params import resolve_user_path
+
     chosen = os.environ.get(INDEX_ENV)
-    return Path(chosen).expanduser() if chosen else INDEX_FILE
+    return resolve_user_path(chosen) if chosen else INDEX_FILE
 
 
 @lru_cache(maxsize=4)
