@@ -108,10 +108,11 @@ def scope_fit(document: str, domain: str, scope: Scope) -> ScopeFit:
         partial = max(scope.systems, key=lambda combo: sum(hits[c].salient for c in combo))
         named = [c for c in partial if hits[c].salient]
         missing = [c for c in partial if not hits[c].salient]
-        has = f"they name {', '.join(named)} ({', '.join(t for c in named for t in hits[c].terms[:3])}) but " if named else ""
-        why = "; ".join(f"{c} (e.g. {_examples(scope, c)})" for c in missing)
-        return ScopeFit(False, f"{domain} covers {scope.covers}; what this document does is not about that: "
-                               f"{has}no {why} in its title, summary, method or results", terms)
+        has = ", ".join(f"{c} ({', '.join(hits[c].terms[:3])})" for c in named)
+        why = " or ".join(f"{c} (e.g. {_examples(scope, c)})" for c in missing)
+        said = f"name {has} but not {why}" if named else f"name no {why}"
+        return ScopeFit(False, f"{domain} covers {scope.covers}; what this document does is not about that: its "
+                               f"title, summary, method and results {said}", terms)
     quote_unit = next((u for c in system for u in hits[c].units if all(u in hits[x].units for x in system)),
                       hits[system[0]].units[0])
     evidence = scope.data + scope.decisions
