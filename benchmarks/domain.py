@@ -13,6 +13,8 @@ two- vs three-dimension scores) is measured by benchmarks/domain_review.py; here
 3. Offline rule engine: milliseconds per document.
 4. Refresh of search-ranking from the example page folder with the offline curator: seconds.
 5. Gold metrics of the offline rules and dedup, per split.
+6. Fit decisions (is the domain about what the document does?) against gold/domain/fit/documents.yaml,
+   per split; the held-out split is the real write-ups beside the repository (../shared/real/ds).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import anyio
 from review_harness.core.tokens import estimate_tokens
 from review_harness.domain.config import default_index, load_index, load_roster
 from review_harness.domain.dedup import FindingRef, heuristic_stage
-from review_harness.domain.gold import DOMAIN_FIXTURES_DIR, evaluate, load_gold, summarize
+from review_harness.domain.gold import DOMAIN_FIXTURES_DIR, evaluate, evaluate_fit, fit_summary, load_gold, summarize
 from review_harness.domain.importance import parse_curator_answer, render_curator_prompt
 from review_harness.domain.offline import answer_curator
 from review_harness.domain.prompt import render_reviewer_prompt
@@ -109,6 +111,17 @@ def main() -> None:
     for split in ("dev", "heldout"):
         figures = summarize([r for r in results if r.split == split])
         print(f"   {split:8s} " + "  ".join(f"{k} {v:.2f}" if v is not None else f"{k} -" for k, v in figures.items()))
+
+    print("6. fit decisions (gold/domain/fit/documents.yaml)")
+    fits = evaluate_fit()
+    for split in ("dev", "heldout"):
+        chosen = [r for r in fits if r.split == split]
+        if not chosen:
+            print(f"   {split:8s} no documents found")
+            continue
+        figures = fit_summary(chosen)
+        print(f"   {split:8s} {int(figures['decisions'])} decisions  accuracy {figures['accuracy']:.2f}  "
+              f"fit precision {figures['fit_precision']:.2f}  fit recall {figures['fit_recall']:.2f}")
 
 
 if __name__ == "__main__":

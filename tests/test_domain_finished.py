@@ -57,7 +57,7 @@ def test_the_ds_review_sends_its_topic_hints_to_the_skill(tmp_path, monkeypatch)
     monkeypatch.setattr(solvers.ds_panel, "get_domain_context", spy)
     log = run(tmp_path, document=str(DOC), domain="search-ranking")
     text = DOC.read_text(encoding="utf-8")
-    assert seen["hints"] == topic_hints(text) and {"ndcg", "ctr", "interleaving"} <= set(seen["hints"])
+    assert seen["hints"] == domain_fit(text, ["search-ranking"]).hints and {"ndcg", "ctr", "interleaving"} <= set(seen["hints"])
     [sample] = log.samples
     assert sample.metadata["domain_brief"]["topic_hints"] == seen["hints"]
     # the brief is filtered by section: the pitfalls section (position bias) reaches the reviewer

@@ -103,7 +103,7 @@ def test_clean_document_has_no_findings_and_earns_credit():
 def test_finding_from_advisory_section_only_is_advisory():
     content = ("### search-ranking / Workstream Learnings / Recent Experiment Learnings [tier: workstream] "
                "[authority: advisory]\n- [2026-11-03] Tail queries showed 3x the variance of head queries.\n")
-    doc = "# Eval\n\nWe report NDCG@10 over the judged set and recommend the new ranking.\n"
+    doc = "# Eval\n\nNDCG@10 over the judged set of queries rose from 0.47 to 0.49, so we recommend the new ranking.\n"
     review = review_document(doc, content, R)
     assert [(f.issue_type, f.severity, f.points) for f in review.findings] == [("edge_case_unaddressed", "ADVISORY", 2)]
     assert brief_sections(content)[0].authority == "advisory"

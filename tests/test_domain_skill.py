@@ -98,11 +98,14 @@ def test_brief_stays_within_budget_with_cross_domain_sharing_it(kb, budget):
     assert two.tokens <= 2 * budget and two.budget == 2 * budget
 
 
-def test_topic_hints_filter_sections(kb):
+def test_topic_hints_order_the_brief_and_never_cut_it(kb):
     index = load_index(kb / "domain-index.yaml")
+    plain = get_domain_context(["search-ranking"], index=index, clock=clock())
     brief = get_domain_context(["search-ranking"], ["position bias"], index=index, clock=clock())
-    assert "Position bias in click data" in brief.content
-    assert "MRR is preferred" not in brief.content
+    # the subsection that names the hint comes first, and nothing that fits the budget is left out
+    assert brief.content.index("Position bias in click data") < brief.content.index("MRR is preferred")
+    assert brief.content.startswith("### search-ranking / Foundational Knowledge / Known Pitfalls")
+    assert sorted(brief.content.splitlines()) == sorted(plain.content.splitlines())
 
 
 def test_stale_and_failed_refresh_warnings(kb):

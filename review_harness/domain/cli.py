@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import click
 
 from review_harness.core.commands import one_line
-from review_harness.domain.config import INDEX_FILE, ROSTER_FILE
+from review_harness.domain.config import INDEX_ENV, INDEX_FILE, ROSTER_FILE
 from review_harness.domain.skill import DEFAULT_BUDGET
 
 TIERS = ("all", "workstream", "foundational")
@@ -30,13 +30,14 @@ def _errors():
     from review_harness.domain.config import DomainConfigError
     from review_harness.domain.digest import DigestError
     from review_harness.domain.sources import SourceError
+    from review_harness.core.documents import DocumentError
     from review_harness.domain.versions import DigestStoreError
 
-    return DomainConfigError, DigestStoreError, DigestError, SourceError
+    return DomainConfigError, DigestStoreError, DigestError, SourceError, DocumentError
 
 
 @click.group(epilog="Run `review-harness domain COMMAND --help` for its options and an example.")
-@click.option("--index", default=str(INDEX_FILE), show_default=True, metavar="FILE",
+@click.option("--index", default=str(INDEX_FILE), show_default=True, metavar="FILE", envvar=INDEX_ENV, show_envvar=True,
               help="The domain index (which domains exist, where their digests are).")
 @click.option("--roster", default=str(ROSTER_FILE), show_default=True, metavar="FILE",
               help="The team roster (whose pages weigh more in a refresh).")

@@ -10,6 +10,7 @@ Relative `digest-path` values are resolved against the folder of domain-index.ya
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +23,8 @@ from review_harness.core.yamlio import read_model
 
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge" / "domain"
 INDEX_FILE = KNOWLEDGE_DIR / "domain-index.yaml"
+# a team's own domain index (its digests beside it), for reviews and the domain commands
+INDEX_ENV = "REVIEW_DOMAIN_INDEX"
 ROSTER_FILE = KNOWLEDGE_DIR / "team-roster.yaml"
 
 Tier = Literal["foundational", "workstream"]
@@ -67,6 +70,38 @@ class RefreshSettings(_Strict):
     workstream_cadence: Cadence | None = Field(None, alias="workstream-cadence")
     digest_path: str = Field(alias="digest-path")
     retain_versions: int = Field(4, alias="retain-versions", ge=1)
+    # a refresh that could not read more than this share of the indexed pages (missing, hidden or
+    # failed) is degraded: it keeps the previous digest, or publishes with a warning in every brief
+    max_unavailable: float = Field(0.5, alias="max-unavailable", ge=0, le=1)
+    when_degraded: Literal["keep", "publish"] = Field("keep", alias="when-degraded")
+
+
+class Scope(_Strict):
+    """What a domain reviews, as data: the kinds of system, data and decision it covers. Each
+    concept is a list of terms (matched at a word start; a plural is allowed); `systems`, `data`
+    and `decisions` list combinations of concepts that must all be named in what the document does
+    (its title, summary, method and results: not its background or references). A document fits
+    when it names a system of the domain and its data or a decision about it (scope.py)."""
+
+    covers: str
+    concepts: dict[str, list[str]]
+    systems: list[list[str]]
+    data: list[list[str]] = []
+    decisions: list[list[str]] = []
+    # a sentence naming one of these is not about the domain at all ("the SQL query below")
+    exclude: list[str] = []
+
+    @model_validator(mode="after")
+    def _known_concepts(self) -> "Scope":
+        for key in ("systems", "data", "decisions"):
+            for n, combo in enumerate(getattr(self, key)):
+                unknown = [c for c in combo if c not in self.concepts]
+                if unknown or not combo:
+                    raise ValueError(f"scope.{key}.{n}: " + (f"unknown concept(s) {', '.join(unknown)}; "
+                                     f"concepts: {', '.join(self.concepts)}" if unknown else "empty"))
+        if not self.systems:
+            raise ValueError("scope.systems: name at least one kind of system the domain covers")
+        return self
 
 
 class DomainEntry(_Strict):
@@ -78,8 +113,10 @@ class DomainEntry(_Strict):
     applies_to: list[str] = Field([], alias="applies-to")
     # share of each requesting domain's budget the cross-domain digest may take (cross-domain only)
     budget_share: float = Field(0.3, alias="budget-share", gt=0, lt=1)
-    # what a document about this domain names (methods, metrics, objects): a document that names
-    # fewer than two of them is not about the domain (review_harness.domain.topics)
+    # what the domain reviews (systems, data, decisions): whether a document fits (scope.py); a
+    # domain with no scope is offered every document
+    scope: Scope | None = None
+    # extra topic hints: terms that order the brief when a document names them
     topics: list[str] = []
 
     @property
@@ -155,9 +192,28 @@ def load_roster(path: str | Path = ROSTER_FILE) -> TeamRoster:
     return read_model(path, TeamRoster, path.name, DomainConfigError, wrap=lambda raw: raw or {})
 
 
-@lru_cache(maxsize=1)
+def index_file() -> Path:
+    """The domain index in use: $REVIEW_DOMAIN_INDEX when set, else knowledge/domain/domain-index.yaml."""
+    from review_harness.core.params import resolve_user_path
+
+    chosen = os.environ.get(INDEX_ENV)
+    return resolve_user_path(chosen) if chosen else INDEX_FILE
+
+
+@lru_cache(maxsize=4)
+def _index_at(path: Path, stamp: float) -> DomainIndex:
+    return load_index(path)
+
+
 def default_index() -> DomainIndex:
-    return load_index(INDEX_FILE)
+    """The index in use (index_file()), read once per file version."""
+    path = index_file()
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        raise DomainConfigError(f"{path}: no domain index there" + (f" (from ${INDEX_ENV})" if os.environ.get(INDEX_ENV)
+                                                                     else "")) from None
+    return _index_at(path, stamp)
 
 
 def parse_domain_list(value: str | list[str] | None, index: DomainIndex | None = None) -> list[str]:

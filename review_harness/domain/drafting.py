@@ -21,7 +21,7 @@ from review_harness.domain.knowledge import (
     subsection_for,
 )
 from review_harness.domain.sources import Page
-from review_harness.domain.topics import mentions_term
+from review_harness.domain.topics import mentions_term, same_term
 
 FOUNDATIONAL = ("Foundational Knowledge", "authoritative")
 STANDARDS = ("Workstream Standards", "authoritative")
@@ -177,20 +177,30 @@ def conflict_terms(text: str) -> list[str]:
     return [" ".join(words)]
 
 
+def same_conflict(a: Bullet, b: Bullet) -> bool:
+    """Two conflict lines about one thing: the same text, or the same foundational technique (an
+    abbreviation and its long form are one: "IPW", "inverse propensity weighting")."""
+    if a.text == b.text:
+        return True
+    ours, theirs = conflict_terms(a.text), conflict_terms(b.text)
+    return any(same_term(x, y) or mentions_term(x, y) or mentions_term(y, x) for x in ours for y in theirs)
+
+
 def review_conflicts(previous: Digest | None, digest: Digest, tier: str) -> tuple[list[Bullet], list[str]]:
-    """Conflicts carried from refresh to refresh (seed 001 s5, D19): a workstream refresh keeps the
-    earlier conflicts it did not find again, so none is lost before the foundational tier is
-    reviewed; a foundational (or full) refresh reviews each earlier conflict: resolved when the new
-    foundational tier no longer names the technique, otherwise kept (with its first date) and listed
+    """Conflicts carried from refresh to refresh (seed 001 s5, D19), each once: an earlier conflict
+    about the same technique as one found again is kept (with the date it was first flagged) and the
+    new wording is dropped. A workstream refresh keeps the earlier conflicts, so none is lost before
+    the foundational tier is reviewed; a foundational (or full) refresh reviews each earlier conflict:
+    resolved when the new foundational tier no longer names the technique, otherwise kept and listed
     as a review item. Returns (the new digest's conflicts, the review items)."""
     earlier = list(previous.conflicts) if previous else []
     found = list(digest.conflicts)
-    seen = {b.text for b in found}
     if tier == "workstream":
-        return found + [b for b in earlier if b.text not in seen], []
+        return _once(earlier + found), []
     foundational = [b.text for s in digest.sections if s.tier == "foundational" for sub in s.subsections
                     for b in sub.bullets]
     items = []
+    kept = []
     for bullet in earlier:
         terms = conflict_terms(bullet.text)
         still = [t for t in terms if any(mentions_term(f, t) for f in foundational)]
@@ -202,8 +212,16 @@ def review_conflicts(previous: Digest | None, digest: Digest, tier: str) -> tupl
                          f"page or confirm it stands: {bullet.text}")
         else:
             items.append(f"resolved{since}: the foundational tier no longer names {', '.join(terms)}: {bullet.text}")
+            found = [b for b in found if not same_conflict(b, bullet)]
             continue
-        if bullet.text not in seen:
-            found.append(bullet)
-            seen.add(bullet.text)
-    return found, items
+        kept.append(bullet)
+    return _once(kept + found), items
+
+
+def _once(conflicts: list[Bullet]) -> list[Bullet]:
+    """Each conflict once, the first (earliest flagged) wording kept."""
+    out: list[Bullet] = []
+    for bullet in conflicts:
+        if not any(same_conflict(bullet, b) for b in out):
+            out.append(bullet)
+    return out

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import one_to_one, quote_overlap, ratio
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR, PROJECT_ROOT
 from review_harness.domain.config import DomainIndex
 from review_harness.domain.dedup import FindingRef, dedup, suppressed
 from review_harness.domain.reviewer import DomainFinding, ReviewerRubric
@@ -116,3 +116,82 @@ def summarize(results: list[FixtureResult]) -> dict[str, float | None]:
         "quote_accuracy": ratio(total("quotes_matched"), total("matched")),
         "dedup_accuracy": ratio(total("dedup_correct"), total("dedup_expected")),
     }
+
+
+# ---------------------------------------------------------------------------------- fit gold
+
+FIT_GOLD = DOMAIN_GOLD_DIR / "fit" / "documents.yaml"
+SHARED_ENV = "REVIEW_SHARED_DIR"
+
+
+def repo_path(relative: str) -> Path:
+    """A path of a gold file, relative to the repository root. Documents beside the repository
+    (`../shared/...`) are looked for there, then in $REVIEW_SHARED_DIR, then /work/shared (a
+    worktree sits elsewhere than the main checkout)."""
+    import os
+
+    path = PROJECT_ROOT / relative
+    if path.exists() or not relative.startswith("../shared/"):
+        return path
+    rest = relative.removeprefix("../shared/")
+    for base in (os.environ.get(SHARED_ENV), "/work/shared"):
+        if base and (Path(base) / rest).exists():
+            return Path(base) / rest
+    return path
+
+
+class FitCase(BaseModel):
+    document: str
+    split: str
+    fits: list[str]
+
+
+class FitGold(BaseModel):
+    indexes: dict[str, str] = {}
+    domains: list[str]
+    documents: list[FitCase]
+
+
+class FitResult(BaseModel):
+    document: str
+    split: str
+    domain: str
+    expected: bool
+    got: bool
+    reason: str
+
+
+def load_fit_gold(path: Path = FIT_GOLD) -> FitGold:
+    from review_harness.core.yamlio import read_model
+
+    return read_model(path, FitGold, f"fit gold {path}", ValueError)
+
+
+def evaluate_fit(gold: FitGold | None = None) -> list[FitResult]:
+    """Each document of the fit gold against each domain; a document that cannot be found is
+    skipped (the real write-ups live beside the repository)."""
+    from review_harness.domain.config import default_index, load_index
+    from review_harness.domain.topics import domain_fit
+
+    gold = gold or load_fit_gold()
+    indexes = {d: load_index(PROJECT_ROOT / p) for d, p in gold.indexes.items()}
+    out = []
+    for case in gold.documents:
+        path = repo_path(case.document)
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for domain in gold.domains:
+            fit = domain_fit(text, [domain], indexes.get(domain) or default_index())
+            out.append(FitResult(document=case.document, split=case.split, domain=domain,
+                                 expected=domain in case.fits, got=fit.applicable, reason=fit.reason))
+    return out
+
+
+def fit_summary(results: list[FitResult]) -> dict[str, float | None]:
+    """Accuracy of the fit decisions, and precision / recall of "fits"."""
+    right = sum(r.expected == r.got for r in results)
+    said = [r for r in results if r.got]
+    real = [r for r in results if r.expected]
+    return {"accuracy": ratio(right, len(results)), "fit_precision": ratio(sum(r.expected for r in said), len(said)),
+            "fit_recall": ratio(sum(r.got for r in real), len(real)), "decisions": float(len(results))}

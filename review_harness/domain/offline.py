@@ -2,7 +2,7 @@
 by its member; a prompt that lacks the member's data block gets None): the domain expert
 reviewer's request with the rule engine (rules.py), the dedup question with a quote and wording
 comparison, the digest synthesis request with the extractive synthesis, and the curator's
-request as below.
+request as below. The expert reviewer reads the user's reference too (it supplements the brief).
 
 The curator request is scored from the page itself: knowledge density is the share of its
 sentences that carry domain-knowledge cues (standards, decisions, pitfalls, evaluation, results),
@@ -59,7 +59,9 @@ def answer_expert(prompt: str) -> str | None:
     document = data_block(prompt, "<document>", "</document>")
     if brief is None or document is None:
         return None
-    return report_of(review_document(document, brief, default_reviewer_rubric())).model_dump_json(indent=1)
+    reference = data_block(prompt, "<reference>", "</reference>")  # the user's reference supplements the brief
+    return report_of(review_document(document, brief, default_reviewer_rubric(), reference=reference)
+                     ).model_dump_json(indent=1)
 
 
 def answer_synthesis(prompt: str) -> str | None:

@@ -47,7 +47,7 @@ def report_schema(rubric: ReviewerRubric):
     return response_schema("domain_review", DomainReport, description="the domain expert reviewer's report", enums={
         "findings[].lens": [lens.id for lens in lenses],
         "findings[].issue_type": rubric.issue_types(),
-        "findings[].source_kind": ["digest", "web", "general"],
+        "findings[].source_kind": ["digest", "web", "general", "reference"],
         "credits[]": [c.id for lens in lenses for c in lens.credits],
     })
 
@@ -130,6 +130,8 @@ def _source(item: ReportFinding, brief: DomainContextBrief, problems: list[str],
         return FindingSource(kind="digest", ref=item.source_ref, authority=authority)
     if item.source_kind == "web":
         return FindingSource(kind="web", ref=item.source_ref)
+    if item.source_kind == "reference":
+        return FindingSource(kind="reference", ref=item.source_ref)
     return FindingSource(kind="general")
 
 

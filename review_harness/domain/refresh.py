@@ -15,7 +15,13 @@
 4. conflicts are carried: a workstream refresh keeps the earlier ones, the next foundational (or
    full) refresh reviews each as a review item, resolved when the foundational tier no longer names
    the technique, kept otherwise;
-5. the new version is published unless it looks broken (see versions.py).
+5. external references (the index's web pages, each with a TTL) are fetched again only when
+   their copy is older than their TTL; a fresh reference's bullets are carried over;
+6. indexed pages the source cannot show (missing, hidden, failed) are counted: above the index's
+   `max-unavailable` share the refresh is degraded and keeps the current digest (or, with
+   `when-degraded: publish`, publishes with a warning every brief repeats); below it, the version
+   is published and the brief names the pages it was built without;
+7. the new version is published unless it looks broken (see versions.py).
 
 A `tier="workstream"` refresh keeps the current foundational sections.
 """
@@ -31,7 +37,7 @@ from pathlib import Path
 import anyio
 from inspect_ai.model import Model
 from review_harness.domain.config import DomainIndex, TeamRoster
-from review_harness.domain.digest import format_version
+from review_harness.domain.digest import Digest, Subsection, TierSection, format_version
 from review_harness.domain.drafting import review_conflicts, synthesize
 from review_harness.domain.importance import (
     PageScore,
@@ -41,9 +47,16 @@ from review_harness.domain.importance import (
     score_from_answer,
     tiebreakers,
 )
-from review_harness.domain.sources import Page, PageSource, SourceError
+from review_harness.domain.sources import Page, PageHidden, PageSource, SourceError
 from review_harness.domain.synthesis import model_synthesis
-from review_harness.domain.versions import DigestStoreError, load_current, publish, write_status
+from review_harness.domain.versions import (
+    DigestStoreError,
+    load_current,
+    publish,
+    read_references,
+    references_path,
+    write_status,
+)
 
 DEFAULT_BUDGET = 5000
 
@@ -63,6 +76,7 @@ class RefreshReport:
     tokens: int = 0
     digest_path: str = ""
     review_items: list[str] = field(default_factory=list)  # earlier conflicts a foundational refresh reviewed
+    unavailable: list[dict] = field(default_factory=list)  # indexed pages that could not be read
 
 
 def scores_path(current: Path) -> Path:
@@ -82,14 +96,42 @@ def log_scores(current: Path, scores: list[PageScore], at: dt.datetime) -> None:
     path.write_text(json.dumps(dict(sorted(log.items())), indent=1) + "\n", encoding="utf-8")
 
 
+@dataclass
+class Unavailable:
+    """An indexed page the refresh could not read: missing (no such page), hidden (the source
+    refuses to show it) or failed (reading it went wrong)."""
+
+    id: str
+    title: str
+    reason: str  # missing | hidden | failed
+    detail: str = ""
+
+    def line(self) -> str:
+        return f"{self.id} ({self.title}) {self.reason}" + (f": {self.detail}" if self.detail and self.reason == "failed" else "")
+
+
 def collect_pages(name: str, index: DomainIndex, source: PageSource, now: dt.datetime,
-                  warnings: list[str]) -> tuple[dict[str, tuple[Page, str]], list[dict]]:
-    """page id -> (page, tier) and the candidates for inclusion (discovered, not indexed)."""
+                  warnings: list[str], unavailable: list[Unavailable] | None = None
+                  ) -> tuple[dict[str, tuple[Page, str]], list[dict]]:
+    """page id -> (page, tier) and the candidates for inclusion (discovered, not indexed). Indexed
+    pages that cannot be read are counted in `unavailable` (and warned about); a discovery that
+    fails raises SourceError."""
     entry = index.entry(name)
+    unavailable = [] if unavailable is None else unavailable
     pages: dict[str, tuple[Page, str]] = {}
     for indexed in entry.pages:
-        page = source.get_page(indexed.id)
+        try:
+            page = source.get_page(indexed.id)
+        except PageHidden as ex:
+            unavailable.append(Unavailable(indexed.id, indexed.title, "hidden", str(ex)))
+            warnings.append(f"{name}: indexed page {indexed.id} ({indexed.title}) is hidden in {source.name}")
+            continue
+        except SourceError as ex:
+            unavailable.append(Unavailable(indexed.id, indexed.title, "failed", str(ex)))
+            warnings.append(f"{name}: indexed page {indexed.id} ({indexed.title}) could not be read ({ex})")
+            continue
         if page is None:
+            unavailable.append(Unavailable(indexed.id, indexed.title, "missing"))
             warnings.append(f"{name}: indexed page {indexed.id} ({indexed.title}) not found in {source.name}")
             continue
         pages[page.id] = (page, indexed.tier)
@@ -104,6 +146,63 @@ def collect_pages(name: str, index: DomainIndex, source: PageSource, now: dt.dat
             candidates.append({"id": page.id, "title": page.title, "space": page.space,
                                "updated": page.updated.date().isoformat()})
     return pages, candidates
+
+
+def collect_references(name: str, index: DomainIndex, source: PageSource, current: Path, now: dt.datetime,
+                       warnings: list[str]) -> tuple[dict[str, tuple[Page, str]], dict[str, dict]]:
+    """The external references whose copy is older than their TTL (or was never fetched), fetched
+    again through the source as foundational pages; those still fresh are not fetched (their
+    bullets stay in the digest). Returns the fetched pages and the updated reference record."""
+    record = read_references(current)
+    pages: dict[str, tuple[Page, str]] = {}
+    for ref in index.entry(name).external_references:
+        seen = record.get(ref.url, {})
+        checked = seen.get("checked_at")
+        if checked and now - dt.datetime.fromisoformat(checked) < dt.timedelta(days=ref.ttl_days):
+            continue  # fresh: within its TTL
+        page = source.get_reference(ref.url)
+        if page is None:
+            record[ref.url] = {**seen, "description": ref.description, "status": "not fetched",
+                               "tried_at": now.isoformat()}
+            if checked:
+                warnings.append(f"{name}: external reference {ref.description} is past its {ref.ttl_days}-day TTL and "
+                                f"{source.name} cannot fetch it; its knowledge in the digest is from {checked[:10]}")
+            continue
+        page = page.model_copy(update={"id": ref.url, "title": ref.description})
+        pages[ref.url] = (page, "foundational")
+        record[ref.url] = {"description": ref.description, "status": "fetched", "checked_at": now.isoformat()}
+    return pages, record
+
+
+def carry_fresh_references(previous: Digest | None, digest: Digest, fetched: set[str], urls: list[str]) -> None:
+    """Bullets of external references that were not fetched again (still within their TTL, or not
+    fetchable) are kept from the previous digest."""
+    if previous is None:
+        return
+    kept = [u for u in urls if u not in fetched]
+    if not kept:
+        return
+    for section in previous.sections:
+        for sub in section.subsections:
+            carried = [b for b in sub.bullets if any(f"(source: {u})" in b.text for u in kept)]
+            if not carried:
+                continue
+            target = digest.section(section.title)
+            if target is None:
+                target = TierSection(title=section.title, authority=section.authority, cadence=section.cadence)
+                digest.sections.append(target)
+            mine = next((s for s in target.subsections if s.title == sub.title), None)
+            if mine is None:
+                mine = Subsection(title=sub.title)
+                target.subsections.append(mine)
+            mine.bullets += [b for b in carried if b not in mine.bullets]
+
+
+def degraded_message(unavailable: list[Unavailable], indexed: int) -> str:
+    counts = {r: sum(1 for u in unavailable if u.reason == r) for r in ("missing", "hidden", "failed")}
+    parts = ", ".join(f"{n} {r}" for r, n in counts.items() if n)
+    return (f"{len(unavailable)} of {indexed} indexed pages unavailable ({parts}: "
+            + "; ".join(u.line() for u in unavailable) + ")")
 
 
 async def refresh_domain(
@@ -126,12 +225,35 @@ async def refresh_domain(
     current = index.digest_path(name)
     version = format_version(now)
     report = RefreshReport(domain=name, version=version, published=False, digest_path=str(current))
+    unavailable: list[Unavailable] = []
     try:
-        pages, report.candidates = collect_pages(name, index, source, now, report.warnings)
+        pages, report.candidates = collect_pages(name, index, source, now, report.warnings, unavailable)
+        fetched, references = collect_references(name, index, source, current, now, report.warnings)
     except SourceError as ex:
         write_status(current, "failed", str(ex), now)
-        report.warnings.append(f"{name}: refresh failed ({ex}); the current digest stays")
+        report.warnings.insert(0, f"{name}: refresh failed ({ex}); the current digest stays")
         return report
+    report.unavailable = [u.__dict__ for u in unavailable]
+    indexed = len(entry.pages)
+    if indexed and unavailable and len(unavailable) == indexed and not pages and all(
+            u.reason == "failed" for u in unavailable):
+        message = degraded_message(unavailable, indexed)
+        write_status(current, "failed", message, now, unavailable=report.unavailable)
+        report.warnings.insert(0, f"{name}: refresh failed ({message}); the current digest stays")
+        return report
+    degraded = bool(indexed) and len(unavailable) / indexed > entry.refresh.max_unavailable
+    if degraded and entry.refresh.when_degraded == "keep":
+        message = degraded_message(unavailable, indexed) + f", over the {entry.refresh.max_unavailable:.0%} allowed"
+        try:
+            kept = load_current(current).digest.version
+        except DigestStoreError:
+            kept = None
+        write_status(current, "degraded", message + (f"; kept version {kept}" if kept else "; nothing published"),
+                     now, kept, unavailable=report.unavailable, indexed=indexed, published=False)
+        report.warnings.append(f"{name}: refresh degraded ({message}); "
+                               + (f"kept version {kept}" if kept else "nothing published"))
+        return report
+    pages.update(fetched)
     report.pages = sorted(pages)
     plain = [p for p, _ in pages.values()]
     links = incoming_links(plain)
@@ -171,13 +293,24 @@ async def refresh_domain(
                                        report.warnings)
     if digest is None:
         digest = synthesize(name, pages, report.budgets, version, previous, tier)
+    carry_fresh_references(previous, digest, set(fetched), [r.url for r in entry.external_references])
     digest.conflicts, report.review_items = review_conflicts(previous, digest, tier)
     scored = [s.final for s in scores if s.reason is None]
     if not scored and scores:
         write_status(current, "failed", "the curator scored no page", now)
         report.warnings.append(f"{name}: refresh failed (the curator scored no page); the current digest stays")
         return report
-    result = publish(current, digest, entry.refresh.retain_versions, at=now, importances=scored)
+    status = None
+    if unavailable:
+        message = degraded_message(unavailable, indexed)
+        if degraded:
+            message += f", over the {entry.refresh.max_unavailable:.0%} allowed; published with this warning"
+            report.warnings.append(f"{name}: refresh degraded ({message})")
+        status = ("degraded" if degraded else "ok", message)
+    result = publish(current, digest, entry.refresh.retain_versions, at=now, importances=scored, status=status,
+                     unavailable=report.unavailable, indexed=indexed, published=True)
+    if result.published and fetched:
+        references_path(current).write_text(json.dumps(references, indent=1) + "\n", encoding="utf-8")
     report.published = result.published
     report.warnings += result.warnings
     report.tokens = digest.tokens

@@ -17,7 +17,7 @@ from review_harness.core.yamlio import read_model
 
 RUBRIC_FILE = PROMPTS_DIR / "domain" / "reviewer.yaml"
 Severity = Literal["CRITICAL", "MAJOR", "MINOR", "ADVISORY"]
-SourceKind = Literal["digest", "web", "general"]
+SourceKind = Literal["digest", "web", "general", "reference"]
 
 
 class ReviewerRubricError(ValueError):
@@ -99,7 +99,8 @@ def default_reviewer_rubric() -> ReviewerRubric:
 
 class FindingSource(BaseModel):
     """Where a finding's knowledge comes from: a digest section (its key in the brief), a web
-    page (its URL) or the reviewer's general knowledge."""
+    page (its URL), the user's reference (it supplements the brief) or the reviewer's general
+    knowledge."""
 
     kind: SourceKind
     ref: str | None = None
@@ -110,6 +111,8 @@ class FindingSource(BaseModel):
             return f"digest: {self.ref} [{self.authority or 'authoritative'}]"
         if self.kind == "web":
             return f"web: {self.ref}"
+        if self.kind == "reference":
+            return f"reference: {self.ref or 'the user reference'}"
         return "general domain knowledge"
 
 

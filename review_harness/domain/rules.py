@@ -1,58 +1,51 @@
-"""The offline domain reviewer: real checks of a document against the context brief.
+"""The offline domain reviewer: real checks of a document against the knowledge in its brief.
 
-* checks (prompts/domain/offline_rules.yaml): a pitfall or standard technique the brief knows
-  about, relevant to the document, that the document does not address;
-* benchmarks: a number the document cites as an external reference point for a metric, outside
-  the range the brief states for that metric;
-* claims: cited research looked up in the claim-verification table (the offline stand-in for a
-  web search): contradicted or unsupported claims are findings, claims found nowhere are listed
-  as unverified with no deduction.
+The brief is read item by item (items.py): every bullet is a claim with its section's tier and
+authority. Each item is checked against one reading of the document (reading.py):
 
-Every finding quotes the document and cites its source (the brief's section, a web page).
+* an item about a concept the engine can read (position bias, the logging policy, a metric used
+  alone, segments, online validation, load tests, latency percentiles, classifier metrics,
+  leakage, sample ratio, minimum duration: prompts/domain/offline_rules.yaml) goes to that
+  concept's detector (checks.py), which says whether it applies and whether the document handles
+  it; items on one concept and subject make one finding, sourced from the most authoritative item,
+  with the fix the winning item prescribes (workstream knowledge before foundational);
+* an item that states its own conditions (`applies when`, `addressed by`) is checked on them;
+* a range the brief gives for a metric is compared with numbers the document cites as external
+  reference points (benchmarks);
+* cited research is looked up in the claim-verification table (the offline stand-in for a web
+  search): contradicted or unsupported claims are findings, claims found nowhere are listed as
+  unverified with no deduction;
+* an authoritative item nothing can read is listed as not assessed offline (no finding).
+
+A user's reference supplements the brief: its items are checked the same way, except on a
+subject the brief already covers (the brief's item stands). Every finding quotes the document and
+cites its source.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from review_harness.core.markdown import parse_sections, section_at, sentences
-from review_harness.core.paths import FIXTURES_DIR, PROMPTS_DIR
+from review_harness.core.paths import FIXTURES_DIR
 from review_harness.core.yamlio import read_yaml
+from review_harness.domain.checks import DETECTORS, Concept, Ctx, Outcome, RulesConfig, explicit_check, load_rules
+from review_harness.domain.items import BriefSection, Item, brief_sections, items_of, reference_items
+from review_harness.domain.reading import read
 from review_harness.domain.reviewer import DomainFinding, FindingSource, ReviewerRubric, make_finding
 
-RULES_FILE = PROMPTS_DIR / "domain" / "offline_rules.yaml"
+__all__ = ["BriefSection", "DomainReview", "RulesConfig", "brief_sections", "load_rules", "review_document"]
+
 CLAIMS_FILE = FIXTURES_DIR / "domain" / "claim_verifications.yaml"
-HEADING_RE = re.compile(r"^### (?P<key>.+?) \[tier: (?P<tier>\w+)\] \[authority: (?P<authority>\w+)\]\s*$")
 RANGE_RE = re.compile(r"(?:between\s+)?(?P<lo>\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(?P<hi>\d+(?:\.\d+)?)")
 NUMBER_RE = re.compile(r"(?<![\w.])(?P<value>\d+(?:\.\d+)?)(?![\w.])")
 METRIC_SUFFIX_RE = re.compile(r"@\d+")
 OFFLINE_SEARCH = "offline claim table (a search found nothing that supports it)"
 CITATION_WORDS = ("research shows", "study", "studies", "according to", "paper", "survey found", "reported by")
-
-
-class Check(BaseModel):
-    id: str
-    lens: str
-    issue_type: str
-    acknowledged_issue_type: str | None = None
-    digest_terms: list[str]
-    applies_when: list[str]
-    requires_all: list[str] = []
-    acknowledged_by: list[str] = []
-    addressed_by: list[str]
-    summary: str
-    fix: str
-
-
-class RulesConfig(BaseModel):
-    checks: list[Check]
-    metrics: list[str]
-    benchmark_words: list[str]
 
 
 class ClaimEntry(BaseModel):
@@ -63,55 +56,8 @@ class ClaimEntry(BaseModel):
 
 
 @lru_cache(maxsize=2)
-def load_rules(path: Path = RULES_FILE) -> RulesConfig:
-    return RulesConfig.model_validate(read_yaml(path))
-
-
-@lru_cache(maxsize=2)
 def load_claims(path: Path = CLAIMS_FILE) -> list[ClaimEntry]:
     return [ClaimEntry.model_validate(c) for c in (read_yaml(path) or {}).get("claims", [])]
-
-
-@dataclass
-class BriefSection:
-    key: str
-    tier: str
-    authority: str
-    bullets: list[str] = field(default_factory=list)
-
-
-def brief_sections(content: str) -> list[BriefSection]:
-    """The sections of a brief's content (as get_domain_context renders them)."""
-    out: list[BriefSection] = []
-    for line in content.splitlines():
-        match = HEADING_RE.match(line)
-        if match:
-            out.append(BriefSection(match.group("key"), match.group("tier"), match.group("authority")))
-        elif line.startswith("- ") and out:
-            out[-1].bullets.append(line[2:])
-        elif line.startswith("  ") and out and out[-1].bullets:
-            out[-1].bullets[-1] += " " + line.strip()
-        elif line.startswith("### "):
-            out.append(BriefSection(line[4:].strip(), "workstream", "authoritative"))  # conflicts
-    return out
-
-
-def _has(text: str, words: list[str]) -> str | None:
-    low = text.lower()
-    return next((w for w in words if w in low), None)
-
-
-NEGATION_RE = r"\b(?:no|not|without|never)\s+(?:\w+\s+)?"
-
-
-def _hits(sentence: str, words: list[str]) -> int:
-    """How many of the words a sentence uses, leaving out negated ones ("no click data")."""
-    low = sentence.lower()
-    return sum(1 for w in words if w in low and not re.search(NEGATION_RE + re.escape(w), low))
-
-
-def _mentions(document: str, words: list[str]) -> bool:
-    return any(_hits(unit.text, words) for unit in sentences(document) if unit.kind != "heading")
 
 
 class DomainReview(BaseModel):
@@ -121,56 +67,117 @@ class DomainReview(BaseModel):
     unverified: list[str] = Field(default_factory=list)
     verified: list[str] = Field(default_factory=list)
     credits: list[str] = Field(default_factory=list)
+    not_assessed: list[str] = Field(default_factory=list, description="knowledge the offline reviewer cannot check")
 
 
-def _source_for(check: Check, sections: list[BriefSection]) -> FindingSource | None:
-    """The most authoritative section that knows about the check (authoritative before advisory)."""
-    hits = [s for s in sections if any(_has(b, check.digest_terms) for b in s.bullets)]
-    if not hits:
-        return None
-    hits.sort(key=lambda s: s.authority != "authoritative")
-    return FindingSource(kind="digest", ref=hits[0].key, authority=hits[0].authority)
+def _has(text: str, words: list[str]) -> str | None:
+    low = text.lower()
+    return next((w for w in words if w in low), None)
 
 
-SUMMARY_HEADING_RE = re.compile(r"summary|tl;?dr|overview|abstract", re.IGNORECASE)
+def _source(item: Item) -> FindingSource:
+    if item.origin == "reference":
+        return FindingSource(kind="reference", ref=item.key.split(" / ", 1)[-1] if " / " in item.key else item.key)
+    return FindingSource(kind="digest", ref=item.key, authority=item.authority)
 
 
-def _locate(document: str, words: list[str]) -> tuple[str | None, str | None]:
-    """The sentence of the document that uses most of the words, and its section heading: the
-    evidence a finding quotes. Among equals, one in the body (where the method or plan is stated)
-    beats one in the summary, then the first."""
-    sections = parse_sections(document)
-    best, best_score = None, 0.0
-    for unit in sentences(document):
-        hits = _hits(unit.text, words) if unit.kind != "heading" else 0
-        if not hits:
+def _fill(template: str, values: dict[str, str]) -> str:
+    out = template
+    for name, value in values.items():
+        out = out.replace("{" + name + "}", value)
+    return re.sub(r"\s*\(\)", "", re.sub(r"\{\w+\}", "", out)).replace("  ", " ").strip()
+
+
+def _fix(concept: Concept, winner: Item, values: dict[str, str], conflicts: list[Item]) -> str:
+    """The concept's fix with what the winning item prescribes; a remedy the brief's conflicts say
+    the team replaced is not suggested."""
+    remedy = winner.remedy or concept.fix_default
+    for conflict in conflicts:
+        replaced = re.search(r"names (?P<term>[\w-]+(?: [\w-]+){0,3}?) (?:as|for|\()", conflict.text)
+        if replaced and remedy and replaced.group("term").lower() in remedy.lower() and concept.fix_default:
+            if not winner.is_workstream:
+                remedy = concept.fix_default
+    if winner.is_workstream and winner.remedy:
+        remedy = f"{winner.remedy}, the team's current standard" + (f" since {winner.date}" if winner.date else "")
+    return _fill(concept.fix, {**values, "remedy": remedy or ""})
+
+
+def advice(item: Item, config: RulesConfig) -> str | None:
+    """What the item tells the analyst to do, when it ends on an instruction ("...; fix the sample
+    size in advance or use a sequential test")."""
+    clause = re.split(r";\s*", item.text.rstrip(". "))[-1].strip()
+    first = clause.split(" ", 1)[0].lower()
+    if first in config.words("advice_verbs"):
+        return clause[0].upper() + clause[1:] + "."
+    return None
+
+
+def run_items(document: str, items: list[Item], rubric: ReviewerRubric, config: RulesConfig,
+              review: DomainReview) -> list[DomainFinding]:
+    """Every item checked; one finding per (concept, subject), from the item that wins."""
+    reading = read(document)
+    conflicts = [i for i in items if i.is_conflict]
+    by_concept = [(item, config.concept_of(item)) for item in items if not item.is_conflict]
+    covered_by_brief: set[tuple[str, str]] = set()
+    groups: dict[tuple[str, str], list[tuple[Item, Concept | None, Outcome]]] = {}
+    applied_pitfalls: list[bool] = []
+    for item, concept in by_concept:
+        if item.applies_when:
+            outcome = explicit_check(reading, item)
+            concept = None
+        elif concept is not None:
+            outcome = DETECTORS[concept.reading](Ctx(reading, item, concept, config))
+        else:
+            if item.authority == "authoritative" and item.origin == "digest" and not RANGE_RE.search(item.text):
+                review.not_assessed.append(f"{item.label()} (not assessed offline: no reading of this knowledge)")
             continue
-        section = section_at(sections, unit.line)
-        score = hits - (0.5 if section and SUMMARY_HEADING_RE.search(section.heading) else 0.0)
-        if score > best_score:
-            best, best_score = (unit, section), score
-    if best is None:
-        return None, None
-    unit, section = best
-    return unit.text, section.heading if section else None
-
-
-def run_checks(document: str, sections: list[BriefSection], rubric: ReviewerRubric, config: RulesConfig) -> list[DomainFinding]:
+        if outcome is None:
+            continue
+        if outcome.status == "undecided":
+            review.not_assessed.append(f"{item.label()} (not assessed offline: {outcome.why})")
+            continue
+        group = ((concept.id if concept else "explicit"), outcome.key)
+        if item.origin == "reference" and group in covered_by_brief:
+            continue  # the reference supplements the brief, never overrides it
+        if item.origin == "digest":
+            covered_by_brief.add(group)
+        groups.setdefault(group, []).append((item, concept, outcome))
+        if concept is None or concept.lens == "pitfall":
+            applied_pitfalls.append(outcome.status == "addressed")
     findings = []
-    for check in config.checks:
-        source = _source_for(check, sections)
-        if source is None or not _mentions(document, check.applies_when):
+    quoted: set[tuple[str, str | None]] = set()
+    for (concept_id, _), entries in groups.items():
+        if any(o.status == "addressed" for _, _, o in entries):
             continue
-        if any(not _has(document, [w]) for w in check.requires_all):
-            continue
-        if _mentions(document, check.addressed_by):
-            continue
-        issue = check.issue_type
-        if check.acknowledged_issue_type and _mentions(document, check.acknowledged_by):
-            issue = check.acknowledged_issue_type
-        quote, where = _locate(document, check.acknowledged_by + check.applies_when + check.requires_all)
-        findings.append(make_finding(rubric, f"D{len(findings) + 1}", check.lens, issue, source, check.summary,
-                                     quote=quote, section=where, fix=check.fix))
+        entries.sort(key=lambda e: e[0].precedence)
+        source_item = min(entries, key=lambda e: (e[0].authority != "authoritative", e[0].is_workstream))[0]
+        winner = entries[0][0]
+        outcome = next(o for i, _, o in entries if i is source_item)
+        concept = entries[0][1]
+        unit = outcome.unit
+        quote, where = (unit.text, unit.heading or None) if unit else (None, None)
+        reading_id = entries[0][1].reading if entries[0][1] else "explicit"
+        if quote and (reading_id, quote) in quoted:
+            continue  # two concepts of one reading on the same sentence: one finding (the first)
+        quoted.add((reading_id, quote))
+        if concept is None:
+            explicit = config.explicit
+            issue = source_item.issue or (explicit.critical_issue_type if any(
+                w in source_item.low for w in explicit.critical_words) else explicit.default_issue_type)
+            lens = next((lens.id for lens in rubric.dimension.lenses if issue in {d.id for d in lens.deductions}),
+                        explicit.lens)
+            summary = source_item.topic or source_item.text[:120]
+            fix = advice(source_item, config) or "Address it, or say why it does not apply here."
+        else:
+            issue = concept.acknowledged_issue_type if outcome.acknowledged and concept.acknowledged_issue_type \
+                else concept.issue_type
+            lens = concept.lens
+            summary = _fill(concept.summary, outcome.values)
+            fix = _fix(concept, winner, outcome.values, conflicts)
+        findings.append(make_finding(rubric, f"D{len(findings) + 1}", lens, issue, _source(source_item), summary,
+                                     quote=quote, section=where, fix=fix))
+    if applied_pitfalls and all(applied_pitfalls):
+        review.credits.append("pitfalls_addressed")
     return findings
 
 
@@ -251,18 +258,18 @@ def check_claims(document: str, rubric: ReviewerRubric, claims: list[ClaimEntry]
 
 
 def review_document(document: str, brief_content: str, rubric: ReviewerRubric,
-                    config: RulesConfig | None = None, claims: list[ClaimEntry] | None = None) -> DomainReview:
+                    config: RulesConfig | None = None, claims: list[ClaimEntry] | None = None,
+                    reference: str | None = None) -> DomainReview:
+    """The offline domain review of `document` against a brief's content (and a user's reference,
+    which supplements it)."""
     config = config or load_rules()
     claims = load_claims() if claims is None else claims
     sections = brief_sections(brief_content)
+    items = items_of(brief_content) + (reference_items(reference) if reference else [])
     review = DomainReview()
-    review.findings = run_checks(document, sections, rubric, config)
+    review.findings = run_items(document, items, rubric, config, review)
     review.findings += check_benchmarks(document, sections, rubric, config, len(review.findings))
     review.findings += check_claims(document, rubric, claims, review, len(review.findings))
     if review.verified:
         review.credits.append("claims_cited")
-    pitfall_checks = [c for c in config.checks if c.lens == "pitfall" and _source_for(c, sections)
-                      and _mentions(document, c.applies_when)]
-    if pitfall_checks and all(_mentions(document, c.addressed_by) for c in pitfall_checks):
-        review.credits.append("pitfalls_addressed")
     return review

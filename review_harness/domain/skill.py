@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from review_harness.core.tokens import TOKENS_PER_WORD, estimate_tokens
 from review_harness.domain.config import DomainConfigError, DomainIndex, default_index
 from review_harness.domain.digest import Bullet, Digest, TierSection
-from review_harness.domain.versions import DigestStoreError, load_current, read_status
+from review_harness.domain.versions import DigestStoreError, load_current, read_references, read_status
 
 DEFAULT_BUDGET = 5000
 STALE_AFTER = timedelta(days=14)
@@ -87,22 +87,26 @@ def _cost(text: str) -> int:
     return math.ceil(len(text.split()) * TOKENS_PER_WORD)
 
 
+def _relevances(digest: Digest, hints: list[str]) -> dict[tuple[int, int], int]:
+    """(section, subsection) -> how many hints its title and bullets name (0 without hints)."""
+    return {(i, j): (sum(_relevance(f"{sub.title} {b.text}", hints) for b in sub.bullets) if hints else 0)
+            for i, section in enumerate(digest.sections) for j, sub in enumerate(section.subsections)}
+
+
 def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[int, int], list[Bullet]], int]:
-    """Which bullets of a digest fit the budget. With topic hints the digest is filtered by
-    section (seed 001 s11): a subsection is relevant when its title or one of its bullets names a
-    hint, and only relevant subsections are kept when any is (a whole section is kept, so a
-    pitfall the document never names still reaches the reviewer when its section concerns the
-    document); the most relevant first. Then digest order, which puts foundational knowledge and
-    standards before learnings. Returns the kept bullets by (section, subsection) and their tokens."""
+    """Which bullets of a digest fit the budget. Topic hints order the digest, they never cut it:
+    every bullet is a candidate, and what the budget cannot hold goes first in this order --
+    advisory learnings before authoritative knowledge (pitfalls, standards, decisions), then the
+    subsections that name no hint, then digest order. So a pitfall the document never names still
+    reaches the reviewer whenever the budget has room for it. Returns the kept bullets by
+    (section, subsection) and their tokens."""
+    relevance = _relevances(digest, hints)
     items = []
     for i, section in enumerate(digest.sections):
         for j, sub in enumerate(section.subsections):
-            rel = sum(_relevance(f"{sub.title} {b.text}", hints) for b in sub.bullets) if hints else 0
             for k, bullet in enumerate(sub.bullets):
-                items.append((i, j, k, bullet, rel))
-    if hints and any(rel for *_, rel in items):
-        items = [item for item in items if item[4]]
-    order = sorted(items, key=lambda t: (-t[4], t[0], t[1], t[2]))
+                items.append((i, j, k, bullet, section.authority != "authoritative"))
+    order = sorted(items, key=lambda t: (t[4], -relevance[(t[0], t[1])], t[0], t[1], t[2]))
     used = 0
     kept: dict[tuple[int, int], list[tuple[int, Bullet]]] = {}
     for i, j, k, bullet, _ in order:
@@ -116,13 +120,16 @@ def _select(digest: Digest, budget: int, hints: list[str]) -> tuple[dict[tuple[i
     return {key: [b for _, b in sorted(v, key=lambda t: t[0])] for key, v in kept.items()}, used
 
 
-def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: dict, authority: dict) -> list[str]:
+def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: dict, authority: dict,
+            hints: list[str] | None = None) -> list[str]:
+    """The kept subsections, those that name the most hints first, then in digest order."""
+    relevance = _relevances(digest, hints or [])
     lines: list[str] = []
-    for i, section in enumerate(digest.sections):
-        for j, sub in enumerate(section.subsections):
-            bullets = kept.get((i, j))
-            if not bullets:
-                continue
+    for i, j in sorted(kept, key=lambda key: (-relevance[key], key)):
+        section = digest.sections[i]
+        sub = section.subsections[j]
+        bullets = kept[(i, j)]
+        if bullets:
             key = section_key(digest.domain, section, sub.title)
             tiers[key] = section.tier
             authority[key] = section.authority
@@ -130,6 +137,42 @@ def _render(digest: Digest, kept: dict[tuple[int, int], list[Bullet]], tiers: di
             lines += [b.render() for b in bullets]
             lines.append("")
     return lines
+
+
+def refresh_warnings(name: str, status: dict | None, served_version: str) -> list[str]:
+    """What the last refresh record says a reader of the brief must know: a failed, rejected or
+    degraded refresh (the previous digest is served), or a served version built while indexed
+    pages were unavailable."""
+    if not status:
+        return []
+    state, message = status.get("status"), status.get("message")
+    built_from_this = status.get("version") == served_version and state in ("ok", "degraded") and \
+        status.get("published", True)
+    if state in ("failed", "anomaly") or (state == "degraded" and not built_from_this):
+        word = {"failed": "failed", "anomaly": "was rejected", "degraded": "was degraded"}[state]
+        return [f"{name}: last refresh {word} ({message}); serving the previous digest"]
+    if built_from_this and status.get("unavailable"):
+        lead = "was built by a degraded refresh" if state == "degraded" else "was built without some indexed pages"
+        return [f"{name}: digest version {served_version} {lead} ({message})"]
+    return []
+
+
+def reference_warnings(name: str, index: DomainIndex, path, digest: Digest, now: datetime) -> list[str]:
+    """An external reference whose knowledge is in the digest but whose copy is older than its
+    TTL: its figures may have moved since."""
+    out = []
+    record = read_references(path)
+    text = "\n".join(b.text for b in digest.bullets())
+    for ref in index.entry(name).external_references:
+        if f"(source: {ref.url})" not in text:
+            continue
+        checked = record.get(ref.url, {}).get("checked_at")
+        age = (now - datetime.fromisoformat(checked)).days if checked else None
+        if age is None or age > ref.ttl_days:
+            when = f"last fetched {age} days ago" if age is not None else "never fetched by a refresh"
+            out.append(f"{name}: external reference {ref.description} ({ref.url}) was {when}, past its "
+                       f"{ref.ttl_days}-day TTL; figures from it may be outdated")
+    return out
 
 
 def get_domain_context(
@@ -173,9 +216,6 @@ def get_domain_context(
     def serve(name: str) -> Digest | None:
         path = index.digest_path(name)
         status = read_status(path)
-        if status and status.get("status") in ("failed", "anomaly"):
-            word = "failed" if status["status"] == "failed" else "was rejected"
-            warnings.append(f"{name}: last refresh {word} ({status.get('message')}); serving the previous digest")
         try:
             served = load_current(path)
         except DigestStoreError as ex:
@@ -183,6 +223,11 @@ def get_domain_context(
             return None
         warnings.extend(f"{name}: {w}" for w in served.warnings)
         digest = served.digest
+        warnings.extend(refresh_warnings(name, status, digest.version))
+        if digest.is_empty:
+            warnings.append(f"{name}: digest version {digest.version} is empty: the domain reviewer has no team "
+                            "knowledge to apply; refresh it or roll it back")
+        warnings.extend(reference_warnings(name, index, path, digest, now))
         age = now - digest.version_time
         if age > STALE_AFTER:
             warnings.append(f"{name}: digest version {digest.version} is older than 14 days ({age.total_seconds() / 86400:.1f} days)")
@@ -216,7 +261,7 @@ def get_domain_context(
         lines = conflict_lines(digest, cap)
         cap -= _cost("\n".join(lines))
         kept, _ = _select(digest, max(cap, 0), hints)
-        lines = _render(digest, kept, tiers, authority) + lines
+        lines = _render(digest, kept, tiers, authority, hints) + lines
         if not kept and not lines:
             continue
         used = _cost("\n".join(lines))
@@ -232,7 +277,7 @@ def get_domain_context(
         lines = conflict_lines(digest, int(budget_left[name]))
         room = int(budget_left[name]) - _cost("\n".join(lines))
         kept, _ = _select(digest, max(room, 0), hints)
-        parts += _render(digest, kept, tiers, authority) + lines
+        parts += _render(digest, kept, tiers, authority, hints) + lines
         included.append(name)
     parts += cross_parts
 

@@ -13,6 +13,8 @@ Two sources: `ConfluenceSource` (Confluence REST through atlassian-python-api) a
     labels: [ranking-standards]
     comments: 4            # optional
     incoming-links: 12     # optional; otherwise counted from links between the fetched pages
+    restricted: true       # optional: the page exists but the refresh may not read it (hidden)
+    external-url: https://...  # optional: a saved copy of an external reference of the index
     ---
     page body in markdown
 """
@@ -28,6 +30,7 @@ import frontmatter
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from review_harness.core.documents.confluence import without_credentials  # the one URL check (redacts, then refuses)
 from review_harness.core.documents.confluence import confluence_client
 from review_harness.core.documents.model import require
 from review_harness.core.yamlio import first_error
@@ -35,6 +38,10 @@ from review_harness.core.yamlio import first_error
 
 class SourceError(ValueError):
     """A page source that cannot be read (unreachable, refused, malformed page): one line."""
+
+
+class PageHidden(SourceError):
+    """A page the source has but will not show (restricted, no permission): counted as hidden."""
 
 
 class Page(BaseModel):
@@ -53,9 +60,15 @@ class Page(BaseModel):
 class PageSource(Protocol):
     name: str
 
-    def get_page(self, page_id: str) -> Page | None: ...
+    def get_page(self, page_id: str) -> Page | None:
+        """The page; None when the source has no such page; PageHidden when it may not be read;
+        SourceError when reading it failed."""
 
     def discover(self, spaces: list[str], labels: list[str], since: dt.datetime) -> list[Page]: ...
+
+    def get_reference(self, url: str) -> Page | None:
+        """A copy of an external reference (a web page the index names), or None when this source
+        cannot fetch it."""
 
 
 def _aware(moment: dt.datetime | dt.date) -> dt.datetime:
@@ -81,16 +94,26 @@ class FolderSource:
     def _load(self) -> dict[str, Page]:
         if self._pages is None:
             pages: dict[str, Page] = {}
+            self._hidden: set[str] = set()
+            self._references: dict[str, Page] = {}
             for path in sorted(self.folder.rglob("*.md")):
-                page = self._read(path)
+                page, meta = self._read(path)
                 if page.id in pages:
                     raise SourceError(f"{path}: page id {page.id} is also used by another page")
                 pages[page.id] = page
+                if meta.get("restricted"):
+                    self._hidden.add(page.id)
+                if meta.get("external-url"):
+                    self._references[str(meta["external-url"])] = page
             self._pages = pages
         return self._pages
 
+    def _restricted(self) -> set[str]:
+        self._load()
+        return self._hidden
+
     @staticmethod
-    def _read(path: Path) -> Page:
+    def _read(path: Path) -> tuple[Page, dict]:
         try:
             post = frontmatter.load(path)
         except (yaml.YAMLError, ValueError, OSError) as ex:  # bad YAML, bad encoding, unreadable file
@@ -110,13 +133,20 @@ class FolderSource:
             where, message, _ = first_error(ex)
             raise SourceError(f"{path}: front matter {where}: {message}") from None
         page.updated = _aware(page.updated)
-        return page
+        return page, meta
 
     def get_page(self, page_id: str) -> Page | None:
+        if page_id in self._restricted():
+            raise PageHidden(f"{self.name}: page {page_id} is restricted")
         return self._load().get(page_id)
 
     def discover(self, spaces: list[str], labels: list[str], since: dt.datetime) -> list[Page]:
-        return [p for p in self._load().values() if matches_discovery(p, spaces, labels, since)]
+        hidden = self._restricted()
+        return [p for p in self._load().values() if p.id not in hidden and matches_discovery(p, spaces, labels, since)]
+
+    def get_reference(self, url: str) -> Page | None:
+        self._load()
+        return self._references.get(url)
 
 
 PAGE_EXPAND = "body.storage,version,space,metadata.labels,children.comment,history"
@@ -128,6 +158,7 @@ class ConfluenceSource:
 
     def __init__(self, url: str, username: str | None = None, token: str | None = None, *,
                  cloud: bool | None = None, client=None, page_size: int = 25, timeout: float = 30):
+        without_credentials(url)  # a password in the URL never reaches output, logs or the refresh record
         self.name = f"Confluence {url}"
         self.page_size = page_size
         self.client = client or confluence_client(
@@ -148,14 +179,20 @@ class ConfluenceSource:
             raise SourceError(f"{self.name}: {what} failed ({type(ex).__name__}: {ex})") from None
 
     def get_page(self, page_id: str) -> Page | None:
-        """The page, or None when Confluence says there is no such page (or it is hidden)."""
+        """The page; None when Confluence says there is no such page; PageHidden when it refuses
+        to show it (401, 403: restricted or no permission)."""
         try:
             data = self._call(f"page {page_id}", self.client.get_page_by_id, page_id, expand=PAGE_EXPAND)
         except SourceError as ex:
             if "HTTP 404" in str(ex) or "no content with the given id" in str(ex):
                 return None
+            if "HTTP 401" in str(ex) or "HTTP 403" in str(ex):
+                raise PageHidden(str(ex)) from None
             raise
         return page_from_content(data)
+
+    def get_reference(self, url: str) -> Page | None:
+        return None  # external references are web pages, not Confluence content
 
     @staticmethod
     def discovery_cql(spaces: list[str], labels: list[str], since: dt.datetime) -> str:

@@ -1,8 +1,9 @@
 """What a document is about, for the domain knowledge skill: the methods and metrics it names
-(`topic_hints`, given to `get_domain_context` so the brief keeps what concerns the document) and
-whether a requested domain fits it at all (`domain_fit`: the document names at least two of the
-domain's topics from the index). A domain that does not fit has nothing to review: the DS review
-says so and does not score the dimension, rather than counting it as a perfect one.
+(`topic_hints`, given to `get_domain_context` so the brief puts what concerns the document first)
+and whether a requested domain fits it at all (`domain_fit`: what the document does is about the
+scope the domain declares in the index; scope.py). A domain that does not fit has nothing to
+review: the DS review says so and does not score the dimension, rather than counting it as a
+perfect one.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ GENERAL_TERMS = (
     "classifier", "embedding", "retrieval", "load test", "throughput", "qps", "query", "queries", "ranking",
     "relevance", "engagement", "sessions",
 )
-MIN_TOPICS = 2  # distinct topics of a domain a document must name for the domain to fit
 
 
 def _pattern(term: str) -> re.Pattern[str]:
@@ -85,31 +85,38 @@ class DomainFit(BaseModel):
     """Whether the requested domains have anything to say about a document."""
 
     applicable: bool
-    topics: dict[str, list[str]] = Field(default_factory=dict, description="domain -> its topics the document names")
+    topics: dict[str, list[str]] = Field(default_factory=dict, description="domain -> the terms of its scope the document names")
     hints: list[str] = Field(default_factory=list, description="the topic hints given to get_domain_context")
     terms: list[str] = Field(default_factory=list, description="every method, metric and acronym the document names")
     reason: str = ""
+    evidence: dict[str, str] = Field(default_factory=dict, description="domain -> the sentence that shows it fits")
 
 
 def domain_fit(document: str, domains: list[str], index: DomainIndex | None = None) -> DomainFit:
-    """The domains fit when the document names at least two distinct topics of one of them (a
-    domain whose index entry lists no topics always fits)."""
+    """The domains fit when what the document does (its title, summary, method and results) is about
+    the scope one of them declares in the index: a system of the domain with its data or a decision
+    about it (scope.py). A domain that declares no scope is offered every document."""
+    from review_harness.domain.scope import scope_fit
+
     index = index or default_index()
-    topics = {d: names(document, index.entry(d).topics) for d in domains}
-    fits = [d for d in domains if not index.entry(d).topics or len(topics[d]) >= MIN_TOPICS]
-    hints = topic_hints(document)
+    fits: dict[str, object] = {}
+    for d in domains:
+        scope = index.entry(d).scope
+        fits[d] = scope_fit(document, d, scope) if scope else None
+    topics = {d: (f.terms if f else []) for d, f in fits.items()}
+    hints = list(dict.fromkeys([t for d in domains for t in topics[d]] + topic_hints(document)
+                               + [t for d in domains for t in names(document, index.entry(d).topics)]))[:16]
     terms = terms_named(document)
-    if fits:
-        return DomainFit(applicable=True, topics=topics, hints=hints, terms=terms,
-                         reason=f"names {', '.join(t for d in fits for t in topics[d]) or 'no listed topic'}")
-    looked = "; ".join(f"{d}: {', '.join(index.entry(d).topics[:8])}" for d in domains)
-    named = ", ".join(t for d in domains for t in topics[d])
-    return DomainFit(
-        applicable=False, topics=topics, hints=hints, terms=terms,
-        reason=(f"the document names {'only ' + named if named else 'none'} of the topics of "
-                f"{', '.join(domains)} (at least {MIN_TOPICS} needed; looked for {looked}); the domain "
-                "dimension is not applicable and not scored"),
-    )
+    fitting = [d for d, f in fits.items() if f is None or f.fits]
+    evidence = {d: f.quote for d, f in fits.items() if f is not None and f.fits and f.quote}
+    if fitting:
+        reasons = [fits[d].reason if fits[d] else f"{d}: declares no scope, so every document is reviewed"
+                   for d in fitting]
+        return DomainFit(applicable=True, topics=topics, hints=hints, terms=terms, reason="; ".join(reasons),
+                         evidence=evidence)
+    return DomainFit(applicable=False, topics=topics, hints=hints, terms=terms, evidence=evidence,
+                     reason="; ".join(fits[d].reason for d in domains)
+                     + "; the domain dimension is not applicable and not scored")
 
 
 ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,6}$")

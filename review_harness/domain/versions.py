@@ -3,10 +3,13 @@
     knowledge/domain/digests/
       search-ranking.md                        current (a copy of the newest good version)
       search-ranking.2026-02-15T09-00-00Z.md   one file per version (':' is '-' in file names)
-      search-ranking.refresh.json              what the last refresh did (ok / anomaly / failed)
+      search-ranking.refresh.json              what the last refresh did (ok / anomaly / failed / degraded)
+      search-ranking.references.json           when each external reference was last fetched
 
 A new version that looks broken (empty, less than half the tokens of the current one, every
-importance score near zero) is not published: the current one stays and a warning says why.
+importance score near zero) is not published: the current one stays and a warning says why. A
+refresh that could not read too many of its indexed pages is degraded (refresh.py): it keeps the
+current version or publishes with a warning, as the index says.
 `rollback` makes the version before the current one current again; a current file that
 cannot be read is served from the newest version that can (with a warning).
 """
@@ -112,9 +115,27 @@ class PublishResult:
     pruned: list[str] = field(default_factory=list)
 
 
-def write_status(current: Path, status: str, message: str, at: datetime, version: str | None = None) -> None:
-    record = {"status": status, "message": message, "at": at.astimezone(timezone.utc).isoformat(), "version": version}
+def write_status(current: Path, status: str, message: str, at: datetime, version: str | None = None,
+                 **extra: object) -> None:
+    """The last refresh's outcome (ok / anomaly / failed / degraded) beside the digest; `extra`
+    adds facts the brief warns about (the pages a refresh could not read)."""
+    record = {"status": status, "message": message, "at": at.astimezone(timezone.utc).isoformat(), "version": version,
+              **extra}
+    current.parent.mkdir(parents=True, exist_ok=True)
     status_path(current).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def references_path(current: Path) -> Path:
+    return current.with_name(f"{current.stem}.references.json")
+
+
+def read_references(current: Path) -> dict[str, dict]:
+    """url -> {"description", "checked_at", "status"}: when each external reference was last fetched."""
+    try:
+        data = json.loads(references_path(current).read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def read_status(current: Path) -> dict | None:
@@ -127,8 +148,11 @@ def read_status(current: Path) -> dict | None:
 
 
 def publish(current: Path, digest: Digest, retain: int, *, at: datetime,
-            importances: list[float] | None = None) -> PublishResult:
-    """Write `digest` as a new version and make it current, unless it looks broken."""
+            importances: list[float] | None = None, status: tuple[str, str] | None = None,
+            **record: object) -> PublishResult:
+    """Write `digest` as a new version and make it current, unless it looks broken. `status`
+    (status, message) replaces the plain "ok" of a published version (a degraded refresh published
+    with a warning); `record` adds facts to the refresh record."""
     try:
         previous = load_current(current).digest
     except DigestStoreError:
@@ -137,7 +161,7 @@ def publish(current: Path, digest: Digest, retain: int, *, at: datetime,
     if problems:
         kept = previous.version if previous else None
         message = "; ".join(problems) + (f"; kept version {kept}" if kept else "; nothing published")
-        write_status(current, "anomaly", message, at, kept)
+        write_status(current, "anomaly", message, at, kept, **{**record, "published": False})
         return PublishResult(False, digest.version, kept, [f"{digest.domain} refresh: {message}"])
     current.parent.mkdir(parents=True, exist_ok=True)
     text = render_digest(digest)
@@ -148,7 +172,8 @@ def publish(current: Path, digest: Digest, retain: int, *, at: datetime,
     for version, path in versions[: max(0, len(versions) - retain)]:
         path.unlink()
         pruned.append(version)
-    write_status(current, "ok", f"published version {digest.version}", at, digest.version)
+    state, message = status or ("ok", f"published version {digest.version}")
+    write_status(current, state, message, at, digest.version, **record)
     return PublishResult(True, digest.version, previous.version if previous else None, [], pruned)
 
 

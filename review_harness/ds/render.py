@@ -72,8 +72,9 @@ def _domain_line(review: Review) -> str:
     weights = " / ".join(f"{d} {w:g}" for d, w in review.domain.weights.items())
     versions = ", ".join(f"{d}@{v}" for d, v in review.domain.brief.get("versions", {}).items()) or "none"
     fit = "" if review.domain.applicable else " (not applicable to this document: not scored)"
+    reference = f" | **Reference:** {review.domain.reference} (supplements the digests)" if review.domain.reference else ""
     return (f"**Domain:** {', '.join(review.domain.domains)}{fit} | **Deduction weights:** {weights} | "
-            f"**Digests:** {versions}")
+            f"**Digests:** {versions}{reference}")
 
 
 def _domain_breakdown(review: Review, details: bool = False) -> list[str]:

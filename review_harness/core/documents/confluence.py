@@ -258,7 +258,7 @@ def is_url(text: str) -> bool:
     return bool(re.match(r"^https?://", text.strip(), re.IGNORECASE))
 
 
-def _without_credentials(url: str):
+def without_credentials(url: str):
     """The parsed URL; credentials in it are refused (never carried into messages, samples or logs)."""
     parsed = urlparse(url.strip())
     if parsed.username or parsed.password:
@@ -272,7 +272,7 @@ def _without_credentials(url: str):
 
 def parse_page_url(url: str) -> PageRef:
     """A page URL (Cloud `/wiki/spaces/KEY/pages/ID/...`, Server `viewpage.action?pageId=ID`)."""
-    parsed = _without_credentials(url)
+    parsed = without_credentials(url)
     site = f"{parsed.scheme}://{parsed.netloc}"
     m = _PAGES_PATH.match(parsed.path)
     if m:
@@ -299,7 +299,7 @@ def page_ref(document: str, confluence: str | None) -> PageRef:
         )
     if not is_url(site):
         raise DocumentError(f"-T confluence={site}: expected the site's URL, e.g. https://acme.atlassian.net/wiki")
-    _without_credentials(site)
+    without_credentials(site)
     if "/pages/" in site or "pageId=" in site:
         ref = parse_page_url(site)
         return PageRef(ref.base_url, document, document)
