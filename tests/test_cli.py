@@ -109,7 +109,12 @@ def test_a_one_document_run_by_name_from_elsewhere_says_its_verdict(by_name_runs
 def test_the_verdict_line_names_the_verdict_and_whole_scores(by_name_runs):
     _, done = by_name_runs
     err = done["ds", "none"][2]
-    assert re.search(r"^ds review of memo: Major Rework, score \d+/100, \d+ findings \(", err, re.M), err
+    # the computed score, the floor-adjusted verdict and, when a floor rule set it, why in a few words
+    bands = "(?:Good to Go|Minor Fix|Major Rework)"
+    line = re.search(rf"^ds review of memo: ({bands}), score \d+/100(?: \(({bands}) by score; capped: ([^)]+)\))?, "
+                     r"\d+ findings \(", err, re.M)
+    assert line, err
+    assert line.group(1) != "Good to Go" and (line.group(2) is None or line.group(3))
 
 
 def test_a_gold_run_prints_no_verdict_lines(tmp_path):
@@ -168,7 +173,7 @@ def test_show_renders_for_a_terminal(ds_log, capsys):
     assert "DS analysis review of memo" in plain.splitlines()[0]
     assert f"log: {ds_log}" in plain
     assert "**Score:" not in plain and "# DS Analysis Review" not in plain
-    assert re.search(r"Score: \d+/100 -- Major Rework", plain)
+    assert re.search(r"Score: \d+/100 -- (Minor Fix|Major Rework)", plain)
     assert "Where: " in plain and "Issue: " in plain  # each on a line of its own, as the viewer shows them
 
 

@@ -1,7 +1,9 @@
-"""Where the project's data lives: prompts/<kind>/, fixtures/<kind>/, gold/<kind>/."""
+"""Where the project's data lives: prompts/<kind>/, fixtures/<kind>/, gold/<kind>/, and the shared
+inputs beside the checkout (../shared: real documents the gold files point at, never copied in)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -9,3 +11,26 @@ PROMPTS_DIR = PROJECT_ROOT / "prompts"
 FIXTURES_DIR = PROJECT_ROOT / "fixtures"
 GOLD_DIR = PROJECT_ROOT / "gold"
 BASELINES_DIR = PROJECT_ROOT / "logs" / "baselines"
+
+SHARED_PREFIX = "../shared/"
+# where the shared inputs may live: $REVIEW_HARNESS_SHARED, beside the checkout, or the team's machine
+SHARED_ENV = "REVIEW_HARNESS_SHARED"
+_SHARED_FALLBACK = Path("/work/shared")
+
+
+def shared_dir() -> Path | None:
+    """The shared inputs folder: $REVIEW_HARNESS_SHARED, else <repo>/../shared, else /work/shared
+    (a worktree elsewhere on the same machine); None when none exists."""
+    candidates = [Path(os.environ[SHARED_ENV])] if os.environ.get(SHARED_ENV) else []
+    candidates += [PROJECT_ROOT.parent / "shared", _SHARED_FALLBACK]
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def repo_path(path: str) -> Path:
+    """A path written relative to the repository root; one under ../shared/ is found in the shared
+    inputs folder wherever it lives (an unfound one stays <repo>/../shared/..., so an error names it)."""
+    if path.startswith(SHARED_PREFIX):
+        shared = shared_dir()
+        if shared is not None:
+            return shared / path[len(SHARED_PREFIX):]
+    return PROJECT_ROOT / path

@@ -33,10 +33,20 @@ def verdict_line(review: Review) -> Verdict:
     else:
         verdict = "draft feedback" if review.draft else (review.verdict or review.status)
     figure = None if review.final_score is None or review.draft else f"score {whole(review.final_score)}/100"
+    if figure and review.floor_rule and review.band_verdict and review.band_verdict != review.verdict:
+        # the computed score says one band, a floor rule set the verdict: say which and why, briefly
+        figure += f" ({review.band_verdict} by score; capped: {floor_reason(review.floor_rule)})"
     top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
     # an analysis finding merged into its domain version is that one issue: counted once
     counts = severity_counts([f.severity.value for f in review.findings if not f.merged_into], [s.value for s in Severity])
     return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status)
+
+
+def floor_reason(text: str) -> str:
+    """A floor rule's reason in a few words: its explanation up to the first colon ('1 CRITICAL
+    finding'), lower-cased at the start."""
+    head = text.split(":", 1)[0].strip().rstrip(".")
+    return head[:1].lower() + head[1:] if head[:2] != head[:2].upper() else head
 
 
 def columns() -> list[Column]:

@@ -47,9 +47,12 @@ def _header(review: Review) -> list[str]:
             covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
         lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**{covers}"]
         if review.floor_rule:
+            critical = [f"{f.title} ({f.id})" for f in review.findings
+                        if f.severity.value == "CRITICAL" and not f.merged_into and (f.deduction > 0 or f.dimension == "domain")]
+            named = f" CRITICAL: {'; '.join(critical)}." if critical and "CRITICAL" in review.floor_rule else ""
             lines += [
                 f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
-                f"{review.floor_rule}"
+                f"{review.floor_rule}{named}"
             ]
         lines.append("")
     mode = "Full" if review.mode == "full" else "Quick"

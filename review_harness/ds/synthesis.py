@@ -127,14 +127,16 @@ def _dimension_findings(
 
 
 def _dimension_result(
-    dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool
+    dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool,
+    with_domain: bool = False,
 ) -> DimensionResult:
     if report is None:
         return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False)
     ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses}
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
-        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric
+        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,
+        **scoring.recalibration(rubric, dimension.id, with_domain),
     )
     return DimensionResult(
         dimension=dimension.id,
@@ -232,13 +234,15 @@ def _charge_dedup_pairs(
     domain_rubric = domain_dim.default_domain_rubric()
     earned = {d: list(scoring.earned_credits(reports[d].positives, rubric.dimension(d)).values())
               for d in rubric.dimensions if reports.get(d) is not None}
+    with_domain = scoring.uses_domain_weights(rubric, [*earned, "domain"])
 
     def final(charged: set[str]) -> float:
         scores = {d: scoring.dimension_score(
-            [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric)[0]
+            [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric,
+            **scoring.recalibration(rubric, d, with_domain))[0]
             for d in earned}
-        scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged)
-        return scoring.final_score(scores, scoring.review_weights(rubric, scores)) or 0.0
+        scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged, with_domain)
+        return scoring.review_score(rubric, scores)[0] or 0.0
 
     charged: set[str] = set()
     for domain_id in absorbed:
@@ -294,9 +298,12 @@ def synthesize(
             f.deduction = 0.0  # deducted once, under its domain version
     dimensions: dict[str, DimensionResult] = {}
     positives: dict[str, list] = {}
+    with_domain = scoring.uses_domain_weights(
+        rubric, [d for d in rubric.dimensions if reports.get(d) is not None]
+        + (["domain"] if domain is not None and domain.reviewed else []))
     for dim_id, dimension in rubric.dimensions.items():
         report = reports.get(dim_id)
-        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft)
+        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft, with_domain)
         positives[dim_id] = list(report.positives) if report else []
     domain_rows = []
     dimension_of = {rubric.dimension(d).reviewer: d for d in rubric.dimensions}
@@ -304,12 +311,14 @@ def synthesize(
     if domain is not None:
         elsewhere = set(absorbed) - charge_domain
         dimensions["domain"], domain_findings, domain_rows, domain_run = domain_dim.domain_dimension(
-            domain, rubric, domain_dim.default_domain_rubric(), draft, charged_elsewhere=elsewhere)
+            domain, rubric, domain_dim.default_domain_rubric(), draft, charged_elsewhere=elsewhere,
+            with_domain=with_domain)
         for f in domain_findings:
             charged[f.id] = ", ".join(a.id for a in absorbed[f.id]) if f.id in elsewhere else "domain"
             pair = [f] + absorbed.get(f.id, [])
+            # one issue for the floor rules, at the worse severity of the pair, from every dimension it came from
             worst = min(pair, key=lambda x: x.severity.rank)
-            floor_findings.append(f.model_copy(update={"severity": worst.severity, "dimension": worst.dimension}))
+            floor_findings.append(scoring.FloorItem(worst.severity, frozenset(x.dimension for x in pair)))
         findings += domain_findings
         if domain_run is not None:
             runs = [*runs, domain_run]
@@ -355,7 +364,7 @@ def synthesize(
     scored = [d for d, r in dimensions.items() if r.reviewed] if status != "deferred" else []
     weights = scoring.review_weights(rubric, scored)
     if status != "deferred" and not draft:
-        final = scoring.final_score({d: dimensions[d].score for d in scored}, weights)
+        final, weights = scoring.review_score(rubric, {d: dimensions[d].score for d in scored})
         band = scoring.band_verdict(final, rubric)
         verdict, floor_note = scoring.apply_floor_rules(band, floor_findings, rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:
