@@ -129,6 +129,9 @@ class Finding(ReviewerFinding):
     merged_into: str | None = Field(
         default=None, description="An analysis finding that is the same issue as this domain finding (dedup): the "
         "domain version is the one shown in the top fixes; the pair is deducted once.")
+    salvaged: bool = Field(
+        default=False, description="Parsed from a reviewer answer that was cut off or malformed (after its retry): "
+        "scored like any finding, in a partial review that says what was lost.")
 
 
 class DimensionResult(BaseModel):

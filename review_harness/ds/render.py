@@ -44,7 +44,10 @@ def _header(review: Review) -> list[str]:
         covers = ""
         if review.status == "partial":
             covered = [review.dimensions[d].title for d in review.scored_dimensions]
-            covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
+            if all(d.reviewed or not d.applicable for d in review.dimensions.values()):
+                covers = " (partial: scored from what parsed of a cut-off answer; see warnings)"
+            else:
+                covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
         lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**{covers}"]
         if review.floor_rule:
             critical = [f"{f.title} ({f.id})" for f in review.findings
@@ -151,9 +154,12 @@ def capacity_notice(review: Review) -> str | None:
     return " ".join(parts) or None
 
 
+SALVAGED = " [salvaged from a cut-off answer]"
+
+
 def _finding_block(n: int, finding: Finding) -> list[str]:
     lines = [
-        f"### {n}. {finding.title} ({finding.severity.value})",
+        f"### {n}. {finding.title} ({finding.severity.value}){SALVAGED if finding.salvaged else ''}",
         f"**Where:** {finding.location or 'not given'}",
         f"**Issue:** {finding.issue}",
     ]
@@ -225,7 +231,8 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
         if details:
             lines += _score_breakdown(result, rubric) + [""]
         for lens in dimension.lenses:
-            lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
+            rating = result.lens_ratings.get(lens.id)
+            lines += [f"### {lens.title} -- {rating.value if rating else 'Not reviewed'}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
                 lines += ["No issues found.", ""]
@@ -240,7 +247,7 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
                     lines.append(f"- **[{f.severity.value}{points}] {f.title}**: priority fix {top[f.id]} above.")
                     continue
                 lines.append(
-                    f"- **[{f.severity.value}{points}] {f.title}** "
+                    f"- **[{f.severity.value}{points}] {f.title}**{SALVAGED if f.salvaged else ''} "
                     f"({f.location or 'location not given'}). {f.issue}"
                 )
                 if f.evidence:

@@ -128,11 +128,15 @@ def _dimension_findings(
 
 def _dimension_result(
     dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool,
-    with_domain: bool = False,
+    with_domain: bool = False, salvaged: bool = False,
 ) -> DimensionResult:
     if report is None:
         return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False)
-    ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses}
+    # a salvaged answer rates only the lenses it reached (a rating or a finding parsed); the others
+    # are "Not reviewed" in the dashboard
+    reached = {r.lens for r in report.lens_ratings} | {f.lens for f in findings}
+    ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses
+               if not salvaged or lens.id in reached}
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
         [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,
@@ -221,6 +225,32 @@ def _parsed_items(report: ReviewerReport) -> list[str]:
         [f"{r.lens}: {r.rating.value}" for r in report.lens_ratings]
 
 
+def dimension_of_run(rubric: Rubric, member: str) -> str | None:
+    return next((d for d, dim in rubric.dimensions.items() if dim.reviewer == member), None)
+
+
+def usable_salvage(report: ReviewerReport | None) -> bool:
+    """What parsed of a cut-off or malformed answer is worth scoring: at least one finding or
+    lens rating (the reviewer's output is ordered, CRITICAL findings first)."""
+    return report is not None and bool(report.findings or report.lens_ratings)
+
+
+def salvage_warning(member: str, run: MemberRun, report: ReviewerReport, dimension: Dimension) -> str:
+    """A reviewer scored from what parsed of its answer: what counts, and what was lost."""
+    rated = {r.lens for r in report.lens_ratings} | {f.lens for f in report.findings}
+    unassessed = [lens.title for lens in dimension.lenses if lens.id not in rated]
+    lost = []
+    if unassessed:
+        lost.append(f"any finding under {', '.join(unassessed)} (no rating or finding parsed: 'Not reviewed')")
+    lost.append("findings after the last one that parsed (the answer lists the most severe first)")
+    if not report.positives:
+        lost.append("its positives")
+    n, r = len(report.findings), len(report.lens_ratings)
+    kept = (f"the {n} finding(s) that parsed are scored (marked salvaged)" if n
+            else f"no finding parsed; its {r} lens rating(s) stand")
+    return f"{member} {run.describe()}; partial review: {kept}; lost: {'; '.join(lost)}."
+
+
 def _charge_dedup_pairs(
     by_dim: dict[str, list[Finding]], reports: dict[str, ReviewerReport | None], absorbed: dict[str, list[Finding]],
     domain: DomainInput | None, rubric: Rubric, draft: bool,
@@ -271,14 +301,28 @@ def synthesize(
 ) -> Review:
     """`domain`: the domain dimension's inputs (only with -T domain=); None is the two-dimension
     review, unchanged. `runs` are the reviewers' member runs: only a `complete` one has a report;
-    `salvaged` holds what parsed of a malformed answer, named in the warnings, never scored."""
+    `salvaged` holds what parsed of a malformed or cut-off answer: of a cut-off one, a finding or a
+    lens rating is scored (its findings marked salvaged) in a partial review whose warning says what
+    was lost; of an answer broken in the middle, it is named in the warnings, not scored."""
     warnings = list(warnings or [])
     notes: list[str] = []
+    reports = dict(reports)
+    # a reviewer whose answer was cut off at the output limit after its retry: what parsed counts
+    # (seed 000 s3.4: use what is available and say the review is partial); an answer broken in the
+    # middle (invalid JSON) is not trusted: what parsed of it is named in the warnings, not scored
+    cut_off = {dimension_of_run(rubric, r.member) for r in runs if r.status == "malformed" and r.truncated}
+    salvaged_dims = {d for d in rubric.dimensions
+                     if d in cut_off and reports.get(d) is None and usable_salvage((salvaged or {}).get(d))}
+    for d in salvaged_dims:
+        reports[d] = salvaged[d]
     reports = reroute(reports, rubric, notes)
     by_dim: dict[str, list[Finding]] = {}
     for dim_id, dimension in rubric.dimensions.items():
         by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings,
                                              document.status, notes)
+        if dim_id in salvaged_dims:
+            for f in by_dim[dim_id]:
+                f.salvaged = True
     decisions: list[DedupDecision] = []
     if domain is not None and domain.reviewed and "analysis" in by_dim:
         decisions, dedup_notes = domain_dim.apply_dedup(by_dim["analysis"], domain, domain_dim.default_domain_rubric())
@@ -303,7 +347,8 @@ def synthesize(
         + (["domain"] if domain is not None and domain.reviewed else []))
     for dim_id, dimension in rubric.dimensions.items():
         report = reports.get(dim_id)
-        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft, with_domain)
+        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft, with_domain,
+                                               salvaged=dim_id in salvaged_dims)
         positives[dim_id] = list(report.positives) if report else []
     domain_rows = []
     dimension_of = {rubric.dimension(d).reviewer: d for d in rubric.dimensions}
@@ -328,7 +373,9 @@ def synthesize(
         if run.status != "malformed":
             continue
         dimension = dimension_of.get(run.member)
-        if dimension in rubric.dimensions:
+        if dimension in salvaged_dims:
+            warnings.append(salvage_warning(run.member, run, salvaged[dimension], rubric.dimension(dimension)))
+        elif dimension in rubric.dimensions:
             parsed = (salvaged or {}).get(dimension)
             warnings.append(unscored_items(run.member, run, _parsed_items(parsed) if parsed else []))
         elif dimension == "domain" and domain is not None:
@@ -345,7 +392,7 @@ def synthesize(
             if run.status != "malformed" and (dimension_of.get(run.member) in rubric.dimensions or not run.completed):
                 warnings.append(f"{run.member} {run.describe()}")
         warnings.append(DEFER_MESSAGE)
-    elif any(not d.reviewed and d.applicable for d in dimensions.values()):
+    elif salvaged_dims or any(not d.reviewed and d.applicable for d in dimensions.values()):
         status = "partial"
         for d in dimensions.values():
             if not d.reviewed and d.applicable:
