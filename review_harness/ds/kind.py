@@ -28,6 +28,8 @@ def verdict_line(review: Review) -> Verdict:
     counts and the top fixes."""
     from review_harness.ds.models import Severity
 
+    if review.status == "no_analysis":
+        return Verdict(f"no analysis to review: the document {review.document.no_analysis or 'holds none'}", None, {}, [], None)
     if review.status == "deferred":
         verdict = "deferred (no review)"
     else:

@@ -109,7 +109,7 @@ class ReviewerReport(BaseModel):
 # Review (log contract)
 # --------------------------------------------------------------------------------------
 
-ReviewStatus = Literal["complete", "partial", "deferred"]
+ReviewStatus = Literal["complete", "partial", "deferred", "no_analysis"]
 Verdict = Literal["Good to Go", "Minor Fix", "Major Rework"]
 
 
@@ -192,6 +192,10 @@ class DocumentInfo(BaseModel):
     structure_inferred: bool = False
     partial_input: bool = False
     status: str | None = Field(default=None, description="What the page says it is (a status macro or line): Draft, Final...")
+    parts: dict[str, bool] = Field(default_factory=dict, description="The parts of an analysis the document has: "
+                                   "summary, method, results, conclusion.")
+    no_analysis: str | None = Field(default=None, description="Why the document holds no analysis to review "
+                                    "(None: it does); such a document gets no score and no verdict.")
 
 
 class Review(BaseModel):
@@ -290,6 +294,9 @@ class PreparedDocument(BaseModel):
     workflow: str = Field(default="general", description="The review's workflow context (the extraction names it).")
     section_map: str | None = Field(default=None, description="Tier 2 only.")
     extraction: str | None = Field(default=None, description="Tier 3 only.")
+    invisible_characters: dict[str, int] = Field(default_factory=dict, description="Invisible characters removed, by kind.")
+    parts: dict[str, bool] = Field(default_factory=dict, description="The parts of an analysis the document has.")
+    no_analysis: str | None = Field(default=None, description="Why the document holds no analysis (None: it does).")
 
     @property
     def reviewer_content(self) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -1981,15 +1982,128 @@ def parse_extraction(text: str) -> dict[str, str]:
 # --------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------
+# What the document holds: invisible characters, the parts of an analysis, no analysis at all
+# --------------------------------------------------------------------------------------
+
+_INVISIBLE_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
+                    "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen"}
+
+
+def strip_invisible(text: str) -> tuple[str, dict[str, int]]:
+    """The text without invisible format characters (zero-width spaces and joiners, soft hyphens,
+    bidirectional controls: Unicode category Cf), and how many of each kind were removed. Such a
+    character inside a word hides it from every reader of the text that matches words."""
+    if text.isascii():
+        return text, {}
+    counts: dict[str, int] = {}
+    kept = []
+    for ch in text:
+        if unicodedata.category(ch) == "Cf":
+            name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
+            counts[name] = counts.get(name, 0) + 1
+        else:
+            kept.append(ch)
+    return ("".join(kept), counts) if counts else (text, {})
+
+
+def invisible_warning(counts: dict[str, int]) -> str | None:
+    if not counts:
+        return None
+    total = sum(counts.values())
+    kinds = ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return (f"The document contains {total} invisible character{'s' if total > 1 else ''} ({kinds}); they were removed "
+            "before the review, so the reviewers read (and quote) the text as it displays.")
+
+
+_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_IMAGE_MARKUP_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.I)
+_TAG_RE = re.compile(r"</?[A-Za-z][^>\n]*>")
+_FENCE_RE = re.compile(r"^(`{3,}|~{3,}).*?^\1[^\S\n]*$", re.S | re.M)
+_LINK_TARGET_RE = re.compile(r"\]\([^)\n]*\)")
+_FRONT_MATTER_RE = re.compile(r"\A---\n.*?\n---[^\S\n]*\n", re.S)
+# below NO_TEXT_WORDS words, or NOTE_WORDS words with no result in them, a document is a note, not an analysis
+NO_TEXT_WORDS = 20
+NOTE_WORDS = 60
+
+
+def readable_text(text: str) -> str:
+    """What a reader reads: without HTML comments, images, tags, code blocks, link targets and
+    front matter."""
+    t = _FRONT_MATTER_RE.sub("", normalize_text(text))
+    for pattern in (_COMMENT_RE, _FENCE_RE, _IMAGE_MARKUP_RE, _TAG_RE):
+        t = pattern.sub(" ", t)
+    return _LINK_TARGET_RE.sub("]", t)
+
+
+_QUESTION_RE = re.compile(r"\?\s*$|\b(?:question|goal|objective|purpose|we (?:want|wanted|set out|need) to (?:know|learn|"
+                          r"understand|decide|test|measure)|(?:aims?|seeks?) to)\b", re.I | re.M)
+
+
+_PART_LABELS = {"method": (LABEL_METHODOLOGY, LABEL_DATA), "results": (LABEL_RESULTS,), "conclusion": (LABEL_RECOMMENDATIONS,)}
+
+
+def _written(an: _Analysis, labels: tuple[str, ...]) -> bool | None:
+    """Whether the sections headed as one of `labels` hold text beyond placeholders (None: no such
+    heading). 'Recommendation: TBD.' is a heading with nothing written under it yet."""
+    found = None
+    for i, cats in enumerate(an.heading_categories):
+        if not cats & set(labels):
+            continue
+        h = an.headings[i]
+        nxt = next((g.start for g in an.headings[i + 1:] if g.level <= h.level), an.n_lines + 1)
+        body = _UNFINISHED_RE.sub(" ", readable_text("\n".join(an.lines[h.end:nxt - 1])))
+        found = bool(found) or count_words(body) >= 4
+    return found
+
+
+def analysis_parts(text: str) -> dict[str, bool]:
+    """Which parts of an analysis the document has: the question it answers, a summary up front,
+    a method, results, a conclusion or recommendation (a part whose only section holds nothing but
+    placeholders is missing)."""
+    an = _analyze(text)
+    present = _signals_present(an)
+    for part, labels in _PART_LABELS.items():
+        if _written(an, labels) is False and not present.get(f"{part}_outside", False):
+            present[part] = False
+    readable = readable_text(text)
+    head = readable[: max(400, len(readable) * 2 // 5)]
+    return {"question": bool(_QUESTION_RE.search(head)), "summary": detect_tldr(text, list(an.sections)).found, **present}
+
+
+def no_analysis_reason(text: str, parts: dict[str, bool] | None = None) -> str | None:
+    """Why the document holds no analysis to review, as a predicate ('has no readable text, only
+    images'; None when it does): no readable text (only comments, images or code), fewer than 20
+    words, or a few lines with no result in them."""
+    words = count_words(readable_text(text))
+    if words == 0:
+        what = []
+        if _COMMENT_RE.search(text):
+            what.append("HTML comments")
+        if _IMAGE_MARKUP_RE.search(text):
+            what.append("images")
+        if _FENCE_RE.search(text):
+            what.append("code")
+        return f"has no readable text, only {' and '.join(what) or 'markup'}"
+    parts = parts if parts is not None else analysis_parts(text)
+    if words < NO_TEXT_WORDS or (words < NOTE_WORDS and not parts["results"]):
+        missing = [k for k in ("method", "results", "conclusion") if not parts[k]]
+        listed = ", ".join(missing[:-1]) + (" or " if len(missing) > 1 else "") + missing[-1] if missing else ""
+        return (f"is {words} words of text" + (f" with no {listed}" if missing else "")
+                + " (a note, not an analysis)")
+    return None
+
+
 def prepare_document(text: str, *, source: str, mode: str = "full", audience: str = "mixed",
                      workflow: str = "general") -> PreparedDocument:
-    """Run every preparation step on a markdown document.
+    """Run every preparation step on a markdown document (invisible characters removed first).
 
     Raises ``DocumentError`` (a ``ValueError``) for empty or whitespace-only text and
     ``ValueError`` for an unknown mode.
     """
     if mode not in ("full", "quick"):
         raise ValueError(f"unknown mode {mode!r}: expected 'full' or 'quick'")
+    text, invisible = strip_invisible(text or "")
     if text is None or not text.strip():
         raise DocumentError(f"{source or 'document'} is empty: there is no text to review")
     an = _analyze(text)
@@ -2011,7 +2125,10 @@ def prepare_document(text: str, *, source: str, mode: str = "full", audience: st
         status=document_signals(an).get("Status"),
         audience=audience,
         workflow=workflow,
+        invisible_characters=invisible,
     )
+    prepared.parts = analysis_parts(text)
+    prepared.no_analysis = no_analysis_reason(text, prepared.parts)
     if tier == 2:
         prepared.section_map = render_section_map(prepared)
     elif tier == 3:

@@ -13,6 +13,7 @@ from rapidfuzz import fuzz
 
 from review_harness.core.member import MemberRun
 from review_harness.ds.models import (
+    PanelRecord,
     LensRating,
     DashboardRow,
     DimensionResult,
@@ -110,6 +111,12 @@ def _dimension_findings(
 ) -> list[Finding]:
     if report is None:
         return []
+    if draft:  # placeholders (TODO, TBD) are expected in a draft: not a finding
+        expected = [f for f in report.findings if f.issue_type == "placeholder_left"]
+        if expected and notes is not None:
+            notes.append(f"Placeholders (TODO, TBD) are expected in a draft: {len(expected)} finding(s) about them "
+                         "are not counted.")
+        report = report.model_copy(update={"findings": [f for f in report.findings if f.issue_type != "placeholder_left"]})
     raw_findings = _cap_findings(report, dimension, rubric.scoring.finding_caps[mode], draft, warnings)
     lightened = lighter_polish(raw_findings, rubric, status)
     if lightened and notes is not None:
@@ -467,3 +474,18 @@ def synthesize(
         domain=None if domain is None else domain_dim.domain_section(domain, decisions, weights, charged),
     )
 
+
+
+def no_analysis_review(record: PanelRecord, rubric: Rubric) -> Review:
+    """The review of a document that holds no analysis: said to be that, with no score, no verdict
+    and no reviewer asked."""
+    options, document = record.options, record.document
+    dimensions = {d: DimensionResult(dimension=d, title=dim.title, reviewed=False) for d, dim in rubric.dimensions.items()}
+    dashboard = [DashboardRow(dimension=dim.title, lens=lens.id, lens_title=lens.title, rating="Not reviewed")
+                 for dim in rubric.dimensions.values() for lens in dim.lenses]
+    return Review(
+        document=document, mode=options.mode, requested_mode=options.requested_mode, audience=options.audience,
+        workflow=options.workflow, draft=options.draft, status="no_analysis", degradation_level=record.degradation_level,
+        tier=document.tier, dimensions=dimensions, dashboard=dashboard, warnings=list(record.warnings),
+        prompt_version=record.prompt_version, rubric_version=rubric.version,
+    )

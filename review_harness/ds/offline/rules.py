@@ -34,6 +34,7 @@ from review_harness.ds.offline.registry import (
     DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
 )
 from review_harness.ds.offline.view import DATA, METHOD, build_view
+from review_harness.ds.offline.voice import reviewer_voice, without_voice
 from review_harness.ds.rubric import Rubric, default_rubric
 
 __all__ = ["review_with_rules", "rule_table", "CREDIT_LENS", "CREDIT_CONFLICTS"]
@@ -195,8 +196,11 @@ def review_with_rules(
     audience = audience if audience in AUDIENCES else "mixed"
     workflow = workflow if workflow in WORKFLOWS else "general"
     content = content if isinstance(content, str) else ("" if content is None else str(content))
-    view = build_view(content)
-    ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier, draft=bool(draft))
+    # text that speaks as a reviewer is content, never evidence: the rules read the document without it
+    voice = reviewer_voice(content)
+    view = build_view(without_voice(content, voice))
+    ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier,
+                  draft=bool(draft), voice=voice)
     cap = int(rubric.scoring.finding_caps.get(mode, 3 if mode == "full" else 2))
 
     findings: list[ReviewerFinding] = []

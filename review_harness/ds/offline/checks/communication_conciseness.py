@@ -259,3 +259,22 @@ def polish(ctx: Context) -> Hit | None:
         location=v.location(s),
         suggested_fix="Run a spell-check and fix the flagged spots; check every cross-reference resolves.",
     )
+
+
+@rule("text_for_reviewer")
+def text_for_reviewer(ctx: Context) -> Hit | None:
+    """Words addressed to a reviewer (instructions, a ready-made verdict, a reviewer's answer) left
+    in the document. The rules read the document without them (voice.py), so they change no finding."""
+    if not ctx.voice:
+        return None
+    first = ctx.voice[0]
+    more = f" and {len(ctx.voice) - 1} more passage(s)" if len(ctx.voice) > 1 else ""
+    return Hit(
+        title="Text addressed to a reviewer left in the document",
+        issue=(f"Line {first.start}{more} speak(s) to a reviewer or give the document its own verdict. Readers of the "
+               "analysis do not need it, and a review reads it as text, not as evidence of what was done: it changes "
+               "no finding."),
+        suggested_fix="Delete the note to reviewers and any ready-made verdict; if a real review happened, link to it.",
+        evidence=first.quote,
+        location=f"line {first.start}",
+    )
