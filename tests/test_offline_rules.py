@@ -531,10 +531,15 @@ def test_findings_stay_in_their_dimension():
 
 @pytest.mark.parametrize("text", [CAPS_DOC, TLDR_NEG, LIMITS_NEG, DUMP_POS, MISSING_POS, "", "x", STRUCTURE_POS])
 @pytest.mark.parametrize("dim", ["analysis", "communication"])
-def test_two_or_three_positives(text, dim):
+def test_at_most_three_positives_each_with_its_evidence(text, dim):
+    """Positives name what this document does well, quoting it, or are not given: no filler (issue 28)."""
     report = review_with_rules(dim, text)
-    assert 2 <= len(report.positives) <= 3
+    assert len(report.positives) <= 3
     assert len({p.title for p in report.positives}) == len(report.positives)
+    filler = {"Results are quantified", "Data and method described", "Shared for review before circulating",
+              "Early enough to change direction", "Short enough to read in one sitting", "No leftover placeholders",
+              "Organised into sections"}
+    assert not {p.title for p in report.positives} & filler
 
 
 def test_positives_are_specific_and_do_not_contradict_findings():
@@ -618,7 +623,7 @@ def test_extraction_input():
             if f.evidence:
                 assert f.evidence in extraction
             assert "Tl;Dr" not in f.location
-        assert 2 <= len(report.positives) <= 3
+        assert len(report.positives) <= 3
     causal = next(f for f in analysis.findings if f.issue_type == "causal_claim_without_design")
     assert "Results" in causal.location
 
@@ -711,7 +716,7 @@ def test_never_raises_on_odd_input(text):
         for mode in ("full", "quick"):
             report = review_with_rules(dim, text, mode=mode, audience="exec", workflow="reactive", draft=mode == "quick")
             assert len(report.lens_ratings) == 4
-            assert 2 <= len(report.positives) <= 3
+            assert len(report.positives) <= 3
             assert 0 <= report.score <= 100
 
 

@@ -446,7 +446,8 @@ def recalibration_table(cases: list[Case], rubric: Rubric, p: Params) -> str:
     return "\n".join(lines)
 
 
-FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window")
+FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window",
+           "unsupported_critical")
 
 
 def log_figures(log) -> dict[str, dict[str, float | None]]:

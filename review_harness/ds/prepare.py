@@ -212,6 +212,12 @@ SUMMARY_SIGNALS: tuple[str, ...] = CONCLUSION_SIGNALS + (
     "(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)"
     r"(?: \w+){0,3} by",
     "should (?:replace|adopt|ship|launch|roll out|keep|stop|continue|invest|move|switch)",
+    # a result stated as a comparison or an answer
+    "(?:we )?show that",
+    "failed to",
+    "(?:was|were|is|are) not (?:statistically )?significant(?:ly different)?",
+    "(?:faster|slower|cheaper|more accurate|less accurate|more expensive|better|worse) than",
+    "outperform(?:s|ed)?",
 )
 
 METHODOLOGY_SIGNALS: tuple[str, ...] = (
@@ -1172,10 +1178,24 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
                 continue
             return _tldr_result("named_section", an, s.start_line, end, body)
 
-    # 4) the first prose paragraph, if it reads like a summary
-    first_prose = next((b for b in blocks if _is_prose_paragraph(b)), None)
-    if first_prose is not None and _reads_like_summary(first_prose.text):
-        return _tldr_result("first_paragraph", an, first_prose.start, first_prose.end, first_prose.text)
+    # 3b) a summary named by an HTML heading (<h2>Executive Summary</h2>) or a LaTeX abstract
+    named = _html_or_latex_summary(an)
+    if named is not None:
+        return _tldr_result(*named)
+
+    # 4) an opening paragraph (of the first three, before the first H2) that reads like a summary:
+    # a first paragraph of context followed by the answer is still a summary up front
+    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
+    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:3]
+    for n, b in enumerate(opening):
+        # the first paragraph by the usual signals; a later one only when it states a result
+        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)):
+            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
+    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
+    # is a summary up front, if a weak one: it states the purpose, not the answer
+    purpose = next((b for b in opening if _PURPOSE_RE.match(b.text.strip())), None)
+    if purpose is not None:
+        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
 
     # 5) summary phrases in the first 15% of the document
     framing_limit = _window(n, FRAMING_WINDOW)
@@ -1186,6 +1206,42 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
             return _tldr_result("content_signal", an, b.start, b.end, b.text)
 
     return TldrDetection(found=False, method="absent")
+
+
+# a paragraph that states a result, not only one that sounds conclusive ("this means")
+_STATED_RESULT_RE = re.compile(
+    r"\b(?:we (?:found|find|show|conclude)|(?:this|the) (?:analysis|test|experiment|study) (?:shows?|found)|show that|"
+    r"failed to|(?:was|were|is|are) not (?:statistically )?significant|did not (?:change|increase|decrease|improve)|"
+    r"(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)(?: \w+){0,3} (?:by|from)|"
+    r"(?:faster|slower|cheaper|more accurate|less accurate) than|outperform\w*)\b", re.I)
+_PURPOSE_RE = re.compile(
+    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study)\b|this (?:analysis|post|report|document|memo|"
+    r"write-?up|study) (?:will|looks at|examines|explores|outlines|describes|covers|presents|investigates)\b|"
+    r"(?:here|below),? (?:i|we) (?:look|will look|outline|examine|explore)\b)", re.I)
+_HTML_HEADING_RE = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.I)
+_LATEX_ABSTRACT_RE = re.compile(r"\\begin\{abstract\}")
+_LATEX_ABSTRACT_END_RE = re.compile(r"\\end\{abstract\}")
+
+
+def _html_or_latex_summary(an: _Analysis) -> tuple[str, _Analysis, int, int, str] | None:
+    """A summary written as an HTML heading named like one (<h2>Executive Summary</h2>, up to the
+    next heading) or as a LaTeX abstract environment in the top third of the document (R Markdown
+    reports for PDF put the executive summary there)."""
+    lines = an.lines[: an.n_lines]
+    top = max(len(lines) // 3, 40)
+    for i, line in enumerate(lines[:top]):
+        if _LATEX_ABSTRACT_RE.search(line):
+            end = next((j for j in range(i + 1, len(lines)) if _LATEX_ABSTRACT_END_RE.search(lines[j])), None)
+            if end is not None and count_words("\n".join(lines[i + 1:end])) >= TLDR_MIN_WORDS:
+                return "panel", an, i + 2, end, "\n".join(lines[i + 1:end])
+        m = _HTML_HEADING_RE.match(line)
+        if m and _TLDR_HEADING_RE.match(_normalize_heading(re.sub(r"<[^>]+>", "", m.group(2)))):
+            end = next((j for j in range(i + 1, len(lines)) if _HTML_HEADING_RE.match(lines[j]) or re.match(r"^#{1,6}\s", lines[j])),
+                       len(lines))
+            body = "\n".join(lines[i + 1:end])
+            if count_words(body) >= TLDR_MIN_WORDS:
+                return "named_section", an, i + 1, end, body
+    return None
 
 
 def _span_end_for(an: _Analysis, section: Section) -> int:

@@ -27,6 +27,7 @@ from review_harness.ds.models import (
 from review_harness.ds.rubric import Dimension, Rubric
 from review_harness.ds import scoring
 from review_harness.ds import domain_dim
+from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.domain_dim import DomainInput
 from review_harness.domain.dedup import DedupDecision
 
@@ -441,6 +442,9 @@ def synthesize(
         for dim_id, dimension in rubric.dimensions.items()
         for lens in dimension.lenses
     ] + domain_rows
+    # a positive never praises a sentence a finding faults (whichever reviewer raised the finding)
+    faulted = [f.evidence for f in findings if f.evidence]
+    positives = {d: [p for p in ps if not quotes_faulted(p.detail, faulted)] for d, ps in positives.items()}
     chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
     if not chosen and status != "deferred":
         chosen = lead_positives({d: r for d, r in dimensions.items() if d in rubric.dimensions}, rubric)

@@ -30,6 +30,7 @@ from review_harness.ds.models import (
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.offline.registry import (
     DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
 )
@@ -38,6 +39,7 @@ from review_harness.ds.offline.voice import reviewer_voice, without_voice
 from review_harness.ds.rubric import Rubric, default_rubric
 
 __all__ = ["review_with_rules", "rule_table", "CREDIT_LENS", "CREDIT_CONFLICTS"]
+
 
 #: Lens a strength credit speaks to (credits are per dimension in the rubric).
 CREDIT_LENS: dict[str, str] = {
@@ -139,43 +141,16 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
 
 
 def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positive]:
-    """Honest, generic-but-true strengths when fewer than two detectors fired."""
+    """A strength with its evidence when the credit detectors found fewer than two: the question the
+    document states, quoted. Nothing generic ("results are quantified", "shared for review"): a
+    positive names what this document does well, or is not given."""
     f = ctx.features
     v = ctx.view
     out: list[Positive] = []
-    if dimension == "analysis":
-        if f.question is not None:
-            s, m = f.question
-            out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
-        nums = [s for s in f.numeric_sentences if s.kind not in ("table", "heading") and not s.text.rstrip("*_ ").endswith("?")]
-        if len(nums) >= 2:
-            out.append(Positive(title="Results are quantified", detail=f"Claims come with numbers rather than adjectives, e.g. \"{v.quote(nums[0], None, 18)}\"."))
-        data = [s for s in f.text_sentences if s.role in (DATA, METHOD) and s.kind != "heading" and not lx.PLACEHOLDER.search(s.text)]
-        if data:
-            out.append(Positive(title="Data and method described", detail=f"The reader can see where the numbers come from: \"{v.quote(data[0], None, 18)}\"."))
-    else:
-        heads = v.content_headings
-        if len(heads) >= 3:
-            out.append(Positive(title="Organised into sections", detail=f"The document is split into {len(heads)} headed sections, which makes it easy to navigate."))
-        if 0 < v.word_count <= 1500:
-            minutes = max(1, round(v.word_count / 230))
-            out.append(Positive(title="Short enough to read in one sitting", detail=f"At about {v.word_count:,} words (~{minutes} min read) the document respects the reader's time."))
-        if v.word_count >= 100 and not any(lx.PLACEHOLDER.search(s.text) for s in v.sentences):
-            out.append(Positive(title="No leftover placeholders", detail="There are no TODOs, TBDs or unfilled placeholders: the text reads as finished."))
-    out.append(
-        Positive(
-            title="Shared for review before circulating",
-            detail="Asking for a review before the document reaches its readers is the right habit; the fixes above are easier now than after it is shared.",
-        )
-    )
-    out.append(
-        Positive(
-            title="Early enough to change direction",
-            detail="At this stage the structure and the analysis plan can still change cheaply, so the review can shape the final version.",
-        )
-    )
+    if dimension == "analysis" and f.question is not None:
+        s, m = f.question
+        out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
     return out[: max(0, 3 - have)]
-
 
 
 def review_with_rules(
@@ -246,6 +221,8 @@ def review_with_rules(
             s.credit = credit.id
             found.append(s)
     found.sort(key=lambda s: -s.strength)
+    faulted = [x.evidence for x in findings if x.evidence]
+    found = [s for s in found if not quotes_faulted(s.detail, faulted)]  # never praise what a finding faults
     for s in found[:3]:
         positives.append(Positive(title=s.title, detail=s.detail, lens=CREDIT_LENS.get(s.credit), credit=s.credit))
     toc = lx.TOC_LINE.search(view.content) if dimension == "communication" else None
@@ -255,7 +232,7 @@ def review_with_rules(
             detail=f"The page opens with a contents list (\"{toc.group(0).strip()[:80]}\"), so the reader sees its "
                    "structure before reading.", lens="structure"))
     if len(positives) < 2:
-        positives.extend(_fallback_positives(ctx, dimension, len(positives)))
+        positives.extend(p for p in _fallback_positives(ctx, dimension, len(positives)) if not quotes_faulted(p.detail, faulted))
     seen_titles: set[str] = set()
     positives = [p for p in positives if not (p.title in seen_titles or seen_titles.add(p.title))][:3]
 

@@ -9,6 +9,7 @@ import re
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
+    is_parameter,
     CONDITIONAL, IMPERATIVE, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
     quoted_hit, tables_with_cells, unmarked,
 )
@@ -90,7 +91,7 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
     )
 
 
-@rule("unsupported_conclusion")
+# registered through analysis_readings, which reads more before falling back to it
 def unsupported_conclusion(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
@@ -171,6 +172,8 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue  # an interval bound belongs to the estimate it is quoted with
             if _derived_change(s.text, n.value):
                 continue  # a relative change recomputed from the two figures quoted with it
+            if is_parameter(s.text, n.start, n.end):
+                continue  # a price, a discount, a threshold or a split: a parameter, not a result to trace
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -416,7 +419,7 @@ def _change_column(header: list[str], rows: list[list[str]]) -> int | None:
     return None
 
 
-@rule("universal_claim_contradicted")
+# registered through analysis_readings, which reads more before falling back to it
 def universal_claim_contradicted(ctx: Context) -> Hit | None:
     """A summary or conclusion that claims an effect for every city (segment, market...) while a
     results table broken down by that unit shows one that moved the other way from the rest."""

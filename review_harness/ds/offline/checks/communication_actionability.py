@@ -15,7 +15,7 @@ from review_harness.ds.offline.checks.helpers import (
 )
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
-    APPENDIX, CONCLUSION, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
+    APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
 )
 
 
@@ -48,6 +48,7 @@ def no_recommendation(ctx: Context) -> Hit | None:
     )
 
 
+_ACTION_SECTION = lx.rx(r"\b(next steps?|action items?|actions|to-?dos?|owners?|what we(?:'ll| will) do|plan)\b")
 _HEDGED_ACTION = lx.rx(
     r"\b(pending (?:alignment|discussion|approval|review|sign-?off)|if there is appetite|at some point|when possible|as needed|"
     r"tbd|to follow|an option|could be considered|open question|possible recommendations?)\b"
@@ -72,6 +73,8 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     recos = [s for s in f.recommendations if s.kind != "heading"]
     if not recos:
         return None
+    if ctx.workflow != "proactive" and not any(lx.TEAM_ACTION.search(s.text) or _ACTION_SECTION.search(s.section) for s in recos):
+        return None  # advice to any reader ("choose your models wisely"): an owner and a date do not apply
     owners = [s for s in recos if _has_owner(s)]
     timed = [s for s in recos if lx.TIMING.search(s.text)]
     # extraction input: an action table replaced by its column list still shows owners and dates
@@ -132,6 +135,8 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 continue
             if _DESCRIBES_TEST.search(s.text):
                 continue  # "held flat in all regions during the test" describes the test, it extends nothing
+            if s.role in (BACKGROUND, METHOD, DATA) or CONDITIONAL.search(s.text[max(0, m.start() - 60):m.start()]):
+                continue  # the problem stated, or a hypothetical ("it would be naive to send all offers to all customers")
             return Hit(
                 title="Result extended beyond what the data covers",
                 issue=(

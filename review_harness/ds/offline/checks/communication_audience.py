@@ -65,6 +65,9 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
                 jargon_words.append((m.group(0), s, m))
     threshold = {"exec": 2, "mixed": 3, "tech": 4, "ds": 4}.get(audience, 3)
     terms = undefined + jargon_words
+    if audience != "exec":  # what a reader needs to follow: the terms the summary, conclusions and results use
+        key = {id(s) for s in f.summary + f.closing + f.results}
+        terms = [t for t in terms if id(t[1]) in key]
     if len(terms) < threshold:
         return None
     tok, s, m = terms[0]

@@ -186,6 +186,11 @@ def visual_unclear(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
     for line, alt, nxt in v.images:
+        # an uncaptioned picture next to text that gives its numbers costs the reader little; one that
+        # holds results the text never states is a problem
+        near = [s for s in f.text_sentences if abs(s.line - line) <= 3]
+        if not near or any(f.nums(s) for s in near) or all(s.role not in (RESULTS,) for s in near):
+            continue
         if lx.UNCAPTIONED_ALT.match(alt.strip().lower()) and not re.match(r"^(?:\*|_|figure|fig\.|chart|source)", nxt, re.I):
             raw = v.content.split("\n")[line - 1].strip()
             return Hit(
