@@ -518,7 +518,23 @@ def test_lens_ratings_follow_worst_finding():
             for rating in report.lens_ratings:
                 sev = [f.severity for f in report.findings if f.lens == rating.lens]
                 worst = min(sev, key=lambda s: s.rank) if sev else None
+                if worst is None and rating.rating == LensRating.NOT_ASSESSED:
+                    continue  # a lens the rules cannot judge here says so instead of SOUND
                 assert rating.rating == LensRating.for_severity(worst)
+
+
+def test_a_lens_the_rules_cannot_judge_says_not_assessed_instead_of_sound():
+    cites = doc("# Churn benchmark", "## Summary", "Churn at 4.1% a month is below the industry median of 5% "
+                "(https://example.org/saas-benchmarks).", "## Method", "We compared accounts on the new price with a holdout of "
+                "accounts that kept the old price, over the same three months.", "## Results", "Monthly churn fell from 4.6% to 4.1% after the "
+                "price change, measured on 12,400 accounts with a holdout of 1,200 that kept the old price "
+                "(95% CI 0.2 to 0.8 points).")
+    report = review_with_rules("analysis", cites)
+    ratings = {r.lens: r.rating for r in report.lens_ratings}
+    assert ratings["completeness"] == LensRating.NOT_ASSESSED  # the rules cannot check what the cited source says
+    assert ratings["methodology"] != LensRating.NOT_ASSESSED  # a holdout is a design the rules recognise
+    plain = review_with_rules("analysis", cites.replace(" (https://example.org/saas-benchmarks)", ""))
+    assert {r.lens: r.rating for r in plain.lens_ratings}["completeness"] != LensRating.NOT_ASSESSED
 
 
 def test_findings_stay_in_their_dimension():

@@ -29,8 +29,10 @@ class Severity(RankedEnum):
 
 
 class LensRating(RankedEnum):
-    """Rank grows as the rating gets worse."""
+    """Rank grows as the rating gets worse. NOT ASSESSED: the reviewer could not judge the lens from
+    the text (the offline rules say so rather than rate it SOUND)."""
 
+    NOT_ASSESSED = "NOT ASSESSED"
     SOUND = "SOUND"
     MINOR_ISSUES = "MINOR ISSUES"
     MAJOR_ISSUES = "MAJOR ISSUES"

@@ -161,6 +161,8 @@ def capacity_notice(review: Review) -> str | None:
 
 
 SALVAGED = " [salvaged from a cut-off answer]"
+NOT_ASSESSED_TEXT = ("Not assessed: the reviewer could not judge this lens from the text (for example whether cited sources "
+                     "say what the document says, or a method it does not recognise); a person should check it.")
 
 
 def _finding_block(n: int, finding: Finding) -> list[str]:
@@ -241,7 +243,7 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
             lines += [f"### {lens.title} -- {rating.value if rating else 'Not reviewed'}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
-                lines += ["No issues found.", ""]
+                lines += [NOT_ASSESSED_TEXT if rating and rating.value == "NOT ASSESSED" else "No issues found.", ""]
             for f in lens_findings:
                 points = f", -{_score_text(f.deduction)}" if details else ""
                 if f.merged_into:  # the domain version is shown in full in the domain section

@@ -145,6 +145,10 @@ def _dimension_result(
     reached = {r.lens for r in report.lens_ratings} | {f.lens for f in findings}
     ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses
                if not salvaged or lens.id in reached}
+    # a lens the reviewer said it could not judge, with nothing found under it, is shown as that, not SOUND
+    for r in report.lens_ratings:
+        if r.rating == LensRating.NOT_ASSESSED and ratings.get(r.lens) == LensRating.SOUND:
+            ratings[r.lens] = LensRating.NOT_ASSESSED
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
         [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,

@@ -256,6 +256,7 @@ class Features:
                         vals.append(abs(b - a) / abs(a) * 100)
                     if b:
                         vals.append((a - b) / abs(b) * 100)
+                        vals.append(abs(a - b) / abs(b) * 100)
                         vals.append(a / b if abs(b) > 1e-9 else 0)
                         vals.append(b / a if abs(a) > 1e-9 else 0)
         return sorted(vals)
@@ -338,7 +339,9 @@ class Features:
         say the groups differ") is a result, not a limitation."""
         section = re.compile(r"\b(limitations?|caveats?|threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
                              r"what the data cannot|known issues|open questions)\b", re.I)
-        lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")]
+        # an extraction's "Limitations" excerpt is a label, not the author's heading: its text must read as one
+        lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")
+               and not (self.view.is_extraction and s.section == s.excerpt)]
         if lim:
             body = next((s for s in lim if s.kind != "heading"), lim[0])
             return body, None

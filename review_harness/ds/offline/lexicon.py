@@ -74,7 +74,7 @@ BEFORE_AFTER = rx(
     r"month[- ]over[- ]month|year[- ]over[- ]year|week[- ]over[- ]week|quarter[- ]over[- ]quarter|MoM|YoY|WoW|QoQ)\b"
 )
 SELECTION = rx(
-    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces) (?:who|that) "
+    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
     r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
     r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
@@ -442,4 +442,5 @@ NOT_A_RECOMMENDATION = rx(
 # reasoning told in the past ("we suspected that we should first try"): not a recommendation
 PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothesi[sz]ed|assumed|expected|wondered)\b")
 # a recommendation that is an action for the author's team, not advice to any reader
-TEAM_ACTION = rx(r"\b(we|our|us|team|teams|owners?|company|business|leadership|product|marketing|finance|sales|ops)\b")
+TEAM_ACTION = rx(r"\b(we|our|us|team|teams|owners?|company|business|leadership|product|marketing|finance|sales|ops|"
+                 r"recommend\w*|propos\w*|proceed\w*|decid\w*|pending|roll(?:ing)? ?out|ship|launch\w*)\b")

@@ -72,7 +72,7 @@ CREDIT_CONFLICTS: dict[str, frozenset[str]] = {
 }
 
 #: Issue types a draft is not penalised for (seed: lighter on polish for drafts).
-DRAFT_SKIPPED = frozenset({"polish", "visual_unclear", "appendix_in_body"})
+DRAFT_SKIPPED = frozenset({"polish", "visual_unclear", "appendix_in_body", "placeholder_left"})  # placeholders are expected
 
 
 def rule_table(rubric: Rubric | None = None) -> dict[tuple[str, str], list[str]]:
@@ -140,6 +140,25 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
     )
 
 
+_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\b(?:et al\.|\(\d{4}\))|\bsources?:", re.I)
+
+
+def lenses_not_assessed(ctx: Context) -> set[str]:
+    """Lenses the rules cannot judge on this document, rated NOT ASSESSED rather than SOUND when
+    nothing is found under them: whether cited sources say what the document says they say
+    (completeness, when it cites sources), and a method the rules do not recognise (methodology,
+    when no comparison design and no method are recognised)."""
+    f = ctx.features
+    out: set[str] = set()
+    if ctx.dimension != "analysis":
+        return out
+    if _EXTERNAL_SOURCE.search(ctx.view.content):
+        out.add("completeness")
+    if f.design is None and f.comparison_design is None and not f.method_present:
+        out.add("methodology")
+    return out
+
+
 def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positive]:
     """A strength with its evidence when the credit detectors found fewer than two: the question the
     document states, quoted. Nothing generic ("results are quantified", "shared for review"): a
@@ -181,6 +200,7 @@ def review_with_rules(
     findings: list[ReviewerFinding] = []
     ratings: list[LensAssessment] = []
     emitted: set[str] = set()
+    unassessable = lenses_not_assessed(ctx)
     deductions = 0.0
     for lens in dim.lenses:
         ranked: list[tuple[int, float, int, ReviewerFinding, float]] = []
@@ -206,7 +226,10 @@ def review_with_rules(
             emitted.add(finding.issue_type or "")
             deductions += points
         worst = min((f.severity for _, _, _, f, _ in kept), key=lambda s: s.rank, default=None)
-        ratings.append(LensAssessment(lens=lens.id, rating=LensRating.for_severity(worst)))
+        rating = LensRating.for_severity(worst)
+        if worst is None and lens.id in unassessable:
+            rating = LensRating.NOT_ASSESSED
+        ratings.append(LensAssessment(lens=lens.id, rating=rating))
 
     findings.sort(key=lambda f: f.severity.rank)  # stable: lens order kept within a severity
 

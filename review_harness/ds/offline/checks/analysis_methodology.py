@@ -145,6 +145,11 @@ def causal_claim_without_design(ctx: Context) -> Hit | None:
     )
 
 
+def _who(phrase: str) -> str:
+    """The document's own name for the self-selected group ("members who opened", "beta accounts")."""
+    return unmarked(phrase).strip().lower() or "self-selected group"
+
+
 # registered through analysis_readings, which reads more before falling back to it
 def selection_bias_unaddressed(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -177,9 +182,9 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
             evidence=v.quote(s, m),
             location=v.location(s),
             suggested_fix=(
-                "Name the selection effect and bound it: compare like with like (match on prior engagement or tenure, "
-                "or compare intent-to-treat groups), or present the gap as descriptive, e.g. 'openers retained better, "
-                "partly because engaged members are more likely to open emails'."
+                f"Name the selection effect and bound it: compare like with like (match the {_who(m.group(0))} with "
+                "those who did not on what they did before, or compare everyone offered the option, whether they took it "
+                f"or not), or present the gap as descriptive: '{_who(m.group(0))} did better, partly because of who chose to'."
             ),
         )
     return None

@@ -133,6 +133,12 @@ _PROVISIONAL_DEF = lx.rx(
 )
 
 
+def _population(ctx: Context) -> str:
+    """The units the document counts, in its own words ('sessions', 'members'), for a definition's example."""
+    counted = Counter(m.group(0).lower() for s in ctx.features.text_sentences for m in re.finditer(_UNITS, s.text, re.I))
+    return counted.most_common(1)[0][0] if counted else "units"
+
+
 @rule("metric_undefined")
 def metric_undefined(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -195,7 +201,8 @@ def metric_undefined(ctx: Context) -> Hit | None:
             ),
             evidence=v.quote(s, m),
             location=v.location(s),
-            suggested_fix=f"Define {phrase} where it is first used, e.g. '{phrase}: <numerator> / <denominator> over <window>'.",
+            suggested_fix=(f"Define {phrase} where it is first used: which events are counted, out of which "
+                           f"{_population(ctx)}, and over which period."),
         )
     return None
 
@@ -226,8 +233,10 @@ def sample_size_missing(ctx: Context) -> Hit | None:
     if any(_COUNT.search(s.text) or _RATIO_COUNT.search(s.text) for s in text_all):
         return None  # counts written out, or as successes over trials ("28378 / 345543")
     for table in tables_with_cells(ctx):
-        header = " ".join(table[0][1]).lower()
-        if re.search(_UNITS, header) or re.search(r"\bn\b|\bn_|count", header):
+        # a column of counts (its header a unit, n or count); the first column names the rows ("Region")
+        columns = [c.lower().strip("* ") for c in table[0][1][1:]]
+        if any(re.fullmatch(rf"(?:n|count|number of \w+|{_UNITS}|(?:\w+ )?{_UNITS}(?: / {_UNITS})?)", c)
+               or re.search(r"\bn\b|\bn_|\bcount\b|/ ?(?:\w+ )?" + _UNITS, c) for c in columns):
             return None
     if re.search(r"\$N_\\?(?:text)?\{?[A-Z]|\bN_(?:T|C|test|control)\b", v.content):
         return None  # a LaTeX table with N per group

@@ -34,24 +34,30 @@ EQUAL_SPLIT = re.compile(
     r"\b(equal (?:probabilit\w+|chances?|shares?|sizes?|proportions?)|with equal probabilit\w+|50\s*[/-]\s*50|"
     r"even(?:ly)? (?:split|divided|assigned|allocated)|split (?:equally|evenly)|equally(?:[- ]sized)? (?:groups|arms)|"
     r"same (?:probability|share) of being)\b", I)
-_GROUP = r"(?:test|treatment|control|controls|variant|experiment(?:al)?|enabled|disabled|holdout|new design|old design|group [A-F]\b)"
+_GROUP = (r"(?:(?:[\w-]+ )?(?:group|arm|cohort)|test|treatment|control|controls|variant(?: [A-F])?|enabled|disabled|"
+          r"holdout|experimental|new design|old design)")
+_N = r"(?P<n>\d{1,3}(?:,\d{3})+|\d{3,})(?![\d.,%]|\s?(?:%|k\b|K\b|percent|pts?\b))"
 _COUNT_NEAR_GROUP = [
-    re.compile(rf"\b(?P<group>{_GROUP})\b[^.;\d]{{0,40}}?(?<![\d.,])(?P<n>\d{{1,3}}(?:,\d{{3}})+|\d{{3,}})(?![\d.,%]|\s?(?:%|k\b|K\b|percent))", I),
-    re.compile(rf"(?<![\d.,])(?P<n>\d{{1,3}}(?:,\d{{3}})+|\d{{3,}})(?![\d.,%]|\s?(?:%|k\b|K\b))[^.;\d]{{0,60}}?\b(?:in|into|to|as) (?:the )?(?P<group>{_GROUP})\b", I),
+    # "the test group consisted of 3019 users", "control group: 2,560", "the treatment arm had 4,100 visitors"
+    re.compile(rf"\b(?P<group>{_GROUP})\b\s*(?:consisted of|contained|had|has|held|included|of|with|:|=|n\s*=)\s*(?:about |around )?(?<![\d.,]){_N}", I),
+    # "3019 users received the new design", "106,250 in the control group", "2560 were selected as controls"
+    re.compile(rf"(?<![\d.,]){_N}\s+(?:[a-z]+\s+){{0,3}}?(?:in|into|to|as|received|got|saw) (?:the )?(?P<group>{_GROUP})\b", I),
 ]
 _ROUNDED = re.compile(r"\b(around|about|approximately|roughly|~|nearly|almost|over|more than|some)\s*$", I)
 SRM_DISCUSSED = re.compile(
     r"\b(sample ratio|srm\b|imbalance|unbalanced|uneven|more (?:users|sessions|people) (?:in|were)|disproportionat\w*|"
-    r"group sizes? (?:differ|are not equal)|why the groups differ)", I)
+    r"group sizes? (?:differ|are not equal)|why the groups differ)|\bp\s*=\s*0?\.\d+ for (?:a|an|the) (?:50\s*/\s*50|equal|even) "
+    r"(?:split|allocation)", I)
 
 
 def _group_key(label: str) -> str:
-    label = label.lower()
-    if label.startswith("control"):
+    label = label.lower().strip()
+    if re.match(r"(?:the )?controls?\b", label) or label.startswith("control"):
         return "control"
-    if label in ("test", "treatment", "experiment", "experimental", "variant", "enabled", "new design"):
+    if label in ("test", "test group", "treatment", "treatment group", "experiment", "experimental", "variant", "enabled",
+                 "new design", "treatment arm", "test arm"):
         return "treatment"
-    return label
+    return re.sub(r"\s+(?:group|arm|cohort)$", "", label)
 
 
 def group_counts(ctx: Context) -> tuple[dict[str, int], Sentence | None]:
@@ -71,6 +77,11 @@ def group_counts(ctx: Context) -> tuple[dict[str, int], Sentence | None]:
                 if key not in counts and value >= 100:
                     counts[key] = value
                     first = first or s
+    # a total taken for a group ("212,400 deliveries: 106,150 in the text group and 106,250 ..."): not a group
+    for key, value in list(counts.items()):
+        rest = [v for k, v in counts.items() if k != key]
+        if len(rest) >= 2 and abs(sum(rest) - value) <= 0.01 * value:
+            del counts[key]
     return counts, first
 
 
@@ -198,6 +209,8 @@ def null_result_unsized(ctx: Context) -> Hit | None:
         return None
     statements = [s for s in f.statements if s.kind not in ("heading", "table") and s.role not in (LIMITATIONS, APPENDIX)]
     for n, s in enumerate(statements):
+        if s.role not in (SUMMARY, CONCLUSION, TITLE):
+            continue  # the verdict the reader takes away, not every subgroup note
         if evidence_kind(s.text) != "neg" or not lx.NONSIG.search(s.text + " " + s.section) and not re.search(
                 r"\bsignifican\w*", s.text, I):
             continue
@@ -408,8 +421,9 @@ def inputs_known_after_the_fact(ctx: Context) -> Hit | None:
 _DROPPED = re.compile(r"\b(?:about |around |roughly |~)?(?P<share>\d{2}(?:\.\d+)?)\s?%\s(?:of (?:the )?(?:rows|records|users|"
                       r"observations|data|sample|customers|sessions|accounts) )?(?:were |was |are )?(?:dropped|removed|excluded|"
                       r"discarded|filtered out|lost)\b", I)
-_WHY_DROPPED = re.compile(r"\b(differ\w*|compar\w+ (?:the )?(?:dropped|removed|excluded)|bias\w*|representative|"
-                          r"similar (?:to|in)|checked (?:that|whether))\b", I)
+_WHY_DROPPED = re.compile(r"\b(?:dropped|removed|excluded|discarded|kept|remaining|missing)\b[^.]{0,80}\b(?:differ\w*|bias\w*|"
+                          r"representative|similar|compar\w+|checked)\b|\b(?:differ\w*|bias\w*|representative|similar|compar\w+|"
+                          r"checked)\b[^.]{0,80}\b(?:dropped|removed|excluded|discarded|kept|remaining|missing)\b", I)
 
 
 @rule("selection_bias_unaddressed")

@@ -117,6 +117,8 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     )
 
 
+_MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
+                  r"(?:all|every|each)\b|\bexcept\b")
 _DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
 
 
@@ -135,6 +137,10 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 continue
             if _DESCRIBES_TEST.search(s.text):
                 continue  # "held flat in all regions during the test" describes the test, it extends nothing
+            if _MEASURED.search(s.text):
+                continue  # "conversion fell in every region except North America": the test's own results, described
+            if s.role not in (SUMMARY, CONCLUSION, RECOMMENDATION) and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):
+                continue  # "the autumn menu launched in all stores": a fact of the setting, not a claim extended
             if s.role in (BACKGROUND, METHOD, DATA) or CONDITIONAL.search(s.text[max(0, m.start() - 60):m.start()]):
                 continue  # the problem stated, or a hypothetical ("it would be naive to send all offers to all customers")
             return Hit(

@@ -20,12 +20,7 @@ def limitations_missing(ctx: Context) -> Hit | None:
         return None
     if not f.conclusion_present:
         return None  # nothing concluded, nothing to over-apply
-    if v.is_extraction:
-        if not v.part_absent("LIMITATIONS STATED"):
-            return None
-        if f.limitation is not None:
-            return None
-    elif f.limitation is not None:
+    if f.limitation is not None:
         return None
     return Hit(
         title="No limitations or scope stated",
@@ -81,7 +76,7 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix=f"Spell out each acronym on first use and explain the technical terms in plain words, e.g. '{tok} (…what it stands for and means…)', or add a short glossary.",
+        suggested_fix=f"Spell out each acronym on first use and explain the technical terms in plain words ({names} each where it first appears), or add a short glossary.",
         strength=min(len(terms) / threshold, 3),
     )
 

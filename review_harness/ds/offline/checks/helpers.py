@@ -111,6 +111,7 @@ CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until
 _PARAMETER_AFTER = re.compile(r"^\s*(?:%\s*)?(?:\w+\s){0,2}?(?:discount|off\b|cheaper|price|prices|fee|coupon|voucher|offer|"
                               r"threshold|cap\b|minimum|maximum|limit|target|"
                               r"of (?:the )?(?:traffic|users|queries|sessions|sample) (?:were|was|are|is) (?:assigned|allocated|sampled|randomi))", re.I)
+_CONFIDENCE_LEVEL = re.compile(r"^\s*%?[\s-]*(?:CI\b|confidence|credible|prediction|probability interval|interval)", re.I)
 _PER_PERIOD = re.compile(r"^\s*(?:per (?:month|year|seat|user)|/\s?mo\b|a month|a year|billed)", re.I)
 _PRICE_CONTEXT = re.compile(r"\b(price[ds]?|pay|paying|paid|costs?|charge[sd]?|fees?|plan|subscription|billed|priced)\b", re.I)
 _RESULT_VERB = re.compile(r"\b(sav(?:e|es|ed|ing)|generat\w+|add(?:s|ed)?|increas\w+|reduc\w+|grew|rose|fell|drop\w*|lift\w*|"
@@ -124,7 +125,7 @@ def is_parameter(text: str, start: int, end: int) -> bool:
     allocation) rather than a measured result ("saves $120,000 a year" is a result)."""
     after = text[end:end + 60]
     before = text[max(0, start - 24):start]
-    if _PARAMETER_AFTER.match(after):
+    if _PARAMETER_AFTER.match(after) or _CONFIDENCE_LEVEL.match(after):
         return True
     if _RESULT_VERB.search(text[max(0, start - 40):start]):
         return False
