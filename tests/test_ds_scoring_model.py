@@ -219,17 +219,22 @@ def _rerouted(path: Path, mode: str) -> dict[str, ReviewerReport]:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_every_lens_rating_is_the_worst_finding_listed_under_it(path, mode):
+    """The worst finding listed under a lens sets its rating; with none listed, a lens its reviewer said it
+    could not judge is NOT ASSESSED, any other is SOUND."""
     domain = _domain(path, mode)
     domain.dedup = _decisions(path, mode, domain)
-    for review in (_review(path, mode), _review(path, mode, domain=domain),
-                   _review(path, mode, domain=domain, reports=_rerouted(path, mode))):
+    _, own, *_ = _inputs(path, mode)
+    for reports, review in ((own, _review(path, mode)), (own, _review(path, mode, domain=domain)),
+                            (rerouted := _rerouted(path, mode), _review(path, mode, domain=domain, reports=rerouted))):
         for dim_id, dim in RUBRIC.dimensions.items():
+            unjudged = {r.lens for r in reports[dim_id].lens_ratings if r.rating == LensRating.NOT_ASSESSED}
             for lens in dim.lenses:
                 listed = [f.severity for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
                 worst = min(listed, key=lambda s: s.rank) if listed else None
-                assert review.dimensions[dim_id].lens_ratings[lens.id] == LensRating.for_severity(worst)
+                expected = LensRating.NOT_ASSESSED if not listed and lens.id in unjudged else LensRating.for_severity(worst)
+                assert review.dimensions[dim_id].lens_ratings[lens.id] == expected
                 row = next(r for r in review.dashboard if r.dimension == dim.title and r.lens == lens.id)
-                assert row.rating == LensRating.for_severity(worst)
+                assert row.rating == expected
         if review.domain is not None and review.dimensions["domain"].reviewed:
             for lens in DRUB.dimension.lenses:
                 listed = [f.severity for f in review.domain.findings if f.lens == lens.id]
