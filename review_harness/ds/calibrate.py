@@ -98,7 +98,7 @@ class Params:
             f"cap {self.credit_cap:g} (offset MINOR only); diminishing returns {'v1' if self.diminishing else 'none'}; "
             f"deduction weights analysis {self.weights[0]:g} / communication {self.weights[1]:g} / "
             f"domain {self.domain_weight:g}; "
-            f"floor rules: seed's two{''.join('; ' + r for r in rules)}"
+            f"floor rules: the two CRITICAL rules{''.join('; ' + r for r in rules)}"
         )
 
 
@@ -420,7 +420,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(_row(name, by_name[name], chosen.outcomes[name], loo[name]))
     three = [n for n in names if by_name[n].domain]
     if three:
-        print("\nthe same documents without and with their domain (seed 001 s8), fitted rubric, from gold findings:")
+        print("\nthe same documents without and with their domain, fitted rubric, from gold findings:")
         print(recalibration_table([by_name[n] for n in three], structural_rubric(base, chosen.params), chosen.params))
     if args.write:
         version = next_version(base.version)
