@@ -4,9 +4,10 @@
     python benchmarks/domain_review.py [--quick]   # about a minute; --quick: the Search documents only
 
 1. Recalibration (seed 001 s8): for each Search document, the two-dimension review (no domain) beside
-   the three-dimension review with its gold file's domain, and whether the band moved; then every DS
-   fixture reviewed with -T domain=search-ranking (most are not about search: not applicable, not
-   scored). The one scoring model adds the domain's shortfall, so no band may move up.
+   the three-dimension review with its gold file's domain, whether the band moved and whether the
+   domain reviewer reported a MAJOR or CRITICAL finding; then every DS fixture reviewed with
+   -T domain=search-ranking (most are not about search: not applicable, not scored). The default
+   rubric's recalibration keeps a band unless the domain finds something MAJOR or CRITICAL.
 2. Cost: model calls and input tokens per review, and the round trips on the critical path at
    1 s per call (`-M latency=1`): the panel is one round trip; stage-2 dedup questions, when a
    document has any, add one more after it (asked at once; budget DS 1, DESIGN.md 7b).
@@ -43,6 +44,11 @@ def run(latency: float = 0.0, **args) -> tuple[dict, list[tuple[int, int, float]
     return reviews, figures
 
 
+def serious_domain(review) -> bool:
+    """Whether the domain reviewer reported a MAJOR or CRITICAL finding."""
+    return bool(review.domain) and any(f.severity in ("MAJOR", "CRITICAL") for f in review.domain.findings)
+
+
 def moved(before: str, after: str) -> str:
     if before == after:
         return "same"
@@ -54,15 +60,20 @@ def main() -> None:
     two, cost_two = run(document=",".join(str(d) for d in SEARCH))
     three, cost_three = run(fixtures="domain/search")  # each document with its gold file's domain
     print("1. The same documents without and with their domain (seed 001 s8), offline reviewers")
-    print(f"{'document':30} {'domain':20} {'2 dimensions':>20} {'3 dimensions':>20}  band")
+    print(f"{'document':30} {'domain':20} {'2 dimensions':>20} {'3 dimensions':>20}  band  domain MAJOR/CRITICAL")
     counts = {"same": 0, "down": 0, "UP": 0}
+    unexplained = 0
     for sid in sorted(three):
         b, a = two[sid], three[sid]
         change = moved(b.verdict, a.verdict)
         counts[change] += 1
+        serious = serious_domain(a)
+        unexplained += change != "same" and not serious
         domain = ",".join(d for d in a.domain.domains if d in (a.domain.fit.topics if a.domain.fit else a.domain.domains)) if a.domain else "-"
-        print(f"{sid:30} {domain:20} {b.final_score:7g} {b.verdict:12} {a.final_score:7g} {a.verdict:12}  {change}")
-    print(f"bands: {counts['same']} same, {counts['down']} down, {counts['UP']} up (must be 0); mean score "
+        print(f"{sid:30} {domain:20} {b.final_score:7g} {b.verdict:12} {a.final_score:7g} {a.verdict:12}  {change:4}  "
+              f"{'yes' if serious else 'no'}")
+    print(f"bands: {counts['same']} same, {counts['down']} down, {counts['UP']} up; {unexplained} moved without a MAJOR or "
+          f"CRITICAL domain finding (must be 0); mean score "
           f"{statistics.mean(r.final_score for r in two.values()):.1f} -> "
           f"{statistics.mean(r.final_score for r in three.values()):.1f}")
     if not quick:
@@ -73,10 +84,13 @@ def main() -> None:
         for sid, a in searched.items():
             b = plain[sid]
             if b.verdict and a.verdict:
-                counts[moved(b.verdict, a.verdict)] += 1
+                change = moved(b.verdict, a.verdict)
+                counts[change] += 1
+                unexplained += change != "same" and not serious_domain(a)
             not_applicable += not a.dimensions["domain"].applicable
         print(f"the {len(searched)} DS fixtures with -T domain=search-ranking: {not_applicable} not applicable (not "
-              f"scored); bands {counts['same']} same, {counts['down']} down, {counts['UP']} up (must be 0)")
+              f"scored); bands {counts['same']} same, {counts['down']} down, {counts['UP']} up; in all, {unexplained} "
+              "moved without a MAJOR or CRITICAL domain finding (must be 0)")
 
     print("\n2. Cost per review")
     for name, figures in (("without domain", cost_two), ("with domain", cost_three)):

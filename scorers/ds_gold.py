@@ -38,6 +38,7 @@ GOLD_METRICS = (
     "verdict_band_accuracy",
     "score_in_window",
     "top3_relevance",
+    "unsupported_critical",
 )
 MATCHERS = ("auto", "deterministic", "llm")
 
@@ -87,6 +88,8 @@ def gold_comparison(rubric: str | None = None, matcher: str = "auto") -> Scorer:
             "verdict_band_accuracy": defined(comparison.verdict_band_correct),
             "score_in_window": defined(comparison.score_in_window),
             "top3_relevance": defined(comparison.top3_relevance),
+            # CRITICAL findings the gold does not support (matched to no gold CRITICAL): a count per review
+            "unsupported_critical": float(comparison.unsupported_critical),
         }
         return with_run_figures(Score(
             value=value,

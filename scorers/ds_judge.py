@@ -44,6 +44,7 @@ from review_harness.ds.judge import (
     JudgeAnswer,
     JudgeAnswerError,
     JudgedReview,
+    JudgeResult,
     JudgePrompt,
     MatcherAnswer,
     judged_review,
@@ -87,24 +88,6 @@ def grader_model(needed_by: str) -> Model:
             "to inspect_ai.eval() or inspect_ai.score()."
         )
     return get_model(role=GRADER.name, required=GRADER.required)
-
-
-class JudgeResult(BaseModel):
-    """One judge call: its scores (0-1, NaN when unusable) and why."""
-
-    model: str
-    scores: dict[str, float]
-    reasons: dict[str, str] = {}
-    error: str | None = None
-    raw: str = ""
-    run: MemberRun | None = None
-
-    def explanation(self) -> str:
-        if self.error:
-            return f"judge answer unusable ({self.model}): {self.error}"
-        lines = [f"overall {self.scores[OVERALL]:.2f} (judge {self.model}, {JUDGE_PROMPT_VERSION})"]
-        lines += [f"{d}: {self.scores[d] * 10:g}/10 - {self.reasons.get(d, '')}" for d in JUDGE_DIMENSIONS]
-        return "\n".join(lines)
 
 
 def _outcome(parse: Callable[[str], A], answers: list[str]) -> Callable[[str], ParseOutcome[A]]:

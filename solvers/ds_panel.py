@@ -34,6 +34,7 @@ from review_harness.ds.models import PanelRecord, ReviewerReport, ReviewOptions
 from review_harness.ds.panel import (
     KIND,
     count_earlier_round,
+    no_analysis,
     load_prepared,
     load_record,
     load_reviewer_result,
@@ -48,7 +49,7 @@ from review_harness.core import progress
 from review_harness.core.files import write_output
 from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
-from review_harness.ds.prepare import domain_content, english_share, looks_like_html, prepare_document
+from review_harness.ds.prepare import domain_content, english_share, invisible_warning, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import Rubric, default_rubric, load_rubric
@@ -90,7 +91,12 @@ def prepare_document_step(rubric: str | None = None, domains: list[str] | None =
                 "for a full review: reviewed in quick mode on a structured extraction."
             )
             prepared = prepare_document(state.input_text, source=source, mode="quick", **reader)
-        if prepared.partial_input.is_partial and not options.draft:
+        invisible = invisible_warning(prepared.invisible_characters)
+        if invisible:
+            warnings.append(invisible)
+        if prepared.no_analysis and not (options.draft and prepared.word_count):
+            warnings.append(f"No analysis to review: the document {prepared.no_analysis}. Nothing was sent to the reviewers.")
+        elif prepared.partial_input.is_partial and not options.draft:
             warnings.append(
                 "This looks like an early draft ("
                 + "; ".join(prepared.partial_input.reasons)
@@ -180,6 +186,8 @@ def reviewer(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = load_record(state.store, the_rubric)
+        if no_analysis(record):  # nothing to review: no model call
+            return state
         fit = load_fit(state.store)
         boundary = guardrail
         if boundary is None and dimension == "analysis" and record.options.domains and (fit is None or fit.applicable):
@@ -272,7 +280,7 @@ def domain_brief(domains: list[str] | None = None, reference: str | None = None)
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = load_record(state.store, default_rubric())
         asked = record.options.domains or domains
-        if not asked:
+        if not asked or no_analysis(record):
             return state
         fit = domain_fit(state.input_text, asked)
         brief = get_domain_context(asked, topic_hints=fit.hints)

@@ -34,7 +34,8 @@ def ds_review(
     workflow: general | proactive | reactive (default general).
     draft: true for qualitative draft feedback with no numeric score.
     fixtures: fixture set under fixtures/ used when no document is given.
-    rubric: path to a rubric YAML (default prompts/ds/rubric.yaml).
+    rubric: calibrated (the calibrated scoring) or a path to a rubric YAML (default
+        prompts/ds/rubric.yaml, the design's scoring).
     timeout: seconds per reviewer call before it counts as failed (default 600).
     max_tokens: output cap per reviewer call.
     cache: reuse model responses for identical prompts (Inspect's response cache).

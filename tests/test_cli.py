@@ -109,8 +109,13 @@ def test_a_one_document_run_by_name_from_elsewhere_says_its_verdict(by_name_runs
 def test_the_verdict_line_names_the_verdict_and_whole_scores(by_name_runs):
     _, done = by_name_runs
     err = done["ds", "none"][2]
-    # the verdict, why a rule capped it when one did, the score in whole points, the counts
-    assert re.search(r"^ds review of memo: Major Rework( \(capped: [^)]+\))?, score \d+/100, \d+ findings \(", err, re.M), err
+    # the floor-adjusted verdict, why a floor rule capped it and its band by score when one did, the
+    # computed score in whole points, the counts
+    bands = "(?:Good to Go|Minor Fix|Major Rework)"
+    line = re.search(rf"^ds review of memo: ({bands})(?: \(capped: ([^;)]+); ({bands}) by score\))?, score \d+/100, "
+                     r"\d+ findings \(", err, re.M)
+    assert line, err
+    assert line.group(1) != "Good to Go" and (line.group(3) is None or line.group(3) != line.group(1))
 
 
 def test_a_gold_run_prints_no_verdict_lines(tmp_path):
@@ -169,7 +174,7 @@ def test_show_renders_for_a_terminal(ds_log, capsys):
     assert "DS analysis review of memo" in plain.splitlines()[0]
     assert f"log: {ds_log}" in plain
     assert "**Score:" not in plain and "# DS Analysis Review" not in plain
-    assert re.search(r"Score: \d+/100 -- Major Rework", plain)
+    assert re.search(r"Score: \d+/100 -- (Minor Fix|Major Rework)", plain)
     assert "Where: " in plain and "Issue: " in plain  # each on a line of its own, as the viewer shows them
 
 

@@ -39,10 +39,10 @@ def test_three_dimensions_weights_digest_versions_and_domain_findings(domain_log
     [review] = reviews(domain_log).values()
     dims = review.dimensions
     assert set(dims) == {"analysis", "communication", "domain"} and all(d.reviewed for d in dims.values())
-    weights = RUBRIC.scoring.weights  # the one scoring model: each dimension's shortfall at its weight
-    assert review.domain.weights == weights and set(weights) == {"analysis", "communication", "domain"}
-    expected = 100 - sum(weights[d] * (100 - dims[d].score) for d in dims)
-    assert review.final_score == pytest.approx(max(0.0, expected), abs=0.01)
+    weights = RUBRIC.scoring.with_domain.weights  # the design's 50/25/25 weighted mean
+    assert review.domain.weights == weights == {"analysis": 0.5, "communication": 0.25, "domain": 0.25}
+    expected = sum(weights[d] * dims[d].score for d in dims)
+    assert review.final_score == pytest.approx(expected, abs=0.01)
     # the brief that was served, with its digest versions, is in the log (store and metadata)
     versions = get_domain_context(["search-ranking"]).versions
     assert review.domain.brief["versions"] == versions
@@ -184,14 +184,15 @@ def test_advisory_never_triggers_a_floor_and_a_domain_critical_does():
     worst = DRUB.dimension.lenses[0].deductions[0]  # a CRITICAL row
     advisory = make_finding(DRUB, "D1", lens, worst.id, advisory_source, "Recent learning says otherwise.")
     review = _synth([advisory])
-    assert advisory.severity == "ADVISORY" and review.dimensions["domain"].score == 98
-    assert review.final_score == pytest.approx(100 - 2 * RUBRIC.weight("domain"))
+    # an ADVISORY finding is shown and rated but absorbed by the recalibration: nothing moves
+    assert advisory.severity == "ADVISORY" and review.dimensions["domain"].score == 100
+    assert review.final_score == 100
     assert review.verdict == "Good to Go" and review.floor_rule is None
     assert [f for f in review.findings if f.dimension == "domain"] == []
     assert [r.rating for r in review.dashboard if r.lens == lens] == ["ADVISORY"]
     critical = make_finding(DRUB, "D1", lens, worst.id, authoritative, "Wrong technique for ranking.")
     review = _synth([critical])
-    assert review.final_score == pytest.approx(100 - 20 * RUBRIC.weight("domain"))  # its shortfall at its weight
+    assert review.final_score == pytest.approx(100 - 20 * RUBRIC.scoring.with_domain.weights["domain"])  # at its weight
     assert review.band_verdict == "Good to Go" and review.verdict == "Minor Fix"  # capped whatever the weight
     two = make_finding(DRUB, "D2", lens, worst.id, authoritative, "Another wrong technique.")
     assert _synth([critical, two]).verdict == "Major Rework"

@@ -1,8 +1,9 @@
 """The DS review's one scoring model, property by property, over every fixture (the DS set and the
-Search set) and for two-dimension, three-dimension, partial and quick reviews (issue 19 s1):
+Search set) and for two-dimension, three-dimension, partial and quick reviews, under both rubrics
+(the default, the design's weighted mean with its recalibration, and the calibrated one):
 
 - adding a dimension never raises the score, so a domain whose reviewer finds nothing serious
-  never moves the verdict band up;
+  never moves the verdict band up; with no MAJOR or CRITICAL domain finding the band does not move;
 - a domain CRITICAL never raises the score (also when dedup merges it with an analysis finding);
 - a partial review's score is its reviewed dimension's score, and the review says so;
 - every lens rating is the worst severity among the findings listed under it, after re-routing
@@ -37,10 +38,16 @@ from review_harness.ds.models import LensRating, Review, ReviewerFinding, Review
 from review_harness.ds.offline.rules import review_with_rules
 from review_harness.ds.prepare import prepare_document
 from review_harness.ds.render import render_report
-from review_harness.ds.rubric import default_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, default_rubric, load_rubric
 from review_harness.ds.synthesis import synthesize
 
 RUBRIC = default_rubric()
+RUBRICS = {"default": RUBRIC, "calibrated": load_rubric(CALIBRATED_RUBRIC)}
+
+
+@pytest.fixture(params=list(RUBRICS))
+def rubric(request):
+    return RUBRICS[request.param]
 DRUB = default_reviewer_rubric()
 FIXTURES = sorted((FIXTURES_DIR / "ds").glob("*.md")) + sorted((FIXTURES_DIR / "domain" / "search").glob("*.md"))
 MODES = ("full", "quick")
@@ -80,14 +87,15 @@ def _domain(path: Path, mode: str, findings=None, decisions=None, fit=True) -> D
     )
 
 
-def _review(path: Path, mode: str, *, domain: DomainInput | None = None, drop: str | None = None, reports=None) -> Review:
+def _review(path: Path, mode: str, *, domain: DomainInput | None = None, drop: str | None = None, reports=None,
+            rubric=RUBRIC) -> Review:
     prepared, own, *_ = _inputs(path, mode)
     reports = dict(reports or own)
     if drop:
         reports[drop] = None
-    runs = [MemberRun(kind="ds", member=RUBRIC.dimension(d).reviewer, status="complete" if reports[d] else "failed",
-                      reason=None if reports[d] else "provider error") for d in RUBRIC.dimensions]
-    return synthesize(prepared.info(), reports, runs, RUBRIC, requested_mode=mode, mode=mode, audience="mixed",
+    runs = [MemberRun(kind="ds", member=rubric.dimension(d).reviewer, status="complete" if reports[d] else "failed",
+                      reason=None if reports[d] else "provider error") for d in rubric.dimensions]
+    return synthesize(prepared.info(), reports, runs, rubric, requested_mode=mode, mode=mode, audience="mixed",
                       workflow="general", domain=domain)
 
 
@@ -98,10 +106,10 @@ def _decisions(path: Path, mode: str, domain: DomainInput):
                                    model=offline_dedup_model()))
 
 
-def _three(path: Path, mode: str, findings=None, fit: bool = True) -> Review:
+def _three(path: Path, mode: str, findings=None, fit: bool = True, rubric=RUBRIC) -> Review:
     domain = _domain(path, mode, findings=findings, fit=fit)
     domain.dedup = _decisions(path, mode, domain)
-    return _review(path, mode, domain=domain)
+    return _review(path, mode, domain=domain, rubric=rubric)
 
 
 def _worse_or_same(a: str, b: str) -> bool:
@@ -110,16 +118,32 @@ def _worse_or_same(a: str, b: str) -> bool:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
-def test_a_domain_never_raises_the_score_nor_moves_the_band_up(path, mode):
-    two, three = _review(path, mode), _three(path, mode)
+def test_a_domain_never_raises_the_score_nor_moves_the_band_up(path, mode, rubric):
+    two, three = _review(path, mode, rubric=rubric), _three(path, mode, rubric=rubric)
     assert three.final_score <= two.final_score
     assert _worse_or_same(three.verdict, two.verdict)
     # a domain reviewer that finds nothing serious (only MINOR and ADVISORY findings, or none)
     mild = [f for f in _domain(path, mode).findings if f.severity in ("MINOR", "ADVISORY")]
     for findings in (mild, []):
-        three = _three(path, mode, findings=findings)
+        three = _three(path, mode, findings=findings, rubric=rubric)
         assert three.final_score <= two.final_score and _worse_or_same(three.verdict, two.verdict)
-        assert three.band_verdict == scoring.band_verdict(three.final_score, RUBRIC)
+        assert three.band_verdict == scoring.band_verdict(three.final_score, rubric)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("path", FIXTURES, ids=IDS)
+def test_no_band_moves_unless_the_domain_reports_a_major_or_critical(path, mode):
+    """Seed 001's recalibration target, under the default rubric: every fixture reviewed without and
+    with a domain keeps its verdict band (and its score) unless the domain reviewer reports a MAJOR
+    or CRITICAL finding; the reviewer's own findings, then only its mild ones, then none."""
+    two = _review(path, mode)
+    found = list(_domain(path, mode).findings)
+    for findings in (found, [f for f in found if f.severity in ("MINOR", "ADVISORY")], []):
+        three = _three(path, mode, findings=findings, fit=False)  # scored even where the domain does not fit
+        serious = any(f.severity in ("MAJOR", "CRITICAL") for f in findings)
+        if not serious:
+            assert three.verdict == two.verdict and three.band_verdict == two.band_verdict
+            assert three.final_score == pytest.approx(two.final_score, abs=0.01)
 
 
 def _critical(path: Path, quote_from=None, n: int = 9):
@@ -135,16 +159,16 @@ def _critical(path: Path, quote_from=None, n: int = 9):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
-def test_a_domain_critical_never_raises_the_score(path, mode):
-    two = _review(path, mode)
+def test_a_domain_critical_never_raises_the_score(path, mode, rubric):
+    two = _review(path, mode, rubric=rubric)
     base = list(_domain(path, mode).findings)
-    without = _three(path, mode, findings=base, fit=False)  # (scored even where the domain does not fit)
-    with_critical = _three(path, mode, findings=base + [_critical(path)], fit=False)
+    without = _three(path, mode, findings=base, fit=False, rubric=rubric)  # (scored even where the domain does not fit)
+    with_critical = _three(path, mode, findings=base + [_critical(path)], fit=False, rubric=rubric)
     assert with_critical.final_score <= without.final_score <= two.final_score
     assert _worse_or_same(with_critical.verdict, scoring.MINOR_FIX)  # a CRITICAL anywhere caps the verdict
     # the same issue raised by both reviewers: merged by dedup, deducted once, never a lift
     for finding in [f for f in two.findings if f.dimension == "analysis"][:3]:
-        merged = _three(path, mode, findings=base + [_critical(path, quote_from=finding)], fit=False)
+        merged = _three(path, mode, findings=base + [_critical(path, quote_from=finding)], fit=False, rubric=rubric)
         assert merged.final_score <= without.final_score <= two.final_score
         mark = next(f for f in merged.findings if f.id == finding.id)
         if mark.merged_into:
@@ -157,21 +181,27 @@ def test_a_domain_critical_never_raises_the_score(path, mode):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("missing", ["analysis", "communication"])
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
-def test_a_partial_review_scores_its_reviewed_dimension_and_says_so(path, mode, missing):
-    review = _review(path, mode, drop=missing)
-    kept = next(d for d in RUBRIC.dimensions if d != missing)
+def test_a_partial_review_scores_its_reviewed_dimension_and_says_so(path, mode, missing, rubric):
+    review = _review(path, mode, drop=missing, rubric=rubric)
+    kept = next(d for d in rubric.dimensions if d != missing)
     assert review.status == "partial" and review.scored_dimensions == [kept]
     assert review.final_score == review.dimensions[kept].score
     assert review.verdict != scoring.GOOD_TO_GO
-    title = RUBRIC.dimension(kept).title
+    title = rubric.dimension(kept).title
     assert f"covers only the {title} dimension" in " ".join(review.warnings)
-    report = render_report(review, RUBRIC)
+    report = render_report(review, rubric)
     assert f"(partial: covers the {title} dimension only)" in report
-    # with a domain: the reviewed DS dimension at weight 1, plus the domain's shortfall at its weight
     domain = _domain(path, mode)
-    three = _review(path, mode, domain=domain, drop=missing)
+    three = _review(path, mode, domain=domain, drop=missing, rubric=rubric)
     if three.dimensions["domain"].reviewed:
-        expected = 100 - (100 - three.dimensions[kept].score) - RUBRIC.weight("domain") * (100 - three.dimensions["domain"].score)
+        kept_score, domain_score = three.dimensions[kept].score, three.dimensions["domain"].score
+        if rubric.scoring.combine == "weighted_mean":
+            # the mean of what was reviewed, at the with-domain weights
+            w = rubric.scoring.with_domain.weights
+            expected = (w[kept] * kept_score + w["domain"] * domain_score) / (w[kept] + w["domain"])
+        else:
+            # the reviewed DS dimension at weight 1, plus the domain's shortfall at its weight
+            expected = 100 - (100 - kept_score) - rubric.weight("domain") * (100 - domain_score)
         assert three.final_score == pytest.approx(max(0.0, expected), abs=0.01)
         assert set(three.scored_dimensions) == {kept, "domain"}
 
@@ -189,17 +219,22 @@ def _rerouted(path: Path, mode: str) -> dict[str, ReviewerReport]:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_every_lens_rating_is_the_worst_finding_listed_under_it(path, mode):
+    """The worst finding listed under a lens sets its rating; with none listed, a lens its reviewer said it
+    could not judge is NOT ASSESSED, any other is SOUND."""
     domain = _domain(path, mode)
     domain.dedup = _decisions(path, mode, domain)
-    for review in (_review(path, mode), _review(path, mode, domain=domain),
-                   _review(path, mode, domain=domain, reports=_rerouted(path, mode))):
+    _, own, *_ = _inputs(path, mode)
+    for reports, review in ((own, _review(path, mode)), (own, _review(path, mode, domain=domain)),
+                            (rerouted := _rerouted(path, mode), _review(path, mode, domain=domain, reports=rerouted))):
         for dim_id, dim in RUBRIC.dimensions.items():
+            unjudged = {r.lens for r in reports[dim_id].lens_ratings if r.rating == LensRating.NOT_ASSESSED}
             for lens in dim.lenses:
                 listed = [f.severity for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
                 worst = min(listed, key=lambda s: s.rank) if listed else None
-                assert review.dimensions[dim_id].lens_ratings[lens.id] == LensRating.for_severity(worst)
+                expected = LensRating.NOT_ASSESSED if not listed and lens.id in unjudged else LensRating.for_severity(worst)
+                assert review.dimensions[dim_id].lens_ratings[lens.id] == expected
                 row = next(r for r in review.dashboard if r.dimension == dim.title and r.lens == lens.id)
-                assert row.rating == LensRating.for_severity(worst)
+                assert row.rating == expected
         if review.domain is not None and review.dimensions["domain"].reviewed:
             for lens in DRUB.dimension.lenses:
                 listed = [f.severity for f in review.domain.findings if f.lens == lens.id]
@@ -238,17 +273,19 @@ def test_the_fit_check_sorts_the_fixtures_as_a_reader_would():
         assert off_topic not in fits
 
 
-def test_no_finding_raises_a_dimension_score():
+def test_no_finding_raises_a_dimension_score(rubric):
     """Random deduction lists, credit totals and one more finding of each severity, on the curve
-    and credit rules of the rubric (credits offset only what MINOR findings add)."""
+    and credit rules of the rubric (and its with-domain recalibration)."""
     rng = random.Random(19)
     severities = list(Severity)
+    settings = [{}] + [scoring.recalibration(rubric, d, True) for d in ("communication", "domain")]
     for _ in range(3000):
         deductions = [(rng.choice((2, 3, 5, 7, 8, 10, 15, 18, 20)), rng.choice(severities)) for _ in range(rng.randint(0, 9))]
         credits = [rng.choice((2, 3, 5)) for _ in range(rng.randint(0, 6))]
-        before = scoring.dimension_score(deductions, credits, RUBRIC)[0]
-        for severity in severities:
-            extra = (rng.choice((3, 10, 20)), severity)
-            assert scoring.dimension_score(deductions + [extra], credits, RUBRIC)[0] <= before
-            assert scoring.dimension_score(deductions + [extra], credits, RUBRIC, credit_cap=25)[0] <= \
-                scoring.dimension_score(deductions, credits, RUBRIC, credit_cap=25)[0]
+        for kw in settings:
+            before = scoring.dimension_score(deductions, credits, rubric, **kw)[0]
+            for severity in severities:
+                extra = (rng.choice((3, 10, 20)), severity)
+                assert scoring.dimension_score(deductions + [extra], credits, rubric, **kw)[0] <= before
+                assert scoring.dimension_score(deductions + [extra], credits, rubric, credit_cap=25, **kw)[0] <= \
+                    scoring.dimension_score(deductions, credits, rubric, credit_cap=25, **kw)[0]

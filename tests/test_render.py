@@ -2,16 +2,17 @@
 
 from review_harness.ds.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
 from review_harness.ds.render import render_report
-from review_harness.ds.rubric import default_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, default_rubric, load_rubric
 from review_harness.ds.synthesis import synthesize
 
 RUBRIC = default_rubric()
+CALIBRATED = load_rubric(CALIBRATED_RUBRIC)
 
 
-def _review(reports, mode="full", draft=False):
+def _review(reports, mode="full", draft=False, rubric=RUBRIC):
     doc = DocumentInfo(title="Churn after the price change", source="c.md", word_count=1234,
                        reading_minutes=5.4, token_estimate=1604, tier=1)
-    return synthesize(doc, reports, [], RUBRIC, requested_mode=mode, mode=mode, audience="exec",
+    return synthesize(doc, reports, [], rubric, requested_mode=mode, mode=mode, audience="exec",
                       workflow="general", draft=draft)
 
 
@@ -27,7 +28,7 @@ def _reports():
 
 def test_full_report_sections_in_template_order():
     text = render_report(_review(_reports()), RUBRIC)
-    order = ["# DS Analysis Review: Churn after the price change", "**Score: 82/100 -- Minor Fix**",
+    order = ["# DS Analysis Review: Churn after the price change", "**Score: 91/100 -- Minor Fix**",
              "floor rule applied", "**Mode:** Full | **Audience:** exec | **Workflow:** general (default)",
              "**Processing:** Tier 1 (1,234 words, ~5.4 min read)", "### Lens Dashboard",
              "| Communication | Structure & TL;DR | CRITICAL |", "## Top 3 Priority Fixes",
@@ -37,6 +38,9 @@ def test_full_report_sections_in_template_order():
              "- **[CRITICAL] No summary up front**: priority fix 1 above."]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
+    # the design's auditability line: the computed score and band, the floor-adjusted verdict and why
+    assert ("Computed band: Good to Go; verdict: Minor Fix (floor rule applied). 1 CRITICAL finding: a CRITICAL "
+            "finding caps the verdict at Minor Fix whatever the computed score. CRITICAL: No summary up front (C1).") in text
     assert "LensRating." not in text and "Severity." not in text
     assert text.count("The answer is at the end.") == 1  # the top fix is not repeated in its lens
     assert "Deductions" not in text and "-18" not in text  # scoring internals only with details
@@ -51,7 +55,7 @@ def test_details_add_the_scoring_internals():
 def test_dimension_section_shows_credits_that_did_not_apply():
     reports = _reports()
     reports["communication"].positives = [Positive(title="Owners", detail="d", credit="actionable_recommendations")]
-    text = render_report(_review(reports), RUBRIC, details=True)
+    text = render_report(_review(reports, rubric=CALIBRATED), CALIBRATED, details=True)
     assert ("**Deductions:** -18 | **Credits:** +0 of 5 earned (actionable recommendations +5); "
             "credits only offset MINOR findings, never a MAJOR or CRITICAL") in text
 

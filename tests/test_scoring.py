@@ -1,4 +1,6 @@
-"""Table-driven tests of the scoring rules: DR curve, credits, weights, bands, floors, draft."""
+"""Table-driven tests of the scoring rules of the calibrated rubric (-T rubric=calibrated) and v1: DR
+curve, credits, weights, bands, floors, draft. The default rubric's (the design's formulas) are
+tests/test_ds_seed_scoring.py."""
 
 import pytest
 
@@ -12,10 +14,10 @@ from review_harness.ds.models import (
     ReviewerReport,
     Severity,
 )
-from review_harness.ds.rubric import PROMPTS_DIR, default_rubric, load_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, PROMPTS_DIR, load_rubric
 from review_harness.ds.synthesis import synthesize
 
-RUBRIC = default_rubric()  # v2: fitted by `review-harness calibrate`
+RUBRIC = load_rubric(CALIBRATED_RUBRIC)  # v3: fitted by `review-harness calibrate`
 V1 = load_rubric(PROMPTS_DIR / "rubric.v1.yaml")  # v1 starting values, kept for comparison
 BANDS = V1.scoring.diminishing_returns
 MAJ, MIN, CRIT = Severity.MAJOR, Severity.MINOR, Severity.CRITICAL

@@ -1,4 +1,8 @@
-"""`review-harness calibrate`: fit the rubric's scoring to the holistic gold windows.
+"""`review-harness calibrate`: fit the calibrated rubric's scoring to the holistic gold windows.
+
+The default rubric follows the design's formulas and is not fitted; this command fits the named
+alternative, prompts/ds/rubric.calibrated.yaml (`-T rubric=calibrated`), and prints the default
+rubric's figures beside it.
 
 The gold files carry a verdict band and score window judged by reading each document (see
 `window_basis: holistic`). Scoring *from the gold findings alone* (each gold finding deducts the
@@ -38,7 +42,7 @@ from review_harness.ds import scoring
 from review_harness.core.gold import GoldError
 from review_harness.ds.gold import GoldFile, load_gold
 from review_harness.ds.models import Severity
-from review_harness.ds.rubric import DEFAULT_RUBRIC, FloorRule, Rubric, RubricError, load_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, DEFAULT_RUBRIC, FloorRule, Rubric, RubricError, load_rubric
 
 # (analysis, communication) deduction weights: each dimension's shortfall from 100 counts at
 # its weight; (0.5, 0.5) is the seed's mean, (1, 1) counts every deduction in full
@@ -96,7 +100,7 @@ class Params:
             f"cap {self.credit_cap:g} (offset MINOR only); diminishing returns {'v1' if self.diminishing else 'none'}; "
             f"deduction weights analysis {self.weights[0]:g} / communication {self.weights[1]:g} / "
             f"domain {self.domain_weight:g}; "
-            f"floor rules: seed's two{''.join('; ' + r for r in rules)}"
+            f"floor rules: the two CRITICAL rules{''.join('; ' + r for r in rules)}"
         )
 
 
@@ -399,20 +403,24 @@ def run_calibrate(args: argparse.Namespace) -> int:
         return 0
     gold_dirs = [Path(args.gold)] if args.gold else list(DEFAULT_GOLD_DIRS)
     try:
-        base = load_rubric(DEFAULT_RUBRIC)
+        base = load_rubric(CALIBRATED_RUBRIC)
+        default = load_rubric(DEFAULT_RUBRIC)
     except RubricError as ex:
         raise CalibrationError(str(ex)) from None
     cases = load_cases(gold_dirs, base)
     names = [c.name for c in cases]
     by_name = {c.name: c for c in cases}
     before = evaluate_rubric_as_is(cases, base)
+    designed = evaluate_rubric_as_is(cases, default)
     fits = search(cases, base)
     reference = current_params(base)
     chosen = fit_all(cases, base, fits, names, reference)
     loo = leave_one_out(cases, base, fits, names, reference)
     print(f"calibrate: {len(cases)} gold cases in {', '.join(str(d) for d in gold_dirs)}, {len(fits)} grid points "
           f"(then {len(DOMAIN_WEIGHT_OPTIONS)} domain weights), scoring from gold findings alone")
-    print(f"current rubric {base.version}: band accuracy {before.band_accuracy():.2f}, window rate {before.window_rate():.2f}")
+    print(f"default rubric {default.version} (the design's formulas, not fitted): band accuracy "
+          f"{designed.band_accuracy():.2f}, window rate {designed.window_rate():.2f}")
+    print(f"calibrated rubric {base.version}: band accuracy {before.band_accuracy():.2f}, window rate {before.window_rate():.2f}")
     print(f"fitted: {chosen.params.describe()}")
     print(f"fitted: band accuracy {chosen.band_accuracy():.2f}, window rate {chosen.window_rate():.2f}; "
           f"leave-one-out band accuracy {sum(o.band_ok for o in loo.values()) / len(loo):.2f}, "
@@ -430,12 +438,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(_row(name, by_name[name], chosen.outcomes[name], loo[name]))
     three = [n for n in names if by_name[n].domain]
     if three:
-        print("\nthe same documents without and with their domain (seed 001 s8), fitted rubric, from gold findings:")
+        print("\nthe same documents without and with their domain, fitted rubric, from gold findings:")
         print(recalibration_table([by_name[n] for n in three], structural_rubric(base, chosen.params), chosen.params))
     if args.write:
         version = next_version(base.version)
-        target = Path(args.output) if args.output else DEFAULT_RUBRIC
-        text = fitted_rubric_text(DEFAULT_RUBRIC.read_text(encoding="utf-8"), base, chosen.params, version)
+        target = Path(args.output) if args.output else CALIBRATED_RUBRIC
+        text = fitted_rubric_text(CALIBRATED_RUBRIC.read_text(encoding="utf-8"), base, chosen.params, version)
         if args.output:  # a file the user named: never replaced unless the tool wrote it (else beside it)
             placed = write_output(target, text)
             target = placed.path
@@ -462,7 +470,8 @@ def recalibration_table(cases: list[Case], rubric: Rubric, p: Params) -> str:
     return "\n".join(lines)
 
 
-FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window")
+FIGURES = ("precision", "recall", "must_catch_recall", "severity_agreement", "verdict_band_accuracy", "score_in_window",
+           "unsupported_critical")
 
 
 def log_figures(log) -> dict[str, dict[str, float | None]]:

@@ -18,14 +18,17 @@ from review_harness.core.params import as_flag, choice, resolve_user_path
 from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR  # noqa: F401  (tasks/judge_meta.py imports FIXTURES_DIR from here)
 from review_harness.core.input_errors import input_error_tolerance  # noqa: F401  (ds.task imports it from here)
 from review_harness.ds.preflight import task_domains
-from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric
+from review_harness.ds.rubric import Rubric, RubricError, default_rubric, load_rubric, named_rubric
 
 
 def task_rubric(path: str | None) -> tuple[str | None, Rubric]:
-    """The rubric a task runs with (path resolved like a document), checked up front: a bad
-    rubric or a prompt template it cannot fill is a one-line error, not a degraded review."""
+    """The rubric a task runs with: a name (`-T rubric=calibrated`, prompts/ds/rubric.<name>.yaml)
+    or a path (resolved like a document), checked up front: a bad rubric or a prompt template it
+    cannot fill is a one-line error, not a degraded review."""
     if path is None:
         resolved = None
+    elif (named := named_rubric(str(path))) is not None and not Path(str(path)).exists():
+        resolved = str(named)
     else:
         resolved = str(resolve_user_path(path))
     try:
@@ -77,11 +80,36 @@ def _failed_sample(path: str, reason: str, options: ReviewOptions, sample_id: st
                   metadata={"source": path, "options": options.model_dump(), "gold": None, "input_error": reason})
 
 
+def _outside_samples(gold_dir: Path, overrides: dict[str, Any]) -> list[Sample]:
+    """One sample per gold file of the set that points at a document outside the repository
+    (`document: ../shared/real/ds/...`), id = the gold file's name."""
+    samples = []
+    for gold_path in sorted(gold_dir.glob("*.yaml")):
+        try:
+            gold = load_gold(gold_path)
+        except GoldError as ex:
+            raise PrerequisiteError(str(ex)) from None
+        if not gold.document:
+            continue
+        try:
+            doc = read_file(gold.fixture_path)
+        except DocumentError as ex:
+            raise PrerequisiteError(str(ex)) from None
+        samples.append(_sample(doc, resolve_options(overrides, dict(gold.options)), gold_path, gold.id))
+    return samples
+
+
 def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]:
     """One sample per fixture document, id = file stem, options from its gold file. The set is
     the project's (fixtures/<set>/) or a gold set of the user's own (a folder holding fixtures/ds/
-    and gold/ds/)."""
+    and gold/ds/); a set whose gold files point at documents kept outside the repository
+    (gold/ds/real) reads them there."""
     folder, gold_dir = gold_set_folders("ds", fixture_set)
+    outside = _outside_samples(gold_dir, overrides)
+    if not folder.is_dir():
+        if outside:
+            return outside
+        raise PrerequisiteError(f"fixture set '{fixture_set}' not found: {folder} is not a folder")
     samples = []
     for path in sorted(folder.glob("*.md")):
         gold_path = gold_dir / f"{path.stem}.yaml"
@@ -97,6 +125,7 @@ def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]
         except DocumentError as ex:
             raise PrerequisiteError(str(ex)) from None
         samples.append(_sample(doc, options, gold_path if gold_path.is_file() else None, path.stem))
+    samples += outside
     if not samples:
         raise PrerequisiteError(f"fixture set '{fixture_set}' has no markdown documents in {folder}")
     return samples

@@ -178,14 +178,17 @@ def _earned(domain: DomainInput, domain_rubric: ReviewerRubric) -> dict[str, flo
     return {c: float(p) for c, p in zip(dict.fromkeys(domain.credits), credit_points(domain.credits, domain_rubric))}
 
 
-def domain_score(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, charged_elsewhere: set[str]) -> float:
-    """The dimension's score on the DS curve with its own credit cap (+25)."""
+def domain_score(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, charged_elsewhere: set[str],
+                 with_domain: bool = True) -> float:
+    """The dimension's score on the DS curve with its own credit cap (+25), recalibrated as the
+    rubric says for a review weighted with its domain."""
     return scoring.dimension_score(_deductions(domain, charged_elsewhere), list(_earned(domain, domain_rubric).values()),
-                                   rubric, credit_cap=domain_rubric.scoring.credit_cap)[0]
+                                   rubric, credit_cap=domain_rubric.scoring.credit_cap,
+                                   **scoring.recalibration(rubric, DIMENSION, with_domain))[0]
 
 
 def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: ReviewerRubric, draft: bool,
-                     charged_elsewhere: set[str] = frozenset()
+                     charged_elsewhere: set[str] = frozenset(), with_domain: bool = True,
                      ) -> tuple[DimensionResult, list[Finding], list[DashboardRow], MemberRun | None]:
     """The domain dimension's result, its findings for the DS list (no ADVISORY), its dashboard
     rows and its reviewer run (None when the domain does not fit the document and nobody was
@@ -211,7 +214,8 @@ def domain_dimension(domain: DomainInput, rubric: Rubric, domain_rubric: Reviewe
             f.severity = Severity.MAJOR
     earned = _earned(domain, domain_rubric)
     score, raw, effective, credits = scoring.dimension_score(
-        _deductions(domain, charged_elsewhere), list(earned.values()), rubric, credit_cap=domain_rubric.scoring.credit_cap)
+        _deductions(domain, charged_elsewhere), list(earned.values()), rubric, credit_cap=domain_rubric.scoring.credit_cap,
+        **scoring.recalibration(rubric, DIMENSION, with_domain))
     worst = lens_worst(domain.findings, domain_rubric)
     ratings = {lens: LensRating.for_severity(Severity(w) if w and w != "ADVISORY" else None)
                for lens, w in worst.items()}

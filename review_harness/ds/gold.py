@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from review_harness.core.gold import ExpectedFinding, GoldCase
 from review_harness.core.gold import load_gold as load_gold_case
+from review_harness.core.paths import repo_path
 from review_harness.ds.models import Severity
 from review_harness.domain.reviewer import default_reviewer_rubric
 from review_harness.ds.rubric import Rubric, default_rubric
@@ -44,6 +45,11 @@ class GoldPositive(BaseModel):
 
 class GoldFile(GoldCase):
     fixture: str = Field(description="File name of the document, relative to the gold file's fixture folder.")
+    document: str | None = Field(
+        default=None,
+        description="A document kept outside the repository, relative to the repository root "
+        "(../shared/real/ds/...): the gold file points at it instead of a copy under fixtures/.",
+    )
     title: str = ""
     designed_deficiency: str
     primary_lens: str | None = Field(default=None, description="dimension.lens the fixture is designed to test.")
@@ -60,6 +66,11 @@ class GoldFile(GoldCase):
     options: dict[str, str | bool] = Field(
         default_factory=dict, description="Task options this fixture is reviewed with (e.g. draft)."
     )
+
+    @property
+    def fixture_path(self) -> Path:
+        """The document: `document` when the gold file points outside the repository, else the fixture."""
+        return repo_path(self.document) if self.document else super().fixture_path
 
     @model_validator(mode="after")
     def _window(self) -> "GoldFile":

@@ -19,6 +19,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from review_harness.core.member import MemberRun
 from review_harness.ds.gold import GoldFinding
 from review_harness.ds.matching import Match, similarity
 from review_harness.ds.models import Finding, LensRating, Review, ReviewerReport
@@ -45,6 +46,26 @@ JUDGE_WEIGHTS: dict[str, float] = {
 }
 JUDGE_DIMENSIONS = tuple(JUDGE_WEIGHTS)
 OVERALL = "overall"
+
+
+class JudgeResult(BaseModel):
+    """One judge call: its scores (0-1, NaN when unusable) and why. Defined here, in the package,
+    not in the scorer file: `inspect score --scorer scorers/ds_judge.py@review_judge` loads that file
+    outside the package, where pydantic could not resolve `MemberRun` (PydanticUserError)."""
+
+    model: str
+    scores: dict[str, float]
+    reasons: dict[str, str] = {}
+    error: str | None = None
+    raw: str = ""
+    run: MemberRun | None = None
+
+    def explanation(self) -> str:
+        if self.error:
+            return f"judge answer unusable ({self.model}): {self.error}"
+        lines = [f"overall {self.scores[OVERALL]:.2f} (judge {self.model}, {JUDGE_PROMPT_VERSION})"]
+        lines += [f"{d}: {self.scores[d] * 10:g}/10 - {self.reasons.get(d, '')}" for d in JUDGE_DIMENSIONS]
+        return "\n".join(lines)
 JUDGE_KEYS = (*JUDGE_DIMENSIONS, OVERALL)
 SCALE = 10.0
 

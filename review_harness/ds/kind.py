@@ -32,6 +32,8 @@ def verdict_line(review: Review) -> Verdict:
     counts and the top fixes."""
     from review_harness.ds.models import Severity
 
+    if review.status == "no_analysis":
+        return Verdict(f"no analysis to review: the document {review.document.no_analysis or 'holds none'}", None, {}, [], None)
     if review.status == "deferred":
         verdict = "deferred (no review)"
     else:
@@ -40,8 +42,10 @@ def verdict_line(review: Review) -> Verdict:
     top = [f"{shorten(f.title, 70)} ({f.severity.value})" for f in (review.finding(i) for i in review.top_fixes)]
     # an analysis finding merged into its domain version is that one issue: counted once
     counts = severity_counts([f.severity.value for f in review.findings if not f.merged_into], [s.value for s in Severity])
-    # a floor rule that capped the band's verdict, in its own first words ('2 CRITICAL findings')
-    reason = review.floor_rule.split(":")[0].lower() if review.floor_rule and review.verdict != review.band_verdict else None
+    # the computed score says one band, a floor rule set the verdict: why, briefly, and the band by score
+    reason = None
+    if figure and review.floor_rule and review.band_verdict and review.band_verdict != review.verdict:
+        reason = f"{floor_reason(review.floor_rule)}; {review.band_verdict} by score"
     return Verdict(verdict, figure, counts, top, None if review.status in ("complete", "deferred") else review.status,
                    reason=reason)
 
@@ -51,6 +55,13 @@ def gold_problems(gold: GoldFile) -> list[str]:
     from review_harness.ds.gold import rubric_check
 
     return rubric_check()(gold)
+
+
+def floor_reason(text: str) -> str:
+    """A floor rule's reason in a few words: its explanation up to the first colon ('1 CRITICAL
+    finding'), lower-cased at the start."""
+    head = text.split(":", 1)[0].strip().rstrip(".")
+    return head[:1].lower() + head[1:] if head[:2] != head[:2].upper() else head
 
 
 def columns() -> list[Column]:

@@ -31,6 +31,8 @@ class DsGoldComparison(GoldComparison):
     verdict_band_correct: float | None
     score_in_window: float | None
     top3_relevance: float | None
+    unsupported_critical: int = Field(
+        default=0, description="CRITICAL findings the gold does not support: matched to no gold CRITICAL finding")
 
 
 def _finding_text(f: Finding) -> str:
@@ -81,6 +83,9 @@ def compare_with_gold(
     top = review.top_fixes[:3]
     top_hits = sum(1 for fid in top if gold_of.get(fid) in important_gold)
     scored = review.final_score is not None
+    critical_gold = {g.id for g in gold.expected_findings if g.severity.value == "CRITICAL"}
+    unsupported = sum(1 for f in shown_findings(review)
+                      if f.severity.value == "CRITICAL" and gold_of.get(f.id) not in critical_gold)
     return DsGoldComparison.from_matches(
         [f.id for f in shown_findings(review)], gold.expected_findings, matches, matcher=matcher,
         severity_matrix=matrix,
@@ -90,4 +95,5 @@ def compare_with_gold(
             if scored and gold.score_window else None
         ),
         top3_relevance=ratio(top_hits, len(top)) if important_gold else None,
+        unsupported_critical=unsupported,
     )

@@ -29,8 +29,10 @@ class Severity(RankedEnum):
 
 
 class LensRating(RankedEnum):
-    """Rank grows as the rating gets worse."""
+    """Rank grows as the rating gets worse. NOT ASSESSED: the reviewer could not judge the lens from
+    the text (the offline rules say so rather than rate it SOUND)."""
 
+    NOT_ASSESSED = "NOT ASSESSED"
     SOUND = "SOUND"
     MINOR_ISSUES = "MINOR ISSUES"
     MAJOR_ISSUES = "MAJOR ISSUES"
@@ -109,7 +111,7 @@ class ReviewerReport(BaseModel):
 # Review (log contract)
 # --------------------------------------------------------------------------------------
 
-ReviewStatus = Literal["complete", "partial", "deferred"]
+ReviewStatus = Literal["complete", "partial", "deferred", "no_analysis"]
 Verdict = Literal["Good to Go", "Minor Fix", "Major Rework"]
 
 
@@ -129,6 +131,9 @@ class Finding(ReviewerFinding):
     merged_into: str | None = Field(
         default=None, description="An analysis finding that is the same issue as this domain finding (dedup): the "
         "domain version is the one shown in the top fixes; the pair is deducted once.")
+    salvaged: bool = Field(
+        default=False, description="Parsed from a reviewer answer that was cut off or malformed (after its retry): "
+        "scored like any finding, in a partial review that says what was lost.")
 
 
 class DimensionResult(BaseModel):
@@ -189,6 +194,10 @@ class DocumentInfo(BaseModel):
     structure_inferred: bool = False
     partial_input: bool = False
     status: str | None = Field(default=None, description="What the page says it is (a status macro or line): Draft, Final...")
+    parts: dict[str, bool] = Field(default_factory=dict, description="The parts of an analysis the document has: "
+                                   "summary, method, results, conclusion.")
+    no_analysis: str | None = Field(default=None, description="Why the document holds no analysis to review "
+                                    "(None: it does); such a document gets no score and no verdict.")
 
 
 class Review(BaseModel):
@@ -287,6 +296,9 @@ class PreparedDocument(BaseModel):
     workflow: str = Field(default="general", description="The review's workflow context (the extraction names it).")
     section_map: str | None = Field(default=None, description="Tier 2 only.")
     extraction: str | None = Field(default=None, description="Tier 3 only.")
+    invisible_characters: dict[str, int] = Field(default_factory=dict, description="Invisible characters removed, by kind.")
+    parts: dict[str, bool] = Field(default_factory=dict, description="The parts of an analysis the document has.")
+    no_analysis: str | None = Field(default=None, description="Why the document holds no analysis (None: it does).")
 
     @property
     def reviewer_content(self) -> str:

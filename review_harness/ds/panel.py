@@ -21,8 +21,9 @@ from review_harness.ds.models import (
     ReviewerReport,
 )
 from review_harness.ds.domain_dim import load_domain_input
+from review_harness.ds.prepare import strip_invisible
 from review_harness.ds.rubric import Rubric
-from review_harness.ds.synthesis import synthesize
+from review_harness.ds.synthesis import no_analysis_review, synthesize
 
 KIND = "ds"
 PREPARED_KEY = "prepared_document"
@@ -48,7 +49,15 @@ def load_prepared(store: StoreLike, text: str) -> PreparedDocument:
     data = store.get(PREPARED_KEY)
     if data is None:
         raise RuntimeError("no prepared document in the sample store: run prepare_document() first")
-    return PreparedDocument.model_validate({**data, "text": text})
+    # the reviewers read the text as preparation did: invisible characters removed
+    return PreparedDocument.model_validate({**data, "text": strip_invisible(text)[0]})
+
+
+def no_analysis(record: PanelRecord) -> bool:
+    """The document holds no analysis to review (an empty or comments-only file, images, a short
+    note): nobody is asked and the review says so. A draft with some text still gets draft feedback."""
+    doc = record.document
+    return bool(doc.no_analysis) and not (record.options.draft and doc.word_count)
 
 
 def reviewer_key(rubric: Rubric, dimension: str) -> str:
@@ -104,6 +113,8 @@ def review_from_store(
     findings). With `document_text`, each evidence quote is checked against it: one that is not
     verbatim is kept, marked unverified, and named in the warnings."""
     record = load_record(store, rubric)
+    if no_analysis(record):
+        return no_analysis_review(record, rubric)
     review = synthesize(
         record.document,
         record.reports,
@@ -132,10 +143,12 @@ def review_from_store(
 
 
 def mark_evidence(review: Review, document_text: str) -> None:
-    document = normalize_space(document_text)
+    """Whether each quote is verbatim in the document, read as the reviewers read it (invisible
+    characters removed, whitespace folded)."""
+    document = normalize_space(strip_invisible(document_text)[0])
     for finding in review.findings:
         if finding.evidence:
-            finding.evidence_verified = normalize_space(finding.evidence) in document
+            finding.evidence_verified = normalize_space(strip_invisible(finding.evidence)[0]) in document
     unverified = [f.id for f in review.findings if f.evidence_verified is False]
     if unverified:
         review.warnings.append(f"Evidence quotes not found verbatim in the document (kept, unverified): {', '.join(unverified)}.")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -211,6 +212,12 @@ SUMMARY_SIGNALS: tuple[str, ...] = CONCLUSION_SIGNALS + (
     "(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)"
     r"(?: \w+){0,3} by",
     "should (?:replace|adopt|ship|launch|roll out|keep|stop|continue|invest|move|switch)",
+    # a result stated as a comparison or an answer
+    "(?:we )?show that",
+    "failed to",
+    "(?:was|were|is|are) not (?:statistically )?significant(?:ly different)?",
+    "(?:faster|slower|cheaper|more accurate|less accurate|more expensive|better|worse) than",
+    "outperform(?:s|ed)?",
 )
 
 METHODOLOGY_SIGNALS: tuple[str, ...] = (
@@ -1171,10 +1178,24 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
                 continue
             return _tldr_result("named_section", an, s.start_line, end, body)
 
-    # 4) the first prose paragraph, if it reads like a summary
-    first_prose = next((b for b in blocks if _is_prose_paragraph(b)), None)
-    if first_prose is not None and _reads_like_summary(first_prose.text):
-        return _tldr_result("first_paragraph", an, first_prose.start, first_prose.end, first_prose.text)
+    # 3b) a summary named by an HTML heading (<h2>Executive Summary</h2>) or a LaTeX abstract
+    named = _html_or_latex_summary(an)
+    if named is not None:
+        return _tldr_result(*named)
+
+    # 4) an opening paragraph (of the first three, before the first H2) that reads like a summary:
+    # a first paragraph of context followed by the answer is still a summary up front
+    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
+    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:3]
+    for n, b in enumerate(opening):
+        # the first paragraph by the usual signals; a later one only when it states a result
+        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)):
+            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
+    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
+    # is a summary up front, if a weak one: it states the purpose, not the answer
+    purpose = next((b for b in opening if _PURPOSE_RE.match(b.text.strip())), None)
+    if purpose is not None:
+        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
 
     # 5) summary phrases in the first 15% of the document
     framing_limit = _window(n, FRAMING_WINDOW)
@@ -1185,6 +1206,42 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
             return _tldr_result("content_signal", an, b.start, b.end, b.text)
 
     return TldrDetection(found=False, method="absent")
+
+
+# a paragraph that states a result, not only one that sounds conclusive ("this means")
+_STATED_RESULT_RE = re.compile(
+    r"\b(?:we (?:found|find|show|conclude)|(?:this|the) (?:analysis|test|experiment|study) (?:shows?|found)|show that|"
+    r"failed to|(?:was|were|is|are) not (?:statistically )?significant|did not (?:change|increase|decrease|improve)|"
+    r"(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)(?: \w+){0,3} (?:by|from)|"
+    r"(?:faster|slower|cheaper|more accurate|less accurate) than|outperform\w*)\b", re.I)
+_PURPOSE_RE = re.compile(
+    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study)\b|this (?:analysis|post|report|document|memo|"
+    r"write-?up|study) (?:will|looks at|examines|explores|outlines|describes|covers|presents|investigates)\b|"
+    r"(?:here|below),? (?:i|we) (?:look|will look|outline|examine|explore)\b)", re.I)
+_HTML_HEADING_RE = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.I)
+_LATEX_ABSTRACT_RE = re.compile(r"\\begin\{abstract\}")
+_LATEX_ABSTRACT_END_RE = re.compile(r"\\end\{abstract\}")
+
+
+def _html_or_latex_summary(an: _Analysis) -> tuple[str, _Analysis, int, int, str] | None:
+    """A summary written as an HTML heading named like one (<h2>Executive Summary</h2>, up to the
+    next heading) or as a LaTeX abstract environment in the top third of the document (R Markdown
+    reports for PDF put the executive summary there)."""
+    lines = an.lines[: an.n_lines]
+    top = max(len(lines) // 3, 40)
+    for i, line in enumerate(lines[:top]):
+        if _LATEX_ABSTRACT_RE.search(line):
+            end = next((j for j in range(i + 1, len(lines)) if _LATEX_ABSTRACT_END_RE.search(lines[j])), None)
+            if end is not None and count_words("\n".join(lines[i + 1:end])) >= TLDR_MIN_WORDS:
+                return "panel", an, i + 2, end, "\n".join(lines[i + 1:end])
+        m = _HTML_HEADING_RE.match(line)
+        if m and _TLDR_HEADING_RE.match(_normalize_heading(re.sub(r"<[^>]+>", "", m.group(2)))):
+            end = next((j for j in range(i + 1, len(lines)) if _HTML_HEADING_RE.match(lines[j]) or re.match(r"^#{1,6}\s", lines[j])),
+                       len(lines))
+            body = "\n".join(lines[i + 1:end])
+            if count_words(body) >= TLDR_MIN_WORDS:
+                return "named_section", an, i + 1, end, body
+    return None
 
 
 def _span_end_for(an: _Analysis, section: Section) -> int:
@@ -1982,15 +2039,128 @@ def parse_extraction(text: str) -> dict[str, str]:
 # --------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------
+# What the document holds: invisible characters, the parts of an analysis, no analysis at all
+# --------------------------------------------------------------------------------------
+
+_INVISIBLE_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
+                    "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen"}
+
+
+def strip_invisible(text: str) -> tuple[str, dict[str, int]]:
+    """The text without invisible format characters (zero-width spaces and joiners, soft hyphens,
+    bidirectional controls: Unicode category Cf), and how many of each kind were removed. Such a
+    character inside a word hides it from every reader of the text that matches words."""
+    if text.isascii():
+        return text, {}
+    counts: dict[str, int] = {}
+    kept = []
+    for ch in text:
+        if unicodedata.category(ch) == "Cf":
+            name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
+            counts[name] = counts.get(name, 0) + 1
+        else:
+            kept.append(ch)
+    return ("".join(kept), counts) if counts else (text, {})
+
+
+def invisible_warning(counts: dict[str, int]) -> str | None:
+    if not counts:
+        return None
+    total = sum(counts.values())
+    kinds = ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return (f"The document contains {total} invisible character{'s' if total > 1 else ''} ({kinds}); they were removed "
+            "before the review, so the reviewers read (and quote) the text as it displays.")
+
+
+_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_IMAGE_MARKUP_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.I)
+_TAG_RE = re.compile(r"</?[A-Za-z][^>\n]*>")
+_FENCE_RE = re.compile(r"^(`{3,}|~{3,}).*?^\1[^\S\n]*$", re.S | re.M)
+_LINK_TARGET_RE = re.compile(r"\]\([^)\n]*\)")
+_FRONT_MATTER_RE = re.compile(r"\A---\n.*?\n---[^\S\n]*\n", re.S)
+# below NO_TEXT_WORDS words, or NOTE_WORDS words with no result in them, a document is a note, not an analysis
+NO_TEXT_WORDS = 20
+NOTE_WORDS = 60
+
+
+def readable_text(text: str) -> str:
+    """What a reader reads: without HTML comments, images, tags, code blocks, link targets and
+    front matter."""
+    t = _FRONT_MATTER_RE.sub("", normalize_text(text))
+    for pattern in (_COMMENT_RE, _FENCE_RE, _IMAGE_MARKUP_RE, _TAG_RE):
+        t = pattern.sub(" ", t)
+    return _LINK_TARGET_RE.sub("]", t)
+
+
+_QUESTION_RE = re.compile(r"\?\s*$|\b(?:question|goal|objective|purpose|we (?:want|wanted|set out|need) to (?:know|learn|"
+                          r"understand|decide|test|measure)|(?:aims?|seeks?) to)\b", re.I | re.M)
+
+
+_PART_LABELS = {"method": (LABEL_METHODOLOGY, LABEL_DATA), "results": (LABEL_RESULTS,), "conclusion": (LABEL_RECOMMENDATIONS,)}
+
+
+def _written(an: _Analysis, labels: tuple[str, ...]) -> bool | None:
+    """Whether the sections headed as one of `labels` hold text beyond placeholders (None: no such
+    heading). 'Recommendation: TBD.' is a heading with nothing written under it yet."""
+    found = None
+    for i, cats in enumerate(an.heading_categories):
+        if not cats & set(labels):
+            continue
+        h = an.headings[i]
+        nxt = next((g.start for g in an.headings[i + 1:] if g.level <= h.level), an.n_lines + 1)
+        body = _UNFINISHED_RE.sub(" ", readable_text("\n".join(an.lines[h.end:nxt - 1])))
+        found = bool(found) or count_words(body) >= 4
+    return found
+
+
+def analysis_parts(text: str) -> dict[str, bool]:
+    """Which parts of an analysis the document has: the question it answers, a summary up front,
+    a method, results, a conclusion or recommendation (a part whose only section holds nothing but
+    placeholders is missing)."""
+    an = _analyze(text)
+    present = _signals_present(an)
+    for part, labels in _PART_LABELS.items():
+        if _written(an, labels) is False and not present.get(f"{part}_outside", False):
+            present[part] = False
+    readable = readable_text(text)
+    head = readable[: max(400, len(readable) * 2 // 5)]
+    return {"question": bool(_QUESTION_RE.search(head)), "summary": detect_tldr(text, list(an.sections)).found, **present}
+
+
+def no_analysis_reason(text: str, parts: dict[str, bool] | None = None) -> str | None:
+    """Why the document holds no analysis to review, as a predicate ('has no readable text, only
+    images'; None when it does): no readable text (only comments, images or code), fewer than 20
+    words, or a few lines with no result in them."""
+    words = count_words(readable_text(text))
+    if words == 0:
+        what = []
+        if _COMMENT_RE.search(text):
+            what.append("HTML comments")
+        if _IMAGE_MARKUP_RE.search(text):
+            what.append("images")
+        if _FENCE_RE.search(text):
+            what.append("code")
+        return f"has no readable text, only {' and '.join(what) or 'markup'}"
+    parts = parts if parts is not None else analysis_parts(text)
+    if words < NO_TEXT_WORDS or (words < NOTE_WORDS and not parts["results"]):
+        missing = [k for k in ("method", "results", "conclusion") if not parts[k]]
+        listed = ", ".join(missing[:-1]) + (" or " if len(missing) > 1 else "") + missing[-1] if missing else ""
+        return (f"is {words} words of text" + (f" with no {listed}" if missing else "")
+                + " (a note, not an analysis)")
+    return None
+
+
 def prepare_document(text: str, *, source: str, mode: str = "full", audience: str = "mixed",
                      workflow: str = "general") -> PreparedDocument:
-    """Run every preparation step on a markdown document.
+    """Run every preparation step on a markdown document (invisible characters removed first).
 
     Raises ``DocumentError`` (a ``ValueError``) for empty or whitespace-only text and
     ``ValueError`` for an unknown mode.
     """
     if mode not in ("full", "quick"):
         raise ValueError(f"unknown mode {mode!r}: expected 'full' or 'quick'")
+    text, invisible = strip_invisible(text or "")
     if text is None or not text.strip():
         raise DocumentError(f"{source or 'document'} is empty: there is no text to review")
     an = _analyze(text)
@@ -2012,7 +2182,10 @@ def prepare_document(text: str, *, source: str, mode: str = "full", audience: st
         status=document_signals(an).get("Status"),
         audience=audience,
         workflow=workflow,
+        invisible_characters=invisible,
     )
+    prepared.parts = analysis_parts(text)
+    prepared.no_analysis = no_analysis_reason(text, prepared.parts)
     if tier == 2:
         prepared.section_map = render_section_map(prepared)
     elif tier == 3:

@@ -38,18 +38,28 @@ def _header(review: Review) -> list[str]:
         lines += [f"> **[!] Capacity Notice:** {notice}", ""]
     if review.status == "deferred":
         return lines
+    if review.status == "no_analysis":
+        return lines + [f"**No analysis to review** -- {no_analysis_text(review)}. Nothing was scored and no "
+                        "reviewer was asked; add the question, the method, the results and the conclusion, then "
+                        "run the review again.", ""]
     if review.draft:
         lines += ["**Draft feedback** -- qualitative only, no numeric score (draft scores are not comparable with full reviews).", ""]
     else:
         covers = ""
         if review.status == "partial":
             covered = [review.dimensions[d].title for d in review.scored_dimensions]
-            covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
+            if all(d.reviewed or not d.applicable for d in review.dimensions.values()):
+                covers = " (partial: scored from what parsed of a cut-off answer; see warnings)"
+            else:
+                covers = f" (partial: covers the {' and '.join(covered)} dimension{'s' if len(covered) > 1 else ''} only)"
         lines += [f"**Score: {_points(review.final_score)}/100 -- {review.verdict}**{covers}"]
         if review.floor_rule:
+            critical = [f"{f.title} ({f.id})" for f in review.findings
+                        if f.severity.value == "CRITICAL" and not f.merged_into and (f.deduction > 0 or f.dimension == "domain")]
+            named = f" CRITICAL: {'; '.join(critical)}." if critical and "CRITICAL" in review.floor_rule else ""
             lines += [
                 f"Computed band: {review.band_verdict}; verdict: {review.verdict} (floor rule applied). "
-                f"{review.floor_rule}"
+                f"{review.floor_rule}{named}"
             ]
         lines.append("")
     mode = "Full" if review.mode == "full" else "Quick"
@@ -128,6 +138,8 @@ def _domain_breakdown(review: Review, details: bool = False) -> list[str]:
 
 
 def capacity_notice(review: Review) -> str | None:
+    if review.status == "no_analysis":
+        return None
     if review.status == "deferred":
         reasons = [w for w in review.warnings if " failed: " in w]
         message = review.warnings[-1] if review.warnings else "The review could not be completed."
@@ -149,9 +161,14 @@ def capacity_notice(review: Review) -> str | None:
     return " ".join(parts) or None
 
 
+SALVAGED = " [salvaged from a cut-off answer]"
+NOT_ASSESSED_TEXT = ("Not assessed: the reviewer could not judge this lens from the text (for example whether cited sources "
+                     "say what the document says, or a method it does not recognise); a person should check it.")
+
+
 def _finding_block(n: int, finding: Finding) -> list[str]:
     lines = [
-        f"### {n}. {finding.title} ({finding.severity.value})",
+        f"### {n}. {finding.title} ({finding.severity.value}){SALVAGED if finding.salvaged else ''}",
         f"**Where:** {finding.location or 'not given'}",
         f"**Issue:** {finding.issue}",
     ]
@@ -223,10 +240,11 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
         if details:
             lines += _score_breakdown(result, rubric) + [""]
         for lens in dimension.lenses:
-            lines += [f"### {lens.title} -- {result.lens_ratings[lens.id].value}", ""]
+            rating = result.lens_ratings.get(lens.id)
+            lines += [f"### {lens.title} -- {rating.value if rating else 'Not reviewed'}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
-                lines += ["No issues found.", ""]
+                lines += [NOT_ASSESSED_TEXT if rating and rating.value == "NOT ASSESSED" else "No issues found.", ""]
             for f in lens_findings:
                 points = f", -{_score_text(f.deduction)}" if details else ""
                 if f.merged_into:  # the domain version is shown in full in the domain section
@@ -238,7 +256,7 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
                     lines.append(f"- **[{f.severity.value}{points}] {f.title}**: priority fix {top[f.id]} above.")
                     continue
                 lines.append(
-                    f"- **[{f.severity.value}{points}] {f.title}** "
+                    f"- **[{f.severity.value}{points}] {f.title}**{SALVAGED if f.salvaged else ''} "
                     f"({f.location or 'location not given'}). {f.issue}"
                 )
                 if f.evidence:
@@ -275,38 +293,64 @@ def _cross_cutting(review: Review) -> list[str]:
     return ["## Cross-cutting Issues", ""] + [f"- {c}" for c in review.cross_cutting] + [""]
 
 
+PART_NAMES = {"question": "the question it answers", "summary": "a summary up front", "method": "a method",
+              "results": "results", "conclusion": "a conclusion or recommendation"}
+
+
+def _titles(findings: list[Finding], n: int = 2) -> str:
+    return "; ".join(f"{f.title} ({f.id})" for f in findings[:n])
+
+
 def _draft_assessment(review: Review) -> list[str]:
+    """Seed 000 s10's qualitative feedback: where the analytical direction and the communication
+    arc stand, what is there, what is missing; the top 3 things to do next follow."""
+    parts = review.document.parts
+    shown = [f for f in review.findings if not f.merged_into]
+    analysis = [f for f in shown if f.dimension == "analysis"]
+    method = [f for f in analysis if f.lens == "methodology"]
+    communication = [f for f in shown if f.dimension == "communication"]
     lines = ["### Where the draft stands", ""]
-    for dim in review.dimensions.values():
-        if not dim.reviewed:
-            lines.append(f"- **{dim.title}:** not reviewed.")
-            continue
-        found = [f for f in review.findings if f.dimension == dim.dimension]
-        if not found:
-            lines.append(f"- **{dim.title}:** on track; nothing to address yet.")
-        else:
-            major = sum(1 for f in found if f.severity.value == "MAJOR")
-            lines.append(
-                f"- **{dim.title}:** {len(found)} thing(s) to consider before finalizing"
-                + (f", {major} of them important." if major else ".")
-            )
+    if not review.dimensions.get("analysis") or not review.dimensions["analysis"].reviewed:
+        direction = "not reviewed (see warnings)."
+    elif method:
+        direction = f"rethink the approach before more work goes into it: {_titles(method)}."
+    elif parts and not parts.get("method"):
+        direction = ("not set yet: no method is written, so what will answer the question is still open; write down "
+                     "the comparison you plan before collecting more numbers.")
+    elif analysis:
+        direction = f"the approach can stay; close these gaps as the analysis fills in: {_titles(analysis)}."
+    else:
+        direction = "the approach looks sound so far; nothing in the analysis needs to change yet."
+    lines.append(f"- **Analytical direction:** {direction}")
+    if not review.dimensions.get("communication") or not review.dimensions["communication"].reviewed:
+        arc = "not reviewed (see warnings)."
+    elif parts and not parts.get("summary") and not parts.get("conclusion"):
+        arc = ("the answer is not written yet (no summary up front, no conclusion): write the answer you expect, even "
+               "if provisional, so reviewers can steer towards it.")
+    elif communication:
+        arc = f"forming; what would make it land: {_titles(communication)}."
+    else:
+        arc = "forming well: the answer, its support and the next step are in order."
+    lines.append(f"- **Communication arc:** {arc}")
+    if parts:
+        there = [name for key, name in PART_NAMES.items() if parts.get(key)]
+        missing = [name for key, name in PART_NAMES.items() if key in parts and not parts.get(key)]
+        lines.append(f"- **What is there:** {', '.join(there) or 'little yet'}.")
+        lines.append(f"- **What is missing:** {', '.join(missing) or 'nothing essential'}.")
+    lines.append("- **What to do next:** the three things below, most important first; placeholders (TODO, TBD) are "
+                 "expected at this stage and are not counted.")
     return lines + [""]
 
 
-def headline(review: Review) -> str:
-    """One line: score, verdict, status, findings, and why the verdict was capped."""
-    if review.status == "deferred":
-        reasons = "; ".join(w for w in review.warnings if " failed: " in w)
-        return f"Deferred: the review could not be completed ({reasons or 'no reviewer returned a usable report'})."
-    score = "draft feedback, no score" if review.draft else f"Score {_points(review.final_score)}/100 -- {review.verdict}"
-    shown = [f for f in review.findings if not f.merged_into]
-    critical = sum(1 for f in shown if f.severity.value == "CRITICAL")
-    text = f"{score} ({review.status}); {len(shown)} findings, {critical} CRITICAL"
-    return text + (f". {review.floor_rule}" if review.floor_rule else "")
+def no_analysis_text(review: Review) -> str:
+    """Why the document holds no analysis, as preparation said it ('the document is 22 words of text ...')."""
+    return f"the document {review.document.no_analysis or 'holds no analysis'}"
 
 
 def render_report(review: Review, rubric: Rubric, details: bool = False) -> str:
     lines = _header(review)
+    if review.status == "no_analysis":
+        return "\n".join(lines + _warnings(review)).rstrip() + "\n"
     if review.status == "deferred":
         lines += _warnings(review)
         return "\n".join(lines).rstrip() + "\n"

@@ -18,6 +18,8 @@ from review_harness.ds.models import Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "ds"
 DEFAULT_RUBRIC = PROMPTS_DIR / "rubric.yaml"
+# a rubric chosen by name (-T rubric=calibrated) is prompts/ds/rubric.<name>.yaml
+CALIBRATED_RUBRIC = PROMPTS_DIR / "rubric.calibrated.yaml"
 # dimensions a review may add beside the rubric's own (the domain knowledge dimension, -T domain=)
 OPTIONAL_DIMENSIONS = ("domain",)
 
@@ -70,12 +72,31 @@ class SeverityDefinition(BaseModel):
     meaning: str
 
 
+class WithDomain(BaseModel):
+    """Weighted-mean scoring when the domain dimension is scored (seed 001 s8: 50/25/25), and its
+    recalibration (the seed's plan adjusts the diminishing-returns curve or the credit caps so a
+    document keeps its band when the domain reviewer finds nothing serious)."""
+
+    weights: dict[str, float]
+    curve_scale: dict[str, float] = Field(
+        default_factory=dict,
+        description="a dimension whose effective deductions weigh this many times over with a domain "
+        "(communication 2: it keeps its two-dimension share of the final score at half its weight)")
+    minor_allowance: dict[str, float] = Field(
+        default_factory=dict,
+        description="MINOR (and ADVISORY) deduction points a dimension absorbs before they lower its score")
+
+
 class Scoring(BaseModel):
     diminishing_returns: list[tuple[float | None, float]]
     credit_cap: float
     # "minor": credits only offset MINOR deductions (never a MAJOR or CRITICAL); "all": v1
     credits_offset: Literal["minor", "all"] = "all"
+    # weighted_mean: final = the weighted mean of the scored dimensions (the seed's formula);
+    # shortfall: final = 100 - each scored dimension's shortfall from 100 at its weight (calibrated)
+    combine: Literal["weighted_mean", "shortfall"] = "shortfall"
     weights: dict[str, float]
+    with_domain: WithDomain | None = None
     bands: dict[str, float]
     finding_caps: dict[str, int]
     full_mode_word_limit: int
@@ -142,6 +163,9 @@ class Rubric(BaseModel):
                              + (f"missing: {', '.join(sorted(missing))}" if missing else f"unknown: {', '.join(sorted(extra))}"))
         if any(w < 0 for w in self.scoring.weights.values()):
             raise ValueError("scoring.weights must not be negative (a dimension only ever lowers the score)")
+        extra = self.scoring.with_domain and (set(self.scoring.with_domain.weights) - set(self.dimensions) - set(OPTIONAL_DIMENSIONS))
+        if extra:
+            raise ValueError(f"scoring.with_domain.weights: unknown dimension(s): {', '.join(sorted(extra))}")
         return self
 
     def weight(self, dimension_id: str) -> float:
@@ -184,3 +208,20 @@ def load_rubric(path: str | Path = DEFAULT_RUBRIC) -> Rubric:
 @lru_cache(maxsize=8)
 def default_rubric() -> Rubric:
     return load_rubric(DEFAULT_RUBRIC)
+
+
+def named_rubric(name: str) -> Path | None:
+    """The rubric file a bare name stands for (`calibrated` -> prompts/ds/rubric.calibrated.yaml;
+    `default`/`seed` -> the default rubric), or None when the name is no rubric of the project."""
+    if name in ("default", "seed"):
+        return DEFAULT_RUBRIC
+    if not name or "/" in name or "\\" in name or name.endswith((".yaml", ".yml")):
+        return None
+    path = PROMPTS_DIR / f"rubric.{name}.yaml"
+    return path if path.is_file() else None
+
+
+def rubric_names() -> list[str]:
+    """The rubrics a user can choose by name."""
+    return ["default"] + sorted(p.name[len("rubric."):-len(".yaml")] for p in PROMPTS_DIR.glob("rubric.*.yaml")
+                                if p.name != "rubric.v1.yaml")

@@ -7,6 +7,7 @@ always comes from findings through these rules, never from a number a model wrot
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from review_harness.ds.models import Finding, LensRating, Positive, ReviewerFinding, Severity
 from review_harness.ds.rubric import Dimension, Rubric
@@ -44,7 +45,7 @@ def diminishing_returns(raw: float, bands: Iterable[tuple[float | None, float]])
 
 def dimension_score(
     deductions: Iterable[tuple[float, Severity]], credit_points: Iterable[float], rubric: Rubric,
-    credit_cap: float | None = None,
+    credit_cap: float | None = None, scale: float = 1.0, minor_allowance: float = 0.0,
 ) -> tuple[float, float, float, float]:
     """(score, raw deductions, effective deductions, credits applied) for one dimension.
 
@@ -52,18 +53,42 @@ def dimension_score(
     rubric's cap, or `credit_cap`) and, with `credits_offset: minor`, only offset what the MINOR
     findings add on top of the MAJOR and CRITICAL ones on the diminishing-returns curve: a
     strength never cancels a MAJOR or CRITICAL finding, so a dimension with one cannot reach 100,
-    and a finding, of any severity, never raises the score."""
+    and a finding, of any severity, never raises the score. `scale` and `minor_allowance` are the
+    recalibration of a review with a domain (rubric `scoring.with_domain`): the effective
+    deductions weigh `scale` times over, and the first `minor_allowance` points the MINOR findings
+    add are absorbed before they lower the score."""
     pairs = [(float(points), severity) for points, severity in deductions]
     raw = sum(points for points, _ in pairs)
     curve = rubric.scoring.diminishing_returns
     effective = diminishing_returns(raw, curve)
+    serious = diminishing_returns(sum(p for p, s in pairs if s != Severity.MINOR), curve)
+    if minor_allowance:
+        effective -= min(effective - serious, minor_allowance)
     cap = rubric.scoring.credit_cap if credit_cap is None else credit_cap
     credits = min(float(sum(credit_points)), cap)
     if rubric.scoring.credits_offset == "minor":
-        serious = diminishing_returns(sum(p for p, s in pairs if s != Severity.MINOR), curve)
         credits = min(credits, effective - serious)
-    score = max(0.0, min(100.0, 100.0 - effective + credits))
-    return round(score, 2), raw, round(effective, 2), round(credits, 2)
+    # the dimension's net shortfall from 100 (deductions less credits) weighs `scale` times over
+    shortfall = max(0.0, min(100.0, effective - credits)) * scale
+    score = max(0.0, 100.0 - shortfall)
+    return round(score, 2), raw, round(effective * scale, 2), round(credits * scale, 2)
+
+
+def uses_domain_weights(rubric: Rubric, scored: Iterable[str]) -> bool:
+    """A weighted-mean review whose domain dimension is scored beside both DS dimensions: it is
+    weighted (and recalibrated) by the rubric's `scoring.with_domain`."""
+    scored = set(scored)
+    return (rubric.scoring.combine == "weighted_mean" and rubric.scoring.with_domain is not None
+            and "domain" in scored and set(rubric.dimensions) <= scored)
+
+
+def recalibration(rubric: Rubric, dimension: str, with_domain: bool) -> dict[str, float]:
+    """The `dimension_score` keywords (scale, minor_allowance) of a dimension: the rubric's
+    with-domain recalibration when the domain weights apply, else none."""
+    plan = rubric.scoring.with_domain
+    if not with_domain or plan is None or rubric.scoring.combine != "weighted_mean":
+        return {}
+    return {"scale": plan.curve_scale.get(dimension, 1.0), "minor_allowance": plan.minor_allowance.get(dimension, 0.0)}
 
 
 def earned_credits(positives: Iterable[Positive], dimension: Dimension) -> dict[str, float]:
@@ -76,25 +101,50 @@ def earned_credits(positives: Iterable[Positive], dimension: Dimension) -> dict[
     return earned
 
 
-def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    """100 minus each scored dimension's shortfall from 100 at its weight, clamped to 0..100
-    (None when no dimension was scored). A dimension that was not scored (None) adds nothing:
-    adding a dimension can lower the score, never raise it."""
+def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float],
+                combine: str = "shortfall") -> float | None:
+    """The review's score from its scored dimensions (None when no dimension was scored; a
+    dimension that was not scored, None, takes no part).
+
+    weighted_mean (the seed's formula): the mean of the dimension scores at their weights.
+    shortfall (calibrated): 100 minus each dimension's shortfall from 100 at its weight, clamped
+    to 0..100, so adding a dimension can lower the score, never raise it."""
     available = {d: s for d, s in scores.items() if s is not None}
     if not available:
         return None
+    if combine == "weighted_mean":
+        total = sum(weights.get(d, 0.0) for d in available)
+        if total <= 0:
+            return None
+        return round(sum(s * weights.get(d, 0.0) for d, s in available.items()) / total, 2)
     shortfall = sum((100.0 - s) * weights.get(d, 0.0) for d, s in available.items())
     return round(max(0.0, min(100.0, 100.0 - shortfall)), 2)
 
 
 def review_weights(rubric: Rubric, scored: Iterable[str]) -> dict[str, float]:
-    """The weights of the scored dimensions: the rubric's, except in a partial review (some but
-    not all of the rubric's own dimensions scored), where each reviewed DS dimension counts at
-    weight 1, so the score is that dimension's score (less any domain shortfall)."""
+    """The weights of the scored dimensions.
+
+    weighted_mean: the rubric's `weights` (analysis and communication 0.5 each), or its
+    `with_domain` weights (0.5 / 0.25 / 0.25) when the domain is scored; the mean renormalises
+    over what was scored, so a partial review's score is its reviewed dimension's.
+    shortfall: the rubric's, except in a partial review (some but not all of the rubric's own
+    dimensions scored), where each reviewed DS dimension counts at weight 1, so the score is
+    that dimension's score (less any domain shortfall)."""
     scored = list(scored)
+    if rubric.scoring.combine == "weighted_mean":
+        plan = rubric.scoring.with_domain
+        base = plan.weights if plan is not None and "domain" in scored else rubric.scoring.weights
+        return {d: float(base.get(d, 0.0)) for d in scored}
     own = [d for d in scored if d in rubric.dimensions]
     partial = 0 < len(own) < len(rubric.dimensions)
     return {d: 1.0 if partial and d in rubric.dimensions else rubric.weight(d) for d in scored}
+
+
+def review_score(rubric: Rubric, scores: Mapping[str, float | None]) -> tuple[float | None, dict[str, float]]:
+    """(final score, weights) of a review's scored dimensions under the rubric's formula."""
+    scored = [d for d, s in scores.items() if s is not None]
+    weights = review_weights(rubric, scored)
+    return final_score(scores, weights, rubric.scoring.combine), weights
 
 
 def band_verdict(score: float, rubric: Rubric) -> str:
@@ -109,12 +159,31 @@ def band_verdict(score: float, rubric: Rubric) -> str:
 _VERDICT_ORDER = [GOOD_TO_GO, MINOR_FIX, MAJOR_REWORK]
 
 
-def floor_rule_triggers(findings: Iterable[ReviewerFinding | Finding], rubric: Rubric) -> list[tuple[str, str]]:
-    """(cap, why) for every floor rule of the rubric that these findings trigger."""
+@dataclass(frozen=True)
+class FloorItem:
+    """One issue as the floor rules count it: its severity and every dimension it came from (a
+    dedup pair, one issue raised by the analysis and the domain reviewer, keeps both origins)."""
+
+    severity: Severity
+    dimensions: frozenset[str]
+
+
+def _origins(finding) -> frozenset[str]:
+    dims = getattr(finding, "dimensions", None)
+    if dims is not None:
+        return frozenset(dims)
+    dim = getattr(finding, "dimension", None)
+    return frozenset({dim}) if dim else frozenset()
+
+
+def floor_rule_triggers(findings: Iterable[ReviewerFinding | Finding | FloorItem], rubric: Rubric) -> list[tuple[str, str]]:
+    """(cap, why) for every floor rule of the rubric that these findings trigger. Every dimension
+    counts alike; a rule limited to one dimension counts an issue from that dimension, also when
+    it was merged with another dimension's finding (it keeps its origin)."""
     findings = list(findings)
     triggered = []
     for rule in rubric.floor_rules:
-        scope = [f for f in findings if rule.dimension is None or getattr(f, "dimension", None) == rule.dimension]
+        scope = [f for f in findings if rule.dimension is None or rule.dimension in _origins(f)]
         critical = sum(1 for f in scope if f.severity == Severity.CRITICAL)
         serious = sum(1 for f in scope if f.severity in (Severity.CRITICAL, Severity.MAJOR))
         if rule.rule == "criticals":
@@ -132,7 +201,7 @@ def floor_rule_triggers(findings: Iterable[ReviewerFinding | Finding], rubric: R
 
 
 def apply_floor_rules(
-    verdict: str, findings: Iterable[ReviewerFinding | Finding], rubric: Rubric
+    verdict: str, findings: Iterable[ReviewerFinding | Finding | FloorItem], rubric: Rubric
 ) -> tuple[str, str | None]:
     """Cap the verdict (never the number) by the rubric's floor rules; the strictest cap wins.
     Returns (verdict, explanation or None when no rule changed it)."""

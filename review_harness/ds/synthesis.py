@@ -13,6 +13,7 @@ from rapidfuzz import fuzz
 
 from review_harness.core.member import MemberRun
 from review_harness.ds.models import (
+    PanelRecord,
     LensRating,
     DashboardRow,
     DimensionResult,
@@ -26,6 +27,7 @@ from review_harness.ds.models import (
 from review_harness.ds.rubric import Dimension, Rubric
 from review_harness.ds import scoring
 from review_harness.ds import domain_dim
+from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.domain_dim import DomainInput
 from review_harness.domain.dedup import DedupDecision
 
@@ -110,6 +112,12 @@ def _dimension_findings(
 ) -> list[Finding]:
     if report is None:
         return []
+    if draft:  # placeholders (TODO, TBD) are expected in a draft: not a finding
+        expected = [f for f in report.findings if f.issue_type == "placeholder_left"]
+        if expected and notes is not None:
+            notes.append(f"Placeholders (TODO, TBD) are expected in a draft: {len(expected)} finding(s) about them "
+                         "are not counted.")
+        report = report.model_copy(update={"findings": [f for f in report.findings if f.issue_type != "placeholder_left"]})
     raw_findings = _cap_findings(report, dimension, rubric.scoring.finding_caps[mode], draft, warnings)
     lightened = lighter_polish(raw_findings, rubric, status)
     if lightened and notes is not None:
@@ -127,14 +135,24 @@ def _dimension_findings(
 
 
 def _dimension_result(
-    dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool
+    dimension: Dimension, report: ReviewerReport | None, findings: list[Finding], rubric: Rubric, draft: bool,
+    with_domain: bool = False, salvaged: bool = False,
 ) -> DimensionResult:
     if report is None:
         return DimensionResult(dimension=dimension.id, title=dimension.title, reviewed=False)
-    ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses}
+    # a salvaged answer rates only the lenses it reached (a rating or a finding parsed); the others
+    # are "Not reviewed" in the dashboard
+    reached = {r.lens for r in report.lens_ratings} | {f.lens for f in findings}
+    ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses
+               if not salvaged or lens.id in reached}
+    # a lens the reviewer said it could not judge, with nothing found under it, is shown as that, not SOUND
+    for r in report.lens_ratings:
+        if r.rating == LensRating.NOT_ASSESSED and ratings.get(r.lens) == LensRating.SOUND:
+            ratings[r.lens] = LensRating.NOT_ASSESSED
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
-        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric
+        [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,
+        **scoring.recalibration(rubric, dimension.id, with_domain),
     )
     return DimensionResult(
         dimension=dimension.id,
@@ -219,6 +237,32 @@ def _parsed_items(report: ReviewerReport) -> list[str]:
         [f"{r.lens}: {r.rating.value}" for r in report.lens_ratings]
 
 
+def dimension_of_run(rubric: Rubric, member: str) -> str | None:
+    return next((d for d, dim in rubric.dimensions.items() if dim.reviewer == member), None)
+
+
+def usable_salvage(report: ReviewerReport | None) -> bool:
+    """What parsed of a cut-off or malformed answer is worth scoring: at least one finding or
+    lens rating (the reviewer's output is ordered, CRITICAL findings first)."""
+    return report is not None and bool(report.findings or report.lens_ratings)
+
+
+def salvage_warning(member: str, run: MemberRun, report: ReviewerReport, dimension: Dimension) -> str:
+    """A reviewer scored from what parsed of its answer: what counts, and what was lost."""
+    rated = {r.lens for r in report.lens_ratings} | {f.lens for f in report.findings}
+    unassessed = [lens.title for lens in dimension.lenses if lens.id not in rated]
+    lost = []
+    if unassessed:
+        lost.append(f"any finding under {', '.join(unassessed)} (no rating or finding parsed: 'Not reviewed')")
+    lost.append("findings after the last one that parsed (the answer lists the most severe first)")
+    if not report.positives:
+        lost.append("its positives")
+    n, r = len(report.findings), len(report.lens_ratings)
+    kept = (f"the {n} finding(s) that parsed are scored (marked salvaged)" if n
+            else f"no finding parsed; its {r} lens rating(s) stand")
+    return f"{member} {run.describe()}; partial review: {kept}; lost: {'; '.join(lost)}."
+
+
 def _charge_dedup_pairs(
     by_dim: dict[str, list[Finding]], reports: dict[str, ReviewerReport | None], absorbed: dict[str, list[Finding]],
     domain: DomainInput | None, rubric: Rubric, draft: bool,
@@ -232,13 +276,15 @@ def _charge_dedup_pairs(
     domain_rubric = domain_dim.default_domain_rubric()
     earned = {d: list(scoring.earned_credits(reports[d].positives, rubric.dimension(d)).values())
               for d in rubric.dimensions if reports.get(d) is not None}
+    with_domain = scoring.uses_domain_weights(rubric, [*earned, "domain"])
 
     def final(charged: set[str]) -> float:
         scores = {d: scoring.dimension_score(
-            [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric)[0]
+            [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric,
+            **scoring.recalibration(rubric, d, with_domain))[0]
             for d in earned}
-        scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged)
-        return scoring.final_score(scores, scoring.review_weights(rubric, scores)) or 0.0
+        scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged, with_domain)
+        return scoring.review_score(rubric, scores)[0] or 0.0
 
     charged: set[str] = set()
     for domain_id in absorbed:
@@ -267,14 +313,28 @@ def synthesize(
 ) -> Review:
     """`domain`: the domain dimension's inputs (only with -T domain=); None is the two-dimension
     review, unchanged. `runs` are the reviewers' member runs: only a `complete` one has a report;
-    `salvaged` holds what parsed of a malformed answer, named in the warnings, never scored."""
+    `salvaged` holds what parsed of a malformed or cut-off answer: of a cut-off one, a finding or a
+    lens rating is scored (its findings marked salvaged) in a partial review whose warning says what
+    was lost; of an answer broken in the middle, it is named in the warnings, not scored."""
     warnings = list(warnings or [])
     notes: list[str] = []
+    reports = dict(reports)
+    # a reviewer whose answer was cut off at the output limit after its retry: what parsed counts
+    # (seed 000 s3.4: use what is available and say the review is partial); an answer broken in the
+    # middle (invalid JSON) is not trusted: what parsed of it is named in the warnings, not scored
+    cut_off = {dimension_of_run(rubric, r.member) for r in runs if r.status == "malformed" and r.truncated}
+    salvaged_dims = {d for d in rubric.dimensions
+                     if d in cut_off and reports.get(d) is None and usable_salvage((salvaged or {}).get(d))}
+    for d in salvaged_dims:
+        reports[d] = salvaged[d]
     reports = reroute(reports, rubric, notes)
     by_dim: dict[str, list[Finding]] = {}
     for dim_id, dimension in rubric.dimensions.items():
         by_dim[dim_id] = _dimension_findings(dimension, reports.get(dim_id), rubric, mode, draft, warnings,
                                              document.status, notes)
+        if dim_id in salvaged_dims:
+            for f in by_dim[dim_id]:
+                f.salvaged = True
     decisions: list[DedupDecision] = []
     if domain is not None and domain.reviewed and "analysis" in by_dim:
         decisions, dedup_notes = domain_dim.apply_dedup(by_dim["analysis"], domain, domain_dim.default_domain_rubric())
@@ -294,9 +354,13 @@ def synthesize(
             f.deduction = 0.0  # deducted once, under its domain version
     dimensions: dict[str, DimensionResult] = {}
     positives: dict[str, list] = {}
+    with_domain = scoring.uses_domain_weights(
+        rubric, [d for d in rubric.dimensions if reports.get(d) is not None]
+        + (["domain"] if domain is not None and domain.reviewed else []))
     for dim_id, dimension in rubric.dimensions.items():
         report = reports.get(dim_id)
-        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft)
+        dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft, with_domain,
+                                               salvaged=dim_id in salvaged_dims)
         positives[dim_id] = list(report.positives) if report else []
     domain_rows = []
     dimension_of = {rubric.dimension(d).reviewer: d for d in rubric.dimensions}
@@ -304,12 +368,14 @@ def synthesize(
     if domain is not None:
         elsewhere = set(absorbed) - charge_domain
         dimensions["domain"], domain_findings, domain_rows, domain_run = domain_dim.domain_dimension(
-            domain, rubric, domain_dim.default_domain_rubric(), draft, charged_elsewhere=elsewhere)
+            domain, rubric, domain_dim.default_domain_rubric(), draft, charged_elsewhere=elsewhere,
+            with_domain=with_domain)
         for f in domain_findings:
             charged[f.id] = ", ".join(a.id for a in absorbed[f.id]) if f.id in elsewhere else "domain"
             pair = [f] + absorbed.get(f.id, [])
+            # one issue for the floor rules, at the worse severity of the pair, from every dimension it came from
             worst = min(pair, key=lambda x: x.severity.rank)
-            floor_findings.append(f.model_copy(update={"severity": worst.severity, "dimension": worst.dimension}))
+            floor_findings.append(scoring.FloorItem(worst.severity, frozenset(x.dimension for x in pair)))
         findings += domain_findings
         if domain_run is not None:
             runs = [*runs, domain_run]
@@ -319,7 +385,9 @@ def synthesize(
         if run.status != "malformed":
             continue
         dimension = dimension_of.get(run.member)
-        if dimension in rubric.dimensions:
+        if dimension in salvaged_dims:
+            warnings.append(salvage_warning(run.member, run, salvaged[dimension], rubric.dimension(dimension)))
+        elif dimension in rubric.dimensions:
             parsed = (salvaged or {}).get(dimension)
             warnings.append(unscored_items(run.member, run, _parsed_items(parsed) if parsed else []))
         elif dimension == "domain" and domain is not None:
@@ -336,7 +404,7 @@ def synthesize(
             if run.status != "malformed" and (dimension_of.get(run.member) in rubric.dimensions or not run.completed):
                 warnings.append(f"{run.member} {run.describe()}")
         warnings.append(DEFER_MESSAGE)
-    elif any(not d.reviewed and d.applicable for d in dimensions.values()):
+    elif salvaged_dims or any(not d.reviewed and d.applicable for d in dimensions.values()):
         status = "partial"
         for d in dimensions.values():
             if not d.reviewed and d.applicable:
@@ -355,7 +423,7 @@ def synthesize(
     scored = [d for d, r in dimensions.items() if r.reviewed] if status != "deferred" else []
     weights = scoring.review_weights(rubric, scored)
     if status != "deferred" and not draft:
-        final = scoring.final_score({d: dimensions[d].score for d in scored}, weights)
+        final, weights = scoring.review_score(rubric, {d: dimensions[d].score for d in scored})
         band = scoring.band_verdict(final, rubric)
         verdict, floor_note = scoring.apply_floor_rules(band, floor_findings, rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:
@@ -378,6 +446,9 @@ def synthesize(
         for dim_id, dimension in rubric.dimensions.items()
         for lens in dimension.lenses
     ] + domain_rows
+    # a positive never praises a sentence a finding faults (whichever reviewer raised the finding)
+    faulted = [f.evidence for f in findings if f.evidence]
+    positives = {d: [p for p in ps if not quotes_faulted(p.detail, faulted)] for d, ps in positives.items()}
     chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
     if not chosen and status != "deferred":
         chosen = lead_positives({d: r for d, r in dimensions.items() if d in rubric.dimensions}, rubric)
@@ -411,3 +482,18 @@ def synthesize(
         domain=None if domain is None else domain_dim.domain_section(domain, decisions, weights, charged),
     )
 
+
+
+def no_analysis_review(record: PanelRecord, rubric: Rubric) -> Review:
+    """The review of a document that holds no analysis: said to be that, with no score, no verdict
+    and no reviewer asked."""
+    options, document = record.options, record.document
+    dimensions = {d: DimensionResult(dimension=d, title=dim.title, reviewed=False) for d, dim in rubric.dimensions.items()}
+    dashboard = [DashboardRow(dimension=dim.title, lens=lens.id, lens_title=lens.title, rating="Not reviewed")
+                 for dim in rubric.dimensions.values() for lens in dim.lenses]
+    return Review(
+        document=document, mode=options.mode, requested_mode=options.requested_mode, audience=options.audience,
+        workflow=options.workflow, draft=options.draft, status="no_analysis", degradation_level=record.degradation_level,
+        tier=document.tier, dimensions=dimensions, dashboard=dashboard, warnings=list(record.warnings),
+        prompt_version=record.prompt_version, rubric_version=rubric.version,
+    )

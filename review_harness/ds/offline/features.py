@@ -111,6 +111,29 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) / max(a, b) <= 0.02 or abs(a - b) <= 0.051
 
 
+_NUMERIC_P = re.compile(r"\bp\s*(?:-?\s*values?)?\s*(?:of\s*|is\s*|was\s*)?(?:=|<|>|≤|≥|&lt;)?\s*0?\.\d+|\bp\s*(?:=|<)\s*1e-?\d", re.I)
+_PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)\s*[$€£]?\d")
+_STAT = re.compile(r"\b(?:standard error|s\.e\.|std\.? err(?:or)?|margin of error|[tz]\s*=\s*-?\d|χ²|chi-?squared?\s*(?:\(\d+\))?\s*=\s*\d)"
+                   r"[^.;]{0,30}\d", re.I)
+_LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty)\b", re.I)
+
+
+def numeric_uncertainty(text: str) -> re.Match[str] | None:
+    """An uncertainty reported with its numbers (see Features.uncertainty)."""
+    t = text.replace("\\%", "%")
+    for pattern in (_NUMERIC_P, _PLUS_MINUS, _STAT, _LEVEL_INTERVAL):
+        m = pattern.search(t)
+        if m:
+            return m
+    for pattern in (lx.CI, lx.BRACKET_INTERVAL):
+        for m in pattern.finditer(t):
+            if m.group(0).lower().lstrip().startswith("range") and not re.search(
+                    r"(?:\d\s?%|credible|plausible|likely|confidence)\s*$", t[max(0, m.start() - 16):m.start()], re.I):
+                continue  # "the range of 0 to 1": a span, not an interval around an estimate
+            return m
+    return None
+
+
 OPEN_ITEM = re.compile(r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\?\?+|\[(?:TBD|TODO|TK)\]", re.IGNORECASE)
 
 
@@ -134,7 +157,7 @@ class Features:
     @cached_property
     def text_sentences(self) -> list[Sentence]:
         """Everything a reader reads as the document's content."""
-        return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind not in ("heading", "placeholder")]
+        return [s for s in self.view.sentences if s.role not in (META, STRUCTURE) and s.kind not in ("heading", "placeholder", "image")]
 
     @cached_property
     def statements(self) -> list[Sentence]:
@@ -178,11 +201,24 @@ class Features:
 
     @cached_property
     def recommendations(self) -> list[Sentence]:
+        """Recommendations and decisions: a recommendations section, a sentence that recommends or
+        decides ("A full rollout is supported", "Final decision: do not ship"), an imperative in a
+        closing section ("Choose your models wisely"). A system that recommends (a recommender)
+        and a walk-through's "let's look at" are neither."""
         out = []
+        # a section about a recommender ("## Offer Recommendation": a system that recommends) is no advice
+        system = {s.section for s in self.statements if lx.NOT_A_RECOMMENDATION.search(s.text) and s.role == RECOMMENDATION}
         for s in self.statements:
-            if s.role == RECOMMENDATION and s.kind != "heading":
+            if lx.NOT_A_RECOMMENDATION.search(s.text) and not lx.DECISION.search(s.text):
+                continue
+            if s.role == RECOMMENDATION and s.kind != "heading" and s.section not in system:
                 out.append(s)
-            elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.RECOMMENDATION.search(s.text):
+            elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.DECISION.search(s.text):
+                out.append(s)
+            elif s.role in (CONCLUSION, SUMMARY) and s.kind in ("prose", "bullet") and lx.IMPERATIVE_ADVICE.match(s.text):
+                out.append(s)
+            elif (s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and (s.role in CLOSING_ROLES or s.pos >= 0.75)
+                  and lx.RECOMMENDATION.search(s.text) and not lx.PAST_REASONING.search(s.text)):
                 if re.search(r"\bshould\b", s.text, re.I) and not re.search(
                     r"\b(we|you|they|team|teams|\w+ (?:team|squad)|company|business|leadership|finance|product|marketing|"
                     r"it|this|the (?:series|feature|change|test|campaign|product))\s+should\b",
@@ -220,6 +256,7 @@ class Features:
                         vals.append(abs(b - a) / abs(a) * 100)
                     if b:
                         vals.append((a - b) / abs(b) * 100)
+                        vals.append(abs(a - b) / abs(b) * 100)
                         vals.append(a / b if abs(b) > 1e-9 else 0)
                         vals.append(b / a if abs(a) > 1e-9 else 0)
         return sorted(vals)
@@ -278,25 +315,49 @@ class Features:
 
     @cached_property
     def uncertainty(self) -> tuple[Sentence, re.Match[str]] | None:
+        """Where the document reports how uncertain a number is: an interval with its bounds, a
+        p-value or test statistic with its value, a standard error or a margin (+/-) with a number.
+        The name of a test ("a t-test was run"), "the range of 0 to 1" or a standard deviation of a
+        population is not a reported uncertainty."""
         for s in self.statements:
-            m = lx.UNCERTAINTY.search(s.text)
+            m = numeric_uncertainty(s.text)
             if m:
                 return s, m
         return None
 
     @cached_property
+    def significance_claims(self) -> list[Sentence]:
+        """Sentences that state a result as (not) statistically significant."""
+        return [s for s in self.statements if lx.SIGNIFICANCE_WORD.search(s.text) and s.role not in (LIMITATIONS, APPENDIX)]
+
+    @cached_property
     def limitation(self) -> tuple[Sentence, re.Match[str] | None] | None:
-        """Where the document states its limits: a limitations/caveats section, or at least
-        two distinct limitation phrases in the text (a lone 'does not include' is a scope
-        note, not a limitations statement)."""
+        """Where the document states its limits: a limitations/caveats section or a caveat panel
+        or label, one sentence that says what the analysis does not show or where its result may
+        not hold ("this might not hold on other data sets", "I have not tried to separate these
+        effects"), or at least two distinct weaker limitation phrases. A null result ("we cannot
+        say the groups differ") is a result, not a limitation."""
         section = re.compile(r"\b(limitations?|caveats?|threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
                              r"what the data cannot|known issues|open questions)\b", re.I)
-        lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")]
+        # an extraction's "Limitations" excerpt is a label, not the author's heading: its text must read as one
+        lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")
+               and not (self.view.is_extraction and s.section == s.excerpt)]
         if lim:
             body = next((s for s in lim if s.kind != "heading"), lim[0])
             return body, None
+        candidates = [s for s in self.statements if not lx.SIGNIFICANCE_WORD.search(s.text)]
+        for s in candidates:
+            m = lx.CAVEAT_LABEL.search(s.text) or lx.STRONG_LIMITATION.search(s.text)
+            if m:
+                return s, m
+        panel = lx.CAVEAT_PANEL.search(self.view.content)
+        if panel:
+            line = self.view.content.count("\n", 0, panel.start()) + 1
+            near = next((s for s in self.statements if s.line >= line), None)
+            if near is not None:
+                return near, None
         hits: dict[str, tuple[Sentence, re.Match[str]]] = {}
-        for s in self.statements:
+        for s in candidates:
             for m in lx.LIMITATION.finditer(s.text):
                 hits.setdefault(m.group(0).lower(), (s, m))
         if len(hits) >= 2:
@@ -444,7 +505,8 @@ class Features:
         for tok, (s, m) in seen.items():
             t = re.escape(tok)
             defined = bool(
-                re.search(rf"\({t}s?\)|\b{t}s?\s*\((?!\d)|\*\*{t}\*\*\s*[:=(—–-]|^\s*[-*+]\s+\*{{0,2}}{t}\*{{0,2}}\s*[:=—–]|\b{t}\s*(?:=|stands for|means|is short for|is defined as)\s",
+                re.search(rf"\({t}s?\)|\b{t}s?\s*\((?!\d)|\*\*{t}\*\*\s*[:=(—–-]|^\s*[-*+]\s+\*{{0,2}}{t}\*{{0,2}}\s*[:=—–]|\b{t}\s*(?:=|stands for|means|is short for|is defined as)\s"
+                          rf"|\b(?:call|calls|called|name|named|known as|referred to as|abbreviated(?: as)?)\s+(?:this|it|them|these)?\s*[`*_\"']*{t}\b",
                           text, re.M)
             )
             out.append((tok, s, m, defined))

@@ -74,7 +74,7 @@ BEFORE_AFTER = rx(
     r"month[- ]over[- ]month|year[- ]over[- ]year|week[- ]over[- ]week|quarter[- ]over[- ]quarter|MoM|YoY|WoW|QoQ)\b"
 )
 SELECTION = rx(
-    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces) (?:who|that) "
+    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
     r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
     r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
@@ -87,7 +87,7 @@ BIAS_ADDRESSED = rx(
     r"caveat\w*|limitation\w*)\b"
 )
 PROJECTION = rx(
-    r"\b(project(?:ed|ion|ions)(?! (?:team|manager|plan|lead))|forecast(?:ed|s)? (?:to|that|of|at|is|shows?)|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"
+    r"\b(project(?:ed|ion|ions)(?! (?:team|manager|plan|lead))|(?-i:f)orecast(?:ed|s)? (?:to|that|of|at|is|shows?)|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"
     r"if (?:this|the trend|these trends?|the (?:lift|effect|uplift|increase)) (?:continues?|holds?|persists?)|"
     r"will (?:save|generate|add|bring|deliver|increase|grow|reduce|yield|produce) (?:us |an? |roughly |about |around )?(?:additional |extra )?[$€£\d]|"
     r"(?:expected|estimated|set|on track) to (?:generate|save|add|increase|grow|reduce|deliver|yield|bring)|"
@@ -398,3 +398,49 @@ DS_JARGON = rx(
 # a table of contents (a Confluence toc macro reads "Contents: A · B"): the page has intentional structure
 TOC_LINE = re.compile(r"(?im)^[\s*_>]*(?:contents|table of contents|on this page)[*_]*\s*:\s*\S[^\n]*(?:·|\||,)|"
                       r"^#{1,6}\s*(?:contents|table of contents)\s*$")
+
+
+# ------------------------------------------------------------------ readings added for real write-ups
+
+# a result stated as (not) statistically significant
+SIGNIFICANCE_WORD = rx(r"\b(statistically (?:in)?significant|(?:not |in)?significant(?:ly)? (?:different|difference|effect|"
+                       r"increase|decrease|lift|improvement|change|impact)|significance)\b")
+# one sentence that says what the analysis does not show or where it may not hold
+STRONG_LIMITATION = rx(
+    r"\b((?:might|may|could|does|do|would) (?:or (?:might|may) )?not (?:hold|generali[sz]e|apply|transfer|carry over)|"
+    r"might or not hold|(?:i|we) (?:have|had|did) not (?:tried|try|attempt\w*|control\w*|account\w*|measured?|tested?|"
+    r"separated?|isolated?|looked at|adjusted?)|(?:cannot|can't|could not|couldn't) (?:separate|isolate|disentangle|"
+    r"distinguish|rule out|attribute)|(?:is|are) (?:a |an )?(?:simplification|approximation|rough estimate)s?|"
+    r"made (?:a lot of |many )?simplifications|(?:not|isn't|is not) representative|out of scope|"
+    r"(?:this|the|these|our) (?:conclusions?|results?|findings?|estimates?|numbers?) (?:may|might|could) (?:not|change|differ|be)|"
+    r"(?:assumption|premise) (?:probably |likely |may |might )?(?:wouldn'?t|would not|does not|doesn'?t|may not|might not) hold|"
+    r"wishful|(?:does|do) not (?:account for|capture|tell us|prove|cover)|confound\w*|"
+    r"not (?:the same as|necessarily) (?:useful|better|causal)|correlation(?:, | is )not causation|"
+    r"more (?:analysis|research|data) (?:is|would be) needed to (?:confirm|separate|know)|"
+    r"not just (?:some|any|more) \w+|(?:useful|meaningful|correct|relevant) \w+, not (?:just|only|merely))\b")
+# a label or panel that introduces a caveat
+CAVEAT_LABEL = rx(r"^\W*(?:caveats?|limitations?|note|warning|health warning|important)\s*[:.—–-]\s*\S")
+CAVEAT_PANEL = re.compile(r"(?im)^\s*>\s*(?:\*\*|__)?\s*(?:\[!(?:caution|warning|important|note)\]|caveats?|limitations?)\b")
+# a decision or recommendation stated as such
+DECISION = rx(
+    r"\b(final decision|(?:the )?decision(?: is|:| was)|(?:we|i) (?:decided|recommend|propose|suggest)|"
+    r"(?:is|are|was) (?:not )?(?:supported|warranted|justified|recommended)|(?:do|did) not ship|don'?t ship|"
+    r"should (?:be )?(?:considered|used|adopted|the first option|kept|rolled out|shipped|stopped)|"
+    r"(?:we|they|you) should|(?:ship|roll out|launch|keep|stop|revert) (?:it|the \w+|this)\b)"
+)
+# an imperative piece of advice, as closing sections give it ("Choose your models wisely.")
+IMPERATIVE_ADVICE = rx(
+    r"^\W*(?:always |never |first,? |then |also )?(choose|use|pick|prefer|avoid|start|stop|keep|run|test|try|go and try|consider|"
+    r"move|switch|adopt|ship|roll out|invest|drop|replace|check|measure|monitor|plan|build)\b"
+)
+# words that look like a recommendation but are not one: a recommender system, a walk-through's "let's"
+NOT_A_RECOMMENDATION = rx(
+    r"\b(recommendation (?:system|engine|model|algorithm|list)s?|recommender\w*|(?:system|model|engine|algorithm|it) "
+    r"(?:that |which )?recommends|recommended offers?|let'?s (?:begin|start|look|take|see|do|plot|compute|calculate|use|try|"
+    r"dig|check|give|first|now|get|go|move|turn|compare|run)|should be noted)\b"
+)
+# reasoning told in the past ("we suspected that we should first try"): not a recommendation
+PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothesi[sz]ed|assumed|expected|wondered)\b")
+# a recommendation that is an action for the author's team, not advice to any reader
+TEAM_ACTION = rx(r"\b(we|our|us|team|teams|owners?|company|business|leadership|product|marketing|finance|sales|ops|"
+                 r"recommend\w*|propos\w*|proceed\w*|decid\w*|pending|roll(?:ing)? ?out|ship|launch\w*)\b")

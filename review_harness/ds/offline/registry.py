@@ -55,6 +55,7 @@ class Context:
     tier: int = 1
     draft: bool = False
     memo: dict = field(default_factory=dict)
+    voice: list = field(default_factory=list)  # spans that speak as a reviewer, left out of the view (voice.py)
 
     @cached_property
     def features(self):

@@ -30,13 +30,16 @@ from review_harness.ds.models import (
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.offline.registry import (
     DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
 )
 from review_harness.ds.offline.view import DATA, METHOD, build_view
+from review_harness.ds.offline.voice import reviewer_voice, without_voice
 from review_harness.ds.rubric import Rubric, default_rubric
 
 __all__ = ["review_with_rules", "rule_table", "CREDIT_LENS", "CREDIT_CONFLICTS"]
+
 
 #: Lens a strength credit speaks to (credits are per dimension in the rubric).
 CREDIT_LENS: dict[str, str] = {
@@ -69,7 +72,7 @@ CREDIT_CONFLICTS: dict[str, frozenset[str]] = {
 }
 
 #: Issue types a draft is not penalised for (seed: lighter on polish for drafts).
-DRAFT_SKIPPED = frozenset({"polish", "visual_unclear", "appendix_in_body"})
+DRAFT_SKIPPED = frozenset({"polish", "visual_unclear", "appendix_in_body", "placeholder_left"})  # placeholders are expected
 
 
 def rule_table(rubric: Rubric | None = None) -> dict[tuple[str, str], list[str]]:
@@ -137,44 +140,36 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
     )
 
 
+_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\b(?:et al\.|\(\d{4}\))|\bsources?:", re.I)
+
+
+def lenses_not_assessed(ctx: Context) -> set[str]:
+    """Lenses the rules cannot judge on this document, rated NOT ASSESSED rather than SOUND when
+    nothing is found under them: whether cited sources say what the document says they say
+    (completeness, when it cites sources), and a method the rules do not recognise (methodology,
+    when no comparison design and no method are recognised)."""
+    f = ctx.features
+    out: set[str] = set()
+    if ctx.dimension != "analysis":
+        return out
+    if _EXTERNAL_SOURCE.search(ctx.view.content):
+        out.add("completeness")
+    if f.design is None and f.comparison_design is None and not f.method_present:
+        out.add("methodology")
+    return out
+
+
 def _fallback_positives(ctx: Context, dimension: str, have: int) -> list[Positive]:
-    """Honest, generic-but-true strengths when fewer than two detectors fired."""
+    """A strength with its evidence when the credit detectors found fewer than two: the question the
+    document states, quoted. Nothing generic ("results are quantified", "shared for review"): a
+    positive names what this document does well, or is not given."""
     f = ctx.features
     v = ctx.view
     out: list[Positive] = []
-    if dimension == "analysis":
-        if f.question is not None:
-            s, m = f.question
-            out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
-        nums = [s for s in f.numeric_sentences if s.kind not in ("table", "heading") and not s.text.rstrip("*_ ").endswith("?")]
-        if len(nums) >= 2:
-            out.append(Positive(title="Results are quantified", detail=f"Claims come with numbers rather than adjectives, e.g. \"{v.quote(nums[0], None, 18)}\"."))
-        data = [s for s in f.text_sentences if s.role in (DATA, METHOD) and s.kind != "heading" and not lx.PLACEHOLDER.search(s.text)]
-        if data:
-            out.append(Positive(title="Data and method described", detail=f"The reader can see where the numbers come from: \"{v.quote(data[0], None, 18)}\"."))
-    else:
-        heads = v.content_headings
-        if len(heads) >= 3:
-            out.append(Positive(title="Organised into sections", detail=f"The document is split into {len(heads)} headed sections, which makes it easy to navigate."))
-        if 0 < v.word_count <= 1500:
-            minutes = max(1, round(v.word_count / 230))
-            out.append(Positive(title="Short enough to read in one sitting", detail=f"At about {v.word_count:,} words (~{minutes} min read) the document respects the reader's time."))
-        if v.word_count >= 100 and not any(lx.PLACEHOLDER.search(s.text) for s in v.sentences):
-            out.append(Positive(title="No leftover placeholders", detail="There are no TODOs, TBDs or unfilled placeholders: the text reads as finished."))
-    out.append(
-        Positive(
-            title="Shared for review before circulating",
-            detail="Asking for a review before the document reaches its readers is the right habit; the fixes above are easier now than after it is shared.",
-        )
-    )
-    out.append(
-        Positive(
-            title="Early enough to change direction",
-            detail="At this stage the structure and the analysis plan can still change cheaply, so the review can shape the final version.",
-        )
-    )
+    if dimension == "analysis" and f.question is not None:
+        s, m = f.question
+        out.append(Positive(title="Clear question stated", detail=f"The document says what it set out to answer: \"{v.quote(s, m, 20)}\"."))
     return out[: max(0, 3 - have)]
-
 
 
 def review_with_rules(
@@ -195,13 +190,17 @@ def review_with_rules(
     audience = audience if audience in AUDIENCES else "mixed"
     workflow = workflow if workflow in WORKFLOWS else "general"
     content = content if isinstance(content, str) else ("" if content is None else str(content))
-    view = build_view(content)
-    ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier, draft=bool(draft))
+    # text that speaks as a reviewer is content, never evidence: the rules read the document without it
+    voice = reviewer_voice(content)
+    view = build_view(without_voice(content, voice))
+    ctx = Context(view=view, dimension=dimension, mode=mode, audience=audience, workflow=workflow, tier=tier,
+                  draft=bool(draft), voice=voice)
     cap = int(rubric.scoring.finding_caps.get(mode, 3 if mode == "full" else 2))
 
     findings: list[ReviewerFinding] = []
     ratings: list[LensAssessment] = []
     emitted: set[str] = set()
+    unassessable = lenses_not_assessed(ctx)
     deductions = 0.0
     for lens in dim.lenses:
         ranked: list[tuple[int, float, int, ReviewerFinding, float]] = []
@@ -227,7 +226,10 @@ def review_with_rules(
             emitted.add(finding.issue_type or "")
             deductions += points
         worst = min((f.severity for _, _, _, f, _ in kept), key=lambda s: s.rank, default=None)
-        ratings.append(LensAssessment(lens=lens.id, rating=LensRating.for_severity(worst)))
+        rating = LensRating.for_severity(worst)
+        if worst is None and lens.id in unassessable:
+            rating = LensRating.NOT_ASSESSED
+        ratings.append(LensAssessment(lens=lens.id, rating=rating))
 
     findings.sort(key=lambda f: f.severity.rank)  # stable: lens order kept within a severity
 
@@ -242,6 +244,8 @@ def review_with_rules(
             s.credit = credit.id
             found.append(s)
     found.sort(key=lambda s: -s.strength)
+    faulted = [x.evidence for x in findings if x.evidence]
+    found = [s for s in found if not quotes_faulted(s.detail, faulted)]  # never praise what a finding faults
     for s in found[:3]:
         positives.append(Positive(title=s.title, detail=s.detail, lens=CREDIT_LENS.get(s.credit), credit=s.credit))
     toc = lx.TOC_LINE.search(view.content) if dimension == "communication" else None
@@ -251,7 +255,7 @@ def review_with_rules(
             detail=f"The page opens with a contents list (\"{toc.group(0).strip()[:80]}\"), so the reader sees its "
                    "structure before reading.", lens="structure"))
     if len(positives) < 2:
-        positives.extend(_fallback_positives(ctx, dimension, len(positives)))
+        positives.extend(p for p in _fallback_positives(ctx, dimension, len(positives)) if not quotes_faulted(p.detail, faulted))
     seen_titles: set[str] = set()
     positives = [p for p in positives if not (p.title in seen_titles or seen_titles.add(p.title))][:3]
 

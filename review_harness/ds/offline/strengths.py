@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.features import numeric_uncertainty
 from review_harness.ds.offline.registry import Context, Strength, strength
 from review_harness.ds.offline.view import LIMITATIONS, clean_heading
 
@@ -34,25 +35,18 @@ def sound_design(ctx: Context) -> Strength | None:
 def uncertainty_reported(ctx: Context) -> Strength | None:
     f = ctx.features
     results_first = sorted(f.statements, key=lambda s: (s.role not in ("results", "summary"), s.line))
-    # a bare p-value is a test, not a statement of uncertainty: it does not count here
-    for pattern in (lx.CI, lx.BRACKET_INTERVAL, re.compile(r"±|\bSE\s*=|standard error")):
-        for s in results_first:
-            if s.kind == "table" or s.role in ("method", "data"):
-                continue
-            m = pattern.search(s.text)
-            if m:
-                return Strength(
-                    title="Uncertainty reported with the numbers",
-                    detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
-                    strength=2.5,
-                )
-    if f.uncertainty is not None and not lx.PVALUE.search(f.uncertainty[0].text):
-        s, m = f.uncertainty
-        return Strength(
-            title="Uncertainty is quantified",
-            detail=f"The document says how uncertain its estimates are: \"{_q(ctx, s, m)}\".",
-            strength=2,
-        )
+    # an interval, a margin or a standard error with its numbers (a bare p-value is a test, not a
+    # statement of uncertainty: it does not count here)
+    for s in results_first:
+        if s.kind == "table" or s.role in ("method", "data") or (lx.PVALUE.search(s.text) and not lx.CI.search(s.text)):
+            continue
+        m = numeric_uncertainty(s.text)
+        if m:
+            return Strength(
+                title="Uncertainty reported with the numbers",
+                detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
+                strength=2.5,
+            )
     return None
 
 

@@ -63,6 +63,7 @@ _QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
 _CALLOUT = re.compile(r"^\[!\w+\][+-]?\s*")  # "> [!NOTE]": a callout's label, not its text
 _HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}\s+|\s+#+\s*$")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_IMAGE_ONLY = re.compile(r"(?:\s*(?:\[?!\[[^\]\n]*\]\([^)\n]*\)\]?(?:\([^)\n]*\))?|<img\b[^>]*>|\{[^}\n]*\})\s*)+")
 _WORD = re.compile(r"\S+")
 _BOLD_LABEL = re.compile(r"^(?:\*\*|__)\s*([^*_\n]{1,80}?)\s*:?\s*(?:\*\*|__)\s*:?\s*$")
 _EMPH_EDGE = re.compile(r"^[*_`>\s]+|[*_`\s]+$")
@@ -495,7 +496,9 @@ def _build_document_view(content: str) -> DocView:
                 role = guess or (RESULTS if kind == "table" else OTHER)
         if pseudo_summary is not None and role == SUMMARY and kind != "heading":
             pseudo_summary = (pseudo_summary[0], parts[-1][0])
-        if kind in ("heading", "table"):
+        if kind in ("prose", "bullet") and _IMAGE_ONLY.fullmatch(text):
+            kind = "image"  # a line that is only images or links to them: no words to read
+        if kind in ("heading", "table", "image"):
             sentences.append(Sentence(text, first_line, heading, role, kind, first_line / n, (), guessed))
             continue
         offsets: list[tuple[int, int]] = []

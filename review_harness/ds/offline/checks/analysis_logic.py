@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
-    CONDITIONAL, IMPERATIVE, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
+    is_parameter,
+    CONDITIONAL, IMPERATIVE, ci_values, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
     quoted_hit, tables_with_cells, unmarked,
 )
 from review_harness.ds.offline.registry import Context, Hit, rule
@@ -25,6 +27,26 @@ def _adverse_move(text: str) -> bool:
     if neg_m and not pos_m and lx.RISE.search(text):
         return True
     return False
+
+
+_GENERIC = frozenset("result results data test group groups users customers rate rates week weeks month months "
+                     "percent point points number numbers total overall average".split())
+
+
+_STATS_AND_CHANGE = frozenset("fell fall falls rose rise rises declined decline declines dropped drop drops increased increase "
+                              "decreased decrease lower higher change changed difference significant statistically "
+                              "significance interval detectable measurable effect effects moved flat unchanged".split())
+
+
+def _shared_subject(a: str, b: str, metric: set[str]) -> bool:
+    """Whether result `b` speaks of the same thing as claim `a`: it names nothing else besides the
+    measure and its movement ("conversion fell ... not significant", about the test), or it shares a
+    subject with the claim. "Both genders decline with age" names its own subject."""
+    def words(t: str) -> set[str]:
+        return {w for w in content_words(unmarked(t).lower()) if len(w) > 3 and w not in _GENERIC and w not in metric
+                and not any(w.startswith(m[:5]) for m in metric) and not re.search(r"\d", w)}
+    other = words(b) - _STATS_AND_CHANGE
+    return not other or bool(other & words(a))
 
 
 @rule("conclusion_contradicts_results")
@@ -57,7 +79,9 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
                 if kind == "claim":
                     terms = metric_terms(c.text)
                     for r in neg:
-                        if terms & metric_terms(r.text):
+                        # the same measure of the same thing: "campaign 916 outperforms" and "both genders
+                        # decline with age" share no subject, however both move
+                        if terms & metric_terms(r.text) and _shared_subject(c.text, r.text, terms):
                             claims.append((3.5 if c.role == CONCLUSION else 3, c, m, r))
                             break
                 else:
@@ -90,7 +114,7 @@ def conclusion_contradicts_results(ctx: Context) -> Hit | None:
     )
 
 
-@rule("unsupported_conclusion")
+# registered through analysis_readings, which reads more before falling back to it
 def unsupported_conclusion(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
@@ -171,6 +195,8 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue  # an interval bound belongs to the estimate it is quoted with
             if _derived_change(s.text, n.value):
                 continue  # a relative change recomputed from the two figures quoted with it
+            if is_parameter(s.text, n.start, n.end):
+                continue  # a price, a discount, a threshold or a split: a parameter, not a result to trace
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -246,7 +272,7 @@ def _percent_claims(ctx: Context) -> Hit | None:
     return None
 
 
-_CELL_NUM = re.compile(rf"^\s*(?:\*\*)?(?P<n>{_NUM})(?:\*\*)?\s*$")
+_CELL_NUM = re.compile(rf"^\s*(?:\*\*)?(?P<n>{_NUM})(?:\*\*)?\s*$")  # counts and amounts (a signed change is no part of a total)
 _NOT_PARTS = re.compile(r"\b(avg|average|mean|median|per|rate|share|before|during|after|over \w+ weeks?)\b", lx.I)
 _TOTAL_LABEL = re.compile(r"\b(total|all \w+|overall|sum)\b", lx.I)
 
@@ -324,6 +350,22 @@ def _signed(text: str) -> float | None:
 def guardrail_contradiction(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences
+    # a metric called stable in the same breath as an interval that excludes zero
+    for s in sentences:
+        m = _STABLE.search(s.text) if s.kind != "table" else None
+        if m is None:
+            continue
+        moved = [(lo, hi) for lo, hi in ci_values(s.text) if lo > 0 or hi < 0]
+        if moved:
+            lo, hi = moved[0]
+            return quoted_hit(
+                v, s, m,
+                title="A metric called stable while its own interval excludes zero",
+                issue=(f"\"{v.quote(s, m, max_words=16)}\" calls the metric stable, but the interval given with it ({lo:+g} to "
+                       f"{hi:+g}) excludes zero: the data say it moved."),
+                fix=("Say that the metric moved, by how much and in which direction, and make the decision on that "
+                     "trade-off rather than on 'stable'."), strength=2.5,
+            )
     claim = next(
         ((s, m) for s in sentences if s.kind != "table" and re.search(r"\bguardrails?\b", s.text, lx.I)
          for m in [_STABLE.search(s.text)] if m),
@@ -416,17 +458,20 @@ def _change_column(header: list[str], rows: list[list[str]]) -> int | None:
     return None
 
 
-@rule("universal_claim_contradicted")
+# registered through analysis_readings, which reads more before falling back to it
 def universal_claim_contradicted(ctx: Context) -> Hit | None:
     """A summary or conclusion that claims an effect for every city (segment, market...) while a
     results table broken down by that unit shows one that moved the other way from the rest."""
     v = ctx.view
-    claims = [(s, m) for s in ctx.features.closing if s.kind not in ("table", "heading")
+    statements = ctx.features.closing + [s for s in ctx.features.results if s not in ctx.features.closing]
+    claims = [(s, m) for s in statements if s.kind not in ("table", "heading")
               for m in [_UNIVERSAL.search(s.text)] if m and _MOVED.search(s.text)
               and not negated_before(s.text, m.start(), 25) and not CONDITIONAL.search(s.text[: m.start()])]
     if not claims:
         return None
     for s, m in claims:
+        if re.search(r"\b(except|apart from|other than|save for|excluding|but not)\b", s.text, re.I):
+            continue  # the claim names its exception ("in every region except North America")
         word = _singular(m.group("unit") or m.group("unit2"))
         unit = _stem(word)
         for table in tables_with_cells(ctx):

@@ -25,6 +25,9 @@ _CONFOUNDER = lx.rx(
     r"|\b(launch\w*|chang\w*|refresh\w*|updat\w*|redesign\w*|releas\w*|shipped|introduc\w*)\b[^.]{0,60}\b(also|at the same time|same (?:week|month))\b"
 )
 _DRIVE = re.compile(r"(?i)drove|drives|driven by|driving")
+_WEAK_CAUSAL = re.compile(r"result(?:ed|s|ing)? in|lead(?:s|ing)? to|led to")
+# a proposal's expected effect: "By distributing more customers to annual plans, we effectively reduce churn"
+_PROPOSAL = re.compile(r"^\W*by \w+ing\b|\b(?:we|you|it|this) (?:would|could|will|might)\b|\bif we\b", re.I)
 _INTERVENTION = lx.rx(
     r"\b(launch\w*|campaign\w*|e-?mails?|events?|features?|programm?e?s?|redesign\w*|releases?|series|buttons?|mode|"
     r"notifications?|nudges?|promotions?|offers?|discounts?|pric\w+|updates?|checklists?|ads?|advertising|TV|changes?|"
@@ -71,6 +74,13 @@ def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str
         window = text[max(0, m.start() - 60) : m.end() + 15]
         if lx.HEDGE.search(window):
             continue
+        if _PROPOSAL.search(text):
+            continue  # what a proposed change would do is a projection, not a measured effect
+        if s.role not in CLOSING_ROLES and not _INTERVENTION.search(text):
+            continue  # "this occurs because of the large payments": an explanation of a pattern, not of a change
+        if _WEAK_CAUSAL.fullmatch(m.group(0).lower()) and not (
+                lx.POS_METRIC.search(text[m.end():m.end() + 60]) or lx.NEG_METRIC.search(text[m.end():m.end() + 60])):
+            continue  # "a 15% discount resulting in an end price of $1010": arithmetic, not an effect
         if _DRIVE.fullmatch(m.group(0)) and not _INTERVENTION.search(text[max(0, m.start() - 50) : m.end() + 50]):
             continue  # "outage calls are driven by weather": a description, not a claim about what a change did
         if not (lx.CHANGE_WORD.search(text) or f.nums(s) or lx.POS_METRIC.search(text) or lx.NEG_METRIC.search(text)):
@@ -135,7 +145,12 @@ def causal_claim_without_design(ctx: Context) -> Hit | None:
     )
 
 
-@rule("selection_bias_unaddressed")
+def _who(phrase: str) -> str:
+    """The document's own name for the self-selected group ("members who opened", "beta accounts")."""
+    return unmarked(phrase).strip().lower() or "self-selected group"
+
+
+# registered through analysis_readings, which reads more before falling back to it
 def selection_bias_unaddressed(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
@@ -167,9 +182,9 @@ def selection_bias_unaddressed(ctx: Context) -> Hit | None:
             evidence=v.quote(s, m),
             location=v.location(s),
             suggested_fix=(
-                "Name the selection effect and bound it: compare like with like (match on prior engagement or tenure, "
-                "or compare intent-to-treat groups), or present the gap as descriptive, e.g. 'openers retained better, "
-                "partly because engaged members are more likely to open emails'."
+                f"Name the selection effect and bound it: compare like with like (match the {_who(m.group(0))} with "
+                "those who did not on what they did before, or compare everyone offered the option, whether they took it "
+                f"or not), or present the gap as descriptive: '{_who(m.group(0))} did better, partly because of who chose to'."
             ),
         )
     return None
@@ -339,7 +354,7 @@ _AFTER_OUTCOME = re.compile(
 _FEATURE_CONTEXT = re.compile(r"\b(features?|inputs?|predictors?|variables?|signals?)\b", lx.I)
 
 
-@rule("leakage")
+# registered through analysis_readings, which reads more before falling back to it
 def leakage(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences
@@ -378,7 +393,7 @@ _DISMISS = re.compile(
 _IMBALANCE = re.compile(r"\b(balance\w*|imbalanc\w*|more (?:\w+ ){0,3}(?:in|than) (?:the )?(?:treatment|control|variant|checklist|test)|differ\w* between (?:the )?(?:groups|arms))\b", lx.I)
 
 
-@rule("covariate_imbalance_ignored")
+# registered through analysis_readings, which reads more before falling back to it
 def covariate_imbalance_ignored(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences

@@ -133,6 +133,12 @@ _PROVISIONAL_DEF = lx.rx(
 )
 
 
+def _population(ctx: Context) -> str:
+    """The units the document counts, in its own words ('sessions', 'members'), for a definition's example."""
+    counted = Counter(m.group(0).lower() for s in ctx.features.text_sentences for m in re.finditer(_UNITS, s.text, re.I))
+    return counted.most_common(1)[0][0] if counted else "units"
+
+
 @rule("metric_undefined")
 def metric_undefined(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -179,6 +185,10 @@ def metric_undefined(ctx: Context) -> Hit | None:
         esc = re.escape(phrase)
         if re.search(rf"{esc}\s*(?:\(|:|=|—|–| - )", text, re.I):
             continue
+        if re.search(rf"\([^()]{{0,40}}{esc}\s*\)", text, re.I):
+            continue  # named as the other side of a defined metric: "the bounce rate (increase the engagement rate)"
+        if re.fullmatch(r"\w+s rate", phrase):
+            continue  # a rate named by the events it counts ("zero results rate", "clicks rate")
         if any(re.search(esc, x.text, re.I) and lx.DEFINITION_CUE.search(x.text) for x in f.text_sentences):
             continue
         if any(re.search(esc, x.text, re.I) for x in f.text_sentences if x.role == DATA and x.kind == "bullet"):
@@ -191,14 +201,19 @@ def metric_undefined(ctx: Context) -> Hit | None:
             ),
             evidence=v.quote(s, m),
             location=v.location(s),
-            suggested_fix=f"Define {phrase} where it is first used, e.g. '{phrase}: <numerator> / <denominator> over <window>'.",
+            suggested_fix=(f"Define {phrase} where it is first used: which events are counted, out of which "
+                           f"{_population(ctx)}, and over which period."),
         )
     return None
 
 
 # ---------------------------------------------------------------------- results with no sample size
 
-_EXPERIMENTAL = re.compile(r"\b(a/b|ab test|experiment|randomi[sz]\w*|split at random|test set|held-out|holdout|arms?)\b", lx.I)
+# groups compared (an experiment's arms, treated and control cohorts): a benchmark of models on one
+# data set has no groups whose size the reader needs
+_EXPERIMENTAL = re.compile(r"\b(a/b|ab test|randomi[sz]\w*|split at random|holdout (?:group|cohort)|arms?|control (?:group|arm|cohort)|"
+                           r"treatment (?:group|arm|cohort)|test group|variants?|split[- ]test)\b", lx.I)
+_RATIO_COUNT = re.compile(r"\b\d{1,3}(?:,\d{3})+\s*/\s*\d{1,3}(?:,\d{3})+\b|\b\d{3,}\s*/\s*\d{3,}\b")
 _UNITS = (
     r"(?:users?|visitors?|customers?|people|members?|accounts?|sessions?|recipients?|emails?|subscribers?|shoppers?|"
     r"searchers?|workspaces?|orders?|interactions?|respondents?|participants?|stores?|queries|trials?|installs?|households?|"
@@ -215,12 +230,16 @@ def sample_size_missing(ctx: Context) -> Hit | None:
     text_all = [s for s in v.sentences if s.role != LIMITATIONS]
     if not any(_EXPERIMENTAL.search(s.text) for s in text_all):
         return None
-    if any(_COUNT.search(s.text) for s in text_all):
-        return None
+    if any(_COUNT.search(s.text) or _RATIO_COUNT.search(s.text) for s in text_all):
+        return None  # counts written out, or as successes over trials ("28378 / 345543")
     for table in tables_with_cells(ctx):
-        header = " ".join(table[0][1]).lower()
-        if re.search(_UNITS, header) or re.search(r"\bn\b|count", header):
+        # a column of counts (its header a unit, n or count); the first column names the rows ("Region")
+        columns = [c.lower().strip("* ") for c in table[0][1][1:]]
+        if any(re.fullmatch(rf"(?:n|count|number of \w+|{_UNITS}|(?:\w+ )?{_UNITS}(?: / {_UNITS})?)", c)
+               or re.search(r"\bn\b|\bn_|\bcount\b|/ ?(?:\w+ )?" + _UNITS, c) for c in columns):
             return None
+    if re.search(r"\$N_\\?(?:text)?\{?[A-Z]|\bN_(?:T|C|test|control)\b", v.content):
+        return None  # a LaTeX table with N per group
     headline = first_in_roles(f.text_sentences, _RESULT_RATE, ("summary", "results"))
     if headline is None:
         return None

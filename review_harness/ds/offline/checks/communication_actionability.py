@@ -15,7 +15,7 @@ from review_harness.ds.offline.checks.helpers import (
 )
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
-    APPENDIX, CONCLUSION, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
+    APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
 )
 
 
@@ -48,6 +48,7 @@ def no_recommendation(ctx: Context) -> Hit | None:
     )
 
 
+_ACTION_SECTION = lx.rx(r"\b(next steps?|action items?|actions|to-?dos?|owners?|what we(?:'ll| will) do|plan)\b")
 _HEDGED_ACTION = lx.rx(
     r"\b(pending (?:alignment|discussion|approval|review|sign-?off)|if there is appetite|at some point|when possible|as needed|"
     r"tbd|to follow|an option|could be considered|open question|possible recommendations?)\b"
@@ -72,6 +73,8 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     recos = [s for s in f.recommendations if s.kind != "heading"]
     if not recos:
         return None
+    if ctx.workflow != "proactive" and not any(lx.TEAM_ACTION.search(s.text) or _ACTION_SECTION.search(s.section) for s in recos):
+        return None  # advice to any reader ("choose your models wisely"): an owner and a date do not apply
     owners = [s for s in recos if _has_owner(s)]
     timed = [s for s in recos if lx.TIMING.search(s.text)]
     # extraction input: an action table replaced by its column list still shows owners and dates
@@ -114,6 +117,8 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     )
 
 
+_MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
+                  r"(?:all|every|each)\b|\bexcept\b")
 _DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
 
 
@@ -132,6 +137,12 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
                 continue
             if _DESCRIBES_TEST.search(s.text):
                 continue  # "held flat in all regions during the test" describes the test, it extends nothing
+            if _MEASURED.search(s.text):
+                continue  # "conversion fell in every region except North America": the test's own results, described
+            if s.role not in (SUMMARY, CONCLUSION, RECOMMENDATION) and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):
+                continue  # "the autumn menu launched in all stores": a fact of the setting, not a claim extended
+            if s.role in (BACKGROUND, METHOD, DATA) or CONDITIONAL.search(s.text[max(0, m.start() - 60):m.start()]):
+                continue  # the problem stated, or a hypothetical ("it would be naive to send all offers to all customers")
             return Hit(
                 title="Result extended beyond what the data covers",
                 issue=(

@@ -20,12 +20,7 @@ def limitations_missing(ctx: Context) -> Hit | None:
         return None
     if not f.conclusion_present:
         return None  # nothing concluded, nothing to over-apply
-    if v.is_extraction:
-        if not v.part_absent("LIMITATIONS STATED"):
-            return None
-        if f.limitation is not None:
-            return None
-    elif f.limitation is not None:
+    if f.limitation is not None:
         return None
     return Hit(
         title="No limitations or scope stated",
@@ -65,6 +60,9 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
                 jargon_words.append((m.group(0), s, m))
     threshold = {"exec": 2, "mixed": 3, "tech": 4, "ds": 4}.get(audience, 3)
     terms = undefined + jargon_words
+    if audience != "exec":  # what a reader needs to follow: the terms the summary, conclusions and results use
+        key = {id(s) for s in f.summary + f.closing + f.results}
+        terms = [t for t in terms if id(t[1]) in key]
     if len(terms) < threshold:
         return None
     tok, s, m = terms[0]
@@ -78,7 +76,7 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
-        suggested_fix=f"Spell out each acronym on first use and explain the technical terms in plain words, e.g. '{tok} (…what it stands for and means…)', or add a short glossary.",
+        suggested_fix=f"Spell out each acronym on first use and explain the technical terms in plain words ({names} each where it first appears), or add a short glossary.",
         strength=min(len(terms) / threshold, 3),
     )
 

@@ -186,6 +186,11 @@ def visual_unclear(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
     for line, alt, nxt in v.images:
+        # an uncaptioned picture next to text that gives its numbers costs the reader little; one that
+        # holds results the text never states is a problem
+        near = [s for s in f.text_sentences if abs(s.line - line) <= 3]
+        if not near or any(f.nums(s) for s in near) or all(s.role not in (RESULTS,) for s in near):
+            continue
         if lx.UNCAPTIONED_ALT.match(alt.strip().lower()) and not re.match(r"^(?:\*|_|figure|fig\.|chart|source)", nxt, re.I):
             raw = v.content.split("\n")[line - 1].strip()
             return Hit(
@@ -258,4 +263,23 @@ def polish(ctx: Context) -> Hit | None:
         evidence=v.quote(s, m),
         location=v.location(s),
         suggested_fix="Run a spell-check and fix the flagged spots; check every cross-reference resolves.",
+    )
+
+
+@rule("text_for_reviewer")
+def text_for_reviewer(ctx: Context) -> Hit | None:
+    """Words addressed to a reviewer (instructions, a ready-made verdict, a reviewer's answer) left
+    in the document. The rules read the document without them (voice.py), so they change no finding."""
+    if not ctx.voice:
+        return None
+    first = ctx.voice[0]
+    more = f" and {len(ctx.voice) - 1} more passage(s)" if len(ctx.voice) > 1 else ""
+    return Hit(
+        title="Text addressed to a reviewer left in the document",
+        issue=(f"Line {first.start}{more} speak(s) to a reviewer or give the document its own verdict. Readers of the "
+               "analysis do not need it, and a review reads it as text, not as evidence of what was done: it changes "
+               "no finding."),
+        suggested_fix="Delete the note to reviewers and any ready-made verdict; if a real review happened, link to it.",
+        evidence=first.quote,
+        location=f"line {first.start}",
     )

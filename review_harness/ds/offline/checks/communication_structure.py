@@ -156,6 +156,8 @@ def no_structure(ctx: Context) -> Hit | None:
 @rule("generic_headings")
 def generic_headings(ctx: Context) -> Hit | None:
     v = ctx.view
+    if v.tldr.found and tldr_weakness(ctx) is None:
+        return None  # the answer is up front: labels for the sections below it cost the reader little
     heads = [h for h in v.content_headings if clean_heading(h.text)]
     content = [h for h in heads if not lx.NON_CONTENT_HEADING.match(clean_heading(h.text))]
     if not content:

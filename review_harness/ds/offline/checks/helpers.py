@@ -106,15 +106,48 @@ def primary_nulls(ctx: Context, neg: list[Sentence]) -> list[Sentence]:
 CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until|before any)\b")
 
 
+# a number that sets something rather than measures it: a price, a discount or offer, a threshold
+# ("customers that make more than $80,000"), a share allocated to a group, a target
+_PARAMETER_AFTER = re.compile(r"^\s*(?:%\s*)?(?:\w+\s){0,2}?(?:discount|off\b|cheaper|price|prices|fee|coupon|voucher|offer|"
+                              r"threshold|cap\b|minimum|maximum|limit|target|"
+                              r"of (?:the )?(?:traffic|users|queries|sessions|sample) (?:were|was|are|is) (?:assigned|allocated|sampled|randomi))", re.I)
+_CONFIDENCE_LEVEL = re.compile(r"^\s*%?[\s-]*(?:CI\b|confidence|credible|prediction|probability interval|interval)", re.I)
+_PER_PERIOD = re.compile(r"^\s*(?:per (?:month|year|seat|user)|/\s?mo\b|a month|a year|billed)", re.I)
+_PRICE_CONTEXT = re.compile(r"\b(price[ds]?|pay|paying|paid|costs?|charge[sd]?|fees?|plan|subscription|billed|priced)\b", re.I)
+_RESULT_VERB = re.compile(r"\b(sav(?:e|es|ed|ing)|generat\w+|add(?:s|ed)?|increas\w+|reduc\w+|grew|rose|fell|drop\w*|lift\w*|"
+                          r"gain\w*|lost|loses?|worth|impact|uplift)\b", re.I)
+_PARAMETER_BEFORE = re.compile(r"(?:\b(?:more than|less than|over|under|above|below|at least|at most|up to|minimum of|maximum of|"
+                               r"threshold of|priced at|price of|costs?|pay|paying|charge[sd]?|offer(?:ing)?|for|a)\s*|[$€£])$", re.I)
+
+
+def is_parameter(text: str, start: int, end: int) -> bool:
+    """Whether the number at text[start:end] is a parameter (a price, discount, threshold, target,
+    allocation) rather than a measured result ("saves $120,000 a year" is a result)."""
+    after = text[end:end + 60]
+    before = text[max(0, start - 24):start]
+    if _PARAMETER_AFTER.match(after) or _CONFIDENCE_LEVEL.match(after):
+        return True
+    if _RESULT_VERB.search(text[max(0, start - 40):start]):
+        return False
+    if _PER_PERIOD.match(after) and _PRICE_CONTEXT.search(text):
+        return True
+    return bool(_PARAMETER_BEFORE.search(before) and not re.search(r"\b(?:by|of|to|from)\s*$", before, re.I)
+                and re.search(r"\b(?:make|earn|spend|pay|price|cost|charge|offer|threshold|customers? (?:that|who))\b",
+                              text[max(0, start - 60):end + 40], re.I))
+
+
 def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | None:
+    """The first result figure of the summary, the results, the closing or the text (a price,
+    discount or threshold is a parameter, not a result)."""
     f = ctx.features
     for group in (f.summary, f.results, f.closing, f.text_sentences):
         for s in group:
             if s.kind == "heading":
                 continue
-            m = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)
-            if m:
-                return s, m
+            for pattern in (lx.PERCENTLIKE, lx.MONEY):
+                m = next((m for m in pattern.finditer(s.text) if not is_parameter(s.text, m.start(), m.end())), None)
+                if m:
+                    return s, m
     return None
 
 
