@@ -92,13 +92,16 @@ def test_a_capped_verdict_says_why_in_its_line(own_log):
     the score's band (the terminal, `verdict` and the viewer's answer print that line)."""
     from inspect_ai.log import read_eval_log
 
+    from review_harness.ds.kind import floor_reason
+
     for sample in read_eval_log(str(own_log)).samples:
         review = DS.review_from_score(sample.scores[DS.synthesis_scorer].metadata)
         line = DS.verdict_line(review).line()
         capped = review.verdict != review.band_verdict
         assert ("(capped: " in line) == capped, line
         if capped:
-            assert line.startswith(f"{review.verdict} (capped: {review.floor_rule.split(':')[0].lower()}), score ")
+            assert line.startswith(f"{review.verdict} (capped: {floor_reason(review.floor_rule)}; "
+                                   f"{review.band_verdict} by score), score ")
 
 
 def test_no_verdict_fails_on_draft_feedback(tmp_path, capsys):

@@ -58,7 +58,10 @@ def documents(folder: Path) -> dict[str, dict[str, str]]:
     (folder / "memo.md").write_text(
         "# Premium price test\n\n## TL;DR\n"
         f"Raising the premium tier to {QUOTED} caused the revenue growth this quarter.\n\n"
-        "## Method\nWe compared the quarter before the change with the quarter after.\n", encoding="utf-8")
+        "## Method\nWe compared the quarter before the change with the quarter after.\n\n"
+        "## Results\nRevenue grew 12% quarter over quarter, from 1.20M to 1.34M; 4,210 of 35,000 subscribers\n"
+        "(12%) were on the premium tier at the end of the quarter, against 3,980 at its start.\n\n"
+        "## Recommendation\nKeep the new premium price and review it again next quarter.\n", encoding="utf-8")
     shutil.copy(FIXTURES / "design" / "api-rate-limiter" / "design.md", folder / "design.md")
     requirements = (FIXTURES / "design" / "api-rate-limiter" / "requirements.md").read_text(encoding="utf-8")
     overhead = "Rate limiting adds less than 2 ms at p99 to request latency."

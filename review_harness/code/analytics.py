@@ -47,7 +47,7 @@ from inspect_ai.log import EvalLog
 from review_harness.code.gold import load_code_gold, matched
 from review_harness.code.models import CodeReview, IterationRecord, MergedFinding, StageMerge
 from review_harness.code.panel import completed_report
-from review_harness.core.files import file_lock, write_atomic
+from review_harness.core.files import file_lock, write_output
 from review_harness.core.gold import GoldError
 from review_harness.core.logs import reviewed_samples
 
@@ -245,14 +245,15 @@ def append_entries(path: Path, entries: list[dict]) -> dict:
     keys = {(e["log"], e["sample"], e["epoch"]) for e in entries}
     with file_lock(path.parent / f".{path.name}.lock"):
         kept: list[dict] = []
+        ours = True  # the file is free, or an analytics file: its entries are carried into the new one
         if path.exists():
             try:
                 kept = json.loads(path.read_text(encoding="utf-8")).get("reviews") or []
-            except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-                kept = []  # not an analytics file of ours: rebuilt from these entries
+            except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, OSError):
+                kept, ours = [], False  # not an analytics file: never replaced, the new one goes beside it
         kept = [e for e in kept if (e.get("log"), e.get("sample"), e.get("epoch")) not in keys]
         data = {"reviews": kept + entries, "summary": summarize(kept + entries)}
-        write_atomic(path, json.dumps(data, indent=2))
+        write_output(path, json.dumps(data, indent=2), update=ours)
     return data
 
 
