@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.purpose import read_purpose, unchecked_method
 from review_harness.ds.prepare import count_words
 from review_harness.ds.offline.view import (
     APPENDIX,
@@ -134,6 +135,20 @@ def numeric_uncertainty(text: str) -> re.Match[str] | None:
     return None
 
 
+def interval_with_bounds(text: str) -> re.Match[str] | None:
+    """An estimate's spread written with its numbers: an interval with both bounds, a margin (+/-) or
+    a standard error with its value. A level alone ("95% credible intervals in parentheses") or a
+    bare p-value is not one."""
+    t = text.replace("\\%", "%")
+    for pattern in (lx.CI, lx.BRACKET_INTERVAL, _PLUS_MINUS, _STAT):
+        for m in pattern.finditer(t):
+            if m.group(0).lower().lstrip().startswith("range") and not re.search(
+                    r"(?:\d\s?%|credible|plausible|likely|confidence)\s*$", t[max(0, m.start() - 16):m.start()], re.I):
+                continue
+            return m
+    return None
+
+
 OPEN_ITEM = re.compile(r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\?\?+|\[(?:TBD|TODO|TK)\]", re.IGNORECASE)
 
 
@@ -143,8 +158,19 @@ def is_open_item(text: str) -> bool:
 
 
 class Features:
-    def __init__(self, view: DocView):
+    def __init__(self, view: DocView, workflow: str = "general"):
         self.view = view
+        self.workflow = workflow
+
+    @cached_property
+    def purpose(self):
+        """What the document is for (purpose.py): decision, measurement, benchmark or exploratory."""
+        return read_purpose(self, self.workflow)
+
+    @cached_property
+    def unchecked_method(self):
+        """A method of the document the rules cannot check (purpose.py), or None."""
+        return unchecked_method(self)
 
     @cached_property
     def word_count_small(self) -> bool:
@@ -211,6 +237,15 @@ class Features:
         for s in self.statements:
             if lx.NOT_A_RECOMMENDATION.search(s.text) and not lx.DECISION.search(s.text):
                 continue
+            if lx.DECISION_FRAMING.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b|"
+                                                                  r"\bdecision(?: is|:)", s.text, re.I):
+                continue  # the decision the document feeds, named: a request for a recommendation, not one
+            if lx.READING_CAVEAT.search(s.text) or lx.PAST_REASONING.search(s.text):
+                continue  # how (not) to read a result, or the reasoning that led to the test
+            if s.role == BACKGROUND and re.search(r"\b(?:we|i|they|the team) (?:decided|chose|opted)\b", s.text, re.I):
+                continue  # what was decided before the work, told as its background: history, not a recommendation
+            if s.section in system and s.role == RECOMMENDATION:
+                continue  # a section about a recommender system: its "recommendations" are the system's output
             if s.role == RECOMMENDATION and s.kind != "heading" and s.section not in system:
                 out.append(s)
             elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.DECISION.search(s.text):
@@ -466,6 +501,14 @@ class Features:
         if lx.DEFERRAL.search(t) or lx.TLDR_PURPOSE.search(t) or lx.QUESTION_SIGNAL.search(t):
             return False
         return bool(lx.FINDING_VERB.search(t) or lx.CONCLUSION_SIGNAL.search(t) or any(n.notable for n in self.nums(s)))
+
+    @cached_property
+    def results_state_answers(self) -> bool:
+        """The results themselves state findings (at least two sentences with a result figure or a
+        finding verb): a write-up that describes or measures answers its question there, with or
+        without a section named 'Conclusion'."""
+        found = [s for s in self.results if s.kind in ("prose", "bullet", "claim") and self._states_answer(s)]
+        return len(found) >= 2
 
     @cached_property
     def conclusion_present(self) -> bool:

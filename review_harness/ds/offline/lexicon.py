@@ -101,7 +101,7 @@ ASSUMPTION = rx(
 )
 MODEL_NAME = rx(
     r"\b(random forest|xgboost|lightgbm|gradient[- ]boost\w*|neural net\w*|lstm|deep learning|logistic regression|"
-    r"linear regression|k-means|clustering|prophet|arima|bayesian (?:model|structural \w+)|mixed[- ]effects? model|"
+    r"linear regression|k-means|clustering|prophet|arima|bayesian (?:model|structural time[- ]series)|mixed[- ]effects? model|"
     r"survival (?:model|analysis)|cox (?:model|regression)|propensity score \w+|causalimpact|uplift model\w*)\b"
 )
 JUSTIFY = rx(
@@ -251,7 +251,7 @@ DEFINITION_CUE = rx(
 # ------------------------------------------------------------------ communication
 
 TLDR_PURPOSE = rx(
-    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post) "
+    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post|notebook|article) "
     r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|"
     r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through)|"
     r"in this (?:analysis|document|doc|report|memo|write-?up)|the (?:purpose|goal|aim|objective) of this|"
@@ -263,6 +263,10 @@ FINDING_VERB = rx(
     r"underperform\w*|saves?|saved|costs?|worth|beat|missed|exceed\w*|doubl\w*|halv\w*|declin\w*|"
     r"(?:is|was|are|were) (?:not )?(?:significant|effective|profitable|driven))\b"
 )
+# an answer stated as a comparison: "ETS is as accurate as the neural network", "clearly worse than both"
+COMPARATIVE_ANSWER = rx(
+    r"\b(as \w+ as|(?:more|less|better|worse|faster|slower|cheaper|higher|lower|fewer|larger|smaller) (?:\w+ )?than|"
+    r"outperform\w*|beat|no (?:significant |meaningful |measurable )?(?:difference|effect|change|lift)|did not|failed to)\b")
 IMPACT = rx(
     r"([$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|pp|x)\b|\b(revenue|profit|cost|savings?|customers|users|churn|retention|conversion|"
     r"margin|growth|impact|risk|decision)\b)"
@@ -312,7 +316,7 @@ GENERALIZE = rx(
     r"the same (?:result|effect|lift) (?:will|would) (?:hold|apply))\b"
 )
 RECOMMENDATION = rx(
-    r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that|we|to)|"
+    r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that we|we|to)|"
     r"action items?|decision|decide|we will|we'll|we plan|plan to|(?:the|our) ask|we ask|asking (?:for|that)|"
     r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue))\b"
     r"|\b(?:owner|action):"
@@ -417,7 +421,11 @@ STRONG_LIMITATION = rx(
     r"wishful|(?:does|do) not (?:account for|capture|tell us|prove|cover)|confound\w*|"
     r"not (?:the same as|necessarily) (?:useful|better|causal)|correlation(?:, | is )not causation|"
     r"more (?:analysis|research|data) (?:is|would be) needed to (?:confirm|separate|know)|"
-    r"not just (?:some|any|more) \w+|(?:useful|meaningful|correct|relevant) \w+, not (?:just|only|merely))\b")
+    r"not just (?:some|any|more) \w+|(?:useful|meaningful|correct|relevant) \w+, not (?:just|only|merely)|"
+    r"(?:is|are) not (?:directly )?comparable|(?:is|are|was|were) not (?:in|part of) the data(?: ?set)?|"
+    r"not (?:included|captured|recorded|measured|available) in (?:the|our|this) data|"
+    r"(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated) (?:to|as|for|beyond)|"
+    r"not what would happen|(?:do|does|did) not (?:test|measure|observe) (?:a|the|any) (?:change|cause))\b")
 # a label or panel that introduces a caveat
 CAVEAT_LABEL = rx(r"^\W*(?:caveats?|limitations?|note|warning|health warning|important)\s*[:.—–-]\s*\S")
 CAVEAT_PANEL = re.compile(r"(?im)^\s*>\s*(?:\*\*|__)?\s*(?:\[!(?:caution|warning|important|note)\]|caveats?|limitations?)\b")
@@ -437,8 +445,16 @@ IMPERATIVE_ADVICE = rx(
 NOT_A_RECOMMENDATION = rx(
     r"\b(recommendation (?:system|engine|model|algorithm|list)s?|recommender\w*|(?:system|model|engine|algorithm|it) "
     r"(?:that |which )?recommends|recommended offers?|let'?s (?:begin|start|look|take|see|do|plot|compute|calculate|use|try|"
-    r"dig|check|give|first|now|get|go|move|turn|compare|run)|should be noted)\b"
+    r"dig|check|give|first|now|get|go|move|turn|compare|run|consider|assume|say|imagine|suppose)|should be noted)\b"
 )
+# a sentence that frames the decision the document feeds ("This readout is for the go/no-go decision on
+# launching ...", "we need to decide whether to ..."): it asks for a recommendation, it is not one
+DECISION_FRAMING = rx(
+    r"\b((?:is|are|was) for (?:the|a|our) (?:\w+ ){0,2}decision|(?:to|will|must|need to|needs to|have to) decide (?:whether|if|on|between)|"
+    r"(?:the|a|our) (?:\w+ )?decision (?:on|about|whether|for)|go/no-go (?:decision|meeting|call|review))\b")
+# a caveat on how to read a result, phrased with "should": "it should not be used to size a price change"
+READING_CAVEAT = rx(r"\b(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated|relied on)\b|"
+                    r"\bshould be (?:read|interpreted|taken) (?:with|as)\b")
 # reasoning told in the past ("we suspected that we should first try"): not a recommendation
 PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothesi[sz]ed|assumed|expected|wondered)\b")
 # a recommendation that is an action for the author's team, not advice to any reader

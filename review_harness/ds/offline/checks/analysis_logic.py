@@ -10,7 +10,7 @@ import re
 from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
-    is_parameter,
+    is_data_size, is_parameter,
     CONDITIONAL, IMPERATIVE, ci_values, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
     quoted_hit, tables_with_cells, unmarked,
 )
@@ -195,8 +195,8 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue  # an interval bound belongs to the estimate it is quoted with
             if _derived_change(s.text, n.value):
                 continue  # a relative change recomputed from the two figures quoted with it
-            if is_parameter(s.text, n.start, n.end):
-                continue  # a price, a discount, a threshold or a split: a parameter, not a result to trace
+            if is_parameter(s.text, n.start, n.end) or is_data_size(s.text, n.start, n.end):
+                continue  # a price, a discount, a threshold, a split or the size of the data: not a result to trace
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -333,7 +333,11 @@ def arithmetic_inconsistent(ctx: Context) -> list[Hit]:
 
 # ---------------------------------------------------------------------- guardrails called stable while they moved
 
-_STABLE = re.compile(r"\b(stable|unchanged|held (?:steady|flat|up)|flat|no (?:significant |meaningful )?(?:change|movement|impact|harm)|did not (?:change|move|worsen)|no cost)\b", lx.I)
+_STABLE = re.compile(r"\b(stable|unchanged|unaffected|held (?:steady|flat|up|constant|level)|(?:guardrails?|metrics?) (?:\w+ )?held|flat|no (?:statistically )?(?:significant |meaningful )?"
+                     r"(?:change|movement|impact|harm|difference|effect)|did not (?:significantly )?(?:change|move|worsen|differ)|"
+                     r"no cost|within (?:normal|the usual) variation)\b", lx.I)
+# the significance reported with it, in the same clause: "was unaffected (2.3% vs 3.2%, p = 0.004)"
+_SIG_AFTER = re.compile(r"^[^;]{0,90}?\bp\s*(?:-?\s*values?)?\s*(?P<op>=|<|≤|&lt;)\s*(?P<p>0?\.\d+)", lx.I)
 _GUARDRAIL_LIST = re.compile(r"\bguardrails?\b[^:.]{0,80}:\s*(?P<list>[^.]+)", lx.I)
 _ROW_CI = re.compile(r"\((?P<lo>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\s*(?:to|,|–)\s*(?P<hi>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\)")
 
@@ -350,6 +354,28 @@ def _signed(text: str) -> float | None:
 def guardrail_contradiction(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences
+    # a metric called stable in the same breath as a significant test of it
+    for s in sentences:
+        if s.kind == "table" or s.role == LIMITATIONS:
+            continue
+        for m in _STABLE.finditer(s.text):
+            if negated_before(s.text, m.start(), 12) and not m.group(0).lower().startswith(("no ", "did not")):
+                continue
+            sig = _SIG_AFTER.search(s.text[m.end():])
+            if sig is None or re.search(r"\b(while|whereas|but|although|though)\b", s.text[m.end():m.end() + sig.start("p")], lx.I):
+                continue
+            value = float(sig.group("p"))
+            if value < 0.05 or (sig.group("op") in ("<", "≤", "&lt;") and value <= 0.05):
+                return quoted_hit(
+                    v, s, m,
+                    title="A metric called unchanged while its own test says it moved",
+                    issue=(f"\"{v.quote(s, m, max_words=20)}\" says the metric held, but the test reported with it is "
+                           f"significant (p {sig.group('op')} {sig.group('p')}): by the document's own numbers it moved. "
+                           "Calling it unchanged hides a cost the decision should weigh."),
+                    fix=("Say that the metric moved, by how much and in which direction, with its interval, and make the "
+                         "decision on that trade-off rather than on 'held'."),
+                    strength=3,
+                )
     # a metric called stable in the same breath as an interval that excludes zero
     for s in sentences:
         m = _STABLE.search(s.text) if s.kind != "table" else None

@@ -13,31 +13,41 @@ from review_harness.ds.offline.checks.communication_conciseness import data_dump
 from review_harness.ds.offline.checks.helpers import (
     CONDITIONAL, evidence_kind, first_words, headline_number, negated_before, primary_nulls, unmarked,
 )
+from review_harness.ds.offline.purpose import BENCHMARK, DECISION, EXPLORATORY, MEASUREMENT
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
     APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
 )
 
 
+_DECIDED = lx.rx(
+    r"\b(we (?:should|will|plan|propose|suggest)|let's|decision:|we decided|(?:should|must|need to) (?:\w+ )?"
+    r"(?:roll|launch|ship|stop|keep|continue|invest|expand|pause|switch))\b"
+)
+
+
+def _no_action_stated(ctx: Context) -> bool:
+    """Nowhere does the document say what to do: no recommendation, decision or next step."""
+    f = ctx.features
+    if f.word_count_small or f.recommendations:
+        return False
+    return not any(_DECIDED.search(s.text) for s in f.closing)
+
+
 @rule("no_recommendation")
 def no_recommendation(ctx: Context) -> Hit | None:
+    """No recommendation in a document written for a decision (CRITICAL: its reader cannot act).
+    Other purposes get next_step_missing instead."""
     f = ctx.features
-    if f.word_count_small:
-        return None
-    if f.recommendations:
-        return None
-    decision = lx.rx(
-        r"\b(we (?:should|will|plan|propose|suggest)|let's|decision:|we decided|(?:should|must|need to) (?:\w+ )?"
-        r"(?:roll|launch|ship|stop|keep|continue|invest|expand|pause|switch))\b"
-    )
-    if any(decision.search(s.text) for s in f.closing):
+    if not _no_action_stated(ctx) or f.purpose.kind != DECISION:
         return None
     last = f.closing[-1] if f.closing else None
     return Hit(
         title="No recommendation or next step",
         issue=(
             "The document reports findings but never says what the reader should do with them: no recommendation, decision "
-            "or next step appears anywhere. The reader cannot act on it."
+            f"or next step appears anywhere. This matters most here because {f.purpose.because(ctx.view)}: its reader "
+            "cannot act on it."
         ),
         evidence="",
         location="whole document" if last is None else "End of document",
@@ -45,6 +55,40 @@ def no_recommendation(ctx: Context) -> Hit | None:
         absence=True,
         consider="Consider adding what you expect to recommend, even provisionally.",
         strength=2,
+    )
+
+
+_NEXT_STEP_FIX = {
+    MEASUREMENT: "Close with one or two lines on what the estimate means for what comes next (repeat, extend or stop what "
+                 "was measured) and what you would measure next.",
+    BENCHMARK: "Close with who should use which method in which situation, and what would change the ranking.",
+    EXPLORATORY: "Close with the two or three patterns that matter most and the question each raises for the next analysis.",
+}
+
+
+@rule("next_step_missing")
+def next_step_missing(ctx: Context) -> Hit | None:
+    """A measurement, benchmark or exploratory write-up with no next step at all: it informs rather
+    than decides, so this weighs less than a missing recommendation in a decision document."""
+    f = ctx.features
+    purpose = f.purpose
+    if not _no_action_stated(ctx) or purpose.kind == DECISION:
+        return None
+    if so_what_missing(ctx) is not None:
+        return None  # the same gap, told once: findings without their implication
+    return Hit(
+        title="No next step stated",
+        issue=(
+            f"The document never says what its result means for what comes next: no decision it informs, no follow-up. "
+            f"This weighs less than a missing recommendation would, because {purpose.because(ctx.view)}, which informs "
+            "rather than decides; still, the reader is left to work out the consequence alone."
+        ),
+        evidence="",
+        location="End of document",
+        suggested_fix=_NEXT_STEP_FIX[purpose.kind],
+        absence=True,
+        consider="Consider ending with what the result means for what comes next.",
+        strength=1,
     )
 
 
@@ -135,8 +179,9 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
             m = lx.GENERALIZE.search(s.text)
             if not m or v.has(lx.BOUNDARY, [s]):
                 continue
-            if _DESCRIBES_TEST.search(s.text):
-                continue  # "held flat in all regions during the test" describes the test, it extends nothing
+            if _DESCRIBES_TEST.search(s.text) or lx.DECISION_FRAMING.search(s.text):
+                continue  # "held flat in all regions during the test" describes the test, it extends nothing; the
+                # decision a readout feeds ("for the go/no-go decision on launching to all users") claims nothing
             if _MEASURED.search(s.text):
                 continue  # "conversion fell in every region except North America": the test's own results, described
             if s.role not in (SUMMARY, CONCLUSION, RECOMMENDATION) and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):
