@@ -69,7 +69,12 @@ def test_a_test_told_as_long_past_is_a_measurement_and_a_test_of_a_change_is_a_d
     assert purpose(EXPLORE, "proactive").kind == DECISION
 
 
-@pytest.mark.parametrize("text", [BSTS, BENCHMARK_DOC, SURVIVAL], ids=["measurement", "benchmark", "exploratory"])
+FOLLOW_UP = ("A test that offers a discount on the annual plan to a random half of new visitors would\n"
+             "answer that question.")
+SURVIVAL_NO_FOLLOW_UP = SURVIVAL.replace(FOLLOW_UP, "")
+
+
+@pytest.mark.parametrize("text", [BSTS, BENCHMARK_DOC, SURVIVAL_NO_FOLLOW_UP], ids=["measurement", "benchmark", "exploratory"])
 def test_a_missing_next_step_is_minor_where_the_document_informs_rather_than_decides(text):
     found = findings(text)
     assert not any(f.issue_type == "no_recommendation" for f in found)
@@ -78,6 +83,15 @@ def test_a_missing_next_step_is_minor_where_the_document_informs_rather_than_dec
     assert step.severity == Severity.MINOR
     assert "weighs less" in step.issue and "informs rather than decides" in step.issue
     assert re.search(r"retrospective measurement|benchmark|exploratory", step.issue)  # why, in the finding
+
+
+def test_a_follow_up_is_a_next_step_for_an_exploration_but_a_measured_change_needs_its_decision():
+    assert FOLLOW_UP in SURVIVAL
+    assert "next_step_missing" not in types(SURVIVAL)
+    later = BSTS.replace("- Installs are not readers.", "- It would be interesting to see how many new users borrow a book.\n- Installs are not readers.")
+    assert "next_step_missing" in types(later)  # a later study says nothing about the radio spots
+    decided = BSTS + "\n## Conclusion\n\nWe will run the spots again in the autumn in the Northern and Eastern districts.\n"
+    assert "next_step_missing" not in types(decided)
 
 
 def test_a_missing_recommendation_is_still_critical_where_the_document_feeds_a_decision_and_says_why():
@@ -345,3 +359,49 @@ def test_a_benchmark_on_one_window_is_minor_and_one_on_many_windows_is_not_fault
            "for other data. Use ETS first.\n")
     [single] = [f for f in findings(one) if f.issue_type == "single_evaluation"]
     assert single.severity == Severity.MINOR and "no_uncertainty" not in types(one)
+
+
+# ---------------------------------------------------------------------- write-ups in the shape of notebooks and reports
+
+CAUSAL_RMD = read("rmd-causalimpact.md")
+SURVIVAL_RMD = read("rmd-survival.md")
+ELECTRICITY = read("electricity-forecast.md")
+LATEX_AB = read("latex-ab.md")
+
+
+def test_an_interval_described_in_words_is_uncertainty_and_an_assumption_with_its_failure_is_a_limitation():
+    found = types(CAUSAL_RMD)
+    assert not found & {"no_uncertainty", "limitations_missing", "tldr_missing"}
+    assert "weak_tldr" in found or "buried_lede" in found  # the opening says what it will do; the answer comes last
+    bare = CAUSAL_RMD.replace("The 95% interval for the relative effect goes from 4.7% to 14%, so it does not include zero.", "")
+    bare = bare.replace(bare[bare.index("```\nPosterior inference"):bare.index("The plot below")], "")
+    assert "no_uncertainty" in types(bare)
+    unconceded = CAUSAL_RMD.replace(", although some people may have started on the web and finished in the app", "")
+    assert "limitations_missing" in types(unconceded)
+
+
+def test_a_note_of_caution_is_neither_a_decision_nor_a_recommendation_and_model_estimates_need_intervals():
+    assert purpose(SURVIVAL_RMD).kind == EXPLORATORY  # "we should note" decides nothing
+    found = findings(SURVIVAL_RMD)
+    assert not {f.issue_type for f in found} & {"recommendation_vague", "no_recommendation", "limitations_missing"}
+    [point] = [f for f in found if f.issue_type == "no_uncertainty"]
+    assert "hazard ratio" in point.evidence or "less likely" in point.evidence  # the estimate, not the data's size
+    assert ratings(SURVIVAL_RMD)["completeness"].rating == LensRating.SOUND  # "get_look(4410)" cites nothing
+
+
+def test_inputs_the_forecast_would_have_to_forecast_first_are_leakage_and_windows_are_parameters():
+    found = findings(ELECTRICITY)
+    [leak] = [f for f in found if f.issue_type == "leakage"]
+    assert leak.severity == Severity.CRITICAL and re.search(r"forecast first|actual degree days", leak.evidence)
+    assert "untraceable_number" not in {f.issue_type for f in found}  # "the next 12 months", "30-year normals"
+    lagged = ELECTRICITY.replace("The regression uses the actual degree days of each month in the test period.",
+                                 "The regression uses the degree days of the same month a year earlier.").replace(
+        " To forecast the next 12 months, the degree days will have to be forecast first, for example with 30-year monthly normals.", "")
+    assert "leakage" not in types(lagged)
+
+
+def test_a_decisive_recommendation_needs_no_owner_and_a_vague_one_still_does():
+    assert not types(LATEX_AB) & {"recommendation_vague", "no_recommendation"}
+    assert not [p for p in positives(LATEX_AB) if p.credit == "baselines_given"]  # "from 20 April to 27 April" is no baseline
+    vague = LATEX_AB.replace("We recommend deploying longer snippets.", "We could consider looking into longer snippets at some point.")
+    assert "recommendation_vague" in types(vague)

@@ -1204,7 +1204,7 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
         return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
     # an opening paragraph that says what the document will do ("In this analysis I will outline...")
     # is a summary up front, if a weak one: it states the purpose, not the answer
-    purpose = next((b for b in opening if _PURPOSE_RE.match(b.text.strip())), None)
+    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
     if purpose is not None:
         return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
 
@@ -1229,9 +1229,9 @@ _STATED_RESULT_RE = re.compile(
     r"(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)(?: \w+){0,3} (?:by|from)|"
     r"(?:faster|slower|cheaper|more accurate|less accurate) than|outperform\w*)\b", re.I)
 _PURPOSE_RE = re.compile(
-    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study|notebook|article)\b|this (?:analysis|post|report|"
-    r"document|memo|write-?up|study|notebook|article|page) (?:will|looks at|examines|explores|outlines|describes|covers|presents|"
-    r"investigates)\b|(?:we|i) (?:wanted|want|set out|aimed|aim) to (?:understand|know|find out|see|learn|measure|estimate)\b|"
+    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study|notebook|article|project)\b|this (?:analysis|post|report|"
+    r"document|memo|write-?up|study|notebook|article|page|project|repository|repo) (?:will|looks at|examines|explores|outlines|"
+    r"describes|covers|presents|investigates|forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)\b|(?:we|i) (?:wanted|want|set out|aimed|aim) to (?:understand|know|find out|see|learn|measure|estimate)\b|"
     r"(?:here|below),? (?:i|we) (?:look|will look|outline|examine|explore)\b)", re.I)
 _HTML_HEADING_RE = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.I)
 _LATEX_ABSTRACT_RE = re.compile(r"\\begin\{abstract\}")

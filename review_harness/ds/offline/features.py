@@ -116,7 +116,8 @@ _NUMERIC_P = re.compile(r"\bp\s*(?:-?\s*values?)?\s*(?:of\s*|is\s*|was\s*)?(?:=|
 _PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)\s*[$€£]?\d")
 _STAT = re.compile(r"\b(?:standard error|s\.e\.|std\.? err(?:or)?|margin of error|[tz]\s*=\s*-?\d|χ²|chi-?squared?\s*(?:\(\d+\))?\s*=\s*\d)"
                    r"[^.;]{0,30}\d", re.I)
-_LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty)\b", re.I)
+_LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty|posterior|"
+                             r"intervals?\b[^.]{0,50}?\d)", re.I)
 
 
 def numeric_uncertainty(text: str) -> re.Match[str] | None:
@@ -147,6 +148,11 @@ def interval_with_bounds(text: str) -> re.Match[str] | None:
                 continue
             return m
     return None
+
+
+_ASSUMES = re.compile(r"\b(?:model|analysis|estimate|approach|method|comparison|result)s? (?:assumes?|relies? on the assumption) that\b", re.I)
+_CONCEDED = re.compile(r"\b(?:although|but|however|unless|except)\b[^.]{0,100}\b(?:may|might|could|would)\b|"
+                       r"\b(?:may|might) not (?:hold|be true|be the case)\b", re.I)
 
 
 OPEN_ITEM = re.compile(r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\?\?+|\[(?:TBD|TODO|TK)\]", re.IGNORECASE)
@@ -240,6 +246,8 @@ class Features:
             if lx.DECISION_FRAMING.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b|"
                                                                   r"\bdecision(?: is|:)", s.text, re.I):
                 continue  # the decision the document feeds, named: a request for a recommendation, not one
+            if lx.TLDR_PURPOSE.search(s.text) and s.pos < 0.5:
+                continue  # what the document sets out to do ("In this analysis we'll use survival analysis to ...")
             if lx.READING_CAVEAT.search(s.text) or lx.PAST_REASONING.search(s.text):
                 continue  # how (not) to read a result, or the reasoning that led to the test
             if s.role == BACKGROUND and re.search(r"\b(?:we|i|they|the team) (?:decided|chose|opted)\b", s.text, re.I):
@@ -252,6 +260,9 @@ class Features:
                 out.append(s)
             elif s.role in (CONCLUSION, SUMMARY) and s.kind in ("prose", "bullet") and lx.IMPERATIVE_ADVICE.match(s.text):
                 out.append(s)
+            elif (s.role in CLOSING_ROLES or s.pos >= 0.75) and s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) \
+                    and lx.FOLLOW_UP.search(s.text):
+                out.append(s)  # a follow-up named at the end: a next step, however hedged
             elif (s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and (s.role in CLOSING_ROLES or s.pos >= 0.75)
                   and lx.RECOMMENDATION.search(s.text) and not lx.PAST_REASONING.search(s.text)):
                 if re.search(r"\bshould\b", s.text, re.I) and not re.search(
@@ -385,6 +396,14 @@ class Features:
             m = lx.CAVEAT_LABEL.search(s.text) or lx.STRONG_LIMITATION.search(s.text)
             if m:
                 return s, m
+        # an assumption the result rests on, with how it could fail: "The model assumes that mobile signups were not
+        # affected. That seems reasonable, although some people may have started on the web."
+        for n, s in enumerate(candidates):
+            if _ASSUMES.search(s.text):
+                pair = " ".join(x.text for x in candidates[n:n + 2])
+                m = _CONCEDED.search(pair)
+                if m:
+                    return s, _ASSUMES.search(s.text)
         panel = lx.CAVEAT_PANEL.search(self.view.content)
         if panel:
             line = self.view.content.count("\n", 0, panel.start()) + 1

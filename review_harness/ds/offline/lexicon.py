@@ -134,7 +134,7 @@ PVALUE = rx(r"\bp(?:\s*-?\s*value)?\s*(?P<op>=|<|>|≤|≥|<=|>=|of|was|is|:)\s*
 _CI_NUM = r"[-−+]?\s?[$€£]?\d+(?:\.\d+)?"
 _CI_UNIT = r"(?:\s?(?:%|pp\b|p\.p\.|ppts?\b|points?\b|bps\b|x\b))?"
 CI = rx(
-    r"(?:\bCI\b|confidence interval|credible interval|\binterval\b|\brange\b)[^0-9−\-+\n]{0,24}?"
+    r"(?:\bCI\b|confidence interval|credible interval|\binterval\b|\brange\b)[^0-9−\-+\n.;]{0,40}?"
     rf"(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:to|,\s|,(?=[-−+])|–|—|and|\.\.|;|\s-\s)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}(?![\d,]*\d)"
 )
 BRACKET_INTERVAL = rx(rf"[\[(]\s*(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:,\s*|\s*to\s*|–|—)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}\s*[\])]")
@@ -251,10 +251,12 @@ DEFINITION_CUE = rx(
 # ------------------------------------------------------------------ communication
 
 TLDR_PURPOSE = rx(
-    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post|notebook|article) "
+    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post|notebook|article|"
+    r"project|repository|repo) "
     r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|"
-    r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through)|"
-    r"in this (?:analysis|document|doc|report|memo|write-?up)|the (?:purpose|goal|aim|objective) of this|"
+    r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through|"
+    r"forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)|"
+    r"in this (?:analysis|document|doc|report|memo|write-?up|post|notebook|project|article)|the (?:purpose|goal|aim|objective) of this|"
     r"we (?:look|looked|explore|explored|analy[sz]e|analy[sz]ed|investigate|investigated|examine|examined|review|reviewed|dig|dug) (?:at |into )?)"
 )
 FINDING_VERB = rx(
@@ -318,7 +320,8 @@ GENERALIZE = rx(
 RECOMMENDATION = rx(
     r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that we|we|to)|"
     r"action items?|decision|decide|we will|we'll|we plan|plan to|(?:the|our) ask|we ask|asking (?:for|that)|"
-    r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue))\b"
+    r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue)|"
+    r"(?:we|you|the team) (?:could|might|may want to|may wish to) (?:consider|look into|explore|try|test|revisit))\b"
     r"|\b(?:owner|action):"
 )
 OWNER = re.compile(
@@ -425,7 +428,8 @@ STRONG_LIMITATION = rx(
     r"(?:is|are) not (?:directly )?comparable|(?:is|are|was|were) not (?:in|part of) the data(?: ?set)?|"
     r"not (?:included|captured|recorded|measured|available) in (?:the|our|this) data|"
     r"(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated) (?:to|as|for|beyond)|"
-    r"not what would happen|(?:do|does|did) not (?:test|measure|observe) (?:a|the|any) (?:change|cause))\b")
+    r"not what would happen|(?:do|does|did) not (?:test|measure|observe) (?:a|the|any) (?:change|cause)|"
+    r"(?:these|this|they|it) (?:are|is) (?:only )?(?:an? )?associations?|associational|may (?:simply|just|partly) (?:be|reflect))\b")
 # a label or panel that introduces a caveat
 CAVEAT_LABEL = rx(r"^\W*(?:caveats?|limitations?|note|warning|health warning|important)\s*[:.—–-]\s*\S")
 CAVEAT_PANEL = re.compile(r"(?im)^\s*>\s*(?:\*\*|__)?\s*(?:\[!(?:caution|warning|important|note)\]|caveats?|limitations?)\b")
@@ -434,7 +438,8 @@ DECISION = rx(
     r"\b(final decision|(?:the )?decision(?: is|:| was)|(?:we|i) (?:decided|recommend|propose|suggest)|"
     r"(?:is|are|was) (?:not )?(?:supported|warranted|justified|recommended)|(?:do|did) not ship|don'?t ship|"
     r"should (?:be )?(?:considered|used|adopted|the first option|kept|rolled out|shipped|stopped)|"
-    r"(?:we|they|you) should|(?:ship|roll out|launch|keep|stop|revert) (?:it|the \w+|this)\b)"
+    r"(?:we|they|you) should(?! (?:note|point out|add|mention|stress|remember|bear in mind|keep in mind|be careful|see|expect))|"
+    r"(?:ship|roll out|launch|keep|stop|revert) (?:it|the \w+|this)\b)"
 )
 # an imperative piece of advice, as closing sections give it ("Choose your models wisely.")
 IMPERATIVE_ADVICE = rx(
@@ -455,6 +460,14 @@ DECISION_FRAMING = rx(
 # a caveat on how to read a result, phrased with "should": "it should not be used to size a price change"
 READING_CAVEAT = rx(r"\b(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated|relied on)\b|"
                     r"\bshould be (?:read|interpreted|taken) (?:with|as)\b")
+# a follow-up a write-up names ("It would be interesting to see whether ...", "could be worth testing"): a next step,
+# hedged as such a step usually is
+FOLLOW_UP = rx(
+    r"\b(it would be (?:interesting|useful|worth\w*|good) to|(?:would|could|might) be worth (?:\w+ing)|worth (?:testing|checking|"
+    r"exploring|looking into|investigating|repeating)|a (?:natural |possible |good )?next step|next,? (?:we|i) (?:will|would|plan|could)|"
+    r"(?:a |the )?follow-up (?:analysis|test|study|experiment) (?:could|would|will|should)|further (?:work|analysis|research) "
+    r"(?:could|would|will|should)|in a future (?:experiment|test|analysis|post)|"
+    r"an? (?:\w+ )?(?:test|experiment|trial|study|analysis) (?:that|which) [^.]{0,80}\bwould (?:answer|tell|show|settle|measure))\b")
 # reasoning told in the past ("we suspected that we should first try"): not a recommendation
 PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothesi[sz]ed|assumed|expected|wondered)\b")
 # a recommendation that is an action for the author's team, not advice to any reader

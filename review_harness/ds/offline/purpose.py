@@ -81,7 +81,8 @@ _RANDOMISED = re.compile(r"\b(randomi[sz]\w*|randomly (?:assigned|allocated|spli
 _EXPLORATORY_CUE = re.compile(
     r"\b(exploratory|explor(?:e|es|ed|ing) (?:the|how|what|whether|our|this|usage|patterns|data)|first look|descriptive (?:look|"
     r"analysis|statistics)|\bEDA\b|(?:we )?(?:wanted|want|set out) to understand|to understand (?:how|what|why|whether|who|when)|"
-    r"capstone|usage patterns|patterns? (?:in|of) (?:the )?\w+|an overview of|what (?:the data|it) (?:looks|look) like)\b", I)
+    r"capstone|usage patterns|patterns? (?:in|of) (?:the )?\w+|an overview of|what (?:the data|it) (?:looks|look) like|"
+    r"(?:to |we'll |we will |let's )?look(?:ing)? at (?:how|what|whether|which|who|when|where))\b", I)
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
     )
 
 
-_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\b(?:et al\.|\(\d{4}\))|\bsources?:", re.I)
+_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\bet al\.|[A-Z][a-z]+,? \((?:19|20)\d\d\)|\bsources?:", re.I)
 
 
 def lenses_not_assessed(ctx: Context) -> dict[str, str]:
@@ -153,7 +153,7 @@ def lenses_not_assessed(ctx: Context) -> dict[str, str]:
     out: dict[str, str] = {}
     if ctx.dimension != "analysis":
         return out
-    if _EXTERNAL_SOURCE.search(ctx.view.content):
+    if _EXTERNAL_SOURCE.search(ctx.view.text) or re.search(r"https?://", ctx.view.content):  # not code: "get_look(4410)"
         out["completeness"] = "check that each source the document cites says what the document says it does"
     method = f.unchecked_method
     if method is not None:

@@ -116,6 +116,9 @@ _SETTING_CHANGED = lx.rx(r"\b(prices?|pricing|discounts?|fees?|thresholds?|caps?
                          r"\b(?:was|were|is|are|got)?\s*(?:raised|lowered|increased|decreased|changed|moved|set|cut|doubled|halved)\s*$")
 
 
+_DATE_RANGE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b", re.I)
+
+
 @strength("baselines_given")
 def baselines_given(ctx: Context) -> Strength | None:
     f = ctx.features
@@ -124,7 +127,8 @@ def baselines_given(ctx: Context) -> Strength | None:
         if s.kind in ("heading", "table") or s.role in ("method", "data"):
             continue
         m = pattern.search(s.text)
-        if m and (is_parameter(s.text, m.start(), m.end()) or _SETTING_CHANGED.search(s.text[:m.start()])):
+        if m and (is_parameter(s.text, m.start(), m.end()) or _SETTING_CHANGED.search(s.text[:m.start()])
+                  or _DATE_RANGE.search(m.group(0) + s.text[m.end():m.end() + 12])):
             continue  # a price raised from $10 to $20 is the change tested, not a result set against its baseline
         if m:
             return Strength(

@@ -19,6 +19,10 @@ from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import DATA, LIMITATIONS, RECOMMENDATION, SUMMARY, Sentence
 
 
+_MODEL_ESTIMATE = lx.rx(r"\b(hazard ratios?|odds ratios?|coefficients?|regression|estimated (?:effect|impact|difference)|"
+                       r"effect of|relative risk|elasticit\w+)\b")
+
+
 @rule("no_uncertainty")
 def no_uncertainty(ctx: Context) -> Hit | None:
     """Effects given as point estimates. A description of a whole data set (an exploratory write-up)
@@ -26,8 +30,10 @@ def no_uncertainty(ctx: Context) -> Hit | None:
     ranking holds across windows and runs (single_evaluation)."""
     f = ctx.features
     v = ctx.view
-    if f.uncertainty is not None or f.purpose.kind in (EXPLORATORY, BENCHMARK):
+    if f.uncertainty is not None or f.purpose.kind == BENCHMARK:
         return None
+    if f.purpose.kind == EXPLORATORY and not any(_MODEL_ESTIMATE.search(s.text) for s in f.statements):
+        return None  # shares and counts of a whole data set, described: no estimate to put an interval on
     effects = [s for s in f.text_sentences if lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)]
     if len(effects) < 2:
         return None

@@ -386,7 +386,11 @@ _FORECAST = re.compile(r"\b(forecast\w*|predict\w*|projections?)\b", I)
 _INPUTS_MUST_BE_FORECAST = re.compile(
     r"\b((?:first |by first )?project(?:ing|ed)? (?:all |the |each )?(?:of the )?(?:features|inputs|predictors|variables|covariates)"
     r"|(?:features|inputs|predictors|covariates|variables) (?:would|will) (?:need to|have to|themselves) be (?:forecast|projected|predicted|estimated)"
-    r"|(?:need|needs|require|requires) (?:forecasts|projections) of (?:the |all )?(?:features|inputs|predictors|covariates|weather))\b", I)
+    r"|(?:need|needs|require|requires) (?:forecasts|projections) of (?:the |all )?(?:features|inputs|predictors|covariates|weather)"
+    # "the degree days will have to be forecast first", "uses the actual degree days of each month in the test period"
+    r"|(?:will|would) (?:have to|need to) be (?:forecast|projected|predicted|estimated) (?:first|themselves|in advance|ahead)"
+    r"|uses? (?:the )?(?:actual|observed|realised|realized) (?:\w+ ){1,3}(?:of|for|in) (?:each|every|the) (?:\w+ )?(?:in|of) the "
+    r"(?:test|evaluation|hold-?out|forecast) (?:period|set|year|months?|weeks?))\b", I)
 
 
 @rule("leakage")

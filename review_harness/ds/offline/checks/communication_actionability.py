@@ -26,10 +26,13 @@ _DECIDED = lx.rx(
 )
 
 
-def _no_action_stated(ctx: Context) -> bool:
-    """Nowhere does the document say what to do: no recommendation, decision or next step."""
+def _no_action_stated(ctx: Context, follow_up: bool = False) -> bool:
+    """Nowhere does the document say what to do: no recommendation, decision or next step (with
+    `follow_up`, a follow-up it names counts as a next step)."""
     f = ctx.features
     if f.word_count_small or f.recommendations:
+        return False
+    if follow_up and any(lx.FOLLOW_UP.search(s.text) for s in f.statements):
         return False
     return not any(_DECIDED.search(s.text) for s in f.closing)
 
@@ -72,14 +75,24 @@ def next_step_missing(ctx: Context) -> Hit | None:
     than decides, so this weighs less than a missing recommendation in a decision document."""
     f = ctx.features
     purpose = f.purpose
-    if not _no_action_stated(ctx) or purpose.kind == DECISION:
+    if purpose.kind == DECISION or f.word_count_small:
         return None
+    if purpose.kind == MEASUREMENT:
+        # what was measured was a change or an event: the step that matters is what happens to it (kept,
+        # reverted, repeated); an idea for a later study does not say
+        if any(_decisive(s) for s in f.recommendations) or any(_DECIDED.search(s.text) for s in f.closing):
+            return None
+        what = "what happens to what it measured (kept, reverted, repeated or extended)"
+    elif not _no_action_stated(ctx, follow_up=True):
+        return None
+    else:
+        what = "what its result means for what comes next: no decision it informs, no follow-up"
     if so_what_missing(ctx) is not None:
         return None  # the same gap, told once: findings without their implication
     return Hit(
         title="No next step stated",
         issue=(
-            f"The document never says what its result means for what comes next: no decision it informs, no follow-up. "
+            f"The document never says {what}. "
             f"This weighs less than a missing recommendation would, because {purpose.because(ctx.view)}, which informs "
             "rather than decides; still, the reader is left to work out the consequence alone."
         ),
@@ -90,6 +103,20 @@ def next_step_missing(ctx: Context) -> Hit | None:
         consider="Consider ending with what the result means for what comes next.",
         strength=1,
     )
+
+
+_DECISIVE = lx.rx(
+    r"\b(?:recommend|propose|suggest|decided?|decision(?: is|:)|should|will|we'll|must)\b[^.;]{0,40}?\b(deploy\w*|ship\w*|launch\w*|"
+    r"roll(?:ing)? (?:it |this |\w+ )?out|proceed\w*|keep(?:ing)?|adopt\w*|switch\w*|replac\w+|stop\w*|revert\w*|discontinu\w*|"
+    r"make (?:it|this|\w+) (?:the )?default|expand\w*|use[ds]?|using|go(?:ing)? ahead|not (?:ship|launch|deploy|proceed|roll))\b")
+
+
+def _decisive(s: Sentence) -> bool:
+    """A recommendation that decides: it names the action on the thing tested (deploy, ship, keep,
+    stop, replace), unhedged."""
+    return bool(_DECISIVE.search(s.text)) and not (lx.VAGUE_ACTION.search(s.text) or _HEDGED_ACTION.search(s.text)
+                                                     or re.search(r"\b(?:could|might|may|would)\b", s.text, re.I)
+                                                     or s.text.rstrip("*_ )").endswith("?"))
 
 
 _ACTION_SECTION = lx.rx(r"\b(next steps?|action items?|actions|to-?dos?|owners?|what we(?:'ll| will) do|plan)\b")
@@ -119,6 +146,10 @@ def recommendation_vague(ctx: Context) -> Hit | None:
         return None
     if ctx.workflow != "proactive" and not any(lx.TEAM_ACTION.search(s.text) or _ACTION_SECTION.search(s.section) for s in recos):
         return None  # advice to any reader ("choose your models wisely"): an owner and a date do not apply
+    if ctx.workflow != "proactive" and f.purpose.kind != DECISION:
+        return None  # a measurement, benchmark or exploration names its follow-ups as such; owners are for decisions
+    if ctx.workflow != "proactive" and any(_decisive(s) for s in recos):
+        return None  # "We recommend deploying longer snippets": a decision with its next step; owners are for proactive work
     owners = [s for s in recos if _has_owner(s)]
     timed = [s for s in recos if lx.TIMING.search(s.text)]
     # extraction input: an action table replaced by its column list still shows owners and dates

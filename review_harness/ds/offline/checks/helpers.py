@@ -122,11 +122,18 @@ _PARAMETER_BEFORE = re.compile(r"(?:\b(?:more than|less than|over|under|above|be
                                r"threshold of|priced at|price of|costs?|pay|paying|charge[sd]?|offer(?:ing)?|for|a)\s*|[$€£])$", re.I)
 
 
+_DURATION = re.compile(r"^-?(?:year|month|week|day|hour|minute|point|step)s?\b", re.I)
+
+
 def is_parameter(text: str, start: int, end: int) -> bool:
     """Whether the number at text[start:end] is a parameter (a price, discount, threshold, target,
-    allocation) rather than a measured result ("saves $120,000 a year" is a result)."""
+    allocation, a window length such as "30-year normals") rather than a measured result ("saves
+    $120,000 a year" is a result)."""
     after = text[end:end + 60]
     before = text[max(0, start - 24):start]
+    if _DURATION.match(after) or (_DURATION.match(after.lstrip()) and re.search(r"\b(?:next|last|past|first|every|each|per|over)\s*$",
+                                                                             before, re.I)):
+        return True  # "30-year normals", "for the next 12 months": a window, not a result
     if _PARAMETER_AFTER.match(after) or _CONFIDENCE_LEVEL.match(after):
         return True
     if _RESULT_VERB.search(text[max(0, start - 40):start]):
@@ -158,7 +165,10 @@ def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | Non
     """The first result figure of the summary, the results, the closing or the text (a price,
     discount or threshold is a parameter, not a result)."""
     f = ctx.features
-    for group in (f.summary, f.results, f.closing, f.text_sentences):
+    text = [s for s in f.text_sentences if s.role not in ("data", "method")] + [s for s in f.text_sentences if s.role in ("data", "method")]
+    for group in (f.summary, f.results, f.closing, text):
+        # a figure that moves or compares first ("45% less likely to cancel"), then any ("61% of them were canceled")
+        group = sorted(group, key=lambda s: not (lx.CHANGE_WORD.search(s.text) or lx.COMPARATIVE_ANSWER.search(s.text)))
         for s in group:
             if s.kind == "heading":
                 continue
