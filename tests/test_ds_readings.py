@@ -405,3 +405,46 @@ def test_a_decisive_recommendation_needs_no_owner_and_a_vague_one_still_does():
     assert not [p for p in positives(LATEX_AB) if p.credit == "baselines_given"]  # "from 20 April to 27 April" is no baseline
     vague = LATEX_AB.replace("We recommend deploying longer snippets.", "We could consider looking into longer snippets at some point.")
     assert "recommendation_vague" in types(vague)
+
+
+WM_CAMPAIGN = read("wm-campaign.md")
+WM_AB = read("wm-ab.md")
+
+
+def test_a_report_of_a_randomised_test_with_a_clear_decision_is_not_faulted_for_owners_dates_or_all_users():
+    found = types(WM_AB)
+    assert not found & {"recommendation_vague", "overreach_unbounded", "untraceable_number"}
+    # "from 10 to 24 February" is a date range, "about 20 million searches a day" the setting's scale
+    wider = WM_AB.replace("We recommend enabling synonym expansion for all users of English Wikipedia.",
+                          "We recommend enabling synonym expansion in all markets and every language.")
+    wider = wider.replace("This test only covered English Wikipedia. Synonym lists for other languages are of lower quality, "
+                          "so the result may not carry over. ", "We did not measure whether the clicked results were relevant. ")
+    assert "overreach_unbounded" in types(wider)
+
+
+def test_a_campaign_measurement_that_says_what_to_do_next_time_has_its_next_step():
+    assert not types(WM_CAMPAIGN) & {"next_step_missing", "no_recommendation", "no_uncertainty", "limitations_missing"}
+    assert ratings(WM_CAMPAIGN)["methodology"].rating == LensRating.NOT_ASSESSED
+    silent = WM_CAMPAIGN.replace("Future campaigns should be planned with an evaluation in mind, for example by running them "
+                                 "in some regions and not others at random.", "")
+    assert "next_step_missing" in types(silent)
+
+
+@pytest.mark.parametrize("stated, actual", [
+    ("from 7.8% to 7.3% (−1.7 points, 95% CI −1.9 to −1.5)", "-0.5"),
+    ("from $38.40 to $40.10: +$1.08 (95% CI +$0.90 to +$2.50)", "+1.70"),
+])
+def test_a_difference_that_is_not_the_difference_of_its_own_figures_is_found(stated, actual):
+    text = f"# Test\n\n## Results\n\nIn the randomised test of 40,000 customers, the metric moved {stated}. We recommend keeping it; Ana owns it.\n"
+    [found] = [f for f in findings(text) if f.issue_type == "arithmetic_inconsistent"]
+    assert actual in found.issue
+    right = text.replace("−1.7 points", "−0.5 points").replace("+$1.08", "+$1.70")
+    assert "arithmetic_inconsistent" not in types(right)
+
+
+def test_the_summary_quoting_another_interval_than_the_results_is_found():
+    text = OUTSIDE.replace("(95% CI +1.6 to +4.0)", "(95% CI +3.6 to +7.2)")
+    [found] = [f for f in findings(text) if f.issue_type == "interval_inconsistent"]
+    assert "summary" in found.title.lower() and "+3.6 to +6.0" in found.issue
+    same = OUTSIDE.replace("(95% CI +1.6 to +4.0)", "(95% CI +3.6 to +6.0)")
+    assert "interval_inconsistent" not in types(same)

@@ -29,7 +29,7 @@ from review_harness.ds.offline.view import (
 )
 
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*[–-]\s*\d{{1,2}}\s+{_MONTH}\b", re.I)
+_AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*(?:[–-]|to|until|and|through)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b", re.I)
 _BEFORE_IS_DATE = re.compile(rf"\b{_MONTH}\.?\s*$", re.I)
 _BEFORE_IS_LABEL = re.compile(
     r"(?:\b(?:q|h|fy|day|days|week|weeks|section|slide|step|phase|version|v|line|lines|page|table|figure|fig|email|"
@@ -73,7 +73,7 @@ def numbers(text: str) -> list[Num]:
         frac = m.group("frac") or ""
         unit = (m.group("unit") or "").strip()
         before = text[max(0, m.start() - 12) : m.start()]
-        after = text[m.end() : m.end() + 14]
+        after = text[m.end() : m.end() + 24]
         if not frac and not unit and not m.group("cur") and lx.YEAR.match(digits):
             continue
         if _AFTER_IS_DATE.match(after) or _BEFORE_IS_DATE.search(before):
@@ -267,7 +267,7 @@ class Features:
                   and lx.RECOMMENDATION.search(s.text) and not lx.PAST_REASONING.search(s.text)):
                 if re.search(r"\bshould\b", s.text, re.I) and not re.search(
                     r"\b(we|you|they|team|teams|\w+ (?:team|squad)|company|business|leadership|finance|product|marketing|"
-                    r"it|this|the (?:series|feature|change|test|campaign|product))\s+should\b",
+                    r"it|this|the (?:series|feature|change|test|campaign|product)|(?:future|next|new|later) \w+)\s+should\b",
                     s.text,
                     re.I,
                 ):

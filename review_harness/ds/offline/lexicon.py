@@ -306,7 +306,8 @@ BOUNDARY = rx(
     r"\b(cannot|can't|can not|does not (?:tell|show|support|prove|generali[sz]e|apply|mean)|do not (?:know|extrapolate|generali[sz]e|use|read)|"
     r"should not be (?:used|interpreted|read|generali[sz]ed|extrapolated|applied)|not (?:generali[sz]e|be generali[sz]ed|apply|causal|representative)|"
     r"only (?:applies|holds|valid|covers|tested|measured)|limited to|out of scope|scope|caution|caveat\w*|limitation\w*|bounded|"
-    r"we don't know|unknown|don't extrapolate|may not (?:hold|apply|generali[sz]e|transfer)|might not (?:hold|apply|generali[sz]e)|"
+    r"we don't know|unknown|don't extrapolate|may not (?:hold|apply|generali[sz]e|transfer|carry over)|"
+    r"might not (?:hold|apply|generali[sz]e|carry over)|only (?:covered|included|ran|measured|tested|looked at)|"
     r"(?:is|are) specific to|(?:only|just) (?:in|for) (?:the )?\w+)\b"
 )
 GENERALIZE = rx(

@@ -197,6 +197,9 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue  # a relative change recomputed from the two figures quoted with it
             if is_parameter(s.text, n.start, n.end) or is_data_size(s.text, n.start, n.end):
                 continue  # a price, a discount, a threshold, a split or the size of the data: not a result to trace
+            near = s.text[max(0, n.start - 50):n.end + 30]
+            if not (n.is_percentlike or n.is_money or lx.CHANGE_WORD.search(near) or lx.FINDING_VERB.search(near)):
+                continue  # "handles about 20 million searches a day": the setting's scale, not a result
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -272,6 +275,55 @@ def _percent_claims(ctx: Context) -> Hit | None:
     return None
 
 
+# "from 7.8% to 7.3% (−1.7 points, ...)", "from $38.40 to $40.10: +$1.08": a signed difference given with its two figures
+_FROM_TO_DIFF = re.compile(
+    rf"\bfrom (?P<a>{_NUM})(?!\d|[.,]\d) to (?P<b>{_NUM})(?!\d|[.,]\d)[^.;()]{{0,20}}?(?:\(|:|,|—|–)\s*(?:\*\*)?"
+    r"(?P<sign>[+−-])\s?(?P<cur>[$€£])?(?P<x>\d[\d,]*(?:\.\d+)?)(?![.,]?\d)(?P<unit>\s?(?:pp|p\.p\.|pts?|points?|percentage points?)\b)?(?!\s?%|\d)",
+    lx.I)
+
+
+def _decimals(raw: str) -> int:
+    m = re.search(r"\.(\d+)", raw)
+    return len(m.group(1)) if m else 0
+
+
+def _difference_claims(ctx: Context) -> Hit | None:
+    """A difference stated beside the two figures it is the difference of, that is not their difference."""
+    v = ctx.view
+    for s in ctx.features.text_sentences:
+        if s.kind == "table":
+            continue
+        for m in _FROM_TO_DIFF.finditer(s.text):
+            a, b = _value(m.group("a")), _value(m.group("b"))
+            x = _value(m.group("x"))
+            if not a or not b or x is None:
+                continue
+            scale = [re.search(r"(?:[MKBkm]|bn)\s*$", m.group(k).strip().rstrip("%")) is not None for k in ("a", "b")]
+            if any(scale):
+                continue  # "338 m" may be metres or millions: not read
+            money = "$" in m.group("a") + m.group("b") or "€" in m.group("a") + m.group("b") or "£" in m.group("a") + m.group("b")
+            if m.group("unit") and a[1] != "%":
+                continue  # points of something that is not a percentage
+            if not m.group("unit") and (a[1] == "%" or bool(m.group("cur")) != money):
+                continue  # a bare number beside two percentages, or money beside counts: not stated as their difference
+            claimed = x[0] * (-1 if m.group("sign") in ("-", "−") else 1)
+            actual = b[0] - a[0]
+            tolerance = 0.5 * 10 ** -max(_decimals(m.group("x")), 0) + 0.5 * 10 ** -max(_decimals(m.group("a")), _decimals(m.group("b")))
+            if abs(claimed - actual) <= tolerance + 1e-9:
+                continue
+            what = f"{actual:+.{max(_decimals(m.group('a')), _decimals(m.group('b')))}f}"
+            return quoted_hit(
+                v, s, m,
+                title="A difference does not match its own figures",
+                issue=(f"\"{v.quote(s, m, max_words=18)}\": going from {m.group('a').strip()} to {m.group('b').strip()} is a "
+                       f"change of {what}{' points' if a[1] == '%' else ''}, not {m.group('sign')}{m.group('cur') or ''}{m.group('x')}"
+                       f"{m.group('unit') or ''}. One of the three figures is wrong, and so is anything built on it."),
+                fix=f"Recompute the difference from {m.group('a').strip()} and {m.group('b').strip()} and correct every place that quotes it.",
+                strength=2.5,
+            )
+    return None
+
+
 _CELL_NUM = re.compile(rf"^\s*(?:\*\*)?(?P<n>{_NUM})(?:\*\*)?\s*$")  # counts and amounts (a signed change is no part of a total)
 _NOT_PARTS = re.compile(r"\b(avg|average|mean|median|per|rate|share|before|during|after|over \w+ weeks?)\b", lx.I)
 _TOTAL_LABEL = re.compile(r"\b(total|all \w+|overall|sum)\b", lx.I)
@@ -328,7 +380,7 @@ def _fmt_like(value: float, shown: str) -> str:
 
 @rule("arithmetic_inconsistent")
 def arithmetic_inconsistent(ctx: Context) -> list[Hit]:
-    return [h for h in (_table_totals(ctx), _percent_claims(ctx)) if h is not None]
+    return [h for h in (_table_totals(ctx), _percent_claims(ctx), _difference_claims(ctx)) if h is not None]
 
 
 # ---------------------------------------------------------------------- guardrails called stable while they moved

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from review_harness.ds.offline.checks.helpers import quoted_hit, tables_with_cells
 from review_harness.ds.offline.registry import Context, Hit, rule
-from review_harness.ds.offline.view import APPENDIX, Sentence
+from review_harness.ds.offline.view import APPENDIX, SUMMARY, Sentence
 
 I = re.IGNORECASE
 
@@ -34,6 +34,7 @@ _PAIR = re.compile(
 # an interval alone, as a table cell holds it: "[0.035, 0.051]", "−0.5 to +0.1 pp", "(1.2 to 2.5)"
 _CELL_INTERVAL = re.compile(rf"^\s*[(\[]?\s*(?P<lo>{_NUM})(?P<lu>{_UNIT}){_SEP}(?P<hi>{_NUM})(?P<hu>{_UNIT})\s*[)\]]?\s*$", I)
 _CELL_NUMBER = re.compile(rf"^\s*(?:\*\*)?(?P<est>{_NUM})(?P<eu>{_UNIT})(?:\*\*)?\s*$", I)
+_CELL_LEADING = re.compile(rf"^\s*(?P<est>{_NUM})(?P<eu>{_UNIT})(?:\s*$|\s+\()", I)
 _P = re.compile(r"\bp\s*(?:-?\s*values?)?\s*(?P<op>=|<|>|≤|≥|&lt;|&gt;)\s*(?P<p>0?\.\d+|1(?:\.0+)?)\b", I)
 _RATIO = re.compile(r"\b(ratios?|odds|hazard|relative risk|risk ratio|rate ratio|\bOR\b|\bRR\b|\bHR\b|\bIRR\b|times|"
                     r"multiplier|fold|iROAS|ROAS|ROI)\b|(?<=\d)\s?[x×]\b", I)
@@ -86,6 +87,8 @@ class Reported:
     p_op: str
     level: float | None
     others: tuple[float, ...] = ()  # figures the interval may describe the difference of ("from 4.1% to 3.9%")
+    est_unit: str = ""
+    interval_unit: str = ""
 
     @property
     def lo(self) -> float:
@@ -141,7 +144,7 @@ def _prose_pairs(s: Sentence) -> list[Reported]:
             continue  # "the Q2 2023 cohort (−4 points, ...)": a year names, it does not estimate
         p, op = _p_near(m.group("tail") + text[m.end():m.end() + 30])
         out.append(Reported(s, est, m.group("lo"), m.group("hi"), text[max(0, m.start() - 60):m.end()],
-                            p, op, _level(m.group(0)), others))
+                            p, op, _level(m.group(0)), others, _unit(m.group("eu")), _unit(m.group("lu") or m.group("hu"))))
     return out
 
 
@@ -157,11 +160,14 @@ def _table_pairs(ctx: Context) -> list[Reported]:
                 m = _CELL_INTERVAL.match(cell.replace("**", ""))
                 if m is None or not _plausible_interval(m.group("lo"), m.group("hi")):
                     continue
+                # the estimate is the cell just before its interval ("| +$1.70 (+4.4%) | +$0.90 to +$2.50 |"); the cells
+                # before that may be the two levels it is the difference of
                 left = [(c, _CELL_NUMBER.match(cells[c].replace("**", ""))) for c in range(col - 1, 0, -1)]
-                numbers = [(c, n) for c, n in left if n is not None]
-                if not numbers:
+                lead = _CELL_LEADING.match(cells[col - 1].replace("**", "")) if col > 1 else None
+                if lead is None:
                     continue
-                c, n = numbers[0]
+                c, n = col - 1, lead
+                numbers = [(c, n)] + [(k, x) for k, x in left[1:] if x is not None]
                 if _unit(n.group("eu")) and _unit(m.group("lu") or m.group("hu")) and _unit(n.group("eu")) != _unit(m.group("lu") or m.group("hu")):
                     continue
                 others = tuple(v for v in (_value(x.group("est")) for _, x in numbers[1:3]) if v is not None)
@@ -172,8 +178,12 @@ def _table_pairs(ctx: Context) -> list[Reported]:
                     cell = re.fullmatch(r"\s*(?P<op>[<>≤≥=]?)\s*(?P<p>0?\.\d+|1(?:\.0+)?)\s*", cells[p_col].replace("**", ""))
                     if cell is not None:
                         p, op = float(cell.group("p")), cell.group("op") or "="
-                out.append(Reported(s, n.group("est"), m.group("lo"), m.group("hi"), names, p, op,
-                                    _level(" ".join(header[col:col + 1])), others))
+                est = n.group("est")
+                if _unit(m.group("lu") or m.group("hu")) == "%" and not _unit(n.group("eu")):
+                    est = None  # "| −0.11 | −4.6% to −1.4% |": the interval is for the relative change, not this figure
+                out.append(Reported(s, est, m.group("lo"), m.group("hi"), names, p, op,
+                                    _level(" ".join(header[col:col + 1])), others, _unit(n.group("eu")),
+                                    _unit(m.group("lu") or m.group("hu"))))
     return out
 
 
@@ -263,6 +273,9 @@ def interval_inconsistent(ctx: Context) -> Hit | None:
                 fix=f"Recompute the estimate and its interval from the data, and correct every place that quotes {_fmt(r.est_raw)}.",
                 strength=2.5,
             )
+    found = _summary_disagrees(ctx)
+    if found is not None:
+        return found
     for r in reported_statistics(ctx):
         side = _p_contradicts(r)
         if side is None:
@@ -280,4 +293,41 @@ def interval_inconsistent(ctx: Context) -> Hit | None:
             fix="Recompute the test and the interval from the same data and model, and report the pair that agree.",
             strength=2.5,
         )
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    x, y = _value(a), _value(b)
+    return x is not None and y is not None and abs(x - y) <= 1e-9
+
+
+def _summary_disagrees(ctx: Context) -> Hit | None:
+    """The summary reports an estimate with a different interval than the results give it, or the
+    results' interval with a different estimate: the headline does not trace to the analysis."""
+    v = ctx.view
+    stats = [r for r in reported_statistics(ctx) if r.est_raw is not None]
+    summary = [r for r in stats if r.sentence.role == SUMMARY]
+    body = [r for r in stats if r.sentence.role != SUMMARY]
+    for r in summary:
+        for b in body:
+            same_estimate = _same(r.est_raw, b.est_raw)
+            same_interval = _same(r.lo_raw, b.lo_raw) and _same(r.hi_raw, b.hi_raw)
+            if same_estimate == same_interval:
+                continue  # the same figure (or an unrelated one)
+            if same_estimate and not (_same(r.lo_raw, b.lo_raw) or _same(r.hi_raw, b.hi_raw)):
+                continue  # an equal estimate with a wholly different interval is likely another quantity
+            if same_interval and (r.est_unit != b.est_unit or _same(r.est_raw, str(-(_value(b.est_raw) or 0)))):
+                continue  # "3.0% fewer" and "−3.0%", or the same interval given to a figure in other units
+            where = re.search(re.escape(r.lo_raw), r.sentence.text)
+            told = (f"the estimate {_fmt(r.est_raw)} with the interval {_fmt(r.lo_raw)} to {_fmt(r.hi_raw)}, where the results give "
+                    + (f"it {_fmt(b.lo_raw)} to {_fmt(b.hi_raw)}" if same_estimate else
+                       f"the interval {_fmt(b.lo_raw)} to {_fmt(b.hi_raw)} to the estimate {_fmt(b.est_raw)}"))
+            return quoted_hit(
+                v, r.sentence, where,
+                title="The summary's figures differ from the results'",
+                issue=(f"The summary reports {told} ({v.location(b.sentence)}). The headline does not match the results it "
+                       "summarises, so the reader cannot tell which figure is right."),
+                fix="Make the summary quote the results' estimate and interval, and check which of the two is correct.",
+                strength=2.5,
+            )
     return None

@@ -79,8 +79,11 @@ def next_step_missing(ctx: Context) -> Hit | None:
         return None
     if purpose.kind == MEASUREMENT:
         # what was measured was a change or an event: the step that matters is what happens to it (kept,
-        # reverted, repeated); an idea for a later study does not say
-        if any(_decisive(s) for s in f.recommendations) or any(_DECIDED.search(s.text) for s in f.closing):
+        # reverted, repeated, done differently next time); an idea for a later study, or what we "would need"
+        # in a hypothetical one, does not say
+        said = [s for s in f.recommendations if not lx.FOLLOW_UP.search(s.text)
+                and not re.search(r"\b(?:would|could|might)\b", s.text, re.I)]
+        if said or any(_DECIDED.search(s.text) for s in f.closing):
             return None
         what = "what happens to what it measured (kept, reverted, repeated or extended)"
     elif not _no_action_stated(ctx, follow_up=True):
@@ -108,7 +111,8 @@ def next_step_missing(ctx: Context) -> Hit | None:
 _DECISIVE = lx.rx(
     r"\b(?:recommend|propose|suggest|decided?|decision(?: is|:)|should|will|we'll|must)\b[^.;]{0,40}?\b(deploy\w*|ship\w*|launch\w*|"
     r"roll(?:ing)? (?:it |this |\w+ )?out|proceed\w*|keep(?:ing)?|adopt\w*|switch\w*|replac\w+|stop\w*|revert\w*|discontinu\w*|"
-    r"make (?:it|this|\w+) (?:the )?default|expand\w*|use[ds]?|using|go(?:ing)? ahead|not (?:ship|launch|deploy|proceed|roll))\b")
+    r"make (?:it|this|\w+) (?:the )?default|expand\w*|use[ds]?|using|go(?:ing)? ahead|not (?:ship|launch|deploy|proceed|roll)|"
+    r"enabl\w+|disabl\w+|implement\w*|releas\w+|apply\w*|applying|retir\w+|remov\w+|turn(?:ing)? (?:it |this )?(?:on|off))\b")
 
 
 def _decisive(s: Sentence) -> bool:
@@ -192,6 +196,13 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     )
 
 
+def _sampled_from_all(f) -> bool:
+    """The test drew its users at random from everyone it would apply to (an A/B test on sampled users)."""
+    return any(re.search(r"\b(?:randomly (?:assigned|selected|sampled)|randomi[sz]ed|sampled at (?:a )?rate|"
+                         r"(?:chance|rate) of (?:\d+ in \d+|being (?:picked|selected|sampled)))\b", s.text, re.I)
+               for s in f.statements)
+
+
 _MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
                   r"(?:all|every|each)\b|\bexcept\b")
 _DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
@@ -210,6 +221,8 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
             m = lx.GENERALIZE.search(s.text)
             if not m or v.has(lx.BOUNDARY, [s]):
                 continue
+            if re.match(r"all (?:users|customers)", m.group(0), re.I) and _sampled_from_all(f):
+                continue  # a test run on a random sample of the users: all of them are the population it measured
             if _DESCRIBES_TEST.search(s.text) or lx.DECISION_FRAMING.search(s.text):
                 continue  # "held flat in all regions during the test" describes the test, it extends nothing; the
                 # decision a readout feeds ("for the go/no-go decision on launching to all users") claims nothing
