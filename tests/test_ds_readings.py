@@ -448,3 +448,27 @@ def test_the_summary_quoting_another_interval_than_the_results_is_found():
     assert "summary" in found.title.lower() and "+3.6 to +6.0" in found.issue
     same = OUTSIDE.replace("(95% CI +1.6 to +4.0)", "(95% CI +3.6 to +6.0)")
     assert "interval_inconsistent" not in types(same)
+
+
+README_FORECAST = read("readme-forecast.md")
+
+
+def test_a_model_tuned_on_its_test_period_is_leakage_and_one_tuned_apart_is_not():
+    found = findings(README_FORECAST)
+    [leak] = [f for f in found if f.issue_type == "leakage"]
+    assert "tuned with a grid search on the test period" in leak.evidence
+    apart = README_FORECAST.replace("tuned with a grid search on the test period", "tuned by time-series cross-validation on the training years")
+    assert "leakage" not in types(apart)
+
+
+def test_a_project_readme_opening_is_a_weak_summary_and_its_contents_list_is_no_answer():
+    found = findings(README_FORECAST)
+    by_type = {f.issue_type: f for f in found}
+    assert "tldr_missing" not in by_type and ("buried_lede" in by_type or "weak_tldr" in by_type)
+    assert "metric_without_baseline" not in by_type  # "for 45 stores" sizes the data
+    [single] = [f for f in found if f.issue_type == "single_evaluation"]  # "rolling means" are features, not windows
+    assert "tested on 1 to 14 July 2017" in single.evidence
+    bare = README_FORECAST.replace("A machine learning project to forecast daily unit sales for 45 stores, built as the final "
+                                   "project of a data science bootcamp.\n", "")
+    [missing] = [f for f in findings(bare) if f.issue_type == "tldr_missing"]
+    assert "Table of Contents" not in missing.issue

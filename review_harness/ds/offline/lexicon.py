@@ -256,7 +256,9 @@ TLDR_PURPOSE = rx(
     r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|"
     r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through|"
     r"forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)|"
-    r"in this (?:analysis|document|doc|report|memo|write-?up|post|notebook|project|article)|the (?:purpose|goal|aim|objective) of this|"
+    r"in this (?:analysis|document|doc|report|memo|write-?up|post|notebook|project|article)|"
+    r"an? (?:[\w-]+ ){0,3}(?:project|analysis|study|notebook|report) (?:to|that|which|for) (?:forecast|predict|estimate|measure|"
+    r"understand|explore|analy[sz]e|compare|model|build)\w*|the (?:purpose|goal|aim|objective) of this|"
     r"we (?:look|looked|explore|explored|analy[sz]e|analy[sz]ed|investigate|investigated|examine|examined|review|reviewed|dig|dug) (?:at |into )?)"
 )
 FINDING_VERB = rx(

@@ -9,7 +9,7 @@ from collections import Counter
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
-    IMPERATIVE, first_in_roles, first_words, headline_number, negated_before, quoted_hit, tables_with_cells,
+    IMPERATIVE, is_data_size, is_parameter, first_in_roles, first_words, headline_number, negated_before, quoted_hit, tables_with_cells,
     unmarked,
 )
 from review_harness.ds.offline.checks.analysis_readings import group_counts
@@ -78,8 +78,12 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
             continue
         if IMPERATIVE.match(unmarked(s.text)) or _DESIGN_NUMBER.search(s.text) or not _STATE_VERB.search(s.text):
             continue
+        if lx.TLDR_PURPOSE.search(s.text):
+            continue  # what the document sets out to do, sized: no level reported
         sample = {m.start() for m in lx.SAMPLE_SIZE.finditer(s.text)}
-        nums = [n for n in f.nums(s) if n.notable and not any(abs(n.start - p) <= 2 for p in sample) and not re.match(r"\s*(?:%\s*)?of (?:the )?(?:sample|respondents)", s.text[n.end:])]
+        nums = [n for n in f.nums(s) if n.notable and not any(abs(n.start - p) <= 2 for p in sample)
+                and not re.match(r"\s*(?:%\s*)?of (?:the )?(?:sample|respondents)", s.text[n.end:])
+                and not is_data_size(s.text, n.start, n.end) and not is_parameter(s.text, n.start, n.end)]
         if not nums or not lx.METRIC_NOUN.search(s.text):
             continue
         numeric += 1
@@ -335,10 +339,12 @@ _RESULT_RATE = re.compile(r"\d+(?:\.\d+)?\s?%|\b0\.\d{2,}\b")
 # ---------------------------------------------------------------------- a benchmark on one window
 
 _SPREAD = re.compile(
-    r"\b(rolling(?:[- ]origin| window)?|origins|cross[- ]validat\w*|back-?test\w*|folds?|windows|repeated runs?|"
+    r"\b(rolling[- ](?:origins?|windows?|forecasts?|evaluations?|cross)|origins|cross[- ]validat\w*|back-?test\w*|folds?|windows|repeated runs?|"
     r"(?:several|multiple|\d+|five|ten|three) (?:runs|seeds|splits|windows|periods|origins)|seeds?|standard deviation|"
     r"spread|variabilit\w*|variation|vary|varies|across (?:the )?(?:\d+ )?(?:series|stations|stores|data ?sets|datasets|windows|runs|folds|origins|items)|"
     r"(?:better|worse) (?:on|in) \d+ of|on \d+ (?:of the )?(?:series|stations|stores|data ?sets))\b", lx.I)
+_TEST_PERIOD = re.compile(r"\b(tested on [^.;]{3,40}|(?:test|hold-?out|evaluation|validation) (?:set|period|window|data) "
+                          r"(?:is|was|covers|covered|runs|ran)\b[^.;]{0,40})", lx.I)
 _TEST_WINDOW = re.compile(
     r"\b(forecast\w* \d+ (?:days?|weeks?|months?|hours?|steps?|periods?)(?: (?:ahead|forward))?|"
     r"\d+[- ](?:day|week|month|hour|step)s?[- ](?:ahead|horizon|forward)|horizon of \d+|"
@@ -356,7 +362,7 @@ def single_evaluation(ctx: Context) -> Hit | None:
     own = [s for s in f.statements if s.role != LIMITATIONS]
     if any(_SPREAD.search(s.text) or interval_with_bounds(s.text) for s in own):
         return None
-    window = v.first(_TEST_WINDOW, own)
+    window = v.first(_TEST_PERIOD, own) or v.first(_TEST_WINDOW, own)
     if window is None:
         return None
     s, m = window

@@ -156,9 +156,11 @@ _DATA_SIZE_CONTEXT = re.compile(r"\b(data ?sets?|data|we (?:took|used|collected|
 
 def is_data_size(text: str, start: int, end: int) -> bool:
     """Whether the number at text[start:end] sizes the data set (a count of observations, rows, series
-    or records, in a sentence that describes the data) rather than reports a result."""
-    return bool(_DATA_SIZE_AFTER.match(text[end:end + 40]) and _DATA_SIZE_CONTEXT.search(text)
-                and not _RESULT_VERB.search(text[max(0, start - 40):start]))
+    or records, in a sentence that describes the data, or "for 45 stores") rather than reports a result."""
+    if not _DATA_SIZE_AFTER.match(text[end:end + 40]) or _RESULT_VERB.search(text[max(0, start - 40):start]):
+        return False
+    return bool(_DATA_SIZE_CONTEXT.search(text) or re.search(r"\b(?:for|across|in|of|from|over|covering) (?:all |the |about |around )?$",
+                                                             text[max(0, start - 24):start], re.I))
 
 
 def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | None:
