@@ -472,3 +472,16 @@ def test_a_project_readme_opening_is_a_weak_summary_and_its_contents_list_is_no_
                                    "project of a data science bootcamp.\n", "")
     [missing] = [f for f in findings(bare) if f.issue_type == "tldr_missing"]
     assert "Table of Contents" not in missing.issue
+
+
+ETS_BLOG = read("blog-ets-vs-np.md")
+
+
+def test_a_decision_taken_by_comparing_forecasters_is_judged_on_its_test_window_not_as_effects():
+    assert purpose(ETS_BLOG).kind == DECISION  # "we were asked whether we should replace ..."
+    found = findings(ETS_BLOG)
+    by_type = {f.issue_type: f for f in found}
+    assert "no_uncertainty" not in by_type and "single_evaluation" in by_type
+    assert "tldr_missing" not in by_type  # the opening states the question: a weak summary, the answer comes last
+    assert "buried_lede" in by_type or "weak_tldr" in by_type
+    assert not [f for f in found if "asked whether we should" in f.evidence]  # the question is no recommendation

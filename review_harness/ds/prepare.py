@@ -1234,6 +1234,8 @@ _PURPOSE_RE = re.compile(
     r"describes|covers|presents|investigates|forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)\b|(?:we|i) (?:wanted|want|set out|aimed|aim) to (?:understand|know|find out|see|learn|measure|estimate)\b|"
     r"an? (?:[\w-]+ ){0,3}(?:project|analysis|study|notebook|report) (?:to|that|which|for) (?:forecast|predict|estimate|measure|"
     r"understand|explore|analy[sz]e|compare|model|build)\w*\b|"
+    r"(?:we|i) (?:ran|run|did|built|set up) (?:a |an )?(?:[\w-]+ ){0,3}(?:experiment|test|analysis|comparison|benchmark) "
+    r"(?:to|on|in order to)\b|(?:we were|i was|we've been|i've been) asked (?:whether|if|to)\b|"
     r"(?:here|below),? (?:i|we) (?:look|will look|outline|examine|explore)\b)", re.I)
 _HTML_HEADING_RE = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.I)
 _LATEX_ABSTRACT_RE = re.compile(r"\\begin\{abstract\}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.purpose import read_purpose, unchecked_method
+from review_harness.ds.offline.purpose import compares_methods, read_purpose, unchecked_method
 from review_harness.ds.prepare import count_words
 from review_harness.ds.offline.view import (
     APPENDIX,
@@ -169,6 +169,11 @@ class Features:
         self.workflow = workflow
 
     @cached_property
+    def compares_methods(self) -> bool:
+        """The document ranks methods or models by their error on data (whatever it is for)."""
+        return compares_methods(self)
+
+    @cached_property
     def purpose(self):
         """What the document is for (purpose.py): decision, measurement, benchmark or exploratory."""
         return read_purpose(self, self.workflow)
@@ -246,6 +251,8 @@ class Features:
             if lx.DECISION_FRAMING.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b|"
                                                                   r"\bdecision(?: is|:)", s.text, re.I):
                 continue  # the decision the document feeds, named: a request for a recommendation, not one
+            if lx.QUESTION_SHOULD.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b", s.text, re.I):
+                continue  # "we were asked whether we should replace ...": the question, not its answer
             if lx.TLDR_PURPOSE.search(s.text) and s.pos < 0.5:
                 continue  # what the document sets out to do ("In this analysis we'll use survival analysis to ...")
             if lx.READING_CAVEAT.search(s.text) or lx.PAST_REASONING.search(s.text):

@@ -460,6 +460,8 @@ NOT_A_RECOMMENDATION = rx(
 DECISION_FRAMING = rx(
     r"\b((?:is|are|was) for (?:the|a|our) (?:\w+ ){0,2}decision|(?:to|will|must|need to|needs to|have to) decide (?:whether|if|on|between)|"
     r"(?:the|a|our) (?:\w+ )?decision (?:on|about|whether|for)|go/no-go (?:decision|meeting|call|review))\b")
+# a question asked with "should" ("we were asked whether we should replace ..."): framing, not a recommendation
+QUESTION_SHOULD = rx(r"\b(?:whether|if)\s+(?:or not\s+)?(?:we|they|you|it|the \w+)\s+should\b|\bshould (?:we|they|i)\b[^.]*\?")
 # a caveat on how to read a result, phrased with "should": "it should not be used to size a price change"
 READING_CAVEAT = rx(r"\b(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated|relied on)\b|"
                     r"\bshould be (?:read|interpreted|taken) (?:with|as)\b")

@@ -122,6 +122,25 @@ def _first(sentences: list[Sentence], pattern: re.Pattern[str]) -> tuple[Sentenc
     return None
 
 
+def _benchmark_cue(titled: list[Sentence]) -> tuple[Sentence, re.Match[str]] | None:
+    found = _first(titled, _COMPARE_CUE) or _first(titled, _BENCHMARK_CUE)
+    if found is None:
+        metrics = {m.group(0).lower() for s in titled for m in _ERROR_METRIC.finditer(_words(s.text))}
+        names = {m.group(0).lower() for s in titled for m in _METHOD_NAME.finditer(_words(s.text))}
+        if metrics and len(names) >= 2:
+            found = _first(titled, _METHOD_NAME)
+    return found
+
+
+def compares_methods(f: "Features") -> bool:
+    """The document ranks methods or models by their error on data, whatever it is for (a benchmark,
+    or a decision between two forecasters)."""
+    v = f.view
+    own = [s for s in f.statements if s.role not in (LIMITATIONS, APPENDIX)]
+    titled = own + [s for s in v.sentences if s.kind == "heading" and s not in own]
+    return _benchmark_cue(titled) is not None and any(_ERROR_METRIC.search(_words(s.text)) for s in v.sentences)
+
+
 def read_purpose(f: "Features", workflow: str = "general") -> Purpose:
     """The document's purpose, from its own words: a decision it says it feeds (or a recommendations
     section it has, or a proactive or reactive workflow the user named), else a comparison of methods,
@@ -137,12 +156,7 @@ def read_purpose(f: "Features", workflow: str = "general") -> Purpose:
         return Purpose(DECISION, None, heading.text.strip("#* "), True)
     if workflow in ("proactive", "reactive"):
         return Purpose(DECISION, None, workflow, False)
-    bench = _first(titled, _COMPARE_CUE) or _first(titled, _BENCHMARK_CUE)
-    if bench is None:
-        metrics = {m.group(0).lower() for s in titled for m in _ERROR_METRIC.finditer(_words(s.text))}
-        names = {m.group(0).lower() for s in titled for m in _METHOD_NAME.finditer(_words(s.text))}
-        if metrics and len(names) >= 2:
-            bench = _first(titled, _METHOD_NAME)
+    bench = _benchmark_cue(titled)
     if bench is not None:
         return Purpose(BENCHMARK, bench[0], bench[1].group(0), True)
     decided = _first([s for s in own if s.kind != "heading"], lx.DECISION)

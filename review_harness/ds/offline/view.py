@@ -269,7 +269,8 @@ def _paragraph_role_guess(text: str) -> str | None:
         return LIMITATIONS
     if lx.CONCLUSION_SIGNAL.search(text):
         return CONCLUSION
-    if lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I):
+    if (lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I)
+            and not (lx.QUESTION_SHOULD.search(text) and not re.search(r"\b(recommend|propos)\w*", text, re.I))):
         return RECOMMENDATION
     if len(lx.NUMBER.findall(text)) >= 2:
         return RESULTS

@@ -30,8 +30,8 @@ def no_uncertainty(ctx: Context) -> Hit | None:
     ranking holds across windows and runs (single_evaluation)."""
     f = ctx.features
     v = ctx.view
-    if f.uncertainty is not None or f.purpose.kind == BENCHMARK:
-        return None
+    if f.uncertainty is not None or f.purpose.kind == BENCHMARK or f.compares_methods:
+        return None  # methods ranked by their error: whether the ranking holds is single_evaluation's question
     if f.purpose.kind == EXPLORATORY and not any(_MODEL_ESTIMATE.search(s.text) for s in f.statements):
         return None  # shares and counts of a whole data set, described: no estimate to put an interval on
     effects = [s for s in f.text_sentences if lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)]
@@ -357,10 +357,12 @@ def single_evaluation(ctx: Context) -> Hit | None:
     hold on another window, series or run."""
     f = ctx.features
     v = ctx.view
-    if f.purpose.kind != BENCHMARK:
+    if f.purpose.kind != BENCHMARK and not f.compares_methods:
         return None
     own = [s for s in f.statements if s.role != LIMITATIONS]
-    if any(_SPREAD.search(s.text) or interval_with_bounds(s.text) for s in own):
+    # spread of the test error (a rolling origin, several runs, intervals); cross-validation used to tune is none
+    if any((_SPREAD.search(s.text) and not re.search(r"\btun\w+|\bhyper-?parameters?\b", s.text, lx.I))
+           or interval_with_bounds(s.text) for s in own):
         return None
     window = v.first(_TEST_PERIOD, own) or v.first(_TEST_WINDOW, own)
     if window is None:
@@ -369,9 +371,9 @@ def single_evaluation(ctx: Context) -> Hit | None:
     return quoted_hit(
         v, s, m,
         title="Methods ranked on one test window",
-        issue=(f"The comparison rests on one evaluation (\"{v.quote(s, m, max_words=14)}\") and one run of each method; "
-               "nothing shows how much the errors vary across forecast windows, series or runs, so the reader cannot "
-               "tell whether the ranking would hold on another period."),
+        issue=(f"The comparison rests on one evaluation (\"{v.quote(s, m, max_words=14)}\") and one run of each method, "
+               "with no interval and no variation of the errors across forecast windows, series or runs, so the reader "
+               "cannot tell whether the ranking would hold on another period."),
         fix=("Repeat the evaluation over several windows (a rolling origin) or runs, and report the spread of each "
              "method's error beside its average."),
         strength=1,
