@@ -75,6 +75,16 @@ BEFORE_AFTER = rx(
 )
 SELECTION = rx(
     r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
+    r"(?:open(?:ed)?|click(?:ed)?|read|watch(?:ed)?|attend(?:ed)?|b(?:uy|ought)|purchas(?:e|ed)|view(?:ed)?|visit(?:ed)?|log(?:ged)?|"
+    r"cho(?:se|ose)|opt(?:ed)?|sign(?:ed)? up|enabl(?:e|ed)|adopt(?:ed)?|us(?:e|ed)|engag(?:e|ed)|respond(?:ed)?|complet(?:e|ed)|"
+    r"answer(?:ed)?|upgrad(?:e|ed)|join(?:ed)?|turn(?:ed)? on|activat(?:e|ed)|tri(?:ed)|redeem(?:ed)?)|"
+    r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
+    r"self[- ]selected|opt(?:ed)?[- ]in|volunteer\w*|early adopters|power users|beta (?:users|testers|group|cohort)|"
+    r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
+)
+# the same, in the past tense only: how a causal claim about people who chose the thing is told
+SELECTION_PAST = rx(
+    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
     r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
     r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
@@ -82,9 +92,11 @@ SELECTION = rx(
     r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
 )
 BIAS_ADDRESSED = rx(
-    r"\b(selection bias|self[- ]selection|selection effect|bias(?:ed)?|representative|reweight\w*|re-weight\w*|weighted to|"
-    r"propensity|matched|matching|randomi[sz]\w*|comparable|confound\w*|survivor(?:ship)? bias|generali[sz]\w*|"
-    r"caveat\w*|limitation\w*)\b"
+    # the selection named as such: "bias" alone may be about something else ("no bias towards a specific offer")
+    r"\b(selection bias|self[- ]selection|self[- ]selected|selection effect|biased (?:sample|comparison|towards? (?:more|heavier|engaged))|"
+    r"representative|reweight\w*|re-weight\w*|weighted to|propensity|matched|matching|randomi[sz]\w*|comparable|confound\w*|"
+    r"survivor(?:ship)? bias|not (?:a )?causal|(?:are|is) (?:only )?(?:an? )?associations?|associational|who (?:chose|choose|opt)|"
+    r"(?:they|people|customers|users) (?:chose|choose|opt)|reverse caus\w*|(?:more|less) (?:engaged|motivated|committed) to begin with)\b"
 )
 PROJECTION = rx(
     r"\b(project(?:ed|ion|ions)(?! (?:team|manager|plan|lead))|(?-i:f)orecast(?:ed|s)? (?:to|that|of|at|is|shows?)|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"

@@ -102,7 +102,7 @@ def _self_selected(ctx: Context, claim: Sentence) -> bool:
     """The claim itself compares people who opted in (joined, signed up, turned on...) with
     themselves or with those who did not, and the document does not address it: a selection
     problem first."""
-    return bool(lx.SELECTION.search(claim.text)) and not ctx.view.has(lx.BIAS_ADDRESSED, ctx.features.text_sentences)
+    return bool(lx.SELECTION_PAST.search(claim.text)) and not ctx.view.has(lx.BIAS_ADDRESSED, ctx.features.text_sentences)
 
 
 @rule("causal_claim_without_design")
