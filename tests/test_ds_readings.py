@@ -485,3 +485,27 @@ def test_a_decision_taken_by_comparing_forecasters_is_judged_on_its_test_window_
     assert "tldr_missing" not in by_type  # the opening states the question: a weak summary, the answer comes last
     assert "buried_lede" in by_type or "weak_tldr" in by_type
     assert not [f for f in found if "asked whether we should" in f.evidence]  # the question is no recommendation
+
+
+def test_a_comparison_of_people_by_what_they_do_is_read_in_any_tense_and_a_named_selection_addresses_it():
+    text = ("# Offer targeting\n\n## Results\n\nWe note that customers that complete the offer spend significantly more "
+            "than those that do not (median $142 against $61).\n\n## Recommendation\n\nWe recommend sending the offer to "
+            "everyone; Ana owns it.\n")
+    [found] = [f for f in findings(text) if f.issue_type == "selection_bias_unaddressed"]
+    assert "customers that complete" in found.evidence
+    named = text.replace("## Recommendation", "Customers who complete offers are self-selected: heavy spenders complete "
+                                               "more of them.\n\n## Recommendation")
+    assert "selection_bias_unaddressed" not in types(named)
+    other = text.replace("## Recommendation", "The data has no bias towards a specific offer.\n\n## Recommendation")
+    assert "selection_bias_unaddressed" in types(other)  # a bias of something else addresses nothing
+
+
+def test_latex_percentages_and_the_assignment_sentence_are_read_for_positives():
+    report = ("---\ntitle: Test\n---\n\n\\begin{abstract}\nWe ran a test for a week. We found that the test group had a "
+              "3.64\\% higher probability of engaging with the page than the control group (1.07\\%, 6.21\\%). We should "
+              "proceed with this change.\n\\end{abstract}\n\n## Methods\n\nOf those 0.5%, 1 in 10 were randomly selected "
+              "into the A/B test. Of those, users were randomly assigned the test variation or the control variation with "
+              "equal probabilities (3,019 and 2,560 users).\n")
+    found = {p.credit: p for p in positives(report)}
+    assert "3.64" in found["tldr_effective"].detail
+    assert "randomly assigned the test variation" in found["sound_design"].detail

@@ -51,7 +51,7 @@ class Num:
 
     @property
     def is_percentlike(self) -> bool:
-        return self.unit in ("%", "pp", "p.p.", "ppt", "ppts", "bps", "x", "×")
+        return self.unit in ("%", "\\%", "pp", "p.p.", "ppt", "ppts", "bps", "x", "×")
 
     @property
     def is_money(self) -> bool:

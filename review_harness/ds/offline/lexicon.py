@@ -22,10 +22,10 @@ def rx(pattern: str, flags: int = I) -> re.Pattern[str]:
 # A number as written: optional sign/currency, digits with separators, optional unit.
 NUMBER = rx(
     r"(?<![\w.])(?P<sign>[-−+])?(?:(?P<cur>[$€£])\s?)?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
-    r"(?P<unit>\s?(?:%|pp\b|p\.p\.|ppts?\b|bps?\b|x\b|×|[kK]\b|[mM]\b|MM\b|bn\b|B\b|million\b|billion\b|thousand\b))?",
+    r"(?P<unit>\s?(?:\\?%|pp\b|p\.p\.|ppts?\b|bps?\b|x\b|×|[kK]\b|[mM]\b|MM\b|bn\b|B\b|million\b|billion\b|thousand\b))?",
     0,
 )
-PERCENTLIKE = rx(r"\d(?:\.\d+)?\s?(?:%|pp\b|p\.p\.|ppts?\b|percentage points?|percent\b|bps\b)|\d(?:\.\d+)?x\b")
+PERCENTLIKE = rx(r"\d(?:\.\d+)?\s?(?:\\?%|pp\b|p\.p\.|ppts?\b|percentage points?|percent\b|bps\b)|\d(?:\.\d+)?x\b")
 MONEY = rx(r"[$€£]\s?\d|\d\s?(?:USD|EUR|GBP)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|[kKmM])\s?(?:in )?(?:revenue|dollars|euros|savings)")
 YEAR = rx(r"^(?:19|20)\d\d$")
 

@@ -43,8 +43,12 @@ def sound_design(ctx: Context) -> Strength | None:
     statements = [s for s in f.statements if s.kind not in ("heading", "table") and s.role not in (LIMITATIONS,)]
     by_role = sorted(statements, key=lambda s: (s.role not in ("method", "data"), s.line))
     hits = [(s, m) for s in by_role for m in [_RANDOM_ASSIGNMENT.search(s.text)] if m]
-    # "users were randomly assigned" says how the groups were made; "the A/B test ran from ..." only names it
-    random = next(((s, m) for s, m in hits if not re.match(r"a/b|ab test|hold", m.group(0), re.I)), hits[0] if hits else None)
+    # "users were randomly assigned" says how the groups were made; "randomly selected into the test" or "the A/B
+    # test ran from ..." only says who took part, or names it
+    def rank(hit) -> int:
+        word = hit[1].group(0).lower()
+        return 0 if re.search(r"assign|allocat|split|randomi[sz]ed", word) else 1 if "random" in word else 2
+    random = min(hits, key=rank) if hits else None
     if random is not None:
         s, m = random
         return Strength(

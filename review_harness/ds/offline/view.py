@@ -477,8 +477,8 @@ def _build_document_view(content: str) -> DocView:
             role = role or OTHER
             if role == SUMMARY and pseudo is not None and pseudo[2] == first_line and pseudo_summary is None:
                 pseudo_summary = (first_line, first_line)
-        elif tldr_range and tldr_range[0] <= first_line <= tldr_range[1]:
-            role = SUMMARY
+        elif tldr_range and first_line <= tldr_range[1] and parts[-1][0] >= tldr_range[0]:
+            role = SUMMARY  # a unit that overlaps the summary (an abstract environment opens a line before its text)
         else:
             if kind == "prose" and count_words(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
                 lr = heading_role(text)
