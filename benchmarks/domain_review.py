@@ -3,7 +3,7 @@
     . .venv/bin/activate
     python benchmarks/domain_review.py [--quick]   # about a minute; --quick: the Search documents only
 
-1. Recalibration (seed 001 s8): for each Search document, the two-dimension review (no domain) beside
+1. Recalibration: for each Search document, the two-dimension review (no domain) beside
    the three-dimension review with its gold file's domain, whether the band moved and whether the
    domain reviewer reported a MAJOR or CRITICAL finding; then every DS fixture reviewed with
    -T domain=search-ranking (most are not about search: not applicable, not scored). The default
@@ -59,7 +59,7 @@ def main() -> None:
     quick = bench_args(__doc__).quick
     two, cost_two = run(document=",".join(str(d) for d in SEARCH))
     three, cost_three = run(fixtures="domain/search")  # each document with its gold file's domain
-    print("1. The same documents without and with their domain (seed 001 s8), offline reviewers")
+    print("1. The same documents without and with their domain, offline reviewers")
     print(f"{'document':30} {'domain':20} {'2 dimensions':>20} {'3 dimensions':>20}  band  domain MAJOR/CRITICAL")
     counts = {"same": 0, "down": 0, "UP": 0}
     unexplained = 0

@@ -41,7 +41,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.paths import PROJECT_ROOT, shared_dir
 
 BIN = Path(sys.executable).parent
 FIXTURES = PROJECT_ROOT / "fixtures"
@@ -69,6 +69,7 @@ class Documented:
     line: int
     argv: tuple[str, ...]  # as written (continuation lines joined, the comment dropped)
     block: tuple[str, ...]  # the commands after it in its code block (as text), for what follows it
+    env: tuple[tuple[str, str], ...] = ()  # leading `NAME=value` assignments, set for this command only
 
     @property
     def text(self) -> str:
@@ -98,9 +99,16 @@ def documented_commands() -> list[Documented]:
                     commands.append((start, tuple(part)))
                     argv = argv[len(part) + 1:]
             for n, (line, argv) in enumerate(commands):
+                env = []
+                while argv and ASSIGNMENT.fullmatch(argv[0]):
+                    env.append(tuple(argv[0].split("=", 1)))
+                    argv = argv[1:]
                 found.append(Documented(str(page.relative_to(PROJECT_ROOT)), line, argv,
-                                        tuple(shlex.join(a) for _, a in commands[n + 1:])))
+                                        tuple(shlex.join(a) for _, a in commands[n + 1:]), tuple(env)))
     return found
+
+
+ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=.*")
 
 
 def excluded(command: Documented) -> str | None:
@@ -119,8 +127,11 @@ def make_sandbox(root: Path) -> Path:
     """A user's folder with every file the docs name, a git repository with one change on a
     branch off `main`, links to the project's tasks, scorers and fixtures, and its .env."""
     root.mkdir(parents=True)
-    for name in ("tasks", "scorers", "fixtures"):
+    for name in ("tasks", "scorers", "fixtures", "prompts"):
         (root / name).symlink_to(PROJECT_ROOT / name, target_is_directory=True)
+    shared = shared_dir()  # the real inputs beside the project, where maintainers' commands find them
+    if shared is not None and not (root.parent / "shared").exists():
+        (root.parent / "shared").symlink_to(shared, target_is_directory=True)
     shutil.copy(PROJECT_ROOT / ".env", root / ".env")
     shutil.copytree(PROJECT_ROOT / "knowledge", root / "knowledge")
     ds = FIXTURES / "ds"
@@ -188,8 +199,10 @@ def environment(folder: Path) -> dict[str, str]:
     return env | {"PWD": str(folder), "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}", "NO_COLOR": "1"}
 
 
-def run(argv: list[str], folder: Path, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, cwd=folder, env=environment(folder), capture_output=True, text=True, timeout=timeout)
+def run(argv: list[str], folder: Path, timeout: float = 900,
+        extra: tuple[tuple[str, str], ...] = ()) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, cwd=folder, env=environment(folder) | dict(extra), capture_output=True, text=True,
+                          timeout=timeout)
 
 
 # ---------------------------------------------------------------------------- adapting a command
@@ -278,7 +291,7 @@ def test_a_documented_command_runs_offline(command, sandbox):
     if reason:
         pytest.skip(f"excluded: {reason}")
     argv = adapt(command, sandbox)
-    result = run(argv, sandbox)
+    result = run(argv, sandbox, extra=command.env)
     allowed = {0, 1} if any(re.search(p, command.text) for p in ANSWERS_1) else {0}
     shown = " ".join(shlex.quote(a) for a in argv)
     assert "Traceback" not in result.stderr, f"{command}\n$ {shown}\n{result.stderr[-3000:]}"

@@ -303,7 +303,9 @@ def load_config(path: Path) -> GateConfig:
 
 
 def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+    """The mean, exactly rounded whatever the order of the values (a baseline file lists its
+    samples sorted, a log in run order: the same figures must compare equal)."""
+    return math.fsum(values) / len(values) if values else None
 
 
 def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_overlap: bool = True,
