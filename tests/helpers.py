@@ -46,3 +46,20 @@ def run(tmp_path: Path, model_args: dict | None = None, **task_args) -> EvalLog:
 
 def reviews(log: EvalLog) -> dict[str, Review]:
     return {sample_id: review for sample_id, _, review in reviews_in_log(log)}
+
+
+def rule_findings(text: str, **options) -> list:
+    """The offline DS reviewer's findings on `text`, both dimensions (its rules, no task run)."""
+    from review_harness.ds.offline.rules import review_with_rules
+
+    return [f for d in ("analysis", "communication") for f in review_with_rules(d, text, **options).findings]
+
+
+def rule_types(text: str, **options) -> set[str]:
+    return {f.issue_type for f in rule_findings(text, **options)}
+
+
+def rule_positives(text: str) -> list:
+    from review_harness.ds.offline.rules import review_with_rules
+
+    return [p for d in ("analysis", "communication") for p in review_with_rules(d, text).positives]

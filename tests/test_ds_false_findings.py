@@ -11,23 +11,14 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import rule_findings, rule_positives, rule_types
 
-from review_harness.ds.offline.rules import review_with_rules
 
 DATA = Path(__file__).parent / "data" / "ds_classes"
 RANDOMISED = (DATA / "randomised-checkout-test.md").read_text(encoding="utf-8")
 
 
-def findings(text: str, **options) -> list:
-    return [f for d in ("analysis", "communication") for f in review_with_rules(d, text, **options).findings]
-
-
-def types(text: str, **options) -> set[str]:
-    return {f.issue_type for f in findings(text, **options)}
-
-
-def positives(text: str) -> list:
-    return [p for d in ("analysis", "communication") for p in review_with_rules(d, text).positives]
+findings, types, positives = rule_findings, rule_types, rule_positives
 
 
 def test_the_randomised_test_is_reviewed_without_false_findings():

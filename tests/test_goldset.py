@@ -223,9 +223,13 @@ def test_the_gate_holds_recall_per_operator(planted_ds, tmp_path, capsys):
     data = json.loads(baseline.read_text())
     missed = [op for op, values in data["values"].items() if op.startswith("recall@")
               and any(v is not None and v < 1 for v in values.values())]
-    assert missed  # the offline reviewer misses some planted flaw of this set
     for op in missed:  # a baseline that caught everything: the run now regresses on those operators
         data["values"][op] = {k: (None if v is None else 1.0) for k, v in data["values"][op].items()}
+    if not missed:  # the reviewer catches every planted flaw of this set: a baseline that recorded an
+        # operator the run lacks regresses the same way
+        op = next(op for op in data["values"] if op.startswith("recall@"))
+        data["values"][f"{op}-renamed"] = data["values"][op]
+        missed = [f"{op}-renamed"]
     baseline.write_text(json.dumps(data))
     assert main(["gate", str(logs), "--baseline", str(baseline), "--config", str(config)]) == 1
     out = capsys.readouterr().out

@@ -81,6 +81,8 @@ class ReviewerFinding(BaseModel):
 class LensAssessment(BaseModel):
     lens: str
     rating: LensRating
+    note: str | None = Field(
+        default=None, description="With NOT ASSESSED: in one line, what a person should check instead; otherwise null.")
 
 
 class Positive(BaseModel):
@@ -143,6 +145,8 @@ class DimensionResult(BaseModel):
     applicable: bool = Field(default=True, description="False: a domain the document has no content for (not scored).")
     score: float | None = None
     lens_ratings: dict[str, LensRating] = Field(default_factory=dict)
+    lens_notes: dict[str, str] = Field(
+        default_factory=dict, description="A lens rated NOT ASSESSED: what a person should check, as its reviewer said.")
     raw_deductions: float = 0.0
     effective_deductions: float = 0.0
     credits: float = 0.0

@@ -544,6 +544,7 @@ _DATE_WORDS_RE = re.compile(
     r"|\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
+_MONTH_YEAR_RE = re.compile(r"\b(?:" + _MONTHS + r")\.? (?:19|20)\d\d\b", re.IGNORECASE)
 _HEADING_PREFIX_RE = re.compile(
     r"^(?:slide|section|part|chapter|step|page)\s*(?:\d+|[a-z]|[ivxlc]+)\s*[:.)\-–—]\s*(?=\w)",
     re.IGNORECASE,
@@ -1087,6 +1088,9 @@ def _is_metadata(text: str) -> bool:
         short = count_words(stripped) < 25
         if short and re.search(r"\b(?:19|20)\d\d\b", first) and not re.search(r"[%$€£]", stripped):
             return True  # "Notes on the test. Jane Doe, Analytics, 14 November 2024."
+    if (count_words(stripped) <= 10 and _MONTH_YEAR_RE.search(first) and "," in first
+            and not re.search(r"[%$€£]|\d+(?:\.\d+)?\s?(?:x|pp|points?)\b", stripped)):
+        return True  # "*Data team, notebook write-up, March 2024*"
     return len(re.findall(r"\*\*[^*\n]{1,30}:\*\*|\b[A-Z][a-z]+:\s", stripped)) >= 3
 
 
@@ -1187,13 +1191,20 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     # a first paragraph of context followed by the answer is still a summary up front
     opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
     opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:3]
+    # an opening paragraph that opens with a summary label ("In short: ...", "Bottom line: ..."): the
+    # summary runs from the opening down to it
+    labelled = next((b for b in opening if _INLINE_SUMMARY_LABEL_RE.match(b.text.strip())), None)
     for n, b in enumerate(opening):
         # the first paragraph by the usual signals; a later one only when it states a result
         if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)):
+            if labelled is not None and labelled.start > b.end:
+                return _tldr_result("first_paragraph", an, b.start, labelled.end, "\n".join(an.lines[b.start - 1:labelled.end]))
             return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
+    if labelled is not None:
+        return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
     # an opening paragraph that says what the document will do ("In this analysis I will outline...")
     # is a summary up front, if a weak one: it states the purpose, not the answer
-    purpose = next((b for b in opening if _PURPOSE_RE.match(b.text.strip())), None)
+    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
     if purpose is not None:
         return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
 
@@ -1209,14 +1220,22 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
 
 
 # a paragraph that states a result, not only one that sounds conclusive ("this means")
+_INLINE_SUMMARY_LABEL_RE = re.compile(
+    r"^\W{0,3}(?:in short|in brief|in a nutshell|bottom line|the short answer|short answer|tl;?\s?dr|summary|key finding|"
+    r"the upshot)\s*[:—–-]\s*\S", re.IGNORECASE)
 _STATED_RESULT_RE = re.compile(
     r"\b(?:we (?:found|find|show|conclude)|(?:this|the) (?:analysis|test|experiment|study) (?:shows?|found)|show that|"
     r"failed to|(?:was|were|is|are) not (?:statistically )?significant|did not (?:change|increase|decrease|improve)|"
     r"(?:increased|decreased|reduced|improved|grew|fell|dropped|rose|lifted|cut|raised|lowered)(?: \w+){0,3} (?:by|from)|"
     r"(?:faster|slower|cheaper|more accurate|less accurate) than|outperform\w*)\b", re.I)
 _PURPOSE_RE = re.compile(
-    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study)\b|this (?:analysis|post|report|document|memo|"
-    r"write-?up|study) (?:will|looks at|examines|explores|outlines|describes|covers|presents|investigates)\b|"
+    r"^\W*(?:in this (?:analysis|post|report|document|memo|write-?up|study|notebook|article|project)\b|this (?:analysis|post|report|"
+    r"document|memo|write-?up|study|notebook|article|page|project|repository|repo) (?:will|looks at|examines|explores|outlines|"
+    r"describes|covers|presents|investigates|forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)\b|(?:we|i) (?:wanted|want|set out|aimed|aim) to (?:understand|know|find out|see|learn|measure|estimate)\b|"
+    r"an? (?:[\w-]+ ){0,3}(?:project|analysis|study|notebook|report) (?:to|that|which|for) (?:forecast|predict|estimate|measure|"
+    r"understand|explore|analy[sz]e|compare|model|build)\w*\b|"
+    r"(?:we|i) (?:ran|run|did|built|set up) (?:a |an )?(?:[\w-]+ ){0,3}(?:experiment|test|analysis|comparison|benchmark) "
+    r"(?:to|on|in order to)\b|(?:we were|i was|we've been|i've been) asked (?:whether|if|to)\b|"
     r"(?:here|below),? (?:i|we) (?:look|will look|outline|examine|explore)\b)", re.I)
 _HTML_HEADING_RE = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.I)
 _LATEX_ABSTRACT_RE = re.compile(r"\\begin\{abstract\}")

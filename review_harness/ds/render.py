@@ -244,7 +244,11 @@ def _lens_breakdown(review: Review, rubric: Rubric, details: bool = False) -> li
             lines += [f"### {lens.title} -- {rating.value if rating else 'Not reviewed'}", ""]
             lens_findings = [f for f in review.findings if f.dimension == dim_id and f.lens == lens.id]
             if not lens_findings:
-                lines += [NOT_ASSESSED_TEXT if rating and rating.value == "NOT ASSESSED" else "No issues found.", ""]
+                if rating and rating.value == "NOT ASSESSED":
+                    note = result.lens_notes.get(lens.id)
+                    lines += [f"Not assessed: {note}" if note else NOT_ASSESSED_TEXT, ""]
+                else:
+                    lines += ["No issues found.", ""]
             for f in lens_findings:
                 points = f", -{_score_text(f.deduction)}" if details else ""
                 if f.merged_into:  # the domain version is shown in full in the domain section

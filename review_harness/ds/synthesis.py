@@ -145,10 +145,14 @@ def _dimension_result(
     reached = {r.lens for r in report.lens_ratings} | {f.lens for f in findings}
     ratings = {lens.id: scoring.lens_rating([f for f in findings if f.lens == lens.id]) for lens in dimension.lenses
                if not salvaged or lens.id in reached}
-    # a lens the reviewer said it could not judge, with nothing found under it, is shown as that, not SOUND
+    # a lens the reviewer said it could not judge, with nothing found under it, is shown as that, not SOUND,
+    # with what the reviewer said a person should check
+    notes: dict[str, str] = {}
     for r in report.lens_ratings:
         if r.rating == LensRating.NOT_ASSESSED and ratings.get(r.lens) == LensRating.SOUND:
             ratings[r.lens] = LensRating.NOT_ASSESSED
+            if r.note and r.note.strip():
+                notes[r.lens] = r.note.strip()
     earned = scoring.earned_credits(report.positives, dimension)
     score, raw, effective, credits = scoring.dimension_score(
         [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,
@@ -160,6 +164,7 @@ def _dimension_result(
         reviewed=True,
         score=None if draft else score,
         lens_ratings=ratings,
+        lens_notes=notes,
         raw_deductions=raw,
         effective_deductions=effective,
         credits=credits,

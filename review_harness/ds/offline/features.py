@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.purpose import compares_methods, read_purpose, unchecked_method
 from review_harness.ds.prepare import count_words
 from review_harness.ds.offline.view import (
     APPENDIX,
@@ -28,7 +29,7 @@ from review_harness.ds.offline.view import (
 )
 
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-_AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*[–-]\s*\d{{1,2}}\s+{_MONTH}\b", re.I)
+_AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*(?:[–-]|to|until|and|through)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b", re.I)
 _BEFORE_IS_DATE = re.compile(rf"\b{_MONTH}\.?\s*$", re.I)
 _BEFORE_IS_LABEL = re.compile(
     r"(?:\b(?:q|h|fy|day|days|week|weeks|section|slide|step|phase|version|v|line|lines|page|table|figure|fig|email|"
@@ -50,7 +51,7 @@ class Num:
 
     @property
     def is_percentlike(self) -> bool:
-        return self.unit in ("%", "pp", "p.p.", "ppt", "ppts", "bps", "x", "×")
+        return self.unit in ("%", "\\%", "pp", "p.p.", "ppt", "ppts", "bps", "x", "×")
 
     @property
     def is_money(self) -> bool:
@@ -72,7 +73,7 @@ def numbers(text: str) -> list[Num]:
         frac = m.group("frac") or ""
         unit = (m.group("unit") or "").strip()
         before = text[max(0, m.start() - 12) : m.start()]
-        after = text[m.end() : m.end() + 14]
+        after = text[m.end() : m.end() + 24]
         if not frac and not unit and not m.group("cur") and lx.YEAR.match(digits):
             continue
         if _AFTER_IS_DATE.match(after) or _BEFORE_IS_DATE.search(before):
@@ -115,7 +116,8 @@ _NUMERIC_P = re.compile(r"\bp\s*(?:-?\s*values?)?\s*(?:of\s*|is\s*|was\s*)?(?:=|
 _PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)\s*[$€£]?\d")
 _STAT = re.compile(r"\b(?:standard error|s\.e\.|std\.? err(?:or)?|margin of error|[tz]\s*=\s*-?\d|χ²|chi-?squared?\s*(?:\(\d+\))?\s*=\s*\d)"
                    r"[^.;]{0,30}\d", re.I)
-_LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty)\b", re.I)
+_LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty|posterior|"
+                             r"intervals?\b[^.]{0,50}?\d)", re.I)
 
 
 def numeric_uncertainty(text: str) -> re.Match[str] | None:
@@ -134,6 +136,25 @@ def numeric_uncertainty(text: str) -> re.Match[str] | None:
     return None
 
 
+def interval_with_bounds(text: str) -> re.Match[str] | None:
+    """An estimate's spread written with its numbers: an interval with both bounds, a margin (+/-) or
+    a standard error with its value. A level alone ("95% credible intervals in parentheses") or a
+    bare p-value is not one."""
+    t = text.replace("\\%", "%")
+    for pattern in (lx.CI, lx.BRACKET_INTERVAL, _PLUS_MINUS, _STAT):
+        for m in pattern.finditer(t):
+            if m.group(0).lower().lstrip().startswith("range") and not re.search(
+                    r"(?:\d\s?%|credible|plausible|likely|confidence)\s*$", t[max(0, m.start() - 16):m.start()], re.I):
+                continue
+            return m
+    return None
+
+
+_ASSUMES = re.compile(r"\b(?:model|analysis|estimate|approach|method|comparison|result)s? (?:assumes?|relies? on the assumption) that\b", re.I)
+_CONCEDED = re.compile(r"\b(?:although|but|however|unless|except)\b[^.]{0,100}\b(?:may|might|could|would)\b|"
+                       r"\b(?:may|might) not (?:hold|be true|be the case)\b", re.I)
+
+
 OPEN_ITEM = re.compile(r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\?\?+|\[(?:TBD|TODO|TK)\]", re.IGNORECASE)
 
 
@@ -143,8 +164,24 @@ def is_open_item(text: str) -> bool:
 
 
 class Features:
-    def __init__(self, view: DocView):
+    def __init__(self, view: DocView, workflow: str = "general"):
         self.view = view
+        self.workflow = workflow
+
+    @cached_property
+    def compares_methods(self) -> bool:
+        """The document ranks methods or models by their error on data (whatever it is for)."""
+        return compares_methods(self)
+
+    @cached_property
+    def purpose(self):
+        """What the document is for (purpose.py): decision, measurement, benchmark or exploratory."""
+        return read_purpose(self, self.workflow)
+
+    @cached_property
+    def unchecked_method(self):
+        """A method of the document the rules cannot check (purpose.py), or None."""
+        return unchecked_method(self)
 
     @cached_property
     def word_count_small(self) -> bool:
@@ -211,17 +248,33 @@ class Features:
         for s in self.statements:
             if lx.NOT_A_RECOMMENDATION.search(s.text) and not lx.DECISION.search(s.text):
                 continue
+            if lx.DECISION_FRAMING.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b|"
+                                                                  r"\bdecision(?: is|:)", s.text, re.I):
+                continue  # the decision the document feeds, named: a request for a recommendation, not one
+            if lx.QUESTION_SHOULD.search(s.text) and not re.search(r"\b(?:we|i) (?:recommend|propose|suggest)\b", s.text, re.I):
+                continue  # "we were asked whether we should replace ...": the question, not its answer
+            if lx.TLDR_PURPOSE.search(s.text) and s.pos < 0.5:
+                continue  # what the document sets out to do ("In this analysis we'll use survival analysis to ...")
+            if lx.READING_CAVEAT.search(s.text) or lx.PAST_REASONING.search(s.text):
+                continue  # how (not) to read a result, or the reasoning that led to the test
+            if s.role == BACKGROUND and re.search(r"\b(?:we|i|they|the team) (?:decided|chose|opted)\b", s.text, re.I):
+                continue  # what was decided before the work, told as its background: history, not a recommendation
+            if s.section in system and s.role == RECOMMENDATION:
+                continue  # a section about a recommender system: its "recommendations" are the system's output
             if s.role == RECOMMENDATION and s.kind != "heading" and s.section not in system:
                 out.append(s)
             elif s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and lx.DECISION.search(s.text):
                 out.append(s)
             elif s.role in (CONCLUSION, SUMMARY) and s.kind in ("prose", "bullet") and lx.IMPERATIVE_ADVICE.match(s.text):
                 out.append(s)
+            elif (s.role in CLOSING_ROLES or s.pos >= 0.75) and s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) \
+                    and lx.FOLLOW_UP.search(s.text):
+                out.append(s)  # a follow-up named at the end: a next step, however hedged
             elif (s.role not in (LIMITATIONS, METHOD, DATA, APPENDIX) and (s.role in CLOSING_ROLES or s.pos >= 0.75)
                   and lx.RECOMMENDATION.search(s.text) and not lx.PAST_REASONING.search(s.text)):
                 if re.search(r"\bshould\b", s.text, re.I) and not re.search(
                     r"\b(we|you|they|team|teams|\w+ (?:team|squad)|company|business|leadership|finance|product|marketing|"
-                    r"it|this|the (?:series|feature|change|test|campaign|product))\s+should\b",
+                    r"it|this|the (?:series|feature|change|test|campaign|product)|(?:future|next|new|later) \w+)\s+should\b",
                     s.text,
                     re.I,
                 ):
@@ -350,6 +403,14 @@ class Features:
             m = lx.CAVEAT_LABEL.search(s.text) or lx.STRONG_LIMITATION.search(s.text)
             if m:
                 return s, m
+        # an assumption the result rests on, with how it could fail: "The model assumes that mobile signups were not
+        # affected. That seems reasonable, although some people may have started on the web."
+        for n, s in enumerate(candidates):
+            if _ASSUMES.search(s.text):
+                pair = " ".join(x.text for x in candidates[n:n + 2])
+                m = _CONCEDED.search(pair)
+                if m:
+                    return s, _ASSUMES.search(s.text)
         panel = lx.CAVEAT_PANEL.search(self.view.content)
         if panel:
             line = self.view.content.count("\n", 0, panel.start()) + 1
@@ -466,6 +527,14 @@ class Features:
         if lx.DEFERRAL.search(t) or lx.TLDR_PURPOSE.search(t) or lx.QUESTION_SIGNAL.search(t):
             return False
         return bool(lx.FINDING_VERB.search(t) or lx.CONCLUSION_SIGNAL.search(t) or any(n.notable for n in self.nums(s)))
+
+    @cached_property
+    def results_state_answers(self) -> bool:
+        """The results themselves state findings (at least two sentences with a result figure or a
+        finding verb): a write-up that describes or measures answers its question there, with or
+        without a section named 'Conclusion'."""
+        found = [s for s in self.results if s.kind in ("prose", "bullet", "claim") and self._states_answer(s)]
+        return len(found) >= 2
 
     @cached_property
     def conclusion_present(self) -> bool:

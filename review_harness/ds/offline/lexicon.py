@@ -22,10 +22,10 @@ def rx(pattern: str, flags: int = I) -> re.Pattern[str]:
 # A number as written: optional sign/currency, digits with separators, optional unit.
 NUMBER = rx(
     r"(?<![\w.])(?P<sign>[-−+])?(?:(?P<cur>[$€£])\s?)?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
-    r"(?P<unit>\s?(?:%|pp\b|p\.p\.|ppts?\b|bps?\b|x\b|×|[kK]\b|[mM]\b|MM\b|bn\b|B\b|million\b|billion\b|thousand\b))?",
+    r"(?P<unit>\s?(?:\\?%|pp\b|p\.p\.|ppts?\b|bps?\b|x\b|×|[kK]\b|[mM]\b|MM\b|bn\b|B\b|million\b|billion\b|thousand\b))?",
     0,
 )
-PERCENTLIKE = rx(r"\d(?:\.\d+)?\s?(?:%|pp\b|p\.p\.|ppts?\b|percentage points?|percent\b|bps\b)|\d(?:\.\d+)?x\b")
+PERCENTLIKE = rx(r"\d(?:\.\d+)?\s?(?:\\?%|pp\b|p\.p\.|ppts?\b|percentage points?|percent\b|bps\b)|\d(?:\.\d+)?x\b")
 MONEY = rx(r"[$€£]\s?\d|\d\s?(?:USD|EUR|GBP)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|[kKmM])\s?(?:in )?(?:revenue|dollars|euros|savings)")
 YEAR = rx(r"^(?:19|20)\d\d$")
 
@@ -75,6 +75,16 @@ BEFORE_AFTER = rx(
 )
 SELECTION = rx(
     r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
+    r"(?:open(?:ed)?|click(?:ed)?|read|watch(?:ed)?|attend(?:ed)?|b(?:uy|ought)|purchas(?:e|ed)|view(?:ed)?|visit(?:ed)?|log(?:ged)?|"
+    r"cho(?:se|ose)|opt(?:ed)?|sign(?:ed)? up|enabl(?:e|ed)|adopt(?:ed)?|us(?:e|ed)|engag(?:e|ed)|respond(?:ed)?|complet(?:e|ed)|"
+    r"answer(?:ed)?|upgrad(?:e|ed)|join(?:ed)?|turn(?:ed)? on|activat(?:e|ed)|tri(?:ed)|redeem(?:ed)?)|"
+    r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
+    r"self[- ]selected|opt(?:ed)?[- ]in|volunteer\w*|early adopters|power users|beta (?:users|testers|group|cohort)|"
+    r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
+)
+# the same, in the past tense only: how a causal claim about people who chose the thing is told
+SELECTION_PAST = rx(
+    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
     r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
     r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"
@@ -82,9 +92,11 @@ SELECTION = rx(
     r"hand[- ]?picked|pilot (?:stores|customers|group|users|markets))\b"
 )
 BIAS_ADDRESSED = rx(
-    r"\b(selection bias|self[- ]selection|selection effect|bias(?:ed)?|representative|reweight\w*|re-weight\w*|weighted to|"
-    r"propensity|matched|matching|randomi[sz]\w*|comparable|confound\w*|survivor(?:ship)? bias|generali[sz]\w*|"
-    r"caveat\w*|limitation\w*)\b"
+    # the selection named as such: "bias" alone may be about something else ("no bias towards a specific offer")
+    r"\b(selection bias|self[- ]selection|self[- ]selected|selection effect|biased (?:sample|comparison|towards? (?:more|heavier|engaged))|"
+    r"representative|reweight\w*|re-weight\w*|weighted to|propensity|matched|matching|randomi[sz]\w*|comparable|confound\w*|"
+    r"survivor(?:ship)? bias|not (?:a )?causal|(?:are|is) (?:only )?(?:an? )?associations?|associational|who (?:chose|choose|opt)|"
+    r"(?:they|people|customers|users) (?:chose|choose|opt)|reverse caus\w*|(?:more|less) (?:engaged|motivated|committed) to begin with)\b"
 )
 PROJECTION = rx(
     r"\b(project(?:ed|ion|ions)(?! (?:team|manager|plan|lead))|(?-i:f)orecast(?:ed|s)? (?:to|that|of|at|is|shows?)|annuali[sz]\w*|extrapolat\w*|run[- ]rate|"
@@ -101,7 +113,7 @@ ASSUMPTION = rx(
 )
 MODEL_NAME = rx(
     r"\b(random forest|xgboost|lightgbm|gradient[- ]boost\w*|neural net\w*|lstm|deep learning|logistic regression|"
-    r"linear regression|k-means|clustering|prophet|arima|bayesian (?:model|structural \w+)|mixed[- ]effects? model|"
+    r"linear regression|k-means|clustering|prophet|arima|bayesian (?:model|structural time[- ]series)|mixed[- ]effects? model|"
     r"survival (?:model|analysis)|cox (?:model|regression)|propensity score \w+|causalimpact|uplift model\w*)\b"
 )
 JUSTIFY = rx(
@@ -134,7 +146,7 @@ PVALUE = rx(r"\bp(?:\s*-?\s*value)?\s*(?P<op>=|<|>|≤|≥|<=|>=|of|was|is|:)\s*
 _CI_NUM = r"[-−+]?\s?[$€£]?\d+(?:\.\d+)?"
 _CI_UNIT = r"(?:\s?(?:%|pp\b|p\.p\.|ppts?\b|points?\b|bps\b|x\b))?"
 CI = rx(
-    r"(?:\bCI\b|confidence interval|credible interval|\binterval\b|\brange\b)[^0-9−\-+\n]{0,24}?"
+    r"(?:\bCI\b|confidence interval|credible interval|\binterval\b|\brange\b)[^0-9−\-+\n.;]{0,40}?"
     rf"(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:to|,\s|,(?=[-−+])|–|—|and|\.\.|;|\s-\s)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}(?![\d,]*\d)"
 )
 BRACKET_INTERVAL = rx(rf"[\[(]\s*(?P<lo>{_CI_NUM}){_CI_UNIT}\s*(?:,\s*|\s*to\s*|–|—)\s*(?P<hi>{_CI_NUM}){_CI_UNIT}\s*[\])]")
@@ -251,10 +263,14 @@ DEFINITION_CUE = rx(
 # ------------------------------------------------------------------ communication
 
 TLDR_PURPOSE = rx(
-    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post) "
+    r"^\W*(?:tl;?dr:?\s*|summary:?\s*)?(this (?:document|doc|analysis|report|page|memo|write-?up|deck|study|note|post|notebook|article|"
+    r"project|repository|repo) "
     r"(?:describes|covers|looks at|explores|examines|presents|summari[sz]es|outlines|investigates|reviews|discusses|is about|"
-    r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through)|"
-    r"in this (?:analysis|document|doc|report|memo|write-?up)|the (?:purpose|goal|aim|objective) of this|"
+    r"contains|will|collects|gathers|lists|compiles|tracks|reports on|provides|documents|captures|shares|walks through|"
+    r"forecasts|estimates|predicts|compares|measures|models|analy[sz]es|uses|builds)|"
+    r"in this (?:analysis|document|doc|report|memo|write-?up|post|notebook|project|article)|"
+    r"an? (?:[\w-]+ ){0,3}(?:project|analysis|study|notebook|report) (?:to|that|which|for) (?:forecast|predict|estimate|measure|"
+    r"understand|explore|analy[sz]e|compare|model|build)\w*|the (?:purpose|goal|aim|objective) of this|"
     r"we (?:look|looked|explore|explored|analy[sz]e|analy[sz]ed|investigate|investigated|examine|examined|review|reviewed|dig|dug) (?:at |into )?)"
 )
 FINDING_VERB = rx(
@@ -263,6 +279,10 @@ FINDING_VERB = rx(
     r"underperform\w*|saves?|saved|costs?|worth|beat|missed|exceed\w*|doubl\w*|halv\w*|declin\w*|"
     r"(?:is|was|are|were) (?:not )?(?:significant|effective|profitable|driven))\b"
 )
+# an answer stated as a comparison: "ETS is as accurate as the neural network", "clearly worse than both"
+COMPARATIVE_ANSWER = rx(
+    r"\b(as \w+ as|(?:more|less|better|worse|faster|slower|cheaper|higher|lower|fewer|larger|smaller) (?:\w+ )?than|"
+    r"outperform\w*|beat|no (?:significant |meaningful |measurable )?(?:difference|effect|change|lift)|did not|failed to)\b")
 IMPACT = rx(
     r"([$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|pp|x)\b|\b(revenue|profit|cost|savings?|customers|users|churn|retention|conversion|"
     r"margin|growth|impact|risk|decision)\b)"
@@ -300,7 +320,8 @@ BOUNDARY = rx(
     r"\b(cannot|can't|can not|does not (?:tell|show|support|prove|generali[sz]e|apply|mean)|do not (?:know|extrapolate|generali[sz]e|use|read)|"
     r"should not be (?:used|interpreted|read|generali[sz]ed|extrapolated|applied)|not (?:generali[sz]e|be generali[sz]ed|apply|causal|representative)|"
     r"only (?:applies|holds|valid|covers|tested|measured)|limited to|out of scope|scope|caution|caveat\w*|limitation\w*|bounded|"
-    r"we don't know|unknown|don't extrapolate|may not (?:hold|apply|generali[sz]e|transfer)|might not (?:hold|apply|generali[sz]e)|"
+    r"we don't know|unknown|don't extrapolate|may not (?:hold|apply|generali[sz]e|transfer|carry over)|"
+    r"might not (?:hold|apply|generali[sz]e|carry over)|only (?:covered|included|ran|measured|tested|looked at)|"
     r"(?:is|are) specific to|(?:only|just) (?:in|for) (?:the )?\w+)\b"
 )
 GENERALIZE = rx(
@@ -312,9 +333,10 @@ GENERALIZE = rx(
     r"the same (?:result|effect|lift) (?:will|would) (?:hold|apply))\b"
 )
 RECOMMENDATION = rx(
-    r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that|we|to)|"
+    r"\b(recommend\w*|should(?! be noted)|next steps?|propos(?:e|ed|al|ing)|we suggest|i suggest|suggest(?:ed)? (?:that we|we|to)|"
     r"action items?|decision|decide|we will|we'll|we plan|plan to|(?:the|our) ask|we ask|asking (?:for|that)|"
-    r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue))\b"
+    r"go/no-go|must|need to|needs to|let's|our proposal|can (?:keep|stop|proceed|go ahead|ship|roll out|continue)|"
+    r"(?:we|you|the team) (?:could|might|may want to|may wish to) (?:consider|look into|explore|try|test|revisit))\b"
     r"|\b(?:owner|action):"
 )
 OWNER = re.compile(
@@ -417,7 +439,12 @@ STRONG_LIMITATION = rx(
     r"wishful|(?:does|do) not (?:account for|capture|tell us|prove|cover)|confound\w*|"
     r"not (?:the same as|necessarily) (?:useful|better|causal)|correlation(?:, | is )not causation|"
     r"more (?:analysis|research|data) (?:is|would be) needed to (?:confirm|separate|know)|"
-    r"not just (?:some|any|more) \w+|(?:useful|meaningful|correct|relevant) \w+, not (?:just|only|merely))\b")
+    r"not just (?:some|any|more) \w+|(?:useful|meaningful|correct|relevant) \w+, not (?:just|only|merely)|"
+    r"(?:is|are) not (?:directly )?comparable|(?:is|are|was|were) not (?:in|part of) the data(?: ?set)?|"
+    r"not (?:included|captured|recorded|measured|available) in (?:the|our|this) data|"
+    r"(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated) (?:to|as|for|beyond)|"
+    r"not what would happen|(?:do|does|did) not (?:test|measure|observe) (?:a|the|any) (?:change|cause)|"
+    r"(?:these|this|they|it) (?:are|is) (?:only )?(?:an? )?associations?|associational|may (?:simply|just|partly) (?:be|reflect))\b")
 # a label or panel that introduces a caveat
 CAVEAT_LABEL = rx(r"^\W*(?:caveats?|limitations?|note|warning|health warning|important)\s*[:.—–-]\s*\S")
 CAVEAT_PANEL = re.compile(r"(?im)^\s*>\s*(?:\*\*|__)?\s*(?:\[!(?:caution|warning|important|note)\]|caveats?|limitations?)\b")
@@ -426,7 +453,8 @@ DECISION = rx(
     r"\b(final decision|(?:the )?decision(?: is|:| was)|(?:we|i) (?:decided|recommend|propose|suggest)|"
     r"(?:is|are|was) (?:not )?(?:supported|warranted|justified|recommended)|(?:do|did) not ship|don'?t ship|"
     r"should (?:be )?(?:considered|used|adopted|the first option|kept|rolled out|shipped|stopped)|"
-    r"(?:we|they|you) should|(?:ship|roll out|launch|keep|stop|revert) (?:it|the \w+|this)\b)"
+    r"(?:we|they|you) should(?! (?:note|point out|add|mention|stress|remember|bear in mind|keep in mind|be careful|see|expect))|"
+    r"(?:ship|roll out|launch|keep|stop|revert) (?:it|the \w+|this)\b)"
 )
 # an imperative piece of advice, as closing sections give it ("Choose your models wisely.")
 IMPERATIVE_ADVICE = rx(
@@ -437,8 +465,26 @@ IMPERATIVE_ADVICE = rx(
 NOT_A_RECOMMENDATION = rx(
     r"\b(recommendation (?:system|engine|model|algorithm|list)s?|recommender\w*|(?:system|model|engine|algorithm|it) "
     r"(?:that |which )?recommends|recommended offers?|let'?s (?:begin|start|look|take|see|do|plot|compute|calculate|use|try|"
-    r"dig|check|give|first|now|get|go|move|turn|compare|run)|should be noted)\b"
+    r"dig|check|give|first|now|get|go|move|turn|compare|run|consider|assume|say|imagine|suppose)|should be noted)\b"
 )
+# a sentence that frames the decision the document feeds ("This readout is for the go/no-go decision on
+# launching ...", "we need to decide whether to ..."): it asks for a recommendation, it is not one
+DECISION_FRAMING = rx(
+    r"\b((?:is|are|was) for (?:the|a|our) (?:\w+ ){0,2}decision|(?:to|will|must|need to|needs to|have to) decide (?:whether|if|on|between)|"
+    r"(?:the|a|our) (?:\w+ )?decision (?:on|about|whether|for)|go/no-go (?:decision|meeting|call|review))\b")
+# a question asked with "should" ("we were asked whether we should replace ..."): framing, not a recommendation
+QUESTION_SHOULD = rx(r"\b(?:whether|if)\s+(?:or not\s+)?(?:we|they|you|it|the \w+)\s+should\b|\bshould (?:we|they|i)\b[^.]*\?")
+# a caveat on how to read a result, phrased with "should": "it should not be used to size a price change"
+READING_CAVEAT = rx(r"\b(?:should|must|can) not be (?:used|read|interpreted|taken|applied|generali[sz]ed|extrapolated|relied on)\b|"
+                    r"\bshould be (?:read|interpreted|taken) (?:with|as)\b")
+# a follow-up a write-up names ("It would be interesting to see whether ...", "could be worth testing"): a next step,
+# hedged as such a step usually is
+FOLLOW_UP = rx(
+    r"\b(it would be (?:interesting|useful|worth\w*|good) to|(?:would|could|might) be worth (?:\w+ing)|worth (?:testing|checking|"
+    r"exploring|looking into|investigating|repeating)|a (?:natural |possible |good )?next step|next,? (?:we|i) (?:will|would|plan|could)|"
+    r"(?:a |the )?follow-up (?:analysis|test|study|experiment) (?:could|would|will|should)|further (?:work|analysis|research) "
+    r"(?:could|would|will|should)|in a future (?:experiment|test|analysis|post)|"
+    r"an? (?:\w+ )?(?:test|experiment|trial|study|analysis) (?:that|which) [^.]{0,80}\bwould (?:answer|tell|show|settle|measure))\b")
 # reasoning told in the past ("we suspected that we should first try"): not a recommendation
 PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothesi[sz]ed|assumed|expected|wondered)\b")
 # a recommendation that is an action for the author's team, not advice to any reader

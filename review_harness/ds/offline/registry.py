@@ -61,7 +61,7 @@ class Context:
     def features(self):
         from review_harness.ds.offline.features import Features
 
-        return Features(self.view)
+        return Features(self.view, self.workflow)
 
 
 Detector = Callable[[Context], Union[Hit, list, None]]

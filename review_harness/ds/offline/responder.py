@@ -38,4 +38,5 @@ def answer_reviewer(prompt: str) -> str | None:
     from review_harness.ds.offline.rules import review_with_rules
 
     request = parse_review_request(prompt)
-    return None if request is None else review_with_rules(**request).model_dump_json(indent=1)
+    # keys left empty (no note on an assessed lens, no issue type) are left out: the parser's defaults
+    return None if request is None else review_with_rules(**request).model_dump_json(indent=1, exclude_none=True)

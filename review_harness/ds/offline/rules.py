@@ -140,22 +140,26 @@ def _finding(hit: Hit, lens_id: str, severity: Severity, draft: bool, content: s
     )
 
 
-_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\b(?:et al\.|\(\d{4}\))|\bsources?:", re.I)
+_EXTERNAL_SOURCE = re.compile(r"https?://|\[\^\d+\]|\bdoi:|\baccording to\b|\bet al\.|[A-Z][a-z]+,? \((?:19|20)\d\d\)|\bsources?:", re.I)
 
 
-def lenses_not_assessed(ctx: Context) -> set[str]:
+def lenses_not_assessed(ctx: Context) -> dict[str, str]:
     """Lenses the rules cannot judge on this document, rated NOT ASSESSED rather than SOUND when
-    nothing is found under them: whether cited sources say what the document says they say
-    (completeness, when it cites sources), and a method the rules do not recognise (methodology,
-    when no comparison design and no method are recognised)."""
+    nothing is found under them, each with one line on what a person should check: whether cited
+    sources say what the document says they say (completeness, when it cites sources); a method the
+    rules cannot check (a Bayesian structural time series, a survival model, a comparison of
+    forecasts, a fitted model: purpose.py), or no method they recognise (methodology)."""
     f = ctx.features
-    out: set[str] = set()
+    out: dict[str, str] = {}
     if ctx.dimension != "analysis":
         return out
-    if _EXTERNAL_SOURCE.search(ctx.view.content):
-        out.add("completeness")
-    if f.design is None and f.comparison_design is None and not f.method_present:
-        out.add("methodology")
+    if _EXTERNAL_SOURCE.search(ctx.view.text) or re.search(r"https?://", ctx.view.content):  # not code: "get_look(4410)"
+        out["completeness"] = "check that each source the document cites says what the document says it does"
+    method = f.unchecked_method
+    if method is not None:
+        out["methodology"] = f"{method.name} (the rules cannot check it): {method.check}"
+    elif f.design is None and f.comparison_design is None and not f.method_present:
+        out["methodology"] = "no method the rules recognise: check how the numbers were produced and what they are compared with"
     return out
 
 
@@ -227,9 +231,10 @@ def review_with_rules(
             deductions += points
         worst = min((f.severity for _, _, _, f, _ in kept), key=lambda s: s.rank, default=None)
         rating = LensRating.for_severity(worst)
+        note = None
         if worst is None and lens.id in unassessable:
-            rating = LensRating.NOT_ASSESSED
-        ratings.append(LensAssessment(lens=lens.id, rating=rating))
+            rating, note = LensRating.NOT_ASSESSED, unassessable[lens.id]
+        ratings.append(LensAssessment(lens=lens.id, rating=rating, note=note))
 
     findings.sort(key=lambda f: f.severity.rank)  # stable: lens order kept within a severity
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.features import numeric_uncertainty
+from review_harness.ds.offline.checks.helpers import is_parameter
+from review_harness.ds.offline.features import interval_with_bounds
 from review_harness.ds.offline.registry import Context, Strength, strength
 from review_harness.ds.offline.view import LIMITATIONS, clean_heading
 
@@ -17,16 +18,55 @@ def _q(ctx: Context, s, m=None, words: int = 20) -> str:
 # ---------------------------------------------------------------------- analysis
 
 
+_RANDOM_ASSIGNMENT = lx.rx(
+    r"\b(randomi[sz]ed|randomly (?:assigned|allocated|split|selected)|random (?:assignment|allocation)|assigned at random|"
+    r"split (?:\d+\s*/\s*\d+|at random|evenly)|a/b(?:/n)? test\w*|ab test\w*|hold[- ]?out)")
+_COUNTERFACTUAL = lx.rx(
+    r"\b(causal ?impact|structural time[- ]series|synthetic control|difference[- ]in[- ]differences?|diff[- ]in[- ]diff|"
+    r"regression discontinuity|instrumental variables?|natural experiment|interrupted time series|counterfactual|"
+    r"comparison (?:series|group|groups|region|regions|market|markets|cities|stores)|control (?:series|regions?|markets?|"
+    r"cities|stores|districts?)|matched (?:cohort|sample|control|pairs?|users|stores|cities|regions))\b")
+# the document says its own comparison is not causal: a positive must not claim a causal reading for it
+_DISCLAIMS_CAUSAL = lx.rx(
+    r"\b(not (?:a )?causal|correlation(?:al)?\b|(?:is|are) associated|not what would happen|self[- ]selected|"
+    r"(?:they|who|customers|users|people) chose (?:the|each|their|it)|describes? the (?:customers|users|people|accounts) who|"
+    r"cannot (?:say|conclude|tell) (?:that|whether) [^.]{0,40}caus)")
+
+
 @strength("sound_design")
 def sound_design(ctx: Context) -> Strength | None:
+    """A design that lets the comparison carry a causal reading, quoted where the document states it:
+    random assignment, or a comparison the change did not reach (a counterfactual series, a
+    difference-in-differences, a synthetic control, matched units). Adjusting for covariates alone
+    is not credited, nor a comparison the document itself says is not causal."""
     f = ctx.features
-    hit = f.design or f.comparison_design
-    if hit is None:
+    statements = [s for s in f.statements if s.kind not in ("heading", "table") and s.role not in (LIMITATIONS,)]
+    by_role = sorted(statements, key=lambda s: (s.role not in ("method", "data"), s.line))
+    hits = [(s, m) for s in by_role for m in [_RANDOM_ASSIGNMENT.search(s.text)] if m]
+    # "users were randomly assigned" says how the groups were made; "randomly selected into the test" or "the A/B
+    # test ran from ..." only says who took part, or names it
+    def rank(hit) -> int:
+        word = hit[1].group(0).lower()
+        return 0 if re.search(r"assign|allocat|split|randomi[sz]ed", word) else 1 if "random" in word else 2
+    random = min(hits, key=rank) if hits else None
+    if random is not None:
+        s, m = random
+        return Strength(
+            title="Comparison design fits the claim",
+            detail=f"Units were assigned at random (\"{_q(ctx, s, m)}\"), so the difference between the groups can be read "
+                   "as the effect of the change.",
+            strength=3,
+        )
+    if any(_DISCLAIMS_CAUSAL.search(s.text) for s in f.statements):
         return None
-    s, m = hit
+    other = next(((s, m) for s in by_role for m in [_COUNTERFACTUAL.search(s.text)] if m), None)
+    if other is None:
+        return None
+    s, m = other
     return Strength(
         title="Comparison design fits the claim",
-        detail=f"The effect is measured against a comparison group (\"{_q(ctx, s, m)}\"), so the result can carry a causal reading.",
+        detail=f"The effect is estimated against a comparison the change did not reach (\"{_q(ctx, s, m)}\"), so it can "
+               "carry a causal reading as long as that comparison holds.",
         strength=3,
     )
 
@@ -35,16 +75,16 @@ def sound_design(ctx: Context) -> Strength | None:
 def uncertainty_reported(ctx: Context) -> Strength | None:
     f = ctx.features
     results_first = sorted(f.statements, key=lambda s: (s.role not in ("results", "summary"), s.line))
-    # an interval, a margin or a standard error with its numbers (a bare p-value is a test, not a
-    # statement of uncertainty: it does not count here)
+    # an estimate with its interval, margin or standard error (a bare p-value is a test, and "95%
+    # intervals in parentheses" a caption: neither shows an uncertainty)
     for s in results_first:
-        if s.kind == "table" or s.role in ("method", "data") or (lx.PVALUE.search(s.text) and not lx.CI.search(s.text)):
+        if s.kind == "table" or s.role in ("method", "data"):
             continue
-        m = numeric_uncertainty(s.text)
-        if m:
+        m = interval_with_bounds(s.text)
+        if m and any(n.notable for n in f.nums(s)):
             return Strength(
                 title="Uncertainty reported with the numbers",
-                detail=f"Results carry intervals or tests, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
+                detail=f"Results carry their intervals, e.g. \"{_q(ctx, s, m)}\", so readers can tell signal from noise.",
                 strength=2.5,
             )
     return None
@@ -75,6 +115,14 @@ def assumptions_explicit(ctx: Context) -> Strength | None:
     )
 
 
+# a setting changed by the author ("the price of the plan was raised from ..."): the treatment, not a result
+_SETTING_CHANGED = lx.rx(r"\b(prices?|pricing|discounts?|fees?|thresholds?|caps?|limits?|budgets?|spend|bids?|frequency)\b[^.]{0,60}"
+                         r"\b(?:was|were|is|are|got)?\s*(?:raised|lowered|increased|decreased|changed|moved|set|cut|doubled|halved)\s*$")
+
+
+_DATE_RANGE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b", re.I)
+
+
 @strength("baselines_given")
 def baselines_given(ctx: Context) -> Strength | None:
     f = ctx.features
@@ -83,6 +131,9 @@ def baselines_given(ctx: Context) -> Strength | None:
         if s.kind in ("heading", "table") or s.role in ("method", "data"):
             continue
         m = pattern.search(s.text)
+        if m and (is_parameter(s.text, m.start(), m.end()) or _SETTING_CHANGED.search(s.text[:m.start()])
+                  or _DATE_RANGE.search(m.group(0) + s.text[m.end():m.end() + 12])):
+            continue  # a price raised from $10 to $20 is the change tested, not a result set against its baseline
         if m:
             return Strength(
                 title="Numbers set against a baseline",
@@ -110,17 +161,38 @@ def traceable_reasoning(ctx: Context) -> Strength | None:
 # ---------------------------------------------------------------------- communication
 
 
+def _answer_strength(f, s) -> int:
+    """How plainly a summary sentence states the answer: a result figure (a percentage or money), a
+    finding verb or comparison, a decision."""
+    score = 0
+    if lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text):
+        score += 2
+    if lx.FINDING_VERB.search(s.text) or lx.COMPARATIVE_ANSWER.search(s.text):
+        score += 2
+    if lx.DECISION.search(s.text):
+        score += 2
+    if any(n.notable for n in f.nums(s)) and lx.COMPARISON.search(s.text):
+        score += 1
+    return score
+
+
 @strength("tldr_effective")
 def tldr_effective(ctx: Context) -> Strength | None:
+    """The summary up front states the answer: quoted from its sentence that does (a sentence that
+    only sets the scene is no evidence of it)."""
     v = ctx.view
+    f = ctx.features
     if not v.tldr.found or v.tldr.method == "content_signal":
         return None
-    first = next((s for s in ctx.features.summary if s.kind != "heading" and re.search(r"\d|recommend|should", s.text, re.I)), None)
-    if first is None:
+    ranked = [(_answer_strength(f, s), -s.line, s) for s in f.summary if s.kind != "heading"]
+    best = max(ranked, default=None, key=lambda t: (t[0], t[1]))
+    if best is None or best[0] < 3:
         return None
+    s = best[2]
+    at = lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text) or lx.COMPARATIVE_ANSWER.search(s.text) or lx.FINDING_VERB.search(s.text)
     return Strength(
         title="TL;DR states the answer up front",
-        detail=f"The summary opens with the finding and its size: \"{_q(ctx, first)}\".",
+        detail=f"The summary opens with the finding: \"{_q(ctx, s, at, 24)}\".",
         strength=3,
     )
 

@@ -43,7 +43,8 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
     (APPENDIX, lx.rx(r"^(appendix|appendices|annex|supplementary|supporting (?:detail|material)|raw (?:data|output)|"
                      r"full (?:results|tables|output)|detailed tables|references?|glossary)")),
     (LIMITATIONS, lx.rx(r"\b(limitations?|caveats?|risks?|threats to validity|known issues|what we don'?t know|"
-                        r"constraints|open questions|what this (?:does not|doesn'?t) (?:show|tell))\b")),
+                        r"constraints|open questions|what (?:this|it|the (?:data|analysis|results?|test|model)) (?:(?:does|do|can)(?: and (?:does|do|can))?"
+                        r"(?: not|n'?t)|cannot) (?:show|tell|say|mean|support|cover|prove))\b")),
     (RECOMMENDATION, lx.rx(r"\b(recommendations?|recommended|next steps?|action items?|actions|decisions?|proposal|"
                            r"proposed|what we recommend|what'?s next|the ask|(?:way|path) forward|what to do|action plan)\b")),
     (CONCLUSION, lx.rx(r"\b(conclusions?|discussion|implications|interpretation|what (?:this|it) means|so what|wrap[- ]?up)\b")),
@@ -53,7 +54,7 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
     (DATA, lx.rx(r"\b(data|datasets?|sources?|metrics?|measures?|measurement|kpis?|definitions?|instrumentation|"
                  r"sample|population|cohorts?)\b")),
     (RESULTS, lx.rx(r"\b(results?|findings?|outcomes?|impact|what we found|evidence|performance|observations?|"
-                    r"analysis|robustness|sensitivity|breakdown|segments?|numbers)\b")),
+                    r"analysis|robustness|sensitivity|breakdown|segments?|numbers|patterns?|trends?|insights?|what we see)\b")),
     (BACKGROUND, lx.rx(r"\b(background|context|introduction|intro|problem|question|motivation|objectives?|goals?|"
                        r"purpose|why|overview|scope)\b")),
 )
@@ -268,7 +269,8 @@ def _paragraph_role_guess(text: str) -> str | None:
         return LIMITATIONS
     if lx.CONCLUSION_SIGNAL.search(text):
         return CONCLUSION
-    if lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I):
+    if (lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I)
+            and not (lx.QUESTION_SHOULD.search(text) and not re.search(r"\b(recommend|propos)\w*", text, re.I))):
         return RECOMMENDATION
     if len(lx.NUMBER.findall(text)) >= 2:
         return RESULTS
@@ -475,8 +477,8 @@ def _build_document_view(content: str) -> DocView:
             role = role or OTHER
             if role == SUMMARY and pseudo is not None and pseudo[2] == first_line and pseudo_summary is None:
                 pseudo_summary = (first_line, first_line)
-        elif tldr_range and tldr_range[0] <= first_line <= tldr_range[1]:
-            role = SUMMARY
+        elif tldr_range and first_line <= tldr_range[1] and parts[-1][0] >= tldr_range[0]:
+            role = SUMMARY  # a unit that overlaps the summary (an abstract environment opens a line before its text)
         else:
             if kind == "prose" and count_words(text) <= 4 and re.search(r"[:.]\s*$|^\*\*", text):
                 lr = heading_role(text)

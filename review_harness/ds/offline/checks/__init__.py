@@ -12,6 +12,7 @@ from review_harness.ds.offline.checks import (  # noqa: F401  (importing a lens 
     analysis_logic,
     analysis_methodology,
     analysis_metrics,
+    analysis_numbers,
     analysis_readings,
     communication_actionability,
     communication_audience,

@@ -8,6 +8,7 @@ import re
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import first_words, unmarked
+from review_harness.ds.offline.purpose import DECISION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import CONCLUSION, DATA, METHOD, RECOMMENDATION, RESULTS, SUMMARY
 
@@ -23,8 +24,8 @@ def missing_section(ctx: Context) -> Hit | None:
         missing.append("method")
     if not f.results_present:
         missing.append("results")
-    if not f.conclusion_present:
-        missing.append("conclusion")
+    if not f.conclusion_present and not (f.results_state_answers and f.purpose.kind != DECISION):
+        missing.append("conclusion")  # a measurement, benchmark or exploration answers in its results
     if not missing or (missing == ["conclusion"] and f.question is not None):
         return None  # an unanswered question is reported as key_question_unanswered
     names = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
@@ -65,6 +66,8 @@ def key_question_unanswered(ctx: Context) -> Hit | None:
         return None
     qs, _ = q
     deferral = v.first(lx.DEFERRAL, [s for s in f.text_sentences if s.role in (SUMMARY, CONCLUSION, RECOMMENDATION, RESULTS)] or f.closing)
+    if deferral is None and f.results_state_answers:
+        return None  # answered where the results are stated, if not in a section named for it
     s, m = deferral if deferral else (qs, None)
     return Hit(
         title="The question the document sets out to answer is left open",

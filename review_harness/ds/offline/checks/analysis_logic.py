@@ -10,7 +10,7 @@ import re
 from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
-    is_parameter,
+    is_data_size, is_parameter,
     CONDITIONAL, IMPERATIVE, ci_values, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
     quoted_hit, tables_with_cells, unmarked,
 )
@@ -195,8 +195,11 @@ def untraceable_number(ctx: Context) -> Hit | None:
                 continue  # an interval bound belongs to the estimate it is quoted with
             if _derived_change(s.text, n.value):
                 continue  # a relative change recomputed from the two figures quoted with it
-            if is_parameter(s.text, n.start, n.end):
-                continue  # a price, a discount, a threshold or a split: a parameter, not a result to trace
+            if is_parameter(s.text, n.start, n.end) or is_data_size(s.text, n.start, n.end):
+                continue  # a price, a discount, a threshold, a split or the size of the data: not a result to trace
+            near = s.text[max(0, n.start - 50):n.end + 30]
+            if not (n.is_percentlike or n.is_money or lx.CHANGE_WORD.search(near) or lx.FINDING_VERB.search(near)):
+                continue  # "handles about 20 million searches a day": the setting's scale, not a result
             return Hit(
                 title=f"Figure '{n.raw}' in the {('summary' if s.role == SUMMARY else 'conclusion')} is not in the results",
                 issue=(
@@ -272,6 +275,55 @@ def _percent_claims(ctx: Context) -> Hit | None:
     return None
 
 
+# "from 7.8% to 7.3% (−1.7 points, ...)", "from $38.40 to $40.10: +$1.08": a signed difference given with its two figures
+_FROM_TO_DIFF = re.compile(
+    rf"\bfrom (?P<a>{_NUM})(?!\d|[.,]\d) to (?P<b>{_NUM})(?!\d|[.,]\d)[^.;()]{{0,20}}?(?:\(|:|,|—|–)\s*(?:\*\*)?"
+    r"(?P<sign>[+−-])\s?(?P<cur>[$€£])?(?P<x>\d[\d,]*(?:\.\d+)?)(?![.,]?\d)(?P<unit>\s?(?:pp|p\.p\.|pts?|points?|percentage points?)\b)?(?!\s?%|\d)",
+    lx.I)
+
+
+def _decimals(raw: str) -> int:
+    m = re.search(r"\.(\d+)", raw)
+    return len(m.group(1)) if m else 0
+
+
+def _difference_claims(ctx: Context) -> Hit | None:
+    """A difference stated beside the two figures it is the difference of, that is not their difference."""
+    v = ctx.view
+    for s in ctx.features.text_sentences:
+        if s.kind == "table":
+            continue
+        for m in _FROM_TO_DIFF.finditer(s.text):
+            a, b = _value(m.group("a")), _value(m.group("b"))
+            x = _value(m.group("x"))
+            if not a or not b or x is None:
+                continue
+            scale = [re.search(r"(?:[MKBkm]|bn)\s*$", m.group(k).strip().rstrip("%")) is not None for k in ("a", "b")]
+            if any(scale):
+                continue  # "338 m" may be metres or millions: not read
+            money = "$" in m.group("a") + m.group("b") or "€" in m.group("a") + m.group("b") or "£" in m.group("a") + m.group("b")
+            if m.group("unit") and a[1] != "%":
+                continue  # points of something that is not a percentage
+            if not m.group("unit") and (a[1] == "%" or bool(m.group("cur")) != money):
+                continue  # a bare number beside two percentages, or money beside counts: not stated as their difference
+            claimed = x[0] * (-1 if m.group("sign") in ("-", "−") else 1)
+            actual = b[0] - a[0]
+            tolerance = 0.5 * 10 ** -max(_decimals(m.group("x")), 0) + 0.5 * 10 ** -max(_decimals(m.group("a")), _decimals(m.group("b")))
+            if abs(claimed - actual) <= tolerance + 1e-9:
+                continue
+            what = f"{actual:+.{max(_decimals(m.group('a')), _decimals(m.group('b')))}f}"
+            return quoted_hit(
+                v, s, m,
+                title="A difference does not match its own figures",
+                issue=(f"\"{v.quote(s, m, max_words=18)}\": going from {m.group('a').strip()} to {m.group('b').strip()} is a "
+                       f"change of {what}{' points' if a[1] == '%' else ''}, not {m.group('sign')}{m.group('cur') or ''}{m.group('x')}"
+                       f"{m.group('unit') or ''}. One of the three figures is wrong, and so is anything built on it."),
+                fix=f"Recompute the difference from {m.group('a').strip()} and {m.group('b').strip()} and correct every place that quotes it.",
+                strength=2.5,
+            )
+    return None
+
+
 _CELL_NUM = re.compile(rf"^\s*(?:\*\*)?(?P<n>{_NUM})(?:\*\*)?\s*$")  # counts and amounts (a signed change is no part of a total)
 _NOT_PARTS = re.compile(r"\b(avg|average|mean|median|per|rate|share|before|during|after|over \w+ weeks?)\b", lx.I)
 _TOTAL_LABEL = re.compile(r"\b(total|all \w+|overall|sum)\b", lx.I)
@@ -328,12 +380,16 @@ def _fmt_like(value: float, shown: str) -> str:
 
 @rule("arithmetic_inconsistent")
 def arithmetic_inconsistent(ctx: Context) -> list[Hit]:
-    return [h for h in (_table_totals(ctx), _percent_claims(ctx)) if h is not None]
+    return [h for h in (_table_totals(ctx), _percent_claims(ctx), _difference_claims(ctx)) if h is not None]
 
 
 # ---------------------------------------------------------------------- guardrails called stable while they moved
 
-_STABLE = re.compile(r"\b(stable|unchanged|held (?:steady|flat|up)|flat|no (?:significant |meaningful )?(?:change|movement|impact|harm)|did not (?:change|move|worsen)|no cost)\b", lx.I)
+_STABLE = re.compile(r"\b(stable|unchanged|unaffected|held (?:steady|flat|up|constant|level)|(?:guardrails?|metrics?) (?:\w+ )?held|flat|no (?:statistically )?(?:significant |meaningful )?"
+                     r"(?:change|movement|impact|harm|difference|effect)|did not (?:significantly )?(?:change|move|worsen|differ)|"
+                     r"no cost|within (?:normal|the usual) variation)\b", lx.I)
+# the significance reported with it, in the same clause: "was unaffected (2.3% vs 3.2%, p = 0.004)"
+_SIG_AFTER = re.compile(r"^[^;]{0,90}?\bp\s*(?:-?\s*values?)?\s*(?P<op>=|<|≤|&lt;)\s*(?P<p>0?\.\d+)", lx.I)
 _GUARDRAIL_LIST = re.compile(r"\bguardrails?\b[^:.]{0,80}:\s*(?P<list>[^.]+)", lx.I)
 _ROW_CI = re.compile(r"\((?P<lo>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\s*(?:to|,|–)\s*(?P<hi>[-−+]?[$€£]?\d[\d.,]*)\s*\w*\)")
 
@@ -350,6 +406,28 @@ def _signed(text: str) -> float | None:
 def guardrail_contradiction(ctx: Context) -> Hit | None:
     v = ctx.view
     sentences = ctx.features.text_sentences
+    # a metric called stable in the same breath as a significant test of it
+    for s in sentences:
+        if s.kind == "table" or s.role == LIMITATIONS:
+            continue
+        for m in _STABLE.finditer(s.text):
+            if negated_before(s.text, m.start(), 12) and not m.group(0).lower().startswith(("no ", "did not")):
+                continue
+            sig = _SIG_AFTER.search(s.text[m.end():])
+            if sig is None or re.search(r"\b(while|whereas|but|although|though)\b", s.text[m.end():m.end() + sig.start("p")], lx.I):
+                continue
+            value = float(sig.group("p"))
+            if value < 0.05 or (sig.group("op") in ("<", "≤", "&lt;") and value <= 0.05):
+                return quoted_hit(
+                    v, s, m,
+                    title="A metric called unchanged while its own test says it moved",
+                    issue=(f"\"{v.quote(s, m, max_words=20)}\" says the metric held, but the test reported with it is "
+                           f"significant (p {sig.group('op')} {sig.group('p')}): by the document's own numbers it moved. "
+                           "Calling it unchanged hides a cost the decision should weigh."),
+                    fix=("Say that the metric moved, by how much and in which direction, with its interval, and make the "
+                         "decision on that trade-off rather than on 'held'."),
+                    strength=3,
+                )
     # a metric called stable in the same breath as an interval that excludes zero
     for s in sentences:
         m = _STABLE.search(s.text) if s.kind != "table" else None

@@ -11,6 +11,7 @@ from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
     first_in_roles, first_where, first_words, quoted_hit, unmarked,
 )
+from review_harness.ds.offline.purpose import BENCHMARK
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import APPENDIX, CLOSING_ROLES, DATA, LIMITATIONS, METHOD, Sentence
 
@@ -101,7 +102,7 @@ def _self_selected(ctx: Context, claim: Sentence) -> bool:
     """The claim itself compares people who opted in (joined, signed up, turned on...) with
     themselves or with those who did not, and the document does not address it: a selection
     problem first."""
-    return bool(lx.SELECTION.search(claim.text)) and not ctx.view.has(lx.BIAS_ADDRESSED, ctx.features.text_sentences)
+    return bool(lx.SELECTION_PAST.search(claim.text)) and not ctx.view.has(lx.BIAS_ADDRESSED, ctx.features.text_sentences)
 
 
 @rule("causal_claim_without_design")
@@ -270,12 +271,22 @@ _INCUMBENT = re.compile(
     r"(?:the )?status quo)\b", re.I)
 
 
+# a flexible model whose extra complexity needs a reason over the obvious simpler one; a standard method
+# for its question (a regression, a survival model, a structural time series) needs none
+_COMPLEX_MODEL = lx.rx(
+    r"\b(random forest|xgboost|lightgbm|catboost|gradient[- ]boost\w*|neural net\w*|lstm|deep learning|transformer model|"
+    r"uplift model\w*)\b"
+)
+
+
 @rule("method_unjustified")
 def method_unjustified(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
+    if f.purpose.kind == BENCHMARK:
+        return None  # the methods are what the document compares: their choice is its subject
     # the author's choice, not the system it is compared with ("the flag in production is a logistic regression")
-    hit = next(((s, m) for s, m in v.find(lx.MODEL_NAME, f.statements)
+    hit = next(((s, m) for s, m in v.find(_COMPLEX_MODEL, f.statements)
                 if not _INCUMBENT.search(s.text[max(0, m.start() - 80): m.end() + 60])), None)
     if not hit:
         return None

@@ -9,19 +9,31 @@ from collections import Counter
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
-    IMPERATIVE, first_in_roles, first_words, headline_number, negated_before, quoted_hit, tables_with_cells,
+    IMPERATIVE, is_data_size, is_parameter, first_in_roles, first_words, headline_number, negated_before, quoted_hit, tables_with_cells,
     unmarked,
 )
+from review_harness.ds.offline.checks.analysis_readings import group_counts
+from review_harness.ds.offline.features import interval_with_bounds
+from review_harness.ds.offline.purpose import BENCHMARK, EXPLORATORY
 from review_harness.ds.offline.registry import Context, Hit, rule
-from review_harness.ds.offline.view import DATA, LIMITATIONS, SUMMARY, Sentence
+from review_harness.ds.offline.view import DATA, LIMITATIONS, RECOMMENDATION, SUMMARY, Sentence
+
+
+_MODEL_ESTIMATE = lx.rx(r"\b(hazard ratios?|odds ratios?|coefficients?|regression|estimated (?:effect|impact|difference)|"
+                       r"effect of|relative risk|elasticit\w+)\b")
 
 
 @rule("no_uncertainty")
 def no_uncertainty(ctx: Context) -> Hit | None:
+    """Effects given as point estimates. A description of a whole data set (an exploratory write-up)
+    reports no effect to put an interval on, and a comparison of methods is judged by whether its
+    ranking holds across windows and runs (single_evaluation)."""
     f = ctx.features
     v = ctx.view
-    if f.uncertainty is not None:
-        return None
+    if f.uncertainty is not None or f.purpose.kind == BENCHMARK or f.compares_methods:
+        return None  # methods ranked by their error: whether the ranking holds is single_evaluation's question
+    if f.purpose.kind == EXPLORATORY and not any(_MODEL_ESTIMATE.search(s.text) for s in f.statements):
+        return None  # shares and counts of a whole data set, described: no estimate to put an interval on
     effects = [s for s in f.text_sentences if lx.PERCENTLIKE.search(s.text) or lx.MONEY.search(s.text)]
     if len(effects) < 2:
         return None
@@ -29,12 +41,14 @@ def no_uncertainty(ctx: Context) -> Hit | None:
     if head is None:
         return None
     s, m = head
+    unsized = _groups_compared(ctx) and not groups_sized(ctx)
     return Hit(
-        title="Headline numbers reported without uncertainty",
+        title="Headline numbers reported without uncertainty" + (" or sample sizes" if unsized else ""),
         issue=(
             f"Effects such as \"{first_words(unmarked(s.text), 16)}\" are given as point estimates: there is no confidence interval, "
-            f"standard error or significance test anywhere in the document. Without them the reader cannot tell a real change "
-            f"from noise."
+            f"standard error or significance test anywhere in the document"
+            + (", and no sample size: it never says how many units were in each group" if unsized else "")
+            + ". Without them the reader cannot tell a real change from noise."
         ),
         evidence=v.quote(s, m),
         location=v.location(s),
@@ -64,8 +78,12 @@ def metric_without_baseline(ctx: Context) -> Hit | None:
             continue
         if IMPERATIVE.match(unmarked(s.text)) or _DESIGN_NUMBER.search(s.text) or not _STATE_VERB.search(s.text):
             continue
+        if lx.TLDR_PURPOSE.search(s.text):
+            continue  # what the document sets out to do, sized: no level reported
         sample = {m.start() for m in lx.SAMPLE_SIZE.finditer(s.text)}
-        nums = [n for n in f.nums(s) if n.notable and not any(abs(n.start - p) <= 2 for p in sample) and not re.match(r"\s*(?:%\s*)?of (?:the )?(?:sample|respondents)", s.text[n.end:])]
+        nums = [n for n in f.nums(s) if n.notable and not any(abs(n.start - p) <= 2 for p in sample)
+                and not re.match(r"\s*(?:%\s*)?of (?:the )?(?:sample|respondents)", s.text[n.end:])
+                and not is_data_size(s.text, n.start, n.end) and not is_parameter(s.text, n.start, n.end)]
         if not nums or not lx.METRIC_NOUN.search(s.text):
             continue
         numeric += 1
@@ -112,6 +130,9 @@ def statistical_vs_practical(ctx: Context) -> Hit | None:
         return None
     if v.has(lx.PRACTICAL, f.text_sentences):
         return None
+    if any((lx.PERCENTLIKE.search(x.text) or lx.MONEY.search(x.text)) and (lx.CHANGE_WORD.search(x.text) or lx.COMPARATIVE_ANSWER.search(x.text))
+           for x in f.statements if x.role in (SUMMARY, "results", "conclusion") and x.kind != "heading"):
+        return None  # the size is given ("a 3.64% higher probability of interacting with the page")
     s, m = sig
     return Hit(
         title="Significance reported without practical size",
@@ -209,37 +230,94 @@ def metric_undefined(ctx: Context) -> Hit | None:
 
 # ---------------------------------------------------------------------- results with no sample size
 
-# groups compared (an experiment's arms, treated and control cohorts): a benchmark of models on one
-# data set has no groups whose size the reader needs
-_EXPERIMENTAL = re.compile(r"\b(a/b|ab test|randomi[sz]\w*|split at random|holdout (?:group|cohort)|arms?|control (?:group|arm|cohort)|"
-                           r"treatment (?:group|arm|cohort)|test group|variants?|split[- ]test)\b", lx.I)
+# groups compared (an experiment's arms, treated and control cohorts, groups defined by what users did):
+# a benchmark of models on one data set has no groups whose size the reader needs
+_EXPERIMENTAL = re.compile(
+    r"\b(a/b|ab test|randomi[sz]ed (?:(?:controlled )?(?:test|experiment|trial)|(?:\w+ ){0,3}(?:to|into|between|across|at|50/50))|"
+    r"randomly (?:assigned|allocated|split)|(?:split|chosen|assigned) at random|split (?:\d+\s*/\s*\d+|evenly|equally)|assigned (?:at random )?to (?:the )?(?:control|treatment|test|group|arm|"
+    r"variant|see|receive|get)|holdout (?:group|cohort)|arms?|control (?:group|arm|cohort|cities|regions|stores|zones)|"
+    r"treatment (?:group|arm|cohort|cities|regions|stores|zones)|test group|variants?|split[- ]test)\b", lx.I)
+# a test proposed or planned is no comparison reported: "We recommend an A/B test before launch"
+_PLANNED = re.compile(r"\b(recommend\w*|should|will|plan(?:ned)? to|next (?:month|week|quarter)|before (?:launch|rollout|full)|"
+                      r"than an?|(?:a/b|ab) (?:launch )?check)\b", lx.I)
+_GROUP_COLUMN = re.compile(r"^\W*(?:groups?|cohorts?|arms?|variants?|conditions?|segments? compared)\W*$", lx.I)
+# "71% ... against 48% for users who never turn it on": two groups of users compared by a rate
+_GROUPS_COMPARED = re.compile(r"\d\s?%[^.]{0,80}\b(?:against|vs\.?|versus|compared (?:with|to))\b[^.]{0,30}\d\s?%[^.]{0,30}\b"
+                              r"(?:users|customers|people|accounts|members|those) (?:who|that)\b", lx.I)
 _RATIO_COUNT = re.compile(r"\b\d{1,3}(?:,\d{3})+\s*/\s*\d{1,3}(?:,\d{3})+\b|\b\d{3,}\s*/\s*\d{3,}\b")
 _UNITS = (
     r"(?:users?|visitors?|customers?|people|members?|accounts?|sessions?|recipients?|emails?|subscribers?|shoppers?|"
     r"searchers?|workspaces?|orders?|interactions?|respondents?|participants?|stores?|queries|trials?|installs?|households?|"
-    r"sign-?ups?|regions?|markets?|cities|zones?|deliveries|recipients?)"
+    r"sign-?ups?|regions?|markets?|cities|zones?|deliveries|recipients?|pros|drivers|riders|merchants|sellers|patients|"
+    r"students|schools|clinics|devices|pickers|agents)"
 )
-_COUNT = re.compile(rf"\b(n\s*=\s*\d|\d[\d,.]*\s*(?:k|K|M|million|thousand)?\s+(?:\w+\s+){{0,2}}{_UNITS}\b|{_UNITS} per (?:arm|group)|sample (?:size|of) \d)", lx.I)
-_RESULT_RATE = re.compile(r"\d+(?:\.\d+)?\s?%|\b0\.\d{2,}\b")
+_NUMBER = r"\d[\d,]*(?:\.\d+)?\s*(?:k|K|M|million|thousand)?"
+# how a write-up gives the size of each group compared
+_SIZED = [
+    re.compile(r"\b[nN]\s*=\s*\d"),  # "(n = 9,204)", "n = 4 and 14 zones"
+    re.compile(rf"(?<![\w.,])(?<!per ){_NUMBER}\s+(?:\w+\s+){{0,2}}(?:per|in each|for each|each) (?:arm|group|variant|cell|condition|side)\b", lx.I),
+    re.compile(rf"(?<![\w.,])(?<!per ){_NUMBER}\s+(?:\w+\s+){{0,3}}?(?:and|vs\.?|versus|against)\s+{_NUMBER}\s+(?:[\w-]+\s+){{0,3}}?{_UNITS}\b", lx.I),
+    # "around 16.5K users in the control group", "3,200 customers in treatment cities"
+    re.compile(rf"(?<![\w.,])(?<!per ){_NUMBER}\s+(?:[\w-]+\s+){{0,3}}?(?:in|into|to|for|saw|got|received) (?:the |each )?(?:control|treatment|test|"
+               rf"holdout|hold-out|experiment(?:al)?|variant|enabled|disabled|[\w-]+ (?:group|arm|cohort))\b", lx.I),
+    _RATIO_COUNT,  # successes over trials: "28,378 / 345,543"
+]
+_COUNT_HEADER = re.compile(rf"^(?:n|count|number of \w+|{_UNITS}|(?:\w+ )?{_UNITS}(?: / {_UNITS})?|sample(?: size)?)$|\bn\b|\bn_|"
+                           rf"\bcount\b|/ ?(?:\w+ )?{_UNITS}|\(\s*(?:n\s*=\s*)?\d[\d,]*\s*\)", lx.I)
+_TOTAL_WITH_SPLIT = re.compile(rf"(?<![\d.,])(?:\d{{1,3}}(?:,\d{{3}})+|\d{{3,}}|\d+(?:\.\d+)?\s*(?:k|K|M|million|thousand))\s+"
+                               rf"(?:[\w-]+\s+){{0,2}}{_UNITS}\b", lx.I)
+_NOT_A_SIZE = re.compile(r"(?:\bper|\bevery|more|fewer|additional|extra|another|\bby)\s*$|^\s*(?:more|fewer|a (?:month|week|day|year))\b", lx.I)
+_IN_THE_TEST = re.compile(r"\b(?:in|across|over|from|during|of) (?:the|this|our) (?:test|experiment|trial|pilot)\b", lx.I)
+
+
+def groups_sized(ctx: Context) -> bool:
+    """Whether the write-up gives how many units each compared group had: counts per group in words
+    or in a table (a count column, an 'n' in a group's header), a pair of counts, successes over
+    trials, or a total with the even split it was divided by."""
+    v = ctx.view
+    own = [s for s in v.sentences if s.role != LIMITATIONS]
+    counts, _ = group_counts(ctx)
+    if counts:
+        return True
+    if any(p.search(s.text) for s in own for p in _SIZED):
+        return True
+    if re.search(r"\$N_\\?(?:text)?\{?[A-Z]|\bN_(?:T|C|test|control)\b", v.content):
+        return True  # a LaTeX table with N per group
+    for table in tables_with_cells(ctx):
+        columns = [c.lower().strip("* ") for c in table[0][1][1:]]
+        if any(_COUNT_HEADER.search(c) for c in columns):
+            return True
+    # the test's total ("a randomized test with 82,338 customers", "(... ; 52,000 orders)"): each arm's size follows
+    # from the design; a count of an effect ("19,000 more checkout starts") or a rate's base ("per 1,000") is none
+    for s in own:
+        for m in _TOTAL_WITH_SPLIT.finditer(s.text):
+            if _NOT_A_SIZE.search(s.text[max(0, m.start() - 14):m.start()]) or _NOT_A_SIZE.match(s.text[m.end():m.end() + 12]):
+                continue
+            if _EXPERIMENTAL.search(s.text) or interval_with_bounds(s.text) or _IN_THE_TEST.search(s.text):
+                return True
+    return False
+
+
+def _groups_compared(ctx: Context) -> bool:
+    """Whether the write-up reports a comparison of groups: the arms of a test run (not one proposed),
+    two groups compared by a rate, a table of groups."""
+    v = ctx.view
+    own = [s for s in v.sentences if s.role not in (LIMITATIONS, RECOMMENDATION)]
+    if any(_EXPERIMENTAL.search(s.text) and not _PLANNED.search(s.text) for s in own):
+        return True
+    if any(_GROUPS_COMPARED.search(s.text) for s in own):
+        return True
+    return any(_GROUP_COLUMN.match(table[0][1][0]) and len(table) >= 3 for table in tables_with_cells(ctx) if table[0][1])
 
 
 @rule("sample_size_missing")
 def sample_size_missing(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
-    text_all = [s for s in v.sentences if s.role != LIMITATIONS]
-    if not any(_EXPERIMENTAL.search(s.text) for s in text_all):
+    if not _groups_compared(ctx) or groups_sized(ctx):
         return None
-    if any(_COUNT.search(s.text) or _RATIO_COUNT.search(s.text) for s in text_all):
-        return None  # counts written out, or as successes over trials ("28378 / 345543")
-    for table in tables_with_cells(ctx):
-        # a column of counts (its header a unit, n or count); the first column names the rows ("Region")
-        columns = [c.lower().strip("* ") for c in table[0][1][1:]]
-        if any(re.fullmatch(rf"(?:n|count|number of \w+|{_UNITS}|(?:\w+ )?{_UNITS}(?: / {_UNITS})?)", c)
-               or re.search(r"\bn\b|\bn_|\bcount\b|/ ?(?:\w+ )?" + _UNITS, c) for c in columns):
-            return None
-    if re.search(r"\$N_\\?(?:text)?\{?[A-Z]|\bN_(?:T|C|test|control)\b", v.content):
-        return None  # a LaTeX table with N per group
+    if no_uncertainty(ctx) is not None:
+        return None  # the same gap, told once there: effects with no interval, test or sample size
     headline = first_in_roles(f.text_sentences, _RESULT_RATE, ("summary", "results"))
     if headline is None:
         return None
@@ -252,4 +330,51 @@ def sample_size_missing(ctx: Context) -> Hit | None:
             "units were in each group, so the reader cannot judge how precise the estimates are."
         ),
         fix="State the number of units in each group (and in each period or segment reported) next to the results.", strength=2,
+    )
+
+
+_RESULT_RATE = re.compile(r"\d+(?:\.\d+)?\s?%|\b0\.\d{2,}\b")
+
+
+# ---------------------------------------------------------------------- a benchmark on one window
+
+_SPREAD = re.compile(
+    r"\b(rolling[- ](?:origins?|windows?|forecasts?|evaluations?|cross)|origins|cross[- ]validat\w*|back-?test\w*|folds?|windows|repeated runs?|"
+    r"(?:several|multiple|\d+|five|ten|three) (?:runs|seeds|splits|windows|periods|origins)|seeds?|standard deviation|"
+    r"spread|variabilit\w*|variation|vary|varies|across (?:the )?(?:\d+ )?(?:series|stations|stores|data ?sets|datasets|windows|runs|folds|origins|items)|"
+    r"(?:better|worse) (?:on|in) \d+ of|on \d+ (?:of the )?(?:series|stations|stores|data ?sets))\b", lx.I)
+_TEST_PERIOD = re.compile(r"\b(tested on [^.;]{3,40}|(?:test|hold-?out|evaluation|validation) (?:set|period|window|data) "
+                          r"(?:is|was|covers|covered|runs|ran)\b[^.;]{0,40})", lx.I)
+_TEST_WINDOW = re.compile(
+    r"\b(forecast\w* \d+ (?:days?|weeks?|months?|hours?|steps?|periods?)(?: (?:ahead|forward))?|"
+    r"\d+[- ](?:day|week|month|hour|step)s?[- ](?:ahead|horizon|forward)|horizon of \d+|"
+    r"(?:test|hold-?out|evaluation|validation) (?:set|period|window|data)\b[^.]{0,40}|last \d+ (?:days|weeks|months|observations))", lx.I)
+
+
+@rule("single_evaluation")
+def single_evaluation(ctx: Context) -> Hit | None:
+    """A comparison of methods ranked on one test window and one run: nothing shows the ranking would
+    hold on another window, series or run."""
+    f = ctx.features
+    v = ctx.view
+    if f.purpose.kind != BENCHMARK and not f.compares_methods:
+        return None
+    own = [s for s in f.statements if s.role != LIMITATIONS]
+    # spread of the test error (a rolling origin, several runs, intervals); cross-validation used to tune is none
+    if any((_SPREAD.search(s.text) and not re.search(r"\btun\w+|\bhyper-?parameters?\b", s.text, lx.I))
+           or interval_with_bounds(s.text) for s in own):
+        return None
+    window = v.first(_TEST_PERIOD, own) or v.first(_TEST_WINDOW, own)
+    if window is None:
+        return None
+    s, m = window
+    return quoted_hit(
+        v, s, m,
+        title="Methods ranked on one test window",
+        issue=(f"The comparison rests on one evaluation (\"{v.quote(s, m, max_words=14)}\") and one run of each method, "
+               "with no interval and no variation of the errors across forecast windows, series or runs, so the reader "
+               "cannot tell whether the ranking would hold on another period."),
+        fix=("Repeat the evaluation over several windows (a rolling origin) or runs, and report the spread of each "
+             "method's error beside its average."),
+        strength=1,
     )

@@ -386,18 +386,42 @@ _FORECAST = re.compile(r"\b(forecast\w*|predict\w*|projections?)\b", I)
 _INPUTS_MUST_BE_FORECAST = re.compile(
     r"\b((?:first |by first )?project(?:ing|ed)? (?:all |the |each )?(?:of the )?(?:features|inputs|predictors|variables|covariates)"
     r"|(?:features|inputs|predictors|covariates|variables) (?:would|will) (?:need to|have to|themselves) be (?:forecast|projected|predicted|estimated)"
-    r"|(?:need|needs|require|requires) (?:forecasts|projections) of (?:the |all )?(?:features|inputs|predictors|covariates|weather))\b", I)
+    r"|(?:need|needs|require|requires) (?:forecasts|projections) of (?:the |all )?(?:features|inputs|predictors|covariates|weather)"
+    # "the degree days will have to be forecast first", "uses the actual degree days of each month in the test period"
+    r"|(?:will|would) (?:have to|need to) be (?:forecast|projected|predicted|estimated) (?:first|themselves|in advance|ahead)"
+    r"|uses? (?:the )?(?:actual|observed|realised|realized) (?:\w+ ){1,3}(?:of|for|in) (?:each|every|the) (?:\w+ )?(?:in|of) the "
+    r"(?:test|evaluation|hold-?out|forecast) (?:period|set|year|months?|weeks?))\b", I)
+
+
+# the test data used to choose the model: "hyperparameters were tuned with a grid search on the test period"
+_TUNED_ON_TEST = re.compile(
+    r"\b(?:tun\w+|select\w*|chose|chosen|optimi[sz]\w+|calibrat\w+|picked|grid[- ]search\w*|early[- ]stopp\w+)\b[^.]{0,60}?\b"
+    r"(?:on|using|with|against) the (?:test|hold-?out|evaluation) (?:set|period|data|sample|weeks|months)\b", I)
 
 
 @rule("leakage")
 def inputs_known_after_the_fact(ctx: Context) -> Hit | None:
     """A forecasting model scored with its inputs' actual values for the predicted period, which the
-    document itself says must be forecast for real use: its accuracy is not a forecast's."""
+    document itself says must be forecast for real use, or a model tuned on the data it is scored
+    on: either way its accuracy is not what a user will get."""
     found = leakage(ctx)
     if found is not None:
         return found
     v = ctx.view
     f = ctx.features
+    tuned = v.first(_TUNED_ON_TEST, [s for s in f.statements if s.role != LIMITATIONS])
+    if tuned is not None:
+        s, m = tuned
+        return quoted_hit(
+            v, s, m,
+            title="The model was tuned on the data it is scored on",
+            issue=(f"The test data was used to choose the model (\"{v.quote(s, m, max_words=16)}\"), so the reported test "
+                   "accuracy is optimistic: the settings were picked because they did well on exactly those data, and a "
+                   "ranking built on it may not hold on new data."),
+            fix=("Tune on a validation period carved out of the training data (or by cross-validation in time), keep the test "
+                 "period untouched until the end, and report that accuracy."),
+            strength=3,
+        )
     if not any(_FORECAST.search(s.text) for s in f.text_sentences):
         return None
     hit = v.first(_INPUTS_MUST_BE_FORECAST, f.statements)

@@ -13,31 +13,44 @@ from review_harness.ds.offline.checks.communication_conciseness import data_dump
 from review_harness.ds.offline.checks.helpers import (
     CONDITIONAL, evidence_kind, first_words, headline_number, negated_before, primary_nulls, unmarked,
 )
+from review_harness.ds.offline.purpose import BENCHMARK, DECISION, EXPLORATORY, MEASUREMENT
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
     APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
 )
 
 
+_DECIDED = lx.rx(
+    r"\b(we (?:should|will|plan|propose|suggest)|let's|decision:|we decided|(?:should|must|need to) (?:\w+ )?"
+    r"(?:roll|launch|ship|stop|keep|continue|invest|expand|pause|switch))\b"
+)
+
+
+def _no_action_stated(ctx: Context, follow_up: bool = False) -> bool:
+    """Nowhere does the document say what to do: no recommendation, decision or next step (with
+    `follow_up`, a follow-up it names counts as a next step)."""
+    f = ctx.features
+    if f.word_count_small or f.recommendations:
+        return False
+    if follow_up and any(lx.FOLLOW_UP.search(s.text) for s in f.statements):
+        return False
+    return not any(_DECIDED.search(s.text) for s in f.closing)
+
+
 @rule("no_recommendation")
 def no_recommendation(ctx: Context) -> Hit | None:
+    """No recommendation in a document written for a decision (CRITICAL: its reader cannot act).
+    Other purposes get next_step_missing instead."""
     f = ctx.features
-    if f.word_count_small:
-        return None
-    if f.recommendations:
-        return None
-    decision = lx.rx(
-        r"\b(we (?:should|will|plan|propose|suggest)|let's|decision:|we decided|(?:should|must|need to) (?:\w+ )?"
-        r"(?:roll|launch|ship|stop|keep|continue|invest|expand|pause|switch))\b"
-    )
-    if any(decision.search(s.text) for s in f.closing):
+    if not _no_action_stated(ctx) or f.purpose.kind != DECISION:
         return None
     last = f.closing[-1] if f.closing else None
     return Hit(
         title="No recommendation or next step",
         issue=(
             "The document reports findings but never says what the reader should do with them: no recommendation, decision "
-            "or next step appears anywhere. The reader cannot act on it."
+            f"or next step appears anywhere. This matters most here because {f.purpose.because(ctx.view)}: its reader "
+            "cannot act on it."
         ),
         evidence="",
         location="whole document" if last is None else "End of document",
@@ -46,6 +59,68 @@ def no_recommendation(ctx: Context) -> Hit | None:
         consider="Consider adding what you expect to recommend, even provisionally.",
         strength=2,
     )
+
+
+_NEXT_STEP_FIX = {
+    MEASUREMENT: "Close with one or two lines on what the estimate means for what comes next (repeat, extend or stop what "
+                 "was measured) and what you would measure next.",
+    BENCHMARK: "Close with who should use which method in which situation, and what would change the ranking.",
+    EXPLORATORY: "Close with the two or three patterns that matter most and the question each raises for the next analysis.",
+}
+
+
+@rule("next_step_missing")
+def next_step_missing(ctx: Context) -> Hit | None:
+    """A measurement, benchmark or exploratory write-up with no next step at all: it informs rather
+    than decides, so this weighs less than a missing recommendation in a decision document."""
+    f = ctx.features
+    purpose = f.purpose
+    if purpose.kind == DECISION or f.word_count_small:
+        return None
+    if purpose.kind == MEASUREMENT:
+        # what was measured was a change or an event: the step that matters is what happens to it (kept,
+        # reverted, repeated, done differently next time); an idea for a later study, or what we "would need"
+        # in a hypothetical one, does not say
+        said = [s for s in f.recommendations if not lx.FOLLOW_UP.search(s.text)
+                and not re.search(r"\b(?:would|could|might)\b", s.text, re.I)]
+        if said or any(_DECIDED.search(s.text) for s in f.closing):
+            return None
+        what = "what happens to what it measured (kept, reverted, repeated or extended)"
+    elif not _no_action_stated(ctx, follow_up=True):
+        return None
+    else:
+        what = "what its result means for what comes next: no decision it informs, no follow-up"
+    if so_what_missing(ctx) is not None:
+        return None  # the same gap, told once: findings without their implication
+    return Hit(
+        title="No next step stated",
+        issue=(
+            f"The document never says {what}. "
+            f"This weighs less than a missing recommendation would, because {purpose.because(ctx.view)}, which informs "
+            "rather than decides; still, the reader is left to work out the consequence alone."
+        ),
+        evidence="",
+        location="End of document",
+        suggested_fix=_NEXT_STEP_FIX[purpose.kind],
+        absence=True,
+        consider="Consider ending with what the result means for what comes next.",
+        strength=1,
+    )
+
+
+_DECISIVE = lx.rx(
+    r"\b(?:recommend|propose|suggest|decided?|decision(?: is|:)|should|will|we'll|must)\b[^.;]{0,40}?\b(deploy\w*|ship\w*|launch\w*|"
+    r"roll(?:ing)? (?:it |this |\w+ )?out|proceed\w*|keep(?:ing)?|adopt\w*|switch\w*|replac\w+|stop\w*|revert\w*|discontinu\w*|"
+    r"make (?:it|this|\w+) (?:the )?default|expand\w*|use[ds]?|using|go(?:ing)? ahead|not (?:ship|launch|deploy|proceed|roll)|"
+    r"enabl\w+|disabl\w+|implement\w*|releas\w+|apply\w*|applying|retir\w+|remov\w+|turn(?:ing)? (?:it |this )?(?:on|off))\b")
+
+
+def _decisive(s: Sentence) -> bool:
+    """A recommendation that decides: it names the action on the thing tested (deploy, ship, keep,
+    stop, replace), unhedged."""
+    return bool(_DECISIVE.search(s.text)) and not (lx.VAGUE_ACTION.search(s.text) or _HEDGED_ACTION.search(s.text)
+                                                     or re.search(r"\b(?:could|might|may|would)\b", s.text, re.I)
+                                                     or s.text.rstrip("*_ )").endswith("?"))
 
 
 _ACTION_SECTION = lx.rx(r"\b(next steps?|action items?|actions|to-?dos?|owners?|what we(?:'ll| will) do|plan)\b")
@@ -75,6 +150,10 @@ def recommendation_vague(ctx: Context) -> Hit | None:
         return None
     if ctx.workflow != "proactive" and not any(lx.TEAM_ACTION.search(s.text) or _ACTION_SECTION.search(s.section) for s in recos):
         return None  # advice to any reader ("choose your models wisely"): an owner and a date do not apply
+    if ctx.workflow != "proactive" and f.purpose.kind != DECISION:
+        return None  # a measurement, benchmark or exploration names its follow-ups as such; owners are for decisions
+    if ctx.workflow != "proactive" and any(_decisive(s) for s in recos):
+        return None  # "We recommend deploying longer snippets": a decision with its next step; owners are for proactive work
     owners = [s for s in recos if _has_owner(s)]
     timed = [s for s in recos if lx.TIMING.search(s.text)]
     # extraction input: an action table replaced by its column list still shows owners and dates
@@ -117,6 +196,13 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     )
 
 
+def _sampled_from_all(f) -> bool:
+    """The test drew its users at random from everyone it would apply to (an A/B test on sampled users)."""
+    return any(re.search(r"\b(?:randomly (?:assigned|selected|sampled)|randomi[sz]ed|sampled at (?:a )?rate|"
+                         r"(?:chance|rate) of (?:\d+ in \d+|being (?:picked|selected|sampled)))\b", s.text, re.I)
+               for s in f.statements)
+
+
 _MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
                   r"(?:all|every|each)\b|\bexcept\b")
 _DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
@@ -135,8 +221,11 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
             m = lx.GENERALIZE.search(s.text)
             if not m or v.has(lx.BOUNDARY, [s]):
                 continue
-            if _DESCRIBES_TEST.search(s.text):
-                continue  # "held flat in all regions during the test" describes the test, it extends nothing
+            if re.match(r"all (?:users|customers)", m.group(0), re.I) and _sampled_from_all(f):
+                continue  # a test run on a random sample of the users: all of them are the population it measured
+            if _DESCRIBES_TEST.search(s.text) or lx.DECISION_FRAMING.search(s.text):
+                continue  # "held flat in all regions during the test" describes the test, it extends nothing; the
+                # decision a readout feeds ("for the go/no-go decision on launching to all users") claims nothing
             if _MEASURED.search(s.text):
                 continue  # "conversion fell in every region except North America": the test's own results, described
             if s.role not in (SUMMARY, CONCLUSION, RECOMMENDATION) and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):

@@ -158,21 +158,24 @@ def appendix_in_body(ctx: Context) -> Hit | None:
     if code_lines < 15 and not big_tables:
         return None
     if code_lines >= 15:
-        a, _ = body_code[0]
-        s = next((x for x in v.sentences if x.line >= a), None)
+        # the longest block, quoted by its first line of code (the text after it is no evidence of code)
+        a, b = max(body_code, key=lambda ab: ab[1] - ab[0])
+        lines = v.content.split("\n")[a:max(a, b - 1)]
+        evidence = next((ln.strip() for ln in lines if len(ln.strip()) >= 8 and not ln.strip().startswith(("```", "~~~"))), "")
         detail = f"{code_lines} lines of code/query"
         line = a
     else:
         line, rows, sec = big_tables[0]
         detail = f"a {rows}-row table" + (f" in '{sec}'" if sec else "")
         s = next((x for x in v.sentences if x.line == line), None)
+        evidence = v.quote(s) if s else ""
     return Hit(
         title="Supporting detail sits in the main body",
         issue=(
             f"The main body carries {detail} at line {line}. It supports the analysis but slows the reader down before the "
             f"conclusion."
         ),
-        evidence=v.quote(s) if s else "",
+        evidence=evidence[:200],
         location=f"line {line}",
         suggested_fix="Move it to an appendix and keep a one-line summary (or the three rows that matter) in the body.",
     )

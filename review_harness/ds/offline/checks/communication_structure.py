@@ -19,7 +19,9 @@ def tldr_missing(ctx: Context) -> Hit | None:
     f = ctx.features
     if v.tldr.found or f.word_count_small:
         return None
-    answer = next((s for s in f.prose if lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION)), None)
+    # the answer is a statement, not a contents entry ("7. Conclusion") or a label
+    answer = next((s for s in f.prose if (lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION))
+                   and len(s.text.split()) > 4 and not lx.NON_CONTENT_HEADING.match(s.section.strip().lower())), None)
     result = next(
         (s for s in f.prose if s.role not in (METHOD, DATA) and (lx.CI.search(s.text) or lx.POS_SIG.search(s.text))),
         None,
@@ -156,8 +158,8 @@ def no_structure(ctx: Context) -> Hit | None:
 @rule("generic_headings")
 def generic_headings(ctx: Context) -> Hit | None:
     v = ctx.view
-    if v.tldr.found and tldr_weakness(ctx) is None:
-        return None  # the answer is up front: labels for the sections below it cost the reader little
+    if v.tldr.found:
+        return None  # a summary up front, even a weak one (reported as such), is where a skimmer starts, not the headings
     heads = [h for h in v.content_headings if clean_heading(h.text)]
     content = [h for h in heads if not lx.NON_CONTENT_HEADING.match(clean_heading(h.text))]
     if not content:

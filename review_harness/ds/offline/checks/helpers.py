@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from review_harness.ds.offline import lexicon as lx
+from review_harness.core.text import split_sentences
 from review_harness.ds.offline.features import numbers
 from review_harness.ds.offline.registry import Context, Hit
 from review_harness.ds.offline.view import Sentence
@@ -111,7 +112,8 @@ CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until
 _PARAMETER_AFTER = re.compile(r"^\s*(?:%\s*)?(?:\w+\s){0,2}?(?:discount|off\b|cheaper|price|prices|fee|coupon|voucher|offer|"
                               r"threshold|cap\b|minimum|maximum|limit|target|"
                               r"of (?:the )?(?:traffic|users|queries|sessions|sample) (?:were|was|are|is) (?:assigned|allocated|sampled|randomi))", re.I)
-_CONFIDENCE_LEVEL = re.compile(r"^\s*%?[\s-]*(?:CI\b|confidence|credible|prediction|probability interval|interval)", re.I)
+_CONFIDENCE_LEVEL = re.compile(r"^\s*%?[\s-]*(?:CI\b|confidence|credible|prediction|probability interval|interval|quantiles?|"
+                               r"percentiles?|th percentile|power\b)", re.I)
 _PER_PERIOD = re.compile(r"^\s*(?:per (?:month|year|seat|user)|/\s?mo\b|a month|a year|billed)", re.I)
 _PRICE_CONTEXT = re.compile(r"\b(price[ds]?|pay|paying|paid|costs?|charge[sd]?|fees?|plan|subscription|billed|priced)\b", re.I)
 _RESULT_VERB = re.compile(r"\b(sav(?:e|es|ed|ing)|generat\w+|add(?:s|ed)?|increas\w+|reduc\w+|grew|rose|fell|drop\w*|lift\w*|"
@@ -120,11 +122,18 @@ _PARAMETER_BEFORE = re.compile(r"(?:\b(?:more than|less than|over|under|above|be
                                r"threshold of|priced at|price of|costs?|pay|paying|charge[sd]?|offer(?:ing)?|for|a)\s*|[$€£])$", re.I)
 
 
+_DURATION = re.compile(r"^-?(?:year|month|week|day|hour|minute|point|step)s?\b", re.I)
+
+
 def is_parameter(text: str, start: int, end: int) -> bool:
     """Whether the number at text[start:end] is a parameter (a price, discount, threshold, target,
-    allocation) rather than a measured result ("saves $120,000 a year" is a result)."""
+    allocation, a window length such as "30-year normals") rather than a measured result ("saves
+    $120,000 a year" is a result)."""
     after = text[end:end + 60]
     before = text[max(0, start - 24):start]
+    if _DURATION.match(after) or (_DURATION.match(after.lstrip()) and re.search(r"\b(?:next|last|past|first|every|each|per|over)\s*$",
+                                                                             before, re.I)):
+        return True  # "30-year normals", "for the next 12 months": a window, not a result
     if _PARAMETER_AFTER.match(after) or _CONFIDENCE_LEVEL.match(after):
         return True
     if _RESULT_VERB.search(text[max(0, start - 40):start]):
@@ -136,11 +145,32 @@ def is_parameter(text: str, start: int, end: int) -> bool:
                               text[max(0, start - 60):end + 40], re.I))
 
 
+# a number that sizes the data rather than reports a result: "35,064 hourly observations per station",
+# "the 1.2 million trips taken in 2023", "a panel of 48 stations"
+_DATA_SIZE_AFTER = re.compile(
+    r"^\s*(?:\w+[- ]){0,2}?(?:observations|rows|records|(?:time )?series|data ?points|events|samples|trips|transactions|"
+    r"documents|responses|entries|lines|files|images|queries in the|stations|products|items|sku?s)\b", re.I)
+_DATA_SIZE_CONTEXT = re.compile(r"\b(data ?sets?|data|we (?:took|used|collected|pulled)|explores?|covers?|contains?|consists? of|"
+                                r"includ\w+|drawn from|sample of|public|open data|recorded|logged)\b", re.I)
+
+
+def is_data_size(text: str, start: int, end: int) -> bool:
+    """Whether the number at text[start:end] sizes the data set (a count of observations, rows, series
+    or records, in a sentence that describes the data, or "for 45 stores") rather than reports a result."""
+    if not _DATA_SIZE_AFTER.match(text[end:end + 40]) or _RESULT_VERB.search(text[max(0, start - 40):start]):
+        return False
+    return bool(_DATA_SIZE_CONTEXT.search(text) or re.search(r"\b(?:for|across|in|of|from|over|covering) (?:all |the |about |around )?$",
+                                                             text[max(0, start - 24):start], re.I))
+
+
 def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | None:
     """The first result figure of the summary, the results, the closing or the text (a price,
     discount or threshold is a parameter, not a result)."""
     f = ctx.features
-    for group in (f.summary, f.results, f.closing, f.text_sentences):
+    text = [s for s in f.text_sentences if s.role not in ("data", "method")] + [s for s in f.text_sentences if s.role in ("data", "method")]
+    for group in (f.summary, f.results, f.closing, text):
+        # a figure that moves or compares first ("45% less likely to cancel"), then any ("61% of them were canceled")
+        group = sorted(group, key=lambda s: not (lx.CHANGE_WORD.search(s.text) or lx.COMPARATIVE_ANSWER.search(s.text)))
         for s in group:
             if s.kind == "heading":
                 continue
@@ -149,6 +179,19 @@ def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | Non
                 if m:
                     return s, m
     return None
+
+
+def _answers(sentence: str) -> bool:
+    """A summary sentence that states an answer: a result figure (a number that only sizes the data,
+    as in "explores the 1.2 million trips", is none), a comparison ("as accurate as"), or a finding
+    verb with a figure. A sentence that states the purpose, the question or a deferral answers nothing."""
+    if (lx.TLDR_PURPOSE.search(sentence) or lx.QUESTION_SIGNAL.search(sentence) or lx.DEFERRAL.search(sentence)
+            or sentence.rstrip("*_ )").endswith("?")):
+        return False
+    if lx.PERCENTLIKE.search(sentence) or lx.MONEY.search(sentence) or lx.COMPARATIVE_ANSWER.search(sentence):
+        return True
+    figures = [n for n in numbers(sentence) if n.notable and not is_data_size(sentence, n.start, n.end)]
+    return bool(figures and lx.FINDING_VERB.search(sentence))
 
 
 def tldr_weakness(ctx: Context) -> str | None:
@@ -160,11 +203,12 @@ def tldr_weakness(ctx: Context) -> str | None:
         return "it is empty"
     has_number = bool(numbers(text))
     has_finding = bool(lx.FINDING_VERB.search(text))
-    if lx.DEFERRAL.search(text) and not has_number:
+    answers = any(_answers(sentence) for _, sentence in split_sentences(text))
+    if lx.DEFERRAL.search(text) and not answers:
         return "it defers the answer"
-    if lx.TLDR_PURPOSE.search(text) and not has_number:
+    if lx.TLDR_PURPOSE.search(text) and not answers:
         return "it describes what the document covers instead of stating the answer"
-    if lx.QUESTION_SIGNAL.search(text) and not has_number:
+    if lx.QUESTION_SIGNAL.search(text) and not answers:
         return "it restates the question without answering it"
     if not has_number and not has_finding:
         return "it states no finding and no number"
