@@ -129,3 +129,64 @@ def test_drafts_and_updates_the_design_is_about_are_not_the_document_being_unfin
               "it is paid. The draft state is kept for 30 days. The order page is updated when the payment clears.\n")
     titles_ = persona_titles("first-principles", design, "# Orders\n\nOrders are paid online.\n")
     assert "The document says it is unfinished or out of date" not in titles_
+
+
+# --------------------------------------------------------------- alternatives set side by side
+
+PROPOSAL = ("# Proposal: shared retry budgets\n\n## Problem\n\nEach client retries on its own, so an outage multiplies "
+            "the load.\n\n## Proposed solution\n\nClients draw retries from a budget shared per host.\n\n"
+            "## {heading}\n\nEach request carries a retry count and the server rejects requests past three tries.\n{extra}")
+
+
+@pytest.mark.parametrize("heading", ["Alternative approach", "Option B: server-side limits", "Alternatives"])
+def test_an_alternative_set_beside_the_proposal_with_no_comparison_is_found(heading):
+    design = PROPOSAL.format(heading=heading, extra="")
+    assert "Alternatives are listed but never weighed" in persona_titles("prior-art-scout", design, "# R\n\n- Limit retries.\n")
+
+
+@pytest.mark.parametrize("extra", [
+    "\nWe prefer the shared budget because it needs no server change.\n",
+    "\nThis was rejected: old servers ignore the count.\n",
+    "\nThe trade-off is a second counter on every client.\n",
+    "\n- **A retry proxy:** one more hop on every request, and old clients bypass it.\n",
+])
+def test_an_alternative_weighed_against_the_proposal_is_fine(extra):
+    design = PROPOSAL.format(heading="Alternative approach", extra=extra)
+    assert "Alternatives are listed but never weighed" not in persona_titles("prior-art-scout", design, "# R\n\n- Limit retries.\n")
+
+
+def test_options_of_a_reference_are_not_alternatives():
+    design = ("# Client options\n\nThis page explains the client's options.\n\n## Options that control retries\n\n"
+              "`--retries` sets how many times a request is sent again.\n")
+    assert "Alternatives are listed but never weighed" not in persona_titles("prior-art-scout", design, "# R\n\n- Retry.\n")
+
+
+# --------------------------------------------------------------- a lifecycle and its failures
+
+LIFECYCLE = ("# Upload session\n\nThis page explains the states an upload session goes through.\n\n## States\n\n"
+             "A new session starts in the **open** state. The first chunk moves the session to the **receiving** state. "
+             "The last chunk moves it to the **verifying** state. A matching checksum moves it to the **stored** state. "
+             "{extra}\n")
+DIAGRAM = ("# Upload session\n\nThis page explains the states of an upload session.\n\n```mermaid\nstateDiagram-v2\n"
+           "  [*] --> open\n  open --> receiving : chunk\n  receiving --> verifying : last chunk\n"
+           "  verifying --> stored : checksum ok\n{extra}```\n")
+
+
+@pytest.mark.parametrize("design", [LIFECYCLE.format(extra=""), DIAGRAM.format(extra="")])
+def test_a_lifecycle_with_no_failure_path_is_found(design):
+    assert "The lifecycle has no path for failure" in persona_titles("edge-case-prober", design, "# R\n\n- Store uploads.\n")
+
+
+@pytest.mark.parametrize("design", [
+    LIFECYCLE.format(extra="A lost connection moves the session back to the **open** state."),
+    LIFECYCLE.format(extra="A checksum error moves it to the **rejected** state and the chunks are deleted."),
+    DIAGRAM.format(extra="  verifying --> rejected : checksum error\n"),
+])
+def test_a_lifecycle_that_says_what_failure_does_is_fine(design):
+    assert "The lifecycle has no path for failure" not in persona_titles("edge-case-prober", design, "# R\n\n- Store uploads.\n")
+
+
+def test_two_state_changes_are_no_lifecycle():
+    design = ("# Flags\n\nThis page explains flags.\n\n## Use\n\nSaving a flag moves it to the live state. "
+              "Archiving moves it to the archived state.\n")
+    assert "The lifecycle has no path for failure" not in persona_titles("edge-case-prober", design, "# R\n\n- Flags.\n")

@@ -31,9 +31,12 @@ def problem_statement(ctx: Ctx) -> None:
             where = goal_secs[0].path if goal_secs else framing.path_of(stated.line if stated else early[0].line)
             ctx.ok(f"The {'document' if framing is doc else 'brief'} states its purpose in '{where}'")
             return
-    # a problem statement is asked of a document that proposes a change; one that describes how
-    # something already works (an architecture overview, a reference, a lifecycle) is read as what it is
-    if not any(V.proposal_language.search(u.plain) for framing in ctx.framing_docs for u in framing.body_units()):
+    # a problem statement is asked of a document that proposes a change (requirements always do);
+    # one that describes how something already works (an architecture overview, a reference, a
+    # lifecycle) is read as what it is
+    proposes = ctx.stage == "requirements" or bool(ctx.reqset.reqs) or any(
+        V.proposal_language.search(u.plain) for framing in ctx.framing_docs for u in framing.body_units())
+    if not proposes:
         ctx.not_assessed("the problem statement (the documents describe how something works and propose no change, "
                          "so there is no problem for them to state)")
         return
