@@ -13,16 +13,15 @@ GOLD_DIR = PROJECT_ROOT / "gold"
 BASELINES_DIR = PROJECT_ROOT / "logs" / "baselines"
 
 SHARED_PREFIX = "../shared/"
-# where the shared inputs may live: $REVIEW_HARNESS_SHARED, beside the checkout, or the team's machine
+# where the shared inputs may live: $REVIEW_HARNESS_SHARED, else beside the checkout
 SHARED_ENV = "REVIEW_HARNESS_SHARED"
-_SHARED_FALLBACK = Path("/work/shared")
 
 
 def shared_dir() -> Path | None:
-    """The shared inputs folder: $REVIEW_HARNESS_SHARED, else <repo>/../shared, else /work/shared
-    (a worktree elsewhere on the same machine); None when none exists."""
+    """The shared inputs folder: $REVIEW_HARNESS_SHARED (a checkout that does not sit beside it), else
+    <repo>/../shared; None when neither exists."""
     candidates = [Path(os.environ[SHARED_ENV])] if os.environ.get(SHARED_ENV) else []
-    candidates += [PROJECT_ROOT.parent / "shared", _SHARED_FALLBACK]
+    candidates.append(PROJECT_ROOT.parent / "shared")
     return next((c for c in candidates if c.is_dir()), None)
 
 
