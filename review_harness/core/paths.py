@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+# the folder the process started in: inspect moves into a task file's folder while it loads the task
+LAUNCH_DIR = Path.cwd()
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 FIXTURES_DIR = PROJECT_ROOT / "fixtures"
 GOLD_DIR = PROJECT_ROOT / "gold"
@@ -33,3 +35,21 @@ def repo_path(path: str) -> Path:
         if shared is not None:
             return shared / path[len(SHARED_PREFIX):]
     return PROJECT_ROOT / path
+
+
+def _same(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def user_dir() -> Path:
+    """The folder the user ran the command from, for their relative paths. A shell's $PWD names it
+    (spelled as they see it, symlinks kept) when it is the current folder or the one the process
+    started in; a $PWD that is neither was left by a launcher that started the command elsewhere
+    without a shell, and the folder the process started in is used instead."""
+    pwd = os.environ.get("PWD")
+    if pwd and (_same(pwd, Path.cwd()) or _same(pwd, LAUNCH_DIR)):
+        return Path(pwd)
+    return LAUNCH_DIR
