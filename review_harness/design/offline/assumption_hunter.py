@@ -55,6 +55,15 @@ def supported(doc: Doc, u: Sentence, reqs: Doc) -> bool:
     return False
 
 
+def _subject(text: str, start: int, end: int) -> str:
+    """Whom a claim is made of: the words before it in the same clause, and its agent after it
+    ('are guaranteed by the broker')."""
+    head = text[max(0, start - 80): start]
+    cut = max(head.rfind(c) for c in (",", ";", ":", "(", " that ", " which ", " means "))
+    agent = re.match(r"\s+by\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,3}[\w-]+", text[end:])
+    return (head[cut + 1:] if cut >= 0 else head) + (agent.group(0) if agent else "")
+
+
 @detector("timeout-taken-as-failure")
 def timeout_taken_as_failure(ctx: Ctx) -> None:
     ambiguous_outcome(ctx, "timeout-read-as-failure", "assumption")
@@ -75,6 +84,8 @@ def unsupported_certainty(ctx: Ctx) -> None:
             if supported(doc, u, req_doc):
                 ctx.ok(f"The claim '{short(u.plain, 60)}' cites data or a source in '{doc.path_of(u.line)}'")
                 continue
+            if kind == "dependency" and not V.outside_party.search(_subject(u.plain, m.start(), m.end())):
+                continue  # a guarantee the design makes about its own behaviour, not a dependency's
             seen_lines.add(u.line)
             backs_default = bool(V.unknown_default.search(u.plain))
             silent = ctx.req_for_terms(term_set(u.plain), 2) is None

@@ -20,6 +20,30 @@ def unknown_outcome_retried(ctx: Ctx) -> None:
     ambiguous_outcome(ctx, "timeout-retried-as-failure", "edge")
 
 
+@detector("lifecycle-failure")
+def lifecycle_failure(ctx: Ctx) -> None:
+    """A lifecycle (a state diagram, or prose that moves something from state to state) whose
+    transitions never say what happens when something fails: no error state, event or path."""
+    doc = ctx.artifact
+    arrows = [m for line in doc.text.split("\n") for m in [V.lifecycle_arrow.match(line)] if m]
+    steps = [u for u in doc.body_units() if V.lifecycle_step.search(u.plain)]
+    if len(arrows) + len(steps) < 4:
+        return
+    told = " ".join([" ".join(m.groups(default="")) for m in arrows] + [u.plain for u in steps])
+    if V.failure_path.search(told):
+        ctx.ok("The lifecycle's transitions include what happens on failure")
+        return
+    first = steps[0] if steps else None
+    ctx.add(
+        "lifecycle-without-failure", title="The lifecycle has no path for failure",
+        section=doc.path_of(first.line) if first else doc.title or "(top of document)",
+        issue=(f"The document moves through {len(arrows) + len(steps)} transitions, and none of them says what happens when "
+               "something fails (a connection lost, a step that errors): there is no error state, event or path."),
+        why="Failures happen in every state; a lifecycle without them leaves callers guessing which state they are in after one, and what is lost.",
+        suggestion="Add the failure transitions: from which states an error can occur, where each goes, and what happens to the work in flight.",
+        evidence=quote_of(first) if first else None, key="lifecycle-failure")
+
+
 @detector("failure-handling")
 def failure_handling(ctx: Ctx) -> None:
     """Remote calls, message queues and batch jobs with no word on failure; remote calls a caller

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from review_harness.core.markdown import subtree_end
 from review_harness.core.text import negated_before
-from review_harness.design.offline.document import all_matches, clause, committed_units, design_has, plan_tasks, quote_of, short
+from review_harness.core.markdown import Sentence, subtree_end
+from review_harness.design.offline.document import Doc, all_matches, clause, committed_units, design_has, plan_tasks, quote_of, short
 from review_harness.design.offline.quantities import rates
 from review_harness.design.offline.reading import effort_estimates
 from review_harness.design.offline.registry import Ctx, detector
@@ -125,6 +125,18 @@ def single_instance_capacity(ctx: Ctx) -> None:
         evidence=quote_of(u, m.group(0)), key="single-capacity")
 
 
+def _nearby_text(doc: Doc, u: Sentence) -> str:
+    """The text (code blocks included) of the section holding ``u`` and of its sibling sections
+    under one parent below the title: where a measurement an adjective sums up would be."""
+    s = doc.section_of(u.line)
+    if s is None:
+        return u.plain
+    parent = next((p for p in reversed(doc.sections[: doc.sections.index(s)]) if p.level < s.level), None)
+    top = parent if parent is not None and parent.level >= 2 else s
+    end = subtree_end(doc.sections, top)
+    return " ".join(v.plain for v in doc.units_with_code if top.start_line <= v.line <= end)
+
+
 @detector("vague-claims")
 def vague_claims(ctx: Ctx) -> None:
     """Performance, scale, cost or reliability claimed with an adjective and no figure."""
@@ -132,6 +144,10 @@ def vague_claims(ctx: Ctx) -> None:
     for topic, pat in V.vague.items():
         hits = [(u, m) for u, m in all_matches(doc, pat) if not re.search(r"\d", u.plain) and not negated_before(u.plain, m.start(), 25)
                 and not doc.in_section_like(u, V.sec_illustrative)]
+        measured = [(u, m) for u, m in hits if V.measured_figure[topic].search(_nearby_text(doc, u))]
+        for u, _ in measured[:1]:
+            ctx.ok(f"The {topic} wording in '{doc.path_of(u.line)}' sums up figures measured beside it")
+        hits = [h for h in hits if h not in measured]
         if not hits:
             continue
         u, m = hits[0]

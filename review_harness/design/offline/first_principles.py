@@ -26,10 +26,20 @@ def problem_statement(ctx: Ctx) -> None:
     for framing in ctx.framing_docs:
         goal_secs = framing.headings_matching(V.sec_goal)
         early = [u for u in framing.body_units()[:8]]
-        if goal_secs or any(V.problem_sentence.search(u.plain) for u in early):
-            where = goal_secs[0].path if goal_secs else framing.path_of(early[0].line)
+        stated = next((u for u in early if V.problem_sentence.search(u.plain) or V.purpose_sentence.search(u.plain)), None)
+        if goal_secs or stated is not None:
+            where = goal_secs[0].path if goal_secs else framing.path_of(stated.line if stated else early[0].line)
             ctx.ok(f"The {'document' if framing is doc else 'brief'} states its purpose in '{where}'")
             return
+    # a problem statement is asked of a document that proposes a change (requirements always do);
+    # one that describes how something already works (an architecture overview, a reference, a
+    # lifecycle) is read as what it is
+    proposes = ctx.stage == "requirements" or bool(ctx.reqset.reqs) or any(
+        V.proposal_language.search(u.plain) for framing in ctx.framing_docs for u in framing.body_units())
+    if not proposes:
+        ctx.not_assessed("the problem statement (the documents describe how something works and propose no change, "
+                         "so there is no problem for them to state)")
+        return
     what = "requirements" if doc is ctx.requirements else "design"
     both = len(ctx.framing_docs) > 1
     ctx.add(
@@ -154,6 +164,19 @@ def open_decisions_left(ctx: Ctx) -> None:
     doc = ctx.artifact
     if doc.empty or ctx.stage == "requirements":
         return
+    said = [(u, m) for u in doc.body_units() for m in [V.self_unfinished.search(u.plain)] if m]
+    if said:
+        u, m = said[0]
+        where = doc.section_of(u.line)
+        opening = where is None or where.level <= 1  # above its first section: said of the whole text
+        ctx.add(
+            "document-unfinished", when={"opening": opening},
+            title="The document says it is unfinished or out of date", section=doc.path_of(u.line),
+            issue=(f"The document says '{clause(u.plain, m)}'{' at its top, of the whole text' if opening else ''}: what it "
+                   "describes may no longer be what is built, or may stop short of it."),
+            why="Reviewing, planning or building against text its own authors call incomplete or stale means deciding on what they have not settled.",
+            suggestion="Finish or update the text (or mark exactly which parts are current) before it is reviewed as the design.",
+            evidence=quote_of(u, m.group(0)), key="unfinished")
     items = open_decisions(doc)
     if not items:
         return

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.markdown import subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, quote_of, short
 from review_harness.design.offline.registry import Ctx, detector
@@ -96,6 +97,34 @@ def no_alternatives(ctx: Ctx) -> None:
         why="Without the comparison, reviewers cannot tell a deliberate choice from a default, and cheaper options go unexamined.",
         suggestion="Add an alternatives section covering at least one existing product or managed service and why the chosen approach beats it.",
         evidence=quote_of(u, m.group(0)), key="no-alternatives")
+
+
+_APPROACH = re.compile(r"\b(propos\w*|approach\w*|options?|solutions?)\b", re.I)
+
+
+@detector("alternatives-unweighed")
+def alternatives_unweighed(ctx: Ctx) -> None:
+    """A proposal that sets an alternative beside its proposed approach but never compares them or
+    says which one it chooses and why."""
+    doc = ctx.artifact
+    alt_secs = doc.headings_matching(V.sec_alternative_approach)
+    if doc.empty or not alt_secs:
+        return
+    weighed = next((u for u in doc.body_units() if V.weighing.search(u.plain)
+                    and (any(a.start_line <= u.line <= subtree_end(doc.sections, a) for a in alt_secs)
+                         or V.alternatives.search(u.plain) or _APPROACH.search(u.plain))), None)
+    if weighed is not None:
+        ctx.ok(f"The alternatives are weighed against the proposal in '{doc.path_of(weighed.line)}'")
+        return
+    sec = alt_secs[0]
+    first = next((u for u in doc.units_under([sec]) if u.kind != "heading"), None)
+    ctx.add(
+        "alternatives-without-choice", title="Alternatives are listed but never weighed", section=sec.path,
+        issue=(f"'{sec.heading}' sets another approach beside the proposed one, and the document never compares them "
+               "or says which one it chooses and why."),
+        why="Without the comparison reviewers cannot tell which approach they are approving, nor what the choice costs.",
+        suggestion="Compare the approaches on what matters here (behaviour, compatibility, cost to users and maintainers) and record the choice and the reason.",
+        evidence=quote_of(first) if first is not None else None, key="alternatives-unweighed")
 
 
 @detector("requirements-research")
