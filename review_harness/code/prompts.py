@@ -109,8 +109,9 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
 
 def parse_change(text: str) -> list[dict]:
     """The files of a rendered change (what the offline reviewer reads back): path, status,
-    language, lines {n: text}, added [n] (moved lines left out), moved [n], removed [old text], excerpt (whether only windows are shown), omitted (whether
-    the budget left the file out)."""
+    language, lines {n: text}, added [n] (moved lines left out), moved [n], removed [old text], removed_before
+    {n: [old text]} (the removed lines by the new line they stood before; past the last line: its number + 1),
+    excerpt (whether only windows are shown), omitted (whether the budget left the file out)."""
     files: list[dict] = []
     current: dict | None = None
     for line in text.splitlines():
@@ -118,7 +119,7 @@ def parse_change(text: str) -> list[dict]:
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
                        "binary": "binary" in match["rest"], "lines": {}, "added": [], "moved": [], "removed": [], "excerpt": False,
-                       "omitted": False}
+                       "omitted": False, "removed_before": {}, "_pending": []}
             files.append(current)
             continue
         if current is None:
@@ -130,6 +131,9 @@ def parse_change(text: str) -> list[dict]:
         number = NUMBERED.match(line)
         if number:
             n = int(number.group(1))
+            if current["_pending"]:
+                current["removed_before"][n] = current["_pending"]
+                current["_pending"] = []
             current["lines"][n] = line[number.end():]
             if number.group(2) == "+":
                 current["added"].append(n)
@@ -138,6 +142,11 @@ def parse_change(text: str) -> list[dict]:
             continue
         if REMOVED.match(line):
             current["removed"].append(line[8:])
+            current["_pending"].append(line[8:])
+    for f in files:
+        pending = f.pop("_pending")
+        if pending:
+            f["removed_before"][max(f["lines"], default=0) + 1] = pending
     return files
 
 

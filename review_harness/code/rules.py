@@ -48,6 +48,21 @@ class FileView:
     omitted: bool = False  # the prompt budget left the file's lines out
     moved: set[int] = field(default_factory=set)  # lines git reports as moved unchanged (not new code)
     removed: list[str] = field(default_factory=list)  # the old lines the change removed from this file
+    removed_before: dict[int, list[str]] = field(default_factory=dict)  # the same, by the new line they stood before
+
+    @property
+    def old_text(self) -> str | None:
+        """The file before the change, put back together from the new version (when it is shown
+        whole) and the removed lines where they stood; None for an excerpt or an omitted file."""
+        if self.excerpt or self.omitted or not self.lines:
+            return None
+        last = max(self.lines)
+        out: list[str] = []
+        for n in range(1, last + 2):
+            out += self.removed_before.get(n, [])
+            if n <= last and n not in self.added and n not in self.moved:
+                out.append(self.lines.get(n, ""))
+        return "\n".join(out) + "\n"
 
     @property
     def text(self) -> str:

@@ -33,7 +33,9 @@ of 300 files costs one pass over each, not their product.
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -293,6 +295,8 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     index = ChangeIndex(files, added_only=strict)
     added = index if strict else ChangeIndex(files, added_only=True)
     omitted = [view.path for view in files if view.omitted]
+    imported = {name for view in files if view.language == "python" for text in view.lines.values()
+                for name in _imported_modules(text)}
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
     named: list[str] = []
@@ -304,6 +308,10 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         named += tokens
         places = {t: index.find(t) for t in tokens}
         missing = [t for t, p in places.items() if p is None]
+        if strict and len(missing) < len(tokens):
+            # a module the changed files import, or the standard library's, is where the asked-for code
+            # goes or what it uses, not code to add
+            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
         met = not missing if strict else len(missing) < len(tokens)
         if met:
             f, line = next(p for p in places.values() if p is not None)
@@ -362,6 +370,9 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
         return
     spec_words = {w.lower() for w in WORD.findall(spec)}
     wanted = {re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1] for t in named} | {t for t in named if NAME.match(t)}
+    # a file the spec names is used by the files that import it by its module name
+    wanted |= {t.rsplit("/", 1)[-1].rsplit(".", 1)[0] for t in named
+               if FILE_NAME.match(t) and t.rsplit(".", 1)[-1].lower() in EXTENSIONS} - {"__init__", "index", "main"}
     route_files = {index.find(t)[0] for t in named if ROUTE.match(t) and index.find(t) is not None}
     # a spec that names its files scopes the task to them: their folder alone implies no other file
     names_files = any(FILE_NAME.match(t) and t.rsplit(".", 1)[-1].lower() in EXTENSIONS for t in named)
@@ -377,7 +388,7 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
         uses = bool(index.file_words[f] & wanted) or f in route_files
         if named_path or named_folder or uses or SUPPORT_FILE.search(view.path) or view.language in ("text", "markdown"):
             in_scope.append(view)
-        elif view.added or view.removed:
+        elif (view.added or view.removed) and _edits_code(view):
             outside.append(view)
     if not in_scope:
         return
@@ -390,6 +401,80 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
             suggested_fix="Leave this file out of the task's change, or update the spec if the edit is needed.",
             quote=view.quote(first) if first else None)
         result.findings.append(finding)
+
+
+def _without_docstrings(tree: ast.Module) -> str:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body[0] = ast.Pass()
+    return ast.dump(tree)
+
+
+def _release_constant(node: ast.stmt) -> bool:
+    """A module-level assignment of a literal to version metadata (`__version__ = "2.1.2"`,
+    `__build__ = 0x023100` in a version file, `version_json = '...'`)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(node.value, ast.Constant):
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return all(isinstance(t, ast.Name) and (VERSION_NAME.search(t.id) or t.id.startswith("__")) for t in targets)
+
+
+VERSION_NAME = re.compile(r"version|release|revision", re.IGNORECASE)
+
+
+IMPORT = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)|from\s+([\w.]+)\s+import\b)")
+
+
+def _imported_modules(line: str) -> set[str]:
+    """The modules a Python import line names (`import itertools`, `import a.b as c`, `from a.b import x`)."""
+    match = IMPORT.match(line)
+    if not match:
+        return set()
+    if match.group(2):
+        return {match.group(2), match.group(2).rsplit(".", 1)[-1]}
+    names = set()
+    for part in match.group(1).split(","):
+        words = part.split()
+        names |= {words[0], words[0].rsplit(".", 1)[-1], words[-1]}
+    return names
+
+
+def _code_part(line: str) -> str:
+    """A Python line without its comment and surrounding blanks (a '#' inside quotes stays)."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote and line[i - 1] != "\\" else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return line[:i].strip()
+    return line.strip()
+
+
+def _edits_code(view: FileView) -> bool:
+    """Whether the change alters what a Python file does: a change to its comments or docstrings
+    only, or a release's version metadata only, alters no code. Files that are not Python, or not
+    shown whole, count as code (nothing to compare)."""
+    old = view.old_text
+    if view.language != "python":
+        return True
+    if old is None:  # an excerpt: the changed lines, their comments and blank lines left out, must differ
+        return sorted(filter(None, map(_code_part, (view.lines.get(n, "") for n in view.added)))) != \
+            sorted(filter(None, map(_code_part, view.removed)))
+    try:
+        before, after = ast.parse(old), ast.parse(view.text)
+    except SyntaxError:
+        return True
+    if _without_docstrings(before) == _without_docstrings(after):
+        return False
+    old_body, new_body = [ast.dump(n) for n in before.body], [ast.dump(n) for n in after.body]
+    changed = [n for n in after.body if ast.dump(n) not in old_body] + [n for n in before.body if ast.dump(n) not in new_body]
+    return not (changed and all(_release_constant(n) for n in changed)
+                and any(_release_constant(n) and VERSION_NAME.search(ast.unparse(n).split("=")[0]) for n in changed))
 
 
 def _unasked_public_names(spec: str, files: list[FileView], result: Result) -> None:

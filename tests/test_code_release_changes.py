@@ -1,0 +1,155 @@
+"""The offline spec reviewer on changes shaped like real releases (a version bump, comment and
+docstring edits, a module the spec names imported elsewhere, a standard-library module named as
+the place of a change): none of these is scope creep or a missing requirement, while an edit
+that changes code outside the task and a requirement left undone are still found. Every change
+here is our own, reviewed through the real path: git's diff of two trees, the rendered prompt,
+and the offline reviewer reading it back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from review_harness.code.change import from_trees
+from review_harness.code.offline import review_answer
+from review_harness.code.prompts import parse_change, render_change, render_reviewer_prompt
+from review_harness.code.rules import FileView
+
+SPEC = """# Task 7: rounding in invoices
+
+## Requirements
+- `round_total` in `billing/totals.py` rounds half up to cents instead of half to even.
+- Bump the version to 1.4.0.
+"""
+
+TOTALS_OLD = '''"""Invoice totals."""
+from decimal import ROUND_HALF_EVEN, Decimal
+
+
+def round_total(amount):
+    return Decimal(amount).quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN)
+'''
+TOTALS_NEW = '''"""Invoice totals."""
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def round_total(amount):
+    return Decimal(amount).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+'''
+FORMAT_OLD = '''"""Formatting of amounts."""
+
+
+def money(value):
+    """Show an amount with its currency sign, e.g. '$1.00'. Negative amonts get a minus."""
+    return f"${value:,.2f}"  # two places
+
+
+def percent(value):
+    return f"{value:.1%}"
+'''
+FORMAT_DOCS_ONLY = '''"""Formatting of amounts."""
+
+
+def money(value):
+    """Show an amount with its currency sign, e.g. '$1.00'. Negative amounts get a minus."""
+    return f"${value:,.2f}"  # two places, thousands separated
+
+
+def percent(value):
+    return f"{value:.1%}"
+'''
+FORMAT_CODE_TOO = FORMAT_DOCS_ONLY.replace('return f"{value:.1%}"', 'return f"{value:.2%}"')
+
+
+def spec_findings(tmp_path: Path, spec: str, base: dict[str, str], head: dict[str, str], letter: str = "B") -> list[dict]:
+    for side, files in (("base", base), ("head", head)):
+        for path, text in files.items():
+            (tmp_path / side / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / side / path).write_text(text)
+    change = from_trees(tmp_path / "base", tmp_path / "head")
+    prompt = render_reviewer_prompt("spec", letter, spec=spec, change=render_change(change, 60_000), task="1",
+                                    title="t", service="s", iteration=0)
+    return json.loads(review_answer("spec", letter, prompt.request))["findings"]
+
+
+def outside(findings: list[dict]) -> list[str]:
+    return [f["file"] for f in findings if f["category"] == "scope-creep"]
+
+
+@pytest.mark.parametrize("letter", ["A", "B"])
+def test_a_version_bump_and_a_docs_only_edit_are_not_scope_creep(tmp_path: Path, letter: str):
+    base = {"billing/totals.py": TOTALS_OLD, "billing/_version.py": '__version__ = "1.3.2"\n',
+            "billing/meta.py": 'NAME = "billing"\nVERSION = "1.3.2"\n', "billing/fmt.py": FORMAT_OLD}
+    head = {"billing/totals.py": TOTALS_NEW, "billing/_version.py": '__version__ = "1.4.0"\n',
+            "billing/meta.py": 'NAME = "billing"\nVERSION = "1.4.0"\n', "billing/fmt.py": FORMAT_DOCS_ONLY}
+    assert outside(spec_findings(tmp_path, SPEC, base, head, letter)) == []
+
+
+@pytest.mark.parametrize("letter", ["A", "B"])
+def test_a_code_edit_outside_the_task_is_still_scope_creep(tmp_path: Path, letter: str):
+    """The same docstring and comment edits, with one changed line of code, and a constant that is no
+    version metadata: both files are outside the task."""
+    base = {"billing/totals.py": TOTALS_OLD, "billing/fmt.py": FORMAT_OLD, "billing/meta.py": 'TIMEOUT = 30\n'}
+    head = {"billing/totals.py": TOTALS_NEW, "billing/fmt.py": FORMAT_CODE_TOO, "billing/meta.py": 'TIMEOUT = 5\n'}
+    assert sorted(outside(spec_findings(tmp_path, SPEC, base, head, letter))) == ["billing/fmt.py", "billing/meta.py"]
+
+
+def long_module(body: str) -> str:
+    """A module over the prompt's whole-file limit, so the reviewer sees only an excerpt of it."""
+    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(150))
+    return '"""Helpers."""\n' + filler + body
+
+
+def test_a_comment_only_edit_in_an_excerpt_is_not_scope_creep_but_a_code_edit_is(tmp_path: Path):
+    old = long_module("\n\ndef shout(text):\n    return text.upper()\n")
+    comment = long_module("\n\ndef shout(text):  # noqa: D401\n    return text.upper()\n")
+    code = long_module("\n\ndef shout(text):  # noqa: D401\n    return text.upper() + '!'\n")
+    base = {"billing/totals.py": TOTALS_OLD, "billing/helpers.py": old}
+    change = from_trees(*[_write(tmp_path / "probe" / s, {"billing/helpers.py": t}) for s, t in (("b", old), ("h", comment))])
+    assert "(excerpt" in render_change(change, 60_000).text  # the reviewer sees an excerpt, not the whole file
+    assert outside(spec_findings(tmp_path / "one", SPEC, base, {"billing/totals.py": TOTALS_NEW,
+                                                                 "billing/helpers.py": comment})) == []
+    assert outside(spec_findings(tmp_path / "two", SPEC, base, {"billing/totals.py": TOTALS_NEW,
+                                                                 "billing/helpers.py": code})) == ["billing/helpers.py"]
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_a_file_that_imports_the_module_the_spec_names_is_in_scope(tmp_path: Path):
+    spec = "# Task 8: faster tokens\n\n## Requirements\n- Replace the backtracking pattern in `lexer/patterns.py`.\n"
+    base = {"lexer/patterns.py": 'WORD = r"(\\w+)+"\n', "lexer/scan.py": "import re\n\n\ndef scan(text):\n    return []\n",
+            "lexer/cache.py": "SIZE = 10\n"}
+    head = {"lexer/patterns.py": 'WORD = r"\\w+"\n',
+            "lexer/scan.py": "import re\n\nfrom lexer import patterns\n\n\ndef scan(text):\n    return re.findall(patterns.WORD, text)\n",
+            "lexer/cache.py": "SIZE = 100\n"}
+    assert outside(spec_findings(tmp_path, spec, base, head)) == ["lexer/cache.py"]  # the unrelated edit still is
+
+
+SIGNATURES_OLD = "import itertools\n\nSIGNATURES = {}\nSIGNATURES[itertools] = dict(\n    chain=[lambda *its: None],\n)\n"
+SIGNATURES_NEW = ("import itertools\n\nSIGNATURES = {}\nSIGNATURES[itertools] = dict(\n    chain=[lambda *its: None],\n"
+                  "    pairwise=[lambda iterable: None],\n)\n")
+
+
+def test_a_standard_module_named_as_the_place_of_a_change_is_not_missing_but_the_change_is(tmp_path: Path):
+    spec = "# Task 9\n\n## Requirements\n- Add `pairwise` to the known `itertools` signatures in `sig/table.py`.\n"
+    done = spec_findings(tmp_path / "done", spec, {"sig/table.py": SIGNATURES_OLD}, {"sig/table.py": SIGNATURES_NEW})
+    assert [f for f in done if f["category"] == "missing-requirement"] == []
+    undone = SIGNATURES_OLD.replace("chain=[lambda *its: None]", "chain=[lambda *iterables: None]")
+    missing = spec_findings(tmp_path / "undone", spec, {"sig/table.py": SIGNATURES_OLD}, {"sig/table.py": undone})
+    assert [f["description"] for f in missing if f["category"] == "missing-requirement"] == [
+        "The spec asks for `pairwise`; the change does not provide it."]
+
+
+def test_the_old_file_is_put_back_together_from_the_prompt(tmp_path: Path):
+    change = from_trees(_write(tmp_path / "b", {"m.py": FORMAT_OLD}), _write(tmp_path / "h", {"m.py": FORMAT_CODE_TOO}))
+    [shown] = parse_change(render_change(change, 60_000).text)
+    view = FileView(path="m.py", language="python", lines=shown["lines"], added=set(shown["added"]),
+                    removed=shown["removed"], removed_before=shown["removed_before"])
+    assert view.old_text == FORMAT_OLD and view.text == FORMAT_CODE_TOO
