@@ -153,3 +153,31 @@ def test_the_old_file_is_put_back_together_from_the_prompt(tmp_path: Path):
     view = FileView(path="m.py", language="python", lines=shown["lines"], added=set(shown["added"]),
                     removed=shown["removed"], removed_before=shown["removed_before"])
     assert view.old_text == FORMAT_OLD and view.text == FORMAT_CODE_TOO
+
+
+def _store(extra_in_class: str = "", extra_after: str = "") -> str:
+    """A module long enough to be shown as an excerpt, with a class whose body a change can extend."""
+    filler = "".join(f"\n    def get_{i}(self):\n        return self._data.get({i})\n" for i in range(150))
+    return ("class Store:\n    def __init__(self):\n        self._data = {}\n" + filler + extra_in_class
+            + "\n\ndef unrelated():\n    return None\n" + extra_after)
+
+
+UNION = "\n    def __or__(self, other):\n        merged = Store()\n        merged._data = {**self._data, **other._data}\n        return merged\n"
+
+
+def test_a_class_the_change_extends_is_the_place_of_the_requirement_even_in_an_excerpt(tmp_path: Path):
+    spec = "# Task 10\n\n## Requirements\n- `Store` in `kv/store.py` supports the union operator `|`.\n"
+    change = from_trees(_write(tmp_path / "p" / "b", {"kv/store.py": _store()}),
+                        _write(tmp_path / "p" / "h", {"kv/store.py": _store(UNION)}))
+    text = render_change(change, 60_000).text
+    assert "(excerpt" in text and "    1   class Store:" in text  # the excerpt names the class the change is in
+    done = spec_findings(tmp_path / "done", spec, {"kv/store.py": _store()}, {"kv/store.py": _store(UNION)})
+    assert [f for f in done if f["category"] == "missing-requirement"] == []
+
+
+def test_a_class_the_change_does_not_touch_and_an_operator_it_does_not_define_are_still_missing(tmp_path: Path):
+    spec = "# Task 10\n\n## Requirements\n- `Store` in `kv/store.py` supports the union operator `|`.\n"
+    elsewhere = "\n\ndef merge(a, b):\n    return {**a, **b}\n"  # added outside the class, no __or__
+    found = spec_findings(tmp_path, spec, {"kv/store.py": _store()}, {"kv/store.py": _store(extra_after=elsewhere)})
+    assert [f["description"] for f in found if f["category"] == "missing-requirement"] == [
+        "The spec asks for `Store`, `|`; the change does not provide it."]

@@ -9,6 +9,7 @@ within a character budget; what the budget cut is said in the prompt and in the 
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -51,6 +52,20 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(out)
 
 
+def _enclosing_headers(f: ChangedFile, changed: set[int]) -> set[int]:
+    """The first lines of the Python classes and functions around the changed lines (as git's hunk
+    headers name them), so an excerpt still says whose body a change is in."""
+    if f.language != "python" or not f.lines:
+        return set()
+    try:
+        tree = ast.parse("\n".join(f.lines.get(n, "") for n in range(1, max(f.lines) + 1)))
+    except SyntaxError:
+        return set()
+    return {node.lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(node.lineno < n <= (node.end_lineno or node.lineno) for n in changed)}
+
+
 def _body(f: ChangedFile, windows_only: bool) -> str:
     """Numbered lines of the new version, '+' on lines the change adds, '~' on lines git finds
     moved from elsewhere, and the removed old lines ('-', unnumbered) where they stood."""
@@ -60,6 +75,7 @@ def _body(f: ChangedFile, windows_only: bool) -> str:
     shown = sorted(f.lines)
     if windows_only:
         keep = {n for a in set(f.added) | set(removed) for n in range(a - WINDOW, a + WINDOW + 1)}
+        keep |= _enclosing_headers(f, set(f.added) | set(removed))
         shown = [n for n in shown if n in keep]
     lines, prev = [], None
     anchors = sorted(removed)

@@ -77,6 +77,13 @@ PARAM = re.compile(r"^(?:\{[^}]*\}|<[^>]*>|:[A-Za-z_]\w*|\[[^\]]*\]|\$\{[^}]*\})
 SIGNATURE = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(.*\)\s*$", re.DOTALL)
 NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
+OPERATOR_METHODS = {  # an operator a spec asks for is provided by defining its method (Python's data model)
+    op: tuple(f"__{m}__" for m in methods.split()) for op, methods in {
+        "+": "add radd", "-": "sub rsub", "*": "mul rmul", "/": "truediv rtruediv", "//": "floordiv rfloordiv",
+        "%": "mod rmod", "**": "pow rpow", "@": "matmul rmatmul", "|": "or ror", "&": "and rand", "^": "xor rxor",
+        "<<": "lshift rlshift", ">>": "rshift rrshift", "+=": "iadd", "-=": "isub", "*=": "imul", "|=": "ior",
+        "&=": "iand", "^=": "ixor", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+        "[]": "getitem", "in": "contains"}.items()}
 FILE_NAME = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 
 
@@ -246,6 +253,8 @@ class ChangeIndex:
         signature = SIGNATURE.match(name)
         if signature:
             return self.name(signature["name"])
+        if name in OPERATOR_METHODS:
+            return next((p for m in OPERATOR_METHODS[name] if (p := self.definitions.get(m))), None) or self.text(name)
         if NAME.match(name):
             return self.name(name)
         return self.text(name)
@@ -297,6 +306,7 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     omitted = [view.path for view in files if view.omitted]
     imported = {name for view in files if view.language == "python" for text in view.lines.values()
                 for name in _imported_modules(text)}
+    edited = {name for view in files if view.language == "python" for name in _edited_definitions(view)}
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
     named: list[str] = []
@@ -310,8 +320,9 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         missing = [t for t, p in places.items() if p is None]
         if strict and len(missing) < len(tokens):
             # a module the changed files import, or the standard library's, is where the asked-for code
-            # goes or what it uses, not code to add
-            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
+            # goes or what it uses, not code to add; so is a class or function the change edits inside
+            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names
+                       and re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1] not in edited]
         met = not missing if strict else len(missing) < len(tokens)
         if met:
             f, line = next(p for p in places.values() if p is not None)
@@ -439,6 +450,42 @@ def _imported_modules(line: str) -> set[str]:
     for part in match.group(1).split(","):
         words = part.split()
         names |= {words[0], words[0].rsplit(".", 1)[-1], words[-1]}
+    return names
+
+
+def _edited_definitions(view: FileView) -> set[str]:
+    """The classes and functions of a Python file whose bodies the change adds lines to (the
+    definition line itself left aside): read from the whole file's syntax tree, or, for an excerpt,
+    from the indentation of the lines shown."""
+    added = view.added
+    if not added:
+        return set()
+    if not view.excerpt and not view.omitted:
+        try:
+            tree = ast.parse(view.text)
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            return {node.name for node in ast.walk(tree)
+                    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                    and any(node.body[0].lineno <= n <= (node.end_lineno or node.lineno) for n in added)}
+    names: set[str] = set()
+    open_defs: list[tuple[int, str]] = []  # (indent, name) of the definitions around the current line
+    for n in sorted(view.lines):
+        text = view.lines[n]
+        # an excerpt shows the first lines of the definitions around each change, so the indentation
+        # of what is shown still says which definitions are open across its gaps
+        if not text.strip():
+            continue
+        indent = len(text) - len(text.lstrip())
+        while open_defs and open_defs[-1][0] >= indent:
+            open_defs.pop()
+        if n in added:
+            names |= {name for _, name in open_defs}
+        match = DEF_LINE["python"].match(text)
+        name = match and next((g for g in match.groups() if g), None)
+        if name:
+            open_defs.append((indent, name))
     return names
 
 
