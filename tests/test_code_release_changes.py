@@ -181,3 +181,39 @@ def test_a_class_the_change_does_not_touch_and_an_operator_it_does_not_define_ar
     found = spec_findings(tmp_path, spec, {"kv/store.py": _store()}, {"kv/store.py": _store(extra_after=elsewhere)})
     assert [f["description"] for f in found if f["category"] == "missing-requirement"] == [
         "The spec asks for `Store`, `|`; the change does not provide it."]
+
+
+def test_the_prompt_budget_serves_the_files_the_spec_names_and_code_before_prose(tmp_path: Path):
+    """A release whose changelog and pinned requirements come first in the change: when the budget
+    cannot hold everything, they are what is left out, not the code the requirement names."""
+    notes = "".join(f"- entry {i}: a line of release notes that takes room in the prompt\n" for i in range(400))
+    pins = "".join(f"package-{i}==1.{i}.0\n" for i in range(400))
+    base = {"CHANGES.md": "# Changes\n", "requirements/dev.txt": "", "web/attrs.py": FORMAT_OLD}
+    head = {"CHANGES.md": "# Changes\n" + notes, "requirements/dev.txt": pins, "web/attrs.py": FORMAT_CODE_TOO}
+    spec = "# Task 11\n\n## Requirements\n- `percent` in `web/attrs.py` shows two decimals.\n"
+    change = from_trees(_write(tmp_path / "b", base), _write(tmp_path / "h", head))
+    rendered = render_change(change, 6_000, spec)
+    shown = {f["path"]: f for f in parse_change(rendered.text)}
+    assert list(shown) == ["CHANGES.md", "requirements/dev.txt", "web/attrs.py"]  # the change's order
+    assert not shown["web/attrs.py"]["omitted"] and shown["CHANGES.md"]["omitted"]
+    assert [c.split(":")[0] for c in rendered.cuts if "omitted" in c] == ["CHANGES.md", "requirements/dev.txt"]
+    found = spec_findings(tmp_path / "review", spec, base, head)
+    assert [f for f in found if f["category"] == "missing-requirement"] == []
+
+
+def test_a_function_with_a_signature_over_several_lines_is_found_around_a_change_in_an_excerpt(tmp_path: Path):
+    """The definition line of a long signature does not end with ':' and its docstring has lines at
+    any indentation: the function whose body the change edits is still the place of the change."""
+    def module(check: str) -> str:
+        fn = ('\n\ndef render_attrs(\n    context, values, autospace=True\n) -> str:\n    """Attributes.\n\n'
+              'Example:\n\n        {{ d|attrs }}\n    """\n    items = []\n' + check
+              + '    for key, value in values.items():\n        items.append(f"{key}={value}")\n    return " ".join(items)\n')
+        return long_module(fn)
+    spec = "# Task 12\n\n## Requirements\n- `render_attrs` in `web/render.py` refuses keys with spaces.\n"
+    check = "    if any(' ' in key for key in values):\n        raise ValueError('spaces in a key')\n"
+    done = spec_findings(tmp_path / "done", spec, {"web/render.py": module("")}, {"web/render.py": module(check)})
+    assert [f for f in done if f["category"] == "missing-requirement"] == []
+    elsewhere = spec_findings(tmp_path / "elsewhere", spec, {"web/render.py": module("")},
+                              {"web/render.py": module("") + "\n\ndef other(x):\n    return x\n"})
+    assert [f["description"] for f in elsewhere if f["category"] == "missing-requirement"] == [
+        "The spec asks for `render_attrs`; the change does not provide it."]

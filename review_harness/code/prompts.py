@@ -97,15 +97,35 @@ class RenderedChange:
     cuts: list[str] = field(default_factory=list)
 
 
-def render_change(change: ChangeSet, budget: int) -> RenderedChange:
-    """The change as the reviewers see it, within `budget` characters."""
-    blocks, cuts, used = [], [], 0
-    for f in change.files:
+PROSE_LANGUAGES = {"text", "markdown", "yaml", "json"}
+TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
+
+
+def _budget_order(change: ChangeSet, spec: str) -> list[int]:
+    """Which files the prompt budget serves first: those the spec names by path, then code, then
+    tests, then prose and data (changelogs, docs, pinned requirements); the change's order within each."""
+    def rank(f: ChangedFile) -> int:
+        if spec and (f.path in spec or (f.path.count("/") and f.path.split("/", 1)[1] in spec)):
+            return 0
+        if f.language in PROSE_LANGUAGES:
+            return 3
+        return 2 if TEST_PATH.search(f.path) else 1
+    return sorted(range(len(change.files)), key=lambda i: rank(change.files[i]))
+
+
+def render_change(change: ChangeSet, budget: int, spec: str = "") -> RenderedChange:
+    """The change as the reviewers see it, within `budget` characters. When the budget cannot hold
+    every file, the files the spec names and code are served first (`_budget_order`); the files are
+    shown in the change's order either way."""
+    blocks: dict[int, str] = {}
+    cuts, used = [], 0
+    for i in _budget_order(change, spec):
+        f = change.files[i]
         header = f"### file: {f.path} ({f.status}, {f.language})"
         if f.old_path:
             header += f" renamed from {f.old_path}"
         if f.binary or f.status == "deleted" or not f.lines:
-            blocks.append(header + (f" -- {f.note}" if f.note else ""))
+            blocks[i] = header + (f" -- {f.note}" if f.note else "")
             continue
         new = sorted(set(f.added) - set(f.moved))
         header += f"\nchanged lines: {_ranges(new) or 'none'}" + (f"; moved unchanged: {_ranges(f.moved)}" if f.moved else "")
@@ -116,11 +136,12 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
             cuts.append(f"{f.path}: only the lines around the changes are shown")
         if used + len(body) > budget:
             cuts.append(f"{f.path}: omitted ({len(f.added)} changed lines, over the budget of {budget} characters)")
-            blocks.append(header + "\n  (omitted: over the prompt budget)")
+            blocks[i] = header + "\n  (omitted: over the prompt budget)"
             continue
         used += len(body)
-        blocks.append(header + ("\n(excerpt around the changes)" if windows else "") + "\n" + body)
-    return RenderedChange("\n\n".join(blocks), cuts)
+        blocks[i] = header + ("\n(excerpt around the changes)" if windows else "") + "\n" + body
+    order = {f.path: n for n, f in enumerate(change.files)}
+    return RenderedChange("\n\n".join(blocks[i] for i in sorted(blocks)), sorted(cuts, key=lambda c: order.get(c.split(":")[0], 0)))
 
 
 def parse_change(text: str) -> list[dict]:

@@ -453,6 +453,9 @@ def _imported_modules(line: str) -> set[str]:
     return names
 
 
+BLOCK_OPENER = re.compile(r"(?:if|elif|else|for|while|with|try|except|finally|async|match|case)\b")
+
+
 def _edited_definitions(view: FileView) -> set[str]:
     """The classes and functions of a Python file whose bodies the change adds lines to (the
     definition line itself left aside): read from the whole file's syntax tree, or, for an excerpt,
@@ -469,23 +472,32 @@ def _edited_definitions(view: FileView) -> set[str]:
             return {node.name for node in ast.walk(tree)
                     if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                     and any(node.body[0].lineno <= n <= (node.end_lineno or node.lineno) for n in added)}
+    # an excerpt shows the first lines of the definitions around each change: from each added line,
+    # walk up to the lines that open a block at a smaller indentation (a definition, or a statement
+    # such as `if ...:`; other lines further out are continuations or text in a string), and keep the
+    # definitions among them
+    shown = sorted(view.lines)
     names: set[str] = set()
-    open_defs: list[tuple[int, str]] = []  # (indent, name) of the definitions around the current line
-    for n in sorted(view.lines):
-        text = view.lines[n]
-        # an excerpt shows the first lines of the definitions around each change, so the indentation
-        # of what is shown still says which definitions are open across its gaps
+    for n in sorted(added):
+        text = view.lines.get(n, "")
         if not text.strip():
             continue
-        indent = len(text) - len(text.lstrip())
-        while open_defs and open_defs[-1][0] >= indent:
-            open_defs.pop()
-        if n in added:
-            names |= {name for _, name in open_defs}
-        match = DEF_LINE["python"].match(text)
-        name = match and next((g for g in match.groups() if g), None)
-        if name:
-            open_defs.append((indent, name))
+        threshold = len(text) - len(text.lstrip())
+        if threshold == 0:
+            continue
+        for m in reversed([k for k in shown if k < n]):
+            above = view.lines[m]
+            code = _code_part(above)
+            indent = len(above) - len(above.lstrip())
+            match = DEF_LINE["python"].match(above)
+            if not code or indent >= threshold or not (match or (code.endswith(":") and BLOCK_OPENER.match(code))):
+                continue
+            threshold = indent
+            name = match and next((g for g in match.groups() if g), None)
+            if name:
+                names.add(name)
+            if threshold == 0:
+                break
     return names
 
 
