@@ -217,3 +217,14 @@ def test_a_function_with_a_signature_over_several_lines_is_found_around_a_change
                               {"web/render.py": module("") + "\n\ndef other(x):\n    return x\n"})
     assert [f["description"] for f in elsewhere if f["category"] == "missing-requirement"] == [
         "The spec asks for `render_attrs`; the change does not provide it."]
+
+
+def test_a_requirement_naming_only_a_function_is_met_by_an_edit_inside_it_and_not_elsewhere(tmp_path: Path):
+    spec = "# Task 13\n\n## Requirements\n- `shout` handles an empty text.\n"
+    old = long_module("\n\ndef shout(text):\n    return text.upper()\n")
+    inside = long_module("\n\ndef shout(text):\n    if not text:\n        return ''\n    return text.upper()\n")
+    elsewhere = old + "\n\ndef whisper(text):\n    return text.lower()\n"
+    assert [f for f in spec_findings(tmp_path / "in", spec, {"m/t.py": old}, {"m/t.py": inside})
+            if f["category"] == "missing-requirement"] == []
+    assert [f["description"] for f in spec_findings(tmp_path / "out", spec, {"m/t.py": old}, {"m/t.py": elsewhere})
+            if f["category"] == "missing-requirement"] == ["The spec asks for `shout`; the change does not provide it."]

@@ -306,7 +306,11 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     omitted = [view.path for view in files if view.omitted]
     imported = {name for view in files if view.language == "python" for text in view.lines.values()
                 for name in _imported_modules(text)}
-    edited = {name for view in files if view.language == "python" for name in _edited_definitions(view)}
+    edited: dict[str, Place] = {}  # the definitions the change edits inside, and the first added line of each file
+    for f, view in enumerate(files):
+        if view.language == "python":
+            for name in _edited_definitions(view):
+                edited.setdefault(name, (f, min(view.added)))
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
     named: list[str] = []
@@ -318,11 +322,15 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         named += tokens
         places = {t: index.find(t) for t in tokens}
         missing = [t for t, p in places.items() if p is None]
+        if strict:
+            # a class or function the change edits inside is provided where the change is
+            for t in missing:
+                places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
+            missing = [t for t in missing if places[t] is None]
         if strict and len(missing) < len(tokens):
             # a module the changed files import, or the standard library's, is where the asked-for code
-            # goes or what it uses, not code to add; so is a class or function the change edits inside
-            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names
-                       and re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1] not in edited]
+            # goes or what it uses, not code to add (with the code itself found)
+            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
         met = not missing if strict else len(missing) < len(tokens)
         if met:
             f, line = next(p for p in places.values() if p is not None)
