@@ -228,3 +228,16 @@ def test_a_requirement_naming_only_a_function_is_met_by_an_edit_inside_it_and_no
             if f["category"] == "missing-requirement"] == []
     assert [f["description"] for f in spec_findings(tmp_path / "out", spec, {"m/t.py": old}, {"m/t.py": elsewhere})
             if f["category"] == "missing-requirement"] == ["The spec asks for `shout`; the change does not provide it."]
+
+
+def test_an_excerpt_says_when_only_comments_and_docstrings_changed(tmp_path: Path):
+    """A docstring typo fixed in a long module: the excerpt cannot show the whole docstring, so the
+    prompt states what the whole files show, and the edit is no scope creep; a code edit is."""
+    old = long_module('\n\ndef join(a, b):\n    """Join.\n\n    >>> join("Syndey", "x")\n    """\n    return a + b\n')
+    typo = old.replace("Syndey", "Sydney")
+    code = typo.replace("return a + b", "return b + a")
+    change = from_trees(_write(tmp_path / "b", {"m/j.py": old}), _write(tmp_path / "h", {"m/j.py": typo}))
+    assert "code unchanged: only comments and docstrings differ" in render_change(change, 60_000).text
+    base = {"billing/totals.py": TOTALS_OLD, "m/j.py": old}
+    assert outside(spec_findings(tmp_path / "doc", SPEC, base, {"billing/totals.py": TOTALS_NEW, "m/j.py": typo})) == []
+    assert outside(spec_findings(tmp_path / "code", SPEC, base, {"billing/totals.py": TOTALS_NEW, "m/j.py": code})) == ["m/j.py"]

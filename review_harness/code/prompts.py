@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from review_harness.code.change import ChangedFile, ChangeSet
 from review_harness.code.models import CATEGORIES
+from review_harness.code.rules import same_python_code
 from review_harness.core.paths import PROMPTS_DIR as ROOT_PROMPTS
 from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, render_template
 
@@ -97,6 +98,7 @@ class RenderedChange:
     cuts: list[str] = field(default_factory=list)
 
 
+CODE_UNCHANGED = "code unchanged: only comments and docstrings differ"
 PROSE_LANGUAGES = {"text", "markdown", "yaml", "json"}
 TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
 
@@ -129,6 +131,8 @@ def render_change(change: ChangeSet, budget: int, spec: str = "") -> RenderedCha
             continue
         new = sorted(set(f.added) - set(f.moved))
         header += f"\nchanged lines: {_ranges(new) or 'none'}" + (f"; moved unchanged: {_ranges(f.moved)}" if f.moved else "")
+        if f.language == "python" and f.base is not None and f.text is not None and same_python_code(f.base, f.text):
+            header += f"; {CODE_UNCHANGED}"
         windows = not f.complete or len(f.lines) > WHOLE_FILE_LINES
         body = _body(f, windows)
         if used + len(body) > budget and not windows:
@@ -156,7 +160,7 @@ def parse_change(text: str) -> list[dict]:
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
                        "binary": "binary" in match["rest"], "lines": {}, "added": [], "moved": [], "removed": [], "excerpt": False,
-                       "omitted": False, "removed_before": {}, "_pending": []}
+                       "omitted": False, "removed_before": {}, "code_unchanged": False, "_pending": []}
             files.append(current)
             continue
         if current is None:
@@ -164,6 +168,9 @@ def parse_change(text: str) -> list[dict]:
         if line.startswith("(excerpt") or line == "  ..." or line.startswith("  (omitted"):
             current["excerpt"] = True
             current["omitted"] = current["omitted"] or line.startswith("  (omitted")
+            continue
+        if line.startswith("changed lines:"):
+            current["code_unchanged"] = CODE_UNCHANGED in line
             continue
         number = NUMBERED.match(line)
         if number:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from review_harness.code.change import LANGUAGES
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
-from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer
+from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer, same_python_code
 from review_harness.core.viewer import shorten
 
 HEADING = re.compile(r"^#{1,6}\s+(.*)$")
@@ -422,16 +422,6 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
         result.findings.append(finding)
 
 
-def _without_docstrings(tree: ast.Module) -> str:
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            body[0] = ast.Pass()
-    return ast.dump(tree)
-
-
 def _release_constant(node: ast.stmt) -> bool:
     """A module-level assignment of a literal to version metadata (`__version__ = "2.1.2"`,
     `__build__ = 0x023100` in a version file, `version_json = '...'`)."""
@@ -524,20 +514,23 @@ def _code_part(line: str) -> str:
 
 def _edits_code(view: FileView) -> bool:
     """Whether the change alters what a Python file does: a change to its comments or docstrings
-    only, or a release's version metadata only, alters no code. Files that are not Python, or not
-    shown whole, count as code (nothing to compare)."""
+    only (said by the prompt, which compares the whole files, or found by comparing the old file put
+    back together with the new), or a release's version metadata only, alters no code. Files that
+    are not Python count as code (nothing to compare)."""
     old = view.old_text
     if view.language != "python":
         return True
+    if view.code_unchanged:  # the prompt says so, from the whole old and new files
+        return False
     if old is None:  # an excerpt: the changed lines, their comments and blank lines left out, must differ
         return sorted(filter(None, map(_code_part, (view.lines.get(n, "") for n in view.added)))) != \
             sorted(filter(None, map(_code_part, view.removed)))
+    if same_python_code(old, view.text):
+        return False
     try:
         before, after = ast.parse(old), ast.parse(view.text)
     except SyntaxError:
         return True
-    if _without_docstrings(before) == _without_docstrings(after):
-        return False
     old_body, new_body = [ast.dump(n) for n in before.body], [ast.dump(n) for n in after.body]
     changed = [n for n in after.body if ast.dump(n) not in old_body] + [n for n in before.body if ast.dump(n) not in new_body]
     return not (changed and all(_release_constant(n) for n in changed)
