@@ -53,7 +53,7 @@ def code_reviewer(stage: str, letter: str, iteration: int, max_tokens: int | Non
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
         config = ReviewConfig.model_validate(meta["config"])
-        change = render_change(_change(state), config.max_change_chars)
+        change = render_change(_change(state), config.max_change_chars, meta["spec"])
         prompt = render_reviewer_prompt(
             stage, letter, spec=meta["spec"], change=change, task=meta["task"], title=meta["title"],
             service=meta["service"], iteration=iteration, memory=memory_for_prompt(state, stage),

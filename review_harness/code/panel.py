@@ -183,7 +183,7 @@ def review_from_store(store: StoreLike, metadata: dict[str, Any]) -> CodeReview:
     fixes = [FixAttempt.model_validate(f) for f in store.get(FIXES_KEY) or []]
     outcome = store.get(OUTCOME_KEY) or {}
     current = ChangeSet.model_validate(store.get(CHANGE_KEY) or metadata["change"])
-    change = current.summary() | {"cuts": render_change(current, config.max_change_chars).cuts}
+    change = current.summary() | {"cuts": render_change(current, config.max_change_chars, metadata.get("spec", "")).cuts}
     return CodeReview(
         task=str(metadata["task"]), title=metadata["title"], service=metadata["service"], feature=metadata.get("feature"),
         strategy=config.strategy, config=config.model_dump(),

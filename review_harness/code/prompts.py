@@ -9,11 +9,13 @@ within a character budget; what the budget cut is said in the prompt and in the 
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
 from review_harness.code.change import ChangedFile, ChangeSet
 from review_harness.code.models import CATEGORIES
+from review_harness.code.rules import same_python_code
 from review_harness.core.paths import PROMPTS_DIR as ROOT_PROMPTS
 from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, render_template
 
@@ -51,6 +53,20 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(out)
 
 
+def _enclosing_headers(f: ChangedFile, changed: set[int]) -> set[int]:
+    """The first lines of the Python classes and functions around the changed lines (as git's hunk
+    headers name them), so an excerpt still says whose body a change is in."""
+    if f.language != "python" or not f.lines:
+        return set()
+    try:
+        tree = ast.parse("\n".join(f.lines.get(n, "") for n in range(1, max(f.lines) + 1)))
+    except SyntaxError:
+        return set()
+    return {node.lineno for node in ast.walk(tree)
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(node.lineno < n <= (node.end_lineno or node.lineno) for n in changed)}
+
+
 def _body(f: ChangedFile, windows_only: bool) -> str:
     """Numbered lines of the new version, '+' on lines the change adds, '~' on lines git finds
     moved from elsewhere, and the removed old lines ('-', unnumbered) where they stood."""
@@ -60,6 +76,7 @@ def _body(f: ChangedFile, windows_only: bool) -> str:
     shown = sorted(f.lines)
     if windows_only:
         keep = {n for a in set(f.added) | set(removed) for n in range(a - WINDOW, a + WINDOW + 1)}
+        keep |= _enclosing_headers(f, set(f.added) | set(removed))
         shown = [n for n in shown if n in keep]
     lines, prev = [], None
     anchors = sorted(removed)
@@ -81,18 +98,41 @@ class RenderedChange:
     cuts: list[str] = field(default_factory=list)
 
 
-def render_change(change: ChangeSet, budget: int) -> RenderedChange:
-    """The change as the reviewers see it, within `budget` characters."""
-    blocks, cuts, used = [], [], 0
-    for f in change.files:
+CODE_UNCHANGED = "code unchanged: only comments and docstrings differ"
+PROSE_LANGUAGES = {"text", "markdown", "yaml", "json"}
+TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
+
+
+def _budget_order(change: ChangeSet, spec: str) -> list[int]:
+    """Which files the prompt budget serves first: those the spec names by path, then code, then
+    tests, then prose and data (changelogs, docs, pinned requirements); the change's order within each."""
+    def rank(f: ChangedFile) -> int:
+        if spec and (f.path in spec or (f.path.count("/") and f.path.split("/", 1)[1] in spec)):
+            return 0
+        if f.language in PROSE_LANGUAGES:
+            return 3
+        return 2 if TEST_PATH.search(f.path) else 1
+    return sorted(range(len(change.files)), key=lambda i: rank(change.files[i]))
+
+
+def render_change(change: ChangeSet, budget: int, spec: str = "") -> RenderedChange:
+    """The change as the reviewers see it, within `budget` characters. When the budget cannot hold
+    every file, the files the spec names and code are served first (`_budget_order`); the files are
+    shown in the change's order either way."""
+    blocks: dict[int, str] = {}
+    cuts, used = [], 0
+    for i in _budget_order(change, spec):
+        f = change.files[i]
         header = f"### file: {f.path} ({f.status}, {f.language})"
         if f.old_path:
             header += f" renamed from {f.old_path}"
         if f.binary or f.status == "deleted" or not f.lines:
-            blocks.append(header + (f" -- {f.note}" if f.note else ""))
+            blocks[i] = header + (f" -- {f.note}" if f.note else "")
             continue
         new = sorted(set(f.added) - set(f.moved))
         header += f"\nchanged lines: {_ranges(new) or 'none'}" + (f"; moved unchanged: {_ranges(f.moved)}" if f.moved else "")
+        if f.language == "python" and f.base is not None and f.text is not None and same_python_code(f.base, f.text):
+            header += f"; {CODE_UNCHANGED}"
         windows = not f.complete or len(f.lines) > WHOLE_FILE_LINES
         body = _body(f, windows)
         if used + len(body) > budget and not windows:
@@ -100,17 +140,19 @@ def render_change(change: ChangeSet, budget: int) -> RenderedChange:
             cuts.append(f"{f.path}: only the lines around the changes are shown")
         if used + len(body) > budget:
             cuts.append(f"{f.path}: omitted ({len(f.added)} changed lines, over the budget of {budget} characters)")
-            blocks.append(header + "\n  (omitted: over the prompt budget)")
+            blocks[i] = header + "\n  (omitted: over the prompt budget)"
             continue
         used += len(body)
-        blocks.append(header + ("\n(excerpt around the changes)" if windows else "") + "\n" + body)
-    return RenderedChange("\n\n".join(blocks), cuts)
+        blocks[i] = header + ("\n(excerpt around the changes)" if windows else "") + "\n" + body
+    order = {f.path: n for n, f in enumerate(change.files)}
+    return RenderedChange("\n\n".join(blocks[i] for i in sorted(blocks)), sorted(cuts, key=lambda c: order.get(c.split(":")[0], 0)))
 
 
 def parse_change(text: str) -> list[dict]:
     """The files of a rendered change (what the offline reviewer reads back): path, status,
-    language, lines {n: text}, added [n] (moved lines left out), moved [n], removed [old text], excerpt (whether only windows are shown), omitted (whether
-    the budget left the file out)."""
+    language, lines {n: text}, added [n] (moved lines left out), moved [n], removed [old text], removed_before
+    {n: [old text]} (the removed lines by the new line they stood before; past the last line: its number + 1),
+    excerpt (whether only windows are shown), omitted (whether the budget left the file out)."""
     files: list[dict] = []
     current: dict | None = None
     for line in text.splitlines():
@@ -118,7 +160,7 @@ def parse_change(text: str) -> list[dict]:
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
                        "binary": "binary" in match["rest"], "lines": {}, "added": [], "moved": [], "removed": [], "excerpt": False,
-                       "omitted": False}
+                       "omitted": False, "removed_before": {}, "code_unchanged": False, "_pending": []}
             files.append(current)
             continue
         if current is None:
@@ -127,9 +169,15 @@ def parse_change(text: str) -> list[dict]:
             current["excerpt"] = True
             current["omitted"] = current["omitted"] or line.startswith("  (omitted")
             continue
+        if line.startswith("changed lines:"):
+            current["code_unchanged"] = CODE_UNCHANGED in line
+            continue
         number = NUMBERED.match(line)
         if number:
             n = int(number.group(1))
+            if current["_pending"]:
+                current["removed_before"][n] = current["_pending"]
+                current["_pending"] = []
             current["lines"][n] = line[number.end():]
             if number.group(2) == "+":
                 current["added"].append(n)
@@ -138,6 +186,11 @@ def parse_change(text: str) -> list[dict]:
             continue
         if REMOVED.match(line):
             current["removed"].append(line[8:])
+            current["_pending"].append(line[8:])
+    for f in files:
+        pending = f.pop("_pending")
+        if pending:
+            f["removed_before"][max(f["lines"], default=0) + 1] = pending
     return files
 
 

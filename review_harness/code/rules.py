@@ -48,6 +48,22 @@ class FileView:
     omitted: bool = False  # the prompt budget left the file's lines out
     moved: set[int] = field(default_factory=set)  # lines git reports as moved unchanged (not new code)
     removed: list[str] = field(default_factory=list)  # the old lines the change removed from this file
+    removed_before: dict[int, list[str]] = field(default_factory=dict)  # the same, by the new line they stood before
+    code_unchanged: bool = False  # the prompt says only comments and docstrings differ
+
+    @property
+    def old_text(self) -> str | None:
+        """The file before the change, put back together from the new version (when it is shown
+        whole) and the removed lines where they stood; None for an excerpt or an omitted file."""
+        if self.excerpt or self.omitted or not self.lines:
+            return None
+        last = max(self.lines)
+        out: list[str] = []
+        for n in range(1, last + 2):
+            out += self.removed_before.get(n, [])
+            if n <= last and n not in self.added and n not in self.moved:
+                out.append(self.lines.get(n, ""))
+        return "\n".join(out) + "\n"
 
     @property
     def text(self) -> str:
@@ -77,6 +93,25 @@ class Result:
 
 
 # ---------------------------------------------------------------------------- python
+
+
+def _without_docstrings(tree: ast.Module) -> str:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            body[0] = ast.Pass()
+    return ast.dump(tree)
+
+
+def same_python_code(old: str, new: str) -> bool:
+    """Whether two versions of a Python file differ only in comments, docstrings and layout (the
+    same syntax tree once docstrings are set aside); False when either does not parse."""
+    try:
+        return _without_docstrings(ast.parse(old)) == _without_docstrings(ast.parse(new))
+    except (SyntaxError, ValueError):
+        return False
 
 
 def _name(node: ast.AST) -> str | None:

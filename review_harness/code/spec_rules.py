@@ -33,13 +33,15 @@ of 300 files costs one pass over each, not their product.
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from review_harness.code.change import LANGUAGES
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
-from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer
+from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer, same_python_code
 from review_harness.core.viewer import shorten
 
 HEADING = re.compile(r"^#{1,6}\s+(.*)$")
@@ -75,6 +77,13 @@ PARAM = re.compile(r"^(?:\{[^}]*\}|<[^>]*>|:[A-Za-z_]\w*|\[[^\]]*\]|\$\{[^}]*\})
 SIGNATURE = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*\(.*\)\s*$", re.DOTALL)
 NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
+OPERATOR_METHODS = {  # an operator a spec asks for is provided by defining its method (Python's data model)
+    op: tuple(f"__{m}__" for m in methods.split()) for op, methods in {
+        "+": "add radd", "-": "sub rsub", "*": "mul rmul", "/": "truediv rtruediv", "//": "floordiv rfloordiv",
+        "%": "mod rmod", "**": "pow rpow", "@": "matmul rmatmul", "|": "or ror", "&": "and rand", "^": "xor rxor",
+        "<<": "lshift rlshift", ">>": "rshift rrshift", "+=": "iadd", "-=": "isub", "*=": "imul", "|=": "ior",
+        "&=": "iand", "^=": "ixor", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+        "[]": "getitem", "in": "contains"}.items()}
 FILE_NAME = re.compile(r"^[\w.-]+(?:/[\w.-]+)*$")
 
 
@@ -244,6 +253,8 @@ class ChangeIndex:
         signature = SIGNATURE.match(name)
         if signature:
             return self.name(signature["name"])
+        if name in OPERATOR_METHODS:
+            return next((p for m in OPERATOR_METHODS[name] if (p := self.definitions.get(m))), None) or self.text(name)
         if NAME.match(name):
             return self.name(name)
         return self.text(name)
@@ -293,6 +304,13 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     index = ChangeIndex(files, added_only=strict)
     added = index if strict else ChangeIndex(files, added_only=True)
     omitted = [view.path for view in files if view.omitted]
+    imported = {name for view in files if view.language == "python" for text in view.lines.values()
+                for name in _imported_modules(text)}
+    edited: dict[str, Place] = {}  # the definitions the change edits inside, and the first added line of each file
+    for f, view in enumerate(files):
+        if view.language == "python":
+            for name in _edited_definitions(view):
+                edited.setdefault(name, (f, min(view.added)))
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
     named: list[str] = []
@@ -304,6 +322,15 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         named += tokens
         places = {t: index.find(t) for t in tokens}
         missing = [t for t, p in places.items() if p is None]
+        if strict:
+            # a class or function the change edits inside is provided where the change is
+            for t in missing:
+                places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
+            missing = [t for t in missing if places[t] is None]
+        if strict and len(missing) < len(tokens):
+            # a module the changed files import, or the standard library's, is where the asked-for code
+            # goes or what it uses, not code to add (with the code itself found)
+            missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
         met = not missing if strict else len(missing) < len(tokens)
         if met:
             f, line = next(p for p in places.values() if p is not None)
@@ -362,6 +389,9 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
         return
     spec_words = {w.lower() for w in WORD.findall(spec)}
     wanted = {re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1] for t in named} | {t for t in named if NAME.match(t)}
+    # a file the spec names is used by the files that import it by its module name
+    wanted |= {t.rsplit("/", 1)[-1].rsplit(".", 1)[0] for t in named
+               if FILE_NAME.match(t) and t.rsplit(".", 1)[-1].lower() in EXTENSIONS} - {"__init__", "index", "main"}
     route_files = {index.find(t)[0] for t in named if ROUTE.match(t) and index.find(t) is not None}
     # a spec that names its files scopes the task to them: their folder alone implies no other file
     names_files = any(FILE_NAME.match(t) and t.rsplit(".", 1)[-1].lower() in EXTENSIONS for t in named)
@@ -377,7 +407,7 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
         uses = bool(index.file_words[f] & wanted) or f in route_files
         if named_path or named_folder or uses or SUPPORT_FILE.search(view.path) or view.language in ("text", "markdown"):
             in_scope.append(view)
-        elif view.added or view.removed:
+        elif (view.added or view.removed) and _edits_code(view):
             outside.append(view)
     if not in_scope:
         return
@@ -390,6 +420,121 @@ def _files_outside_the_task(spec: str, named: list[str], files: list[FileView], 
             suggested_fix="Leave this file out of the task's change, or update the spec if the edit is needed.",
             quote=view.quote(first) if first else None)
         result.findings.append(finding)
+
+
+def _release_constant(node: ast.stmt) -> bool:
+    """A module-level assignment of a literal to version metadata (`__version__ = "2.1.2"`,
+    `__build__ = 0x023100` in a version file, `version_json = '...'`)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or not isinstance(node.value, ast.Constant):
+        return False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return all(isinstance(t, ast.Name) and (VERSION_NAME.search(t.id) or t.id.startswith("__")) for t in targets)
+
+
+VERSION_NAME = re.compile(r"version|release|revision", re.IGNORECASE)
+
+
+IMPORT = re.compile(r"^\s*(?:import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)|from\s+([\w.]+)\s+import\b)")
+
+
+def _imported_modules(line: str) -> set[str]:
+    """The modules a Python import line names (`import itertools`, `import a.b as c`, `from a.b import x`)."""
+    match = IMPORT.match(line)
+    if not match:
+        return set()
+    if match.group(2):
+        return {match.group(2), match.group(2).rsplit(".", 1)[-1]}
+    names = set()
+    for part in match.group(1).split(","):
+        words = part.split()
+        names |= {words[0], words[0].rsplit(".", 1)[-1], words[-1]}
+    return names
+
+
+BLOCK_OPENER = re.compile(r"(?:if|elif|else|for|while|with|try|except|finally|async|match|case)\b")
+
+
+def _edited_definitions(view: FileView) -> set[str]:
+    """The classes and functions of a Python file whose bodies the change adds lines to (the
+    definition line itself left aside): read from the whole file's syntax tree, or, for an excerpt,
+    from the indentation of the lines shown."""
+    added = view.added
+    if not added:
+        return set()
+    if not view.excerpt and not view.omitted:
+        try:
+            tree = ast.parse(view.text)
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            return {node.name for node in ast.walk(tree)
+                    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                    and any(node.body[0].lineno <= n <= (node.end_lineno or node.lineno) for n in added)}
+    # an excerpt shows the first lines of the definitions around each change: from each added line,
+    # walk up to the lines that open a block at a smaller indentation (a definition, or a statement
+    # such as `if ...:`; other lines further out are continuations or text in a string), and keep the
+    # definitions among them
+    shown = sorted(view.lines)
+    names: set[str] = set()
+    for n in sorted(added):
+        text = view.lines.get(n, "")
+        if not text.strip():
+            continue
+        threshold = len(text) - len(text.lstrip())
+        if threshold == 0:
+            continue
+        for m in reversed([k for k in shown if k < n]):
+            above = view.lines[m]
+            code = _code_part(above)
+            indent = len(above) - len(above.lstrip())
+            match = DEF_LINE["python"].match(above)
+            if not code or indent >= threshold or not (match or (code.endswith(":") and BLOCK_OPENER.match(code))):
+                continue
+            threshold = indent
+            name = match and next((g for g in match.groups() if g), None)
+            if name:
+                names.add(name)
+            if threshold == 0:
+                break
+    return names
+
+
+def _code_part(line: str) -> str:
+    """A Python line without its comment and surrounding blanks (a '#' inside quotes stays)."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote and line[i - 1] != "\\" else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return line[:i].strip()
+    return line.strip()
+
+
+def _edits_code(view: FileView) -> bool:
+    """Whether the change alters what a Python file does: a change to its comments or docstrings
+    only (said by the prompt, which compares the whole files, or found by comparing the old file put
+    back together with the new), or a release's version metadata only, alters no code. Files that
+    are not Python count as code (nothing to compare)."""
+    old = view.old_text
+    if view.language != "python":
+        return True
+    if view.code_unchanged:  # the prompt says so, from the whole old and new files
+        return False
+    if old is None:  # an excerpt: the changed lines, their comments and blank lines left out, must differ
+        return sorted(filter(None, map(_code_part, (view.lines.get(n, "") for n in view.added)))) != \
+            sorted(filter(None, map(_code_part, view.removed)))
+    if same_python_code(old, view.text):
+        return False
+    try:
+        before, after = ast.parse(old), ast.parse(view.text)
+    except SyntaxError:
+        return True
+    old_body, new_body = [ast.dump(n) for n in before.body], [ast.dump(n) for n in after.body]
+    changed = [n for n in after.body if ast.dump(n) not in old_body] + [n for n in before.body if ast.dump(n) not in new_body]
+    return not (changed and all(_release_constant(n) for n in changed)
+                and any(_release_constant(n) and VERSION_NAME.search(ast.unparse(n).split("=")[0]) for n in changed))
 
 
 def _unasked_public_names(spec: str, files: list[FileView], result: Result) -> None:
