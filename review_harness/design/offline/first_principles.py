@@ -34,11 +34,15 @@ def problem_statement(ctx: Ctx) -> None:
     # a problem statement is asked of a document that proposes a change (requirements always do);
     # one that describes how something already works (an architecture overview, a reference, a
     # lifecycle) is read as what it is
-    proposes = ctx.stage == "requirements" or bool(ctx.reqset.reqs) or any(
-        V.proposal_language.search(u.plain) for framing in ctx.framing_docs for u in framing.body_units())
+    units = [u for framing in ctx.framing_docs for u in framing.body_units() if u.kind != "heading"]
+    plans = sum(1 for u in units if V.plan_sentence.search(u.plain))
+    proposes = (ctx.stage == "requirements" or bool(ctx.reqset.reqs) or any(V.proposal_marker.search(u.plain) for u in units)
+                or plans >= min(PLAN_SENTENCES, PLAN_SHARE * len(units)))
     if not proposes:
         ctx.not_assessed("the problem statement (the documents describe how something works and propose no change, "
-                         "so there is no problem for them to state)")
+                         "so there is no problem for them to state)" if not plans else
+                         f"the problem statement ({plans} of {len(units)} passages read as plans, too few to take the "
+                         "documents for a proposal; if they propose a change, they do not say what problem it solves)")
         return
     what = "requirements" if doc is ctx.requirements else "design"
     both = len(ctx.framing_docs) > 1
@@ -50,6 +54,10 @@ def problem_statement(ctx: Ctx) -> None:
         why="Reviewers cannot judge whether the approach fits, and the team cannot tell when the work is done; solution-first documents routinely solve the wrong problem.",
         suggestion=f"Open the {what} with the problem, who has it, what it costs today, and the outcome that counts as solved.",
         evidence=None, key="no-problem")
+
+
+# a document proposes when this many of its passages plan, or this share of them (a short design)
+PLAN_SENTENCES, PLAN_SHARE = 3, 0.25
 
 
 @detector("anecdotal-problem")
