@@ -169,3 +169,15 @@ def test_a_factor_in_someones_decision_is_not_the_documents_decision():
 def test_a_word_that_ends_one_line_and_starts_the_next_is_no_repeated_word(text, flagged):
     doc = f"# Note\n\nWe checked the signup flow for the growth team on 5,000 visitors.\n\n{text}\n"
     assert ("polish" in rule_types(doc)) is flagged
+
+
+def test_a_test_that_did_not_reject_read_as_confirming_is_found_and_the_careful_reading_is_not():
+    base = ("# Delivery delays\n\nWe traced last week's rise in late deliveries for the logistics team, over 2,400 orders.\n\n"
+            "## Causal graph\n\n{claim}\n\n## Results\n\nLate deliveries rose from 4.1% to 6.3% (95% CI of the change +1.5 to "
+            "+2.9 points), and most of the change comes from the carrier's capacity.\n\n## Recommendation\n\n"
+            "We recommend that the logistics team add a second carrier for the northern routes by June.\n")
+    confirmed = base.format(claim="Since the independence tests do not reject our graph, we consider the graph confirmed.")
+    careful = base.format(claim="The independence tests do not reject our graph; this does not prove the graph is correct.")
+    hit = [f for f in rule_findings(confirmed) if f.issue_type == "unsupported_conclusion"]
+    assert hit and "did not reject" in hit[0].title and "confirmed" in hit[0].evidence
+    assert not any("did not reject" in f.title for f in rule_findings(careful))
