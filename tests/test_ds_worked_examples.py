@@ -181,3 +181,16 @@ def test_a_test_that_did_not_reject_read_as_confirming_is_found_and_the_careful_
     hit = [f for f in rule_findings(confirmed) if f.issue_type == "unsupported_conclusion"]
     assert hit and "did not reject" in hit[0].title and "confirmed" in hit[0].evidence
     assert not any("did not reject" in f.title for f in rule_findings(careful))
+
+
+def test_a_method_named_as_an_example_or_taught_needs_no_reason_but_one_chosen_in_a_report_does():
+    report = ("# Churn scores\n\nWe scored 8,000 accounts for the retention team with a random forest on last year's usage. "
+              "Accounts in the top decile churned at 14% against 3% for the rest.\n\n## Recommendation\n\n"
+              "We recommend that the retention team call the top decile each month.\n")
+    assert "method_unjustified" in rule_types(report)
+    named = report.replace("with a random forest on last year's usage",
+                           "with a logistic regression on last year's usage, which is as easy to run as a random forest")
+    assert "method_unjustified" not in rule_types(named)
+    taught = ("# Using random forests for churn\n\nThis notebook demonstrates how to fit a random forest to churn data we "
+              "generate. The forest ranks 8,000 made-up accounts; the top decile churns at 14% against 3%.\n")
+    assert "method_unjustified" not in rule_types(taught)
