@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from review_harness.core.commands import PROG, CommandError, one_line, shown_path
+from review_harness.core.paths import user_dir
 
 DEFAULT_LOG_DIR = "logs"
 EXIT_BAD_INPUT = 2
@@ -58,7 +59,7 @@ def default_log_dir() -> Path:
     """./logs where the command runs, else the project's logs/ folder."""
     from review_harness.core.paths import PROJECT_ROOT
 
-    here = Path(os.environ.get("PWD") or Path.cwd()) / DEFAULT_LOG_DIR
+    here = user_dir() / DEFAULT_LOG_DIR
     return here if here.is_dir() else PROJECT_ROOT / DEFAULT_LOG_DIR
 
 

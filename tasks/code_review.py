@@ -3,8 +3,8 @@
     inspect eval tasks/code_review.py                                          # the gold set, offline
     inspect eval tasks/code_review.py -T repo=. -T base=HEAD~1 -T head=HEAD -T spec=SPEC.md
     inspect eval tasks/code_review.py -T patch=change.diff -T spec=SPEC.md -T auto_reject=true
-    inspect eval tasks/code_review.py --model-role reviewer_a=anthropic/claude-haiku-4-5 \
-        --model-role reviewer_b=anthropic/claude-sonnet-4-5 --model-role implementer=anthropic/claude-sonnet-4-5
+    inspect eval tasks/code_review.py --model-role reviewer_a=anthropic/claude-haiku-5-5 \
+        --model-role reviewer_b=anthropic/claude-sonnet-5-5 --model-role implementer=anthropic/claude-sonnet-5-5
 """
 
 from typing import Any

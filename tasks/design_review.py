@@ -3,8 +3,8 @@
     inspect eval tasks/design_review.py                                   # the gold set, offline
     inspect eval tasks/design_review.py -T design=D.md -T requirements=R.md -T topic=t
                                                   # your documents; writes docs/reviews/t/
-    inspect eval tasks/design_review.py --model anthropic/claude-sonnet-4-5 \
-        --model-role synthesizer=anthropic/claude-sonnet-4-5
+    inspect eval tasks/design_review.py --model anthropic/claude-sonnet-5-5 \
+        --model-role synthesizer=anthropic/claude-sonnet-5-5
 """
 
 from typing import Any

@@ -2,7 +2,7 @@
 
     inspect eval tasks/ds_review.py                          # the fixture set, offline reviewer
     inspect eval tasks/ds_review.py -T document=analysis.md  # your document (or a folder, or a,b)
-    inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-4-5
+    inspect eval tasks/ds_review.py --model anthropic/claude-sonnet-5-5
     review-harness show                                      # the newest review, in the terminal
 """
 

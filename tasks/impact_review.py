@@ -4,7 +4,7 @@
     inspect eval tasks/impact_review.py -T artifact=results/impact_results.json
     inspect eval tasks/impact_review.py -T artifact=results/ -T prompt=my_review -T template_dirs=my_prompts
     inspect eval tasks/impact_review.py -T artifact=results/ -T config=review.yaml   # the seed's YAML
-    inspect eval tasks/impact_review.py --model anthropic/claude-sonnet-4-5 --epochs 3
+    inspect eval tasks/impact_review.py --model anthropic/claude-sonnet-5-5 --epochs 3
 """
 
 from typing import Any

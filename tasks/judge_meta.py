@@ -1,7 +1,7 @@
 """Meta-eval of the LLM judge: does it rank reviews of known quality in the right order?
 
     inspect eval tasks/judge_meta.py                                   # the offline judge (.env)
-    inspect eval tasks/judge_meta.py --model anthropic/claude-sonnet-4-5
+    inspect eval tasks/judge_meta.py --model anthropic/claude-sonnet-5-5
 
 Here the judge IS the model under evaluation, so it is the task's model (not the `grader`
 role the review_judge scorer needs). Each sample is one fixture document with three reviews

@@ -302,7 +302,8 @@ def _review(log, n=0):
 
 
 def test_eval_on_a_real_commit(repo: Path, monkeypatch):
-    monkeypatch.setenv("PWD", str(repo))  # -T repo=. means the shell's working directory
+    monkeypatch.chdir(repo)  # -T repo=. means the folder the user ran the command from
+    monkeypatch.setenv("PWD", str(repo))
     log = run(repo.parent / "logs", repo=".", base="HEAD~1", head="HEAD", spec="SPEC.md")
     assert log.status == "success"
     review = _review(log)

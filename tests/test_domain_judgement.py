@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from review_harness.core.paths import shared_dir
 from review_harness.domain.config import load_index
 from review_harness.domain.digest import parse_digest
 from review_harness.domain.reviewer import default_reviewer_rubric
@@ -361,7 +362,7 @@ def test_the_fit_decisions_match_the_judged_gold():
         assert fit_summary(heldout)["accuracy"] == 1.0, [(r.document, r.domain) for r in heldout if r.expected != r.got]
 
 
-REAL = sorted(p for p in (ROOT.parent / "shared" / "real" / "ds", Path("/work/shared/real/ds")) if p.is_dir())[:1]
+REAL = [p for p in [(shared_dir() or ROOT.parent / "shared") / "real" / "ds"] if p.is_dir()]
 
 
 @pytest.mark.skipif(not REAL, reason="the real write-ups are not beside the repository")

@@ -134,6 +134,7 @@ def test_an_output_dir_that_cannot_be_a_folder_is_one_line_before_any_sample(tmp
 
 def test_the_default_review_folder_is_checked_before_any_sample(tmp_path, monkeypatch):
     (tmp_path / "docs").write_text("a file where the folder would go")
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PWD", str(tmp_path))
     with pytest.raises(PrerequisiteError) as raised:
         design_review_task()(design=str(WEBHOOK / "design.md"), requirements=str(WEBHOOK / "requirements.md"))

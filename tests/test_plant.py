@@ -17,15 +17,13 @@ import yaml
 from review_harness.core.gold import check_gold_file
 from review_harness.core.markdown import parse_sections, sentences
 from review_harness.core.matching import normalize_space
-from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.paths import PROJECT_ROOT, shared_dir
 from review_harness.core.plant import PlantError, TableError, kind_table, plant
 from review_harness.core.plant.numbers import NUMBER_RE, parse_number
 from review_harness.impact.checks import srm_p_value
 
 FIX = PROJECT_ROOT / "fixtures"
-REAL = PROJECT_ROOT.parent / "shared" / "real"
-if not REAL.is_dir():
-    REAL = Path("/work/shared/real")
+REAL = (shared_dir() or PROJECT_ROOT.parent / "shared") / "real"
 
 
 def digest(path: Path) -> str:

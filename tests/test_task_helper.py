@@ -135,6 +135,7 @@ def test_the_pipeline_gets_a_timeout_only_when_one_is_given(monkeypatch):
 
 
 def test_output_dir_is_created_relative_to_where_the_user_ran(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PWD", str(tmp_path))
     folder = writable_folder("output_dir", "reviews/new")
     assert folder == tmp_path / "reviews" / "new" and folder.is_dir()
@@ -182,3 +183,24 @@ def test_impact_checks_its_own_numbers_the_shared_way(args, expected):
 
 def test_impact_retries_zero_is_allowed():
     assert task_function("impact_review")(retries=0).metadata["kind"] == "impact"
+
+
+def test_the_users_folder_is_the_shells_or_where_the_process_started(monkeypatch, tmp_path):
+    from review_harness.core import paths
+
+    started, tasks, stale = (tmp_path / name for name in ("here", "tasks", "elsewhere"))
+    for folder in (started, tasks, stale):
+        folder.mkdir()
+    monkeypatch.setattr(paths, "LAUNCH_DIR", started)
+    monkeypatch.chdir(tasks)  # inspect moved into the task file's folder
+    monkeypatch.setenv("PWD", str(started))  # a shell's $PWD names where the user is
+    assert paths.user_dir() == started
+    monkeypatch.setenv("PWD", str(stale))  # a launcher started the process in `started` without a shell
+    assert paths.user_dir() == started
+    monkeypatch.chdir(started)
+    assert paths.user_dir() == started
+    monkeypatch.delenv("PWD")
+    assert paths.user_dir() == started
+    (tmp_path / "link").symlink_to(started)
+    monkeypatch.setenv("PWD", str(tmp_path / "link"))  # the path as the user sees it is kept
+    assert paths.user_dir() == tmp_path / "link"

@@ -14,6 +14,7 @@ from inspect_ai.util import SandboxEnvironmentSpec
 from review_harness.core.files import folder_problem
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import as_typed, choice, resolve_user_path, writable_folder
+from review_harness.core.paths import user_dir
 from review_harness.core.task import ReviewInput, TaskRun
 from review_harness.code.config import KEYS
 from review_harness.code.dataset import SPLITS, gold_samples, human_answers, user_sample
@@ -75,7 +76,7 @@ def analytics_file(value: str | None) -> str | None:
         return "off"
     path = resolve_user_path(str(value))
     if not path.is_absolute():
-        path = Path(os.environ.get("PWD") or Path.cwd()) / path
+        path = user_dir() / path
     if path.is_dir():
         raise PrerequisiteError(f"-T analytics={value}: is a folder; give the file to append to (or off)")
     problem = folder_problem(path.parent)

@@ -12,6 +12,8 @@ from typing import TypeVar
 from contextlib import contextmanager
 from pathlib import Path
 
+from review_harness.core.paths import user_dir
+
 PROG = "review-harness"
 T = TypeVar("T")
 
@@ -21,7 +23,7 @@ def shown_path(path: str | Path) -> str:
     path = str(path)
     if "://" in path:
         return path
-    here = Path(os.environ.get("PWD") or Path.cwd())
+    here = user_dir()
     try:
         return str(Path(path).resolve().relative_to(here.resolve()))
     except ValueError:

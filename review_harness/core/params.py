@@ -14,7 +14,7 @@ from typing import Any
 from review_harness.core.inspect_adapter import PrerequisiteError
 
 from review_harness.core.files import folder_problem
-from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.paths import PROJECT_ROOT, user_dir
 from review_harness.core.redact import redact_urls
 
 TRUE_WORDS = ("true", "yes", "1", "on")
@@ -122,13 +122,12 @@ def reject_empty_params(arguments: dict[str, Any], argv: list[str] | None = None
 
 def resolve_user_path(path: str) -> Path:
     """A relative path means relative to where the user ran the command. `inspect eval`
-    changes into the task file's folder before calling the task, so look in the shell's
-    working directory ($PWD) first, then the current one, then the project root."""
+    changes into the task file's folder before calling the task, so look in the user's folder
+    (`user_dir`) first, then the current one, then the project root."""
     given = Path(path).expanduser()
     if given.is_absolute():
         return given
-    bases = [Path(os.environ["PWD"])] if os.environ.get("PWD") else []
-    bases += [Path.cwd(), PROJECT_ROOT]
+    bases = [user_dir(), Path.cwd(), PROJECT_ROOT]
     for base in bases:
         if (base / given).exists():
             return base / given
@@ -184,7 +183,7 @@ def writable_folder(name: str, value: str | None) -> Path | None:
         return None
     folder = resolve_user_path(str(value))
     if not folder.is_absolute():  # a new folder: relative to where the user ran the command
-        folder = Path(os.environ.get("PWD") or Path.cwd()) / folder
+        folder = user_dir() / folder
     problem = folder_problem(folder)
     if problem is not None:
         raise PrerequisiteError(f"-T {name}={value}: {problem}")

@@ -110,7 +110,7 @@ class DesignGold(GoldCase):
             return ["requirements_sections: a gold file with a document names the headings that are its requirements"]
         if not self.document_path.is_file():
             return [f"document: {self.document_path} does not exist (the shared inputs are found through "
-                    f"${SHARED_ENV}, beside the checkout, or at the team's path)"]
+                    f"${SHARED_ENV} or beside the checkout)"]
         design, requirements, missing = self.parts()
         problems = [f"requirements_sections/omit_sections: no heading {name!r} in {self.document}" for name in missing]
         texts = {"design": normalize_space(design), "requirements": normalize_space(requirements)}

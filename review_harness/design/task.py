@@ -16,6 +16,7 @@ from typing import Any
 
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.params import as_flag, within_range
+from review_harness.core.paths import user_dir
 from review_harness.core.task import ReviewInput, TaskRun
 from review_harness.design.dataset import (
     as_text_value,
@@ -45,7 +46,7 @@ class DesignInput(ReviewInput):
 def default_output_dir() -> Path:
     """docs/reviews under the folder the command was run from, checked writable (the nearest
     existing folder on the way) before any sample runs; created only when a review is written."""
-    base = Path(os.environ.get("PWD") or Path.cwd())
+    base = user_dir()
     folder = base / DEFAULT_OUTPUT_DIR
     probe = folder
     while not probe.exists() and probe != probe.parent:

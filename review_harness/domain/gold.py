@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import one_to_one, quote_overlap, ratio
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR, PROJECT_ROOT
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR, PROJECT_ROOT, repo_path
 from review_harness.domain.config import DomainIndex
 from review_harness.domain.dedup import FindingRef, dedup, suppressed
 from review_harness.domain.reviewer import DomainFinding, ReviewerRubric
@@ -121,25 +121,6 @@ def summarize(results: list[FixtureResult]) -> dict[str, float | None]:
 # ---------------------------------------------------------------------------------- fit gold
 
 FIT_GOLD = DOMAIN_GOLD_DIR / "fit" / "documents.yaml"
-SHARED_ENV = "REVIEW_SHARED_DIR"
-
-
-def repo_path(relative: str) -> Path:
-    """A path of a gold file, relative to the repository root. Documents beside the repository
-    (`../shared/...`) are looked for there, then in $REVIEW_SHARED_DIR, then /work/shared (a
-    worktree sits elsewhere than the main checkout)."""
-    import os
-
-    path = PROJECT_ROOT / relative
-    if path.exists() or not relative.startswith("../shared/"):
-        return path
-    rest = relative.removeprefix("../shared/")
-    for base in (os.environ.get(SHARED_ENV), "/work/shared"):
-        if base and (Path(base) / rest).exists():
-            return Path(base) / rest
-    return path
-
-
 class FitCase(BaseModel):
     document: str
     split: str

@@ -404,6 +404,51 @@ def _signed(text: str) -> float | None:
         return None
 
 
+_ROW_WORDS_IGNORED = {"the", "rate", "share", "guardrail", "guardrails", "primary", "secondary", "metric", "metrics",
+                      "per", "and", "for", "total", "avg", "average", "mean"}
+_RATIO_ROW = re.compile(r"\b(ratio|odds|hazard|relative|multiplier|fold|roas|roi)\b|\b(?:OR|RR|HR|IRR)\b", lx.I)
+_DIFF_HEADER = re.compile(r"\b(difference|diff|change|effect|lift|uplift|delta|impact)\b|Δ", lx.I)
+
+
+def _called_stable(v, s: Sentence, m: re.Match, metric: str, interval: str) -> Hit:
+    return quoted_hit(
+        v, s, m,
+        title="A metric called stable while its own interval excludes zero",
+        issue=(f"\"{v.quote(s, m, max_words=16)}\" calls {metric} stable, but {interval} gives an interval that "
+               "excludes zero: by the document's own numbers it moved."),
+        fix=("Say that the metric moved, by how much and in which direction, and make the decision on that "
+             "trade-off rather than on 'stable'."), strength=2.5,
+    )
+
+
+def _stable_row_named(ctx: Context, sentences) -> Hit | None:
+    """A metric the text calls stable ('the refund rate held steady') whose own row in a results table
+    gives a difference with an interval that excludes zero."""
+    claims = [(s, m) for s in sentences if s.kind != "table" and s.role != LIMITATIONS
+              for m in [_STABLE.search(s.text)] if m and not negated_before(s.text, m.start(), 12)]
+    if not claims:
+        return None
+    for table in tables_with_cells(ctx):
+        header = " ".join(table[0][1])
+        for row, cells in table[1:]:
+            label = {w for w in re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
+                     if len(w) > 2 and w not in _ROW_WORDS_IGNORED}
+            if not label or _RATIO_ROW.search(cells[0] + " " + header):
+                continue
+            for cell in cells[1:]:
+                for lo, hi in ci_values(cell):
+                    # a difference, not a level: signed bounds, or a column headed as a change
+                    signed = re.search(r"[-−+]\s?\d", cell) is not None
+                    if not (signed or _DIFF_HEADER.search(header)) or lo <= 0 <= hi:
+                        continue
+                    for s, m in claims:
+                        words = set(re.findall(r"[a-z0-9]+", s.text[:m.start()].lower()))
+                        if len(label & words) >= min(2, len(label)):
+                            return _called_stable(ctx.view, s, m, cells[0].strip(),
+                                                  f"its row in the results ({cell.strip()})")
+    return None
+
+
 @rule("guardrail_contradiction")
 def guardrail_contradiction(ctx: Context) -> Hit | None:
     v = ctx.view
@@ -438,14 +483,10 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
         moved = [(lo, hi) for lo, hi in ci_values(s.text) if lo > 0 or hi < 0]
         if moved:
             lo, hi = moved[0]
-            return quoted_hit(
-                v, s, m,
-                title="A metric called stable while its own interval excludes zero",
-                issue=(f"\"{v.quote(s, m, max_words=16)}\" calls the metric stable, but the interval given with it ({lo:+g} to "
-                       f"{hi:+g}) excludes zero: the data say it moved."),
-                fix=("Say that the metric moved, by how much and in which direction, and make the decision on that "
-                     "trade-off rather than on 'stable'."), strength=2.5,
-            )
+            return _called_stable(v, s, m, "the metric", f"the interval given with it ({lo:+g} to {hi:+g})")
+    named = _stable_row_named(ctx, sentences)
+    if named is not None:
+        return named
     claim = next(
         ((s, m) for s in sentences if s.kind != "table" and re.search(r"\bguardrails?\b", s.text, lx.I)
          for m in [_STABLE.search(s.text)] if m),

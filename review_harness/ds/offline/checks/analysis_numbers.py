@@ -27,7 +27,7 @@ _SEP = r"\s*(?:to|,(?=\s|[-−+])|–|—|\.\.|and)\s*"
 # an estimate, then an interval in brackets or after a comma ("+0.31 pp, 95% CI +0.38 to +0.64 pp")
 _PAIR = re.compile(
     rf"(?<![\w.,])(?P<est>{_NUM})(?P<eu>{_UNIT})(?P<gap>[^\d()\[\];.|]{{0,40}}?)"
-    rf"(?:[(\[]\s*(?P<label>{_LABEL})?|,\s*(?P<label2>{_LABEL}))"
+    rf"(?:[(\[]\s*(?P<label>{_LABEL})?|[,;]\s*(?P<label2>{_LABEL})[(\[]?\s*)"
     rf"(?P<lo>{_NUM})(?P<lu>{_UNIT}){_SEP}(?P<hi>{_NUM})(?P<hu>{_UNIT})"
     # the interval ends there (a bracket, a clause break), or goes on with its p-value up to the bracket
     rf"(?P<tail>\s*(?:[,;]\s*[^()\[\]]{{0,60}}?)?)(?=\s*[)\]]|\s*[;,.](?:\s|$)|\s*$|\s+(?:and|with|in|over|for|which|so|but|from|on)\b)", I)
@@ -140,6 +140,8 @@ def _prose_pairs(s: Sentence) -> list[Reported]:
             est = None  # "... and the regression 361 (95% CI for the difference: 31 to 71)": the figure is one arm's
         if re.search(r"\bp\s*=?\s*$|\bn\s*=?\s*$|[A-Za-z]$", text[max(0, m.start("est") - 4):m.start("est")]):
             continue  # "p = 0.03 (...)", "n = 400 (...)", "Q2 (...)": not an estimate
+        if _LEVEL.match(text[m.start("est"):]):
+            continue  # "95% CI [...]": the figure is the interval's level, not an estimate
         if _YEAR.match(m.group("est").strip()) and not m.group("eu"):
             continue  # "the Q2 2023 cohort (−4 points, ...)": a year names, it does not estimate
         p, op = _p_near(m.group("tail") + text[m.end():m.end() + 30])
