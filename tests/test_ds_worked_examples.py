@@ -194,3 +194,13 @@ def test_a_method_named_as_an_example_or_taught_needs_no_reason_but_one_chosen_i
     taught = ("# Using random forests for churn\n\nThis notebook demonstrates how to fit a random forest to churn data we "
               "generate. The forest ranks 8,000 made-up accounts; the top decile churns at 14% against 3%.\n")
     assert "method_unjustified" not in rule_types(taught)
+
+
+def test_a_segment_row_is_not_the_measure_a_sentence_calls_flat_but_the_metric_row_is():
+    doc = ("# Fill rate test\n\nWe tested instant booking on 6,000 requests for the marketplace team.\n\n## Results\n\n"
+           "| Category | Fill rate change |\n|---|---|\n| Plumbing | +0.4 pts (-0.6 to 1.4) |\n| Cleaning | −5.7 pts (−6.8 to −4.6) |\n\n"
+           "{claim}\n\n## Recommendation\n\nWe recommend keeping instant booking for plumbing only.\n")
+    segment = doc.format(claim="Cleaning requests grew 30%, while the number of cleaning pros was flat.")
+    metric = doc.format(claim="The cleaning fill rate held steady.")
+    assert "guardrail_contradiction" not in rule_types(segment)
+    assert "guardrail_contradiction" in rule_types(metric)
