@@ -451,7 +451,8 @@ def _stable_row_named(ctx: Context, sentences) -> Hit | None:
                         # or it may be about another measure of that segment (its count of pros, not its fill rate)
                         measures = {w for c in table[0][1][1:] for w in re.findall(r"[a-z0-9]+", c.lower())
                                     if len(w) > 3 and w not in _ROW_WORDS_IGNORED and not _DIFF_HEADER.search(w)}
-                        if len(label) == 1 and not (measures & words):
+                        named = re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
+                        if len(named) == 1 and not (measures & words):  # "refund rate" names its measure
                             continue
                         return _called_stable(ctx.view, s, m, cells[0].strip(), f"its row in the results ({cell.strip()})")
     return None
