@@ -120,9 +120,17 @@ _LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credib
                              r"intervals?\b[^.]{0,50}?\d)", re.I)
 
 
+_INLINE_MATH_NUMBER = re.compile(r"\$\s*([-−+]?\d[\d.,]*\s*%?)\s*\$")
+
+
+def _plain_math(text: str) -> str:
+    """A number set as inline math ("$95\\%$ confidence intervals", "above $0$") read as the number."""
+    return _INLINE_MATH_NUMBER.sub(r"\1", text)
+
+
 def numeric_uncertainty(text: str) -> re.Match[str] | None:
     """An uncertainty reported with its numbers (see Features.uncertainty)."""
-    t = text.replace("\\%", "%")
+    t = _plain_math(text.replace("\\%", "%"))
     for pattern in (_NUMERIC_P, _PLUS_MINUS, _STAT, _LEVEL_INTERVAL):
         m = pattern.search(t)
         if m:
@@ -140,7 +148,7 @@ def interval_with_bounds(text: str) -> re.Match[str] | None:
     """An estimate's spread written with its numbers: an interval with both bounds, a margin (+/-) or
     a standard error with its value. A level alone ("95% credible intervals in parentheses") or a
     bare p-value is not one."""
-    t = text.replace("\\%", "%")
+    t = _plain_math(text.replace("\\%", "%"))
     for pattern in (lx.CI, lx.BRACKET_INTERVAL, _PLUS_MINUS, _STAT):
         for m in pattern.finditer(t):
             if m.group(0).lower().lstrip().startswith("range") and not re.search(
@@ -257,6 +265,8 @@ class Features:
                 continue  # what the document sets out to do ("In this analysis we'll use survival analysis to ...")
             if lx.READING_CAVEAT.search(s.text) or lx.PAST_REASONING.search(s.text):
                 continue  # how (not) to read a result, or the reasoning that led to the test
+            if lx.should_is_expectation(s.text):
+                continue  # "so it should affect the lead time": what a quantity is expected to do, not advice
             if s.role == BACKGROUND and re.search(r"\b(?:we|i|they|the team) (?:decided|chose|opted)\b", s.text, re.I):
                 continue  # what was decided before the work, told as its background: history, not a recommendation
             if s.section in system and s.role == RECOMMENDATION:

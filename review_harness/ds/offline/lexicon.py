@@ -371,7 +371,7 @@ INTERPRET = rx(
 PLACEHOLDER = re.compile(
     r"\b(?:TODO|TBD|TBC|FIXME|XXX)\b|\bXX+(?:\.X+)?\s?%|\bX+\.?X*%|\[(?:insert|add|link|chart|figure|graph|table|citation|source|"
     r"placeholder|tk|todo|tbd|name|date|number|owner|fill)[^\]\n]{0,40}\](?!\()|\?\?\?+|[Ll]orem ipsum|<(?:insert|placeholder|tbd|todo)[^>\n]{0,30}>|"
-    r"\{\{[^}\n]{0,40}\}\}|[$€£]X+\b|\bN\.NN?\b|\bNN%",
+    r"\{\{[^}\n]{0,40}\}\}|[$€£]X+\b(?![\\^_{}$]|\s*\\)|\bN\.NN?\b|\bNN%",  # "$X\to Y$", "$X$": inline math, not a price
 )
 SLIDE_MARKER = rx(r"^\W*(slide|page)\s*\d+\b|\[slide\s*\d+\]|\bspeaker notes?\b|\bnext slide\b|\bon this slide\b|\bthis slide\b", I | re.MULTILINE)
 HANDOFF_STRONG = rx(
@@ -490,3 +490,24 @@ PAST_REASONING = rx(r"\b(?:we|i|they) (?:suspected|thought|believed|felt|hypothe
 # a recommendation that is an action for the author's team, not advice to any reader
 TEAM_ACTION = rx(r"\b(we|our|us|team|teams|owners?|company|business|leadership|product|marketing|finance|sales|ops|"
                  r"recommend\w*|propos\w*|proceed\w*|decid\w*|pending|roll(?:ing)? ?out|ship|launch\w*)\b")
+
+
+# "should" as an expectation about a quantity or a variable, not advice: "so it should affect the Lead Time",
+# "the new estimate should go to zero", "the estimate shouldn't change by much"
+EXPECTATION_SHOULD = rx(
+    r"\b(?:it|this|that|which|these|those|there|(?:the|our|its|their|new|causal) (?:\w+ )?(?:estimates?|effects?|results?|values?|"
+    r"numbers?|variables?))\s+should(?:n'?t| not)?\s+(?:(?:also|only|still|then|now) )?(?:affect|influence|lead|go|cause|change|"
+    r"increase|decrease|drop|rise|fall|remain|stay|vary|matter|hold|be (?:close|near|around|similar|zero|unchanged|the same|"
+    r"small|large|higher|lower|positive|negative))\b|"
+    # a mechanism expected of any variable: "a longer lead time should affect the cancellations"
+    r"\b(?!(?:we|you|i|they|team|management|everyone|teams)\b)\w+\s+should(?:n'?t| not)?\s+(?:also )?(?:affect|influence|"
+    r"cause|lead to|go to (?:zero|0))\b"
+)
+
+
+def should_is_expectation(text: str) -> bool:
+    """Every "should" of the sentence states what a quantity is expected to do, and nothing in it
+    recommends or proposes."""
+    n = len(re.findall(r"\bshould(?:n'?t)?\b", text, re.I))
+    return bool(n) and n == len(EXPECTATION_SHOULD.findall(text)) and not re.search(
+        r"\b(?:recommend|propos|next step|we should|you should)", text, re.I)

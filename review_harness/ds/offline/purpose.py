@@ -6,7 +6,10 @@ a proposal, an answer to a stakeholder's question) fails its reader without a re
 retrospective measurement, a benchmark of methods or an exploratory write-up informs, and a missing
 next step costs it less. The purpose is read from the document's own words: the decision it says it
 feeds, the question it asks, what it compares, how it describes itself. When nothing says, the
-document is taken as one that should end in a decision (the rubric's default).
+document is taken as one that should end in a decision (the rubric's default). A worked example of
+a method or tool (a tutorial, a package's own page, an analysis of data made up for it) teaches how to
+run something: it is not judged as a report to a decision maker (no TL;DR, recommendation or
+limitations owed; its code is its content), and those lenses are left NOT ASSESSED.
 
 **Methods the rules cannot check.** A Bayesian structural time series with control series, a
 survival model, a forecasting comparison or a fitted predictive model each rest on assumptions a
@@ -30,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 I = re.IGNORECASE
 
 DECISION, MEASUREMENT, BENCHMARK, EXPLORATORY = "decision", "measurement", "benchmark", "exploratory"
+DEMONSTRATION = "demonstration"
 
 #: How each purpose is named in a finding's explanation.
 PURPOSE_WORDS = {
@@ -37,12 +41,14 @@ PURPOSE_WORDS = {
     MEASUREMENT: "a retrospective measurement",
     BENCHMARK: "a comparison of methods (a benchmark)",
     EXPLORATORY: "an exploratory write-up",
+    DEMONSTRATION: "a worked example of a method or tool (a tutorial)",
 }
 
 # the decision a document says it feeds: a go/no-go, a launch, a proposal, a question put by a stakeholder
+# (a factor's part "in deciding whether" someone books early is the subject's decision, not the document's)
 _DECISION_CUE = re.compile(
     r"\b(go/no-go|go-no-go|launch decision|rollout decision|(?:a|the|this|our|your) decision (?:on|about|to|whether|for)|"
-    r"(?:is|are|was) for (?:the|a|our) (?:\w+ ){0,2}decision|decid(?:e|es|ing) (?:whether|if|on|to|between)|"
+    r"(?:is|are|was) for (?:the|a|our) (?:\w+ ){0,2}decision|(?<!\bin )decid(?:e|es|ing) (?:whether|if|on|to|between)|"
     r"whether (?:or not )?(?:to|we should) (?:launch|ship|roll|keep|adopt|switch|expand|continue|stop|invest|buy|replace|"
     r"raise|lower|change|move|make|offer|extend|scale)|should we\b|(?:a|this|our|my) proposal\b|we propose\b|"
     r"propose (?:to|that)\b|(?:for|seeking|need|needs) (?:your )?(?:approval|sign-?off)|\bthe ask\b|"
@@ -85,9 +91,44 @@ _EXPLORATORY_CUE = re.compile(
     r"(?:to |we'll |we will |let's )?look(?:ing)? at (?:how|what|whether|which|who|when|where))\b", I)
 
 
+# a worked example of a method or tool: it says it teaches or shows how to run something, it runs on data
+# made up for the purpose, or it is a package's own page (installation, getting started). Its numbers
+# show the method working; nobody is asked to act on them.
+_DEMONSTRATION_CUE = re.compile(
+    r"\b((?:this|the following|our|the present) (?:notebook|tutorial|example|guide|walk-?through|vignette|user guide) "
+    r"(?:demonstrates|illustrates|shows (?:how|you)|explains|introduces|walks|presents|covers|teaches)|"
+    r"in this (?:tutorial|notebook|guide|walk-?through|example)\b|an? (?:simple |short |worked |toy )?example (?:on|of) how|"
+    r"(?:we|let us|let's) (?:will )?(?:demonstrate|illustrate)\b|to (?:demonstrate|illustrate) (?:how|its use|the use)|"
+    r"\btutorial\b|how to use\b|getting started\b|"
+    # data the document makes for itself ("we generate synthetic data", "for this simulated data"); a data set
+    # someone else simulated and handed over ("the simulated data was obtained for 30 days") is analysed as real
+    r"(?:we|let's|let us|i) (?:will )?(?:generate|simulate|create|build|consider|use|make) (?:some |a |an )?(?:small )?"
+    r"(?:simulated|synthetic|toy|made-up|fictitious|fictional) (?:data(?:set)?|example|scenario)|"
+    r"(?:generating|simulating|creating) (?:some |a )?(?:simulated |synthetic |toy )?data(?:set)?\b|"
+    r"(?:for|in|with) this (?:simulated|synthetic|toy|made-up) (?:data(?:set)?|example|scenario)|"
+    r"(?:toy|made-up|fictitious|fictional) (?:example|scenario))", I)
+_README_HEADING = re.compile(r"^\W*(?:installation|install|getting started|quick ?start|usage|requirements|"
+                             r"(?:an? )?introduction to\b.*)\W*$", I)
+
+
+def demonstration_cue(f: "Features") -> tuple[Sentence | None, str] | None:
+    """Where the document says it is a worked example of a method or tool (see _DEMONSTRATION_CUE),
+    or a package page's installation or getting-started heading."""
+    v = f.view
+    own = [s for s in f.statements if s.role not in (LIMITATIONS, APPENDIX)]
+    titled = [s for s in v.sentences if s.kind == "heading"] + own
+    hit = _first(titled, _DEMONSTRATION_CUE)
+    if hit is not None:
+        return hit[0], hit[1].group(0)
+    heading = next((h for h in v.headings if _README_HEADING.match(h.text.strip("#* "))), None)
+    if heading is not None:
+        return None, heading.text.strip("#* ")
+    return None
+
+
 @dataclass(frozen=True)
 class Purpose:
-    kind: str  # decision | measurement | benchmark | exploratory
+    kind: str  # decision | measurement | benchmark | exploratory | demonstration
     sentence: Sentence | None  # where the document says it (None: nothing says; the rubric's default)
     cue: str  # the words that say it
     stated: bool  # read from the document (False: the default)
@@ -144,7 +185,8 @@ def compares_methods(f: "Features") -> bool:
 def read_purpose(f: "Features", workflow: str = "general") -> Purpose:
     """The document's purpose, from its own words: a decision it says it feeds (or a recommendations
     section it has, or a proactive or reactive workflow the user named), else a comparison of methods,
-    a measurement of something that happened, an exploration; else the default, a decision."""
+    a worked example of a method or tool (a tutorial, a package's page, made-up data), a measurement
+    of something that happened, an exploration; else the default, a decision."""
     v = f.view
     own = [s for s in f.statements if s.role not in (LIMITATIONS, APPENDIX)]
     titled = own + [s for s in v.sentences if s.kind == "heading" and s not in own]
@@ -156,6 +198,9 @@ def read_purpose(f: "Features", workflow: str = "general") -> Purpose:
         return Purpose(DECISION, None, heading.text.strip("#* "), True)
     if workflow in ("proactive", "reactive"):
         return Purpose(DECISION, None, workflow, False)
+    demo = demonstration_cue(f)
+    if demo is not None:  # a worked example's numbers show a method at work: no decision hangs on them
+        return Purpose(DEMONSTRATION, demo[0], demo[1], True)
     bench = _benchmark_cue(titled)
     if bench is not None:
         return Purpose(BENCHMARK, bench[0], bench[1].group(0), True)

@@ -30,6 +30,7 @@ from review_harness.ds.models import (
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.offline.registry import (
     DETECTORS, STRENGTHS, Context, Detector, DetectorError, Hit, Strength, StrengthDetector,
@@ -151,6 +152,11 @@ def lenses_not_assessed(ctx: Context) -> dict[str, str]:
     forecasts, a fitted model: purpose.py), or no method they recognise (methodology)."""
     f = ctx.features
     out: dict[str, str] = {}
+    if ctx.dimension == "communication" and f.purpose.kind == DEMONSTRATION:
+        what = f"a worked example of a method or tool ({f.purpose.because(ctx.view)})"
+        out["structure"] = f"{what}: check that it says up front what it shows and what the reader will be able to do"
+        out["actionability"] = f"{what}: no decision rests on it; check that it says when to use the method and when not"
+        out["audience"] = f"{what}: check that it states the method's assumptions and where it does not apply"
     if ctx.dimension != "analysis":
         return out
     if _EXTERNAL_SOURCE.search(ctx.view.text) or re.search(r"https?://", ctx.view.content):  # not code: "get_look(4410)"

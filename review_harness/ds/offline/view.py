@@ -269,7 +269,10 @@ def _paragraph_role_guess(text: str) -> str | None:
         return LIMITATIONS
     if lx.CONCLUSION_SIGNAL.search(text):
         return CONCLUSION
-    if (lx.RECOMMENDATION.search(text) and re.search(r"\b(recommend|next step|propos|should)\w*", text, re.I)
+    # "(Not recommended!)" labels an option in a how-to; it is not the document's advice
+    advice = re.sub(r"\(\s*(?:not|strongly not|highly not) recommended\W*\)", "", text, flags=re.I)
+    if (lx.RECOMMENDATION.search(advice) and re.search(r"\b(recommend|next step|propos|should)\w*", advice, re.I)
+            and not lx.should_is_expectation(advice)
             and not (lx.QUESTION_SHOULD.search(text) and not re.search(r"\b(recommend|propos)\w*", text, re.I))):
         return RECOMMENDATION
     if len(lx.NUMBER.findall(text)) >= 2:

@@ -8,7 +8,7 @@ import re
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import first_words, unmarked
-from review_harness.ds.offline.purpose import DECISION
+from review_harness.ds.offline.purpose import DECISION, DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import CONCLUSION, DATA, METHOD, RECOMMENDATION, RESULTS, SUMMARY
 
@@ -22,9 +22,10 @@ def missing_section(ctx: Context) -> Hit | None:
     missing = []
     if not f.method_present:
         missing.append("method")
-    if not f.results_present:
+    demo = f.purpose.kind == DEMONSTRATION  # a worked example shows its numbers as it goes: no results or conclusion section owed
+    if not f.results_present and not demo:
         missing.append("results")
-    if not f.conclusion_present and not (f.results_state_answers and f.purpose.kind != DECISION):
+    if not f.conclusion_present and not demo and not (f.results_state_answers and f.purpose.kind != DECISION):
         missing.append("conclusion")  # a measurement, benchmark or exploration answers in its results
     if not missing or (missing == ["conclusion"] and f.question is not None):
         return None  # an unanswered question is reported as key_question_unanswered

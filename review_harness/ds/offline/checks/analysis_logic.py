@@ -126,6 +126,8 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
             continue
         if s.text.rstrip("*_ ").endswith("?"):
             continue
+        if re.search(r"\b(?:to|so as to|in order to)\s+$", s.text[max(0, m.start() - 14):m.start()], re.I):
+            continue  # what a step is for ("the test is adjusted ... to guarantee a false discovery rate"), not a finding
         return Hit(
             title="Conclusion stated more strongly than the evidence",
             issue=(
@@ -440,10 +442,19 @@ def _stable_row_named(ctx: Context, sentences) -> Hit | None:
                     if not (signed or _DIFF_HEADER.search(header)) or lo <= 0 <= hi:
                         continue
                     for s, m in claims:
-                        words = set(re.findall(r"[a-z0-9]+", s.text[:m.start()].lower()))
-                        if len(label & words) >= min(2, len(label)):
-                            return _called_stable(ctx.view, s, m, cells[0].strip(),
-                                                  f"its row in the results ({cell.strip()})")
+                        # the clause that calls something stable ("..., while the number of handyman pros was flat")
+                        clause = re.split(r"[,;:]|\b(?:while|whereas|but)\b", s.text[:m.start()], flags=re.I)[-1]
+                        words = set(re.findall(r"[a-z0-9]+", clause.lower()))
+                        if len(label & words) < min(2, len(label)):
+                            continue
+                        # a one-word row is a segment ("Handyman"): the claim must name the table's metric too,
+                        # or it may be about another measure of that segment (its count of pros, not its fill rate)
+                        measures = {w for c in table[0][1][1:] for w in re.findall(r"[a-z0-9]+", c.lower())
+                                    if len(w) > 3 and w not in _ROW_WORDS_IGNORED and not _DIFF_HEADER.search(w)}
+                        named = re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
+                        if len(named) == 1 and not (measures & words):  # "refund rate" names its measure
+                            continue
+                        return _called_stable(ctx.view, s, m, cells[0].strip(), f"its row in the results ({cell.strip()})")
     return None
 
 

@@ -11,7 +11,7 @@ from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
     first_in_roles, first_where, first_words, quoted_hit, unmarked,
 )
-from review_harness.ds.offline.purpose import BENCHMARK
+from review_harness.ds.offline.purpose import BENCHMARK, DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import APPENDIX, CLOSING_ROLES, DATA, LIMITATIONS, METHOD, Sentence
 
@@ -279,15 +279,20 @@ _COMPLEX_MODEL = lx.rx(
 )
 
 
+_NAMED_AS_EXAMPLE = re.compile(r"\b(?:as easily as|as simply as|as (?:easy|simple|quick) (?:to \w+ )?as|such as|e\.g\.|for example|for instance|like)\b[^.]{0,50}$", re.I)
+
+
 @rule("method_unjustified")
 def method_unjustified(ctx: Context) -> Hit | None:
     f = ctx.features
     v = ctx.view
-    if f.purpose.kind == BENCHMARK:
-        return None  # the methods are what the document compares: their choice is its subject
+    if f.purpose.kind in (BENCHMARK, DEMONSTRATION):
+        return None  # the methods are what the document compares or teaches: their choice is its subject
     # the author's choice, not the system it is compared with ("the flag in production is a logistic regression")
+    # nor a method named as an example ("as easily as you can run a regression or a random forest")
     hit = next(((s, m) for s, m in v.find(_COMPLEX_MODEL, f.statements)
-                if not _INCUMBENT.search(s.text[max(0, m.start() - 80): m.end() + 60])), None)
+                if not _INCUMBENT.search(s.text[max(0, m.start() - 80): m.end() + 60])
+                and not _NAMED_AS_EXAMPLE.search(s.text[max(0, m.start() - 60): m.start()])), None)
     if not hit:
         return None
     method_text = [s for s in f.text_sentences if s.role in (METHOD, DATA)] or f.text_sentences

@@ -204,7 +204,7 @@ def metric_undefined(ctx: Context) -> Hit | None:
         if n < 2 and s.role != SUMMARY:
             continue
         esc = re.escape(phrase)
-        if re.search(rf"{esc}\s*(?:\(|:|=|—|–| - )", text, re.I):
+        if re.search(rf"{esc}[*_`]*\s*(?:\(|:|=|—|–| - )", text, re.I):  # "**Brier score**: an extension of ..."
             continue
         if re.search(rf"\([^()]{{0,40}}{esc}\s*\)", text, re.I):
             continue  # named as the other side of a defined metric: "the bounce rate (increase the engagement rate)"
@@ -333,7 +333,8 @@ def sample_size_missing(ctx: Context) -> Hit | None:
     )
 
 
-_RESULT_RATE = re.compile(r"\d+(?:\.\d+)?\s?%|\b0\.\d{2,}\b")
+# a rate or share as written, not the escapes of a link ("Kaplan%E2%80%93Meier", "Case%20Study")
+_RESULT_RATE = re.compile(r"(?<![%\w.])\d+(?:\.\d+)?\s?%(?![0-9A-Fa-f]{2})|\b0\.\d{2,}\b")
 
 
 # ---------------------------------------------------------------------- a benchmark on one window

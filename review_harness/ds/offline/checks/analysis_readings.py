@@ -251,8 +251,40 @@ def _subject_words(text: str) -> set[str]:
 def unsupported_conclusion(ctx: Context) -> Hit | None:
     """The summary states as fact what the body only suggests, or quotes a figure from a comparison
     the results themselves call inconclusive; then the logic lens's own reading."""
-    found = _unsupported_summary(ctx)
+    found = _null_read_as_confirmation(ctx) or _unsupported_summary(ctx)
     return found if found is not None else logic_unsupported_conclusion(ctx)
+
+
+# a test that fails to reject read as proof of what it tested: "since we do not reject the DAG, we consider
+# the graph confirmed" (not rejecting says the data cannot tell; "does not prove it is correct" is the careful reading)
+_NOT_REJECTED = re.compile(r"\b(?:do(?:es)? not|did not|don't|didn't|doesn't|cannot|can't|could not|fail(?:s|ed)? to) reject\b", I)
+_CONFIRMED = re.compile(r"\b(confirm\w*|prov(?:e|es|ed|en)|validat(?:e|es|ed)|verifi\w*|establish(?:es|ed)?|"
+                        r"(?:is|are|was|were) (?:correct|true|right|valid))\b", I)
+_NEGATED_CLAIM = re.compile(r"\b(?:not|never|no|cannot|can't|doesn't|does not|nor)\W+(?:\w+\W+){0,2}$", I)
+
+
+def _null_read_as_confirmation(ctx: Context) -> Hit | None:
+    v = ctx.view
+    for s in ctx.features.statements:
+        if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
+            continue
+        null = _NOT_REJECTED.search(s.text)
+        if null is None:
+            continue
+        claim = next((m for m in _CONFIRMED.finditer(s.text) if not _NEGATED_CLAIM.search(s.text[max(0, m.start() - 30):m.start()])), None)
+        if claim is None:
+            continue
+        return quoted_hit(
+            v, s, claim,
+            title="A test that did not reject is read as confirming",
+            issue=(f"\"{first_words(unmarked(s.text), 22)}\" takes a test that failed to reject as proof. Not rejecting only "
+                   "says the data could not tell; it does not show the tested structure or assumption holds, and the "
+                   "estimates built on it inherit that doubt."),
+            fix=("Say the data did not contradict it rather than that it is confirmed, report how strong the test was, and "
+                 "show how the result changes under the alternatives it could not rule out."),
+            strength=2.5,
+        )
+    return None
 
 
 def _unsupported_summary(ctx: Context) -> Hit | None:
@@ -394,8 +426,12 @@ _INPUTS_MUST_BE_FORECAST = re.compile(
 
 
 # the test data used to choose the model: "hyperparameters were tuned with a grid search on the test period"
+# (a verb of choosing, not the metric "calibration"; "train on the training data and assess its calibration on
+# the test data" is the right practice, so no scoring verb may stand between the choice and the test data)
 _TUNED_ON_TEST = re.compile(
-    r"\b(?:tun\w+|select\w*|chose|chosen|optimi[sz]\w+|calibrat\w+|picked|grid[- ]search\w*|early[- ]stopp\w+)\b[^.]{0,60}?\b"
+    r"\b(?:tun(?:e|ed|es|ing)|select(?:ed|ing|s)?|chose|chosen|optimi[sz](?:e|ed|es|ing)|calibrat(?:e|ed|es|ing)|picked|"
+    r"grid[- ]search\w*|early[- ]stopp\w+)\b"
+    r"(?:(?!\b(?:assess\w*|evaluat\w*|scor\w+|measur\w+|report\w*|compar\w+|test(?:ed|ing)|check\w*)\b)[^.]){0,60}?\b"
     r"(?:on|using|with|against) the (?:test|hold-?out|evaluation) (?:set|period|data|sample|weeks|months)\b", I)
 
 

@@ -13,7 +13,7 @@ from review_harness.ds.offline.checks.communication_conciseness import data_dump
 from review_harness.ds.offline.checks.helpers import (
     CONDITIONAL, evidence_kind, first_words, headline_number, negated_before, primary_nulls, unmarked,
 )
-from review_harness.ds.offline.purpose import BENCHMARK, DECISION, EXPLORATORY, MEASUREMENT
+from review_harness.ds.offline.purpose import BENCHMARK, DECISION, DEMONSTRATION, EXPLORATORY, MEASUREMENT
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
     APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
@@ -75,8 +75,8 @@ def next_step_missing(ctx: Context) -> Hit | None:
     than decides, so this weighs less than a missing recommendation in a decision document."""
     f = ctx.features
     purpose = f.purpose
-    if purpose.kind == DECISION or f.word_count_small:
-        return None
+    if purpose.kind in (DECISION, DEMONSTRATION) or f.word_count_small:
+        return None  # a worked example teaches a method: it owes no next step
     if purpose.kind == MEASUREMENT:
         # what was measured was a change or an event: the step that matters is what happens to it (kept,
         # reverted, repeated, done differently next time); an idea for a later study, or what we "would need"

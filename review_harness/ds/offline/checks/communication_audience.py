@@ -8,6 +8,7 @@ import re
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import unmarked
+from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import DATA, METHOD, Sentence
 
@@ -20,8 +21,8 @@ def limitations_missing(ctx: Context) -> Hit | None:
         return None
     if not f.conclusion_present:
         return None  # nothing concluded, nothing to over-apply
-    if f.limitation is not None:
-        return None
+    if f.limitation is not None or f.purpose.kind == DEMONSTRATION:
+        return None  # a worked example's result is the method at work, not a claim to bound
     return Hit(
         title="No limitations or scope stated",
         issue=(

@@ -8,6 +8,7 @@ import re
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import first_words, tldr_weakness, unmarked
+from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import APPENDIX, RESULTS, SUMMARY, Sentence
 
@@ -134,6 +135,8 @@ def _method_heavy_opening(ctx: Context) -> Hit | None:
 def appendix_in_body(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
+    if f.purpose.kind == DEMONSTRATION:
+        return None  # a worked example's code and set-up are what it teaches, not detail to move away
     repro = next(((s, m) for s, m in v.find(_REPRO, f.prose) if s.role != APPENDIX), None)
     if repro is not None:
         s, m = repro
@@ -255,7 +258,9 @@ def polish(ctx: Context) -> Hit | None:
             if m:
                 problems.append((label, s, m))
         m = lx.REPEATED_WORD.search(s.text)
-        if m and m.group(1).lower() not in ("that", "had", "is", "very", "bye", "ha", "no", "so"):
+        # "estimand Estimand": a word ending one line (a heading, a printed label) and starting the next, not a slip
+        starts_anew = m is not None and m.group(1)[0].islower() and m.group(0).split()[-1][0].isupper()
+        if m and not starts_anew and m.group(1).lower() not in ("that", "had", "is", "very", "bye", "ha", "no", "so"):
             problems.append(("repeated word", s, m))
     if not problems:
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import first_words, tldr_weakness, unmarked
+from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import (
     CONCLUSION, DATA, METHOD, RECOMMENDATION, SUMMARY, Sentence, clean_heading,
@@ -17,8 +18,8 @@ from review_harness.ds.offline.view import (
 def tldr_missing(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
-    if v.tldr.found or f.word_count_small:
-        return None
+    if v.tldr.found or f.word_count_small or f.purpose.kind == DEMONSTRATION:
+        return None  # a worked example owes no answer up front (lenses_not_assessed says what to check)
     # the answer is a statement, not a contents entry ("7. Conclusion") or a label
     answer = next((s for s in f.prose if (lx.CONCLUSION_SIGNAL.search(s.text) or s.role in (CONCLUSION, RECOMMENDATION))
                    and len(s.text.split()) > 4 and not lx.NON_CONTENT_HEADING.match(s.section.strip().lower())), None)
@@ -75,7 +76,7 @@ def _late_answer(ctx: Context) -> Sentence | None:
 def weak_tldr(ctx: Context) -> Hit | None:
     v = ctx.view
     reason = tldr_weakness(ctx)
-    if reason is None:
+    if reason is None or ctx.features.purpose.kind == DEMONSTRATION:
         return None
     if _late_answer(ctx) is not None:
         return None  # the answer exists further down: reported as a buried lede
@@ -100,8 +101,8 @@ def buried_lede(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
     t = v.tldr
-    if f.word_count_small or not t.found:
-        return None  # no summary at all is tldr_missing
+    if f.word_count_small or not t.found or f.purpose.kind == DEMONSTRATION:
+        return None  # no summary at all is tldr_missing; a worked example owes none
     # late: past 40% of the document with real reading before it (a title and a byline are not)
     before = sum(len(s.text.split()) for s in f.text_sentences if t.start_line is not None and s.line < t.start_line)
     late_tldr = (not v.is_extraction and t.start_line is not None and t.start_line / max(v.n_lines, 1) > 0.4
