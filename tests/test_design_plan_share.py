@@ -5,7 +5,7 @@ Documents written for these tests."""
 
 from __future__ import annotations
 
-from tests.test_design_reading import review
+from test_design_reading import review
 
 PROBLEM = "The problem being solved is never stated"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from review_harness.design.offline.engine import review_as_persona
-from tests.test_design_reading import review, titles
+from test_design_reading import review, titles
 
 PROBLEM = "The problem being solved is never stated"
 
