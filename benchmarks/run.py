@@ -337,15 +337,15 @@ def main() -> None:
     print("  ideal model s = ceil(model calls / max_connections) x latency: twice as many calls as "
           "connections are two waves.\n  first->last model s: first model call start to last model "
           "call end (includes the offline\n  rule engine, which runs on the event loop after the sleep)")
-    table("4. Tokens per review (sum over reviewer_runs; words x 1.3) vs seed 000 s14.1 "
+    table("4. Tokens per review (sum over reviewer_runs; words x 1.3) vs the design's cost estimates "
           "(targets: 1K full <= 15,000 input; 20K quick <= 30,000)",
           ["case", "words", "mode", "tier", "degradation", "input", "output", "system prefix", "cacheable",
-           "seed scenario", "seed in", "seed out"],
+           "design scenario", "design in", "design out"],
           [[r["case"], r["words"], r["mode"], r["tier"], r["degradation_level"], r["input_tokens"], r["output_tokens"],
             r["system_prefix_tokens"], f"{r['cacheable_share']:.0%}", r["seed_scenario"],
             r["seed_input_tokens"], r["seed_output_tokens"]] for r in tokens])
     print("  '19.5K full' stays under the 20,000-word full-mode limit; '20K full' exceeds it and is"
-          "\n  reviewed in quick mode (degradation level 1). Seed figures include an LLM lead agent"
+          "\n  reviewed in quick mode (degradation level 1). The design's figures include an LLM lead agent"
           "\n  (~40-65K input); here preparation and synthesis are code, so only the 2 reviewers count.")
     total = time.perf_counter() - started
     print(f"\nbenchmarks took {total:.1f} s")
