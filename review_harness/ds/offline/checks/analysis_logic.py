@@ -430,9 +430,12 @@ def _stable_row_named(ctx: Context, sentences) -> Hit | None:
         return None
     for table in tables_with_cells(ctx):
         header = " ".join(table[0][1])
+        # the table's measures, named by its column headings ("fill rate", "orders per visitor")
+        measures = {w for c in table[0][1][1:] for w in re.findall(r"[a-z0-9]+", c.lower())
+                    if len(w) > 3 and w not in _ROW_WORDS_IGNORED and not _DIFF_HEADER.search(w)}
         for row, cells in table[1:]:
-            label = {w for w in re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
-                     if len(w) > 2 and w not in _ROW_WORDS_IGNORED}
+            named = re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
+            label = {w for w in named if len(w) > 2 and w not in _ROW_WORDS_IGNORED}
             if not label or _RATIO_ROW.search(cells[0] + " " + header):
                 continue
             for cell in cells[1:]:
@@ -449,9 +452,6 @@ def _stable_row_named(ctx: Context, sentences) -> Hit | None:
                             continue
                         # a one-word row is a segment ("Handyman"): the claim must name the table's metric too,
                         # or it may be about another measure of that segment (its count of pros, not its fill rate)
-                        measures = {w for c in table[0][1][1:] for w in re.findall(r"[a-z0-9]+", c.lower())
-                                    if len(w) > 3 and w not in _ROW_WORDS_IGNORED and not _DIFF_HEADER.search(w)}
-                        named = re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", cells[0].lower()))
                         if len(named) == 1 and not (measures & words):  # "refund rate" names its measure
                             continue
                         return _called_stable(ctx.view, s, m, cells[0].strip(), f"its row in the results ({cell.strip()})")
