@@ -376,8 +376,13 @@ def checks_of(reading: Reading) -> list[ConsistencyCheck]:
             message=f"model type {artifact.model_type!r} is not in the checks table "
             f"({', '.join(table.model_type_names)}): only the generic checks ran"))
     elif reading.resolved != artifact.model_type:
+        why = ""
+        if reading.variant:
+            shown = next((s.evidence for s in reading.said.get("design", []) if s.what == reading.variant), None)
+            why = f" (a {reading.variant} design: " + (f"the words say so, {shown})" if shown else
+                                                       "it reports the jump in the probability of treatment)")
         checks.append(check("model_type_known", FIT, True, f"model type {artifact.model_type!r} is checked as "
-                            f"{reading.resolved}", topic="model choice"))
+                            f"{reading.resolved}{why}", topic="model choice"))
     checks += [identity(reading, ident) for ident in reading.spec.identities]
     checks.append(percent_change(reading))
     checks.append(effect_size(reading))

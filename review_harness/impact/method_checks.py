@@ -25,6 +25,7 @@ from review_harness.impact.statistics import FIT, RIGOR, check, fmt, reported_p,
 from review_harness.impact.models import ConsistencyCheck
 from review_harness.impact.readings import Reading
 from review_harness.impact.table import Diagnostic, expression, fold_name
+from review_harness.impact.words import verdict_of
 
 COUNT_FIELDS = ("n_observations", "treatment_n", "control_n", "pre_period_length", "post_period_length", "n_units")
 
@@ -88,6 +89,9 @@ def _planned_share(reading: Reading) -> tuple[float | None, str]:
     written = _written_split(reading)
     if written is not None:
         return written
+    plan = next(iter(reading.said.get("plan", [])), None)
+    if plan is not None and plan.value is not None:
+        return plan.value, f"the planned share {fmt(plan.value)} the design states in words ({plan.evidence})"
     if reading.spec.planned_share is not None:
         return reading.spec.planned_share, (f"the {fmt(reading.spec.planned_share)} split this method assumes when no "
                                             "treatment_share is stated")
@@ -104,7 +108,8 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
         texts = _split_texts(reading)
         why = (f"the planned split {texts[0][1]!r} ({texts[0][0]}) does not say which arm is the treatment "
                "(state treatment_share)" if texts else "no planned split (treatment_share) is stated")
-        return check("sample_ratio", d.dimension, None, topic=d.topic, fields=["treatment_n", "control_n"],
+        # information: what the method needs is the sample ratio or balance, and that need says the gap
+        return check("sample_ratio", d.dimension, None, severity="minor", topic=d.topic, fields=["treatment_n", "control_n"],
                      message=f"arms of {fmt(treated)} and {fmt(control)}, but {why}, so the sample ratio cannot be "
                      "tested: unequal arms are not by themselves a mismatch")
     p = srm_p_value(treated, control, share)
@@ -188,6 +193,47 @@ def diagnostic(reading: Reading, meaning: str) -> ConsistencyCheck | None:
     return None
 
 
+def words_check(reading: Reading, meaning: str, numeric: ConsistencyCheck | None) -> ConsistencyCheck | None:
+    """What the artifact's words say about a diagnostic, as a check quoting them. Without a number
+    the words decide; beside a number they can only add a failure the number did not show (words
+    never relax a numeric check). A gap before treatment given in words is weighed against the
+    effect as the numbers' pre-treatment gap is."""
+    statement = verdict_of(reading.said.get(meaning, []))
+    if statement is None:
+        return None
+    d = reading.table.diagnostics[meaning]
+    if numeric is not None and numeric.status != "not_available":
+        if numeric.status != "pass" or statement.holds is not False:
+            return None
+    quote = f"{statement.evidence}"
+    ident = meaning if numeric is None or numeric.status == "not_available" else f"{meaning}_in_words"
+    if statement.holds is None:
+        return check(ident, d.dimension, None, severity="minor", topic=d.topic, fields=[statement.field],
+                     message=f"{d.describe}: named in words ({quote}), but its result cannot be read from them")
+    if statement.what == "gap":
+        effect = abs(reading.artifact.contract.effect_estimate)
+        share = reading.table.plausibility.pre_gap_share
+        gap = statement.value or 0.0
+        unit = f" {statement.unit}" if statement.unit else ""
+        said = (f"{d.describe}: the words report a divergence before treatment of {fmt(gap)}{unit} ({quote}) "
+                f"against the estimated effect {fmt(effect)}")
+        if gap >= effect:
+            return check(ident, d.dimension, False, topic=d.topic, fields=[statement.field],
+                         message=said + ": as large as the effect, so the groups' own trends could produce all of it")
+        if gap >= share * effect:
+            return check(ident, d.dimension, False, failing="warn", topic=d.topic, fields=[statement.field],
+                         message=said + f": at least {fmt(share)} of the effect, so their trends could produce much of it")
+        return check(ident, d.dimension, True, topic=d.topic, fields=[statement.field],
+                     message=said + ": small beside the effect")
+    if statement.value is not None and d.threshold is not None:
+        found = _threshold_check(meaning, d, statement.value, f"the {statement.what} the words give, {quote}",
+                                 [statement.field])
+        return found.model_copy(update={"id": ident})
+    status = "pass" if statement.holds else ("fail" if d.fatal is None and d.on_fail == "fail" else d.on_fail)
+    return check(ident, d.dimension, statement.holds, topic=d.topic, fields=[statement.field], failing=status,
+                 message=f"{d.describe}: reported in words as {'passing' if statement.holds else 'failing'} ({quote})")
+
+
 def _two_waves(reading: Reading) -> bool:
     return reading.values.get("pre_period_length") == 1
 
@@ -213,8 +259,15 @@ def diagnostics(reading: Reading) -> list[ConsistencyCheck]:
     needed = {name for group in spec.need_groups for name in group}
     expected = [name for group in spec.diagnostic_groups for name in group]
     out: dict[str, ConsistencyCheck] = {}
-    for meaning in dict.fromkeys([*expected, *reading.diagnostics, *(n for n in needed if n in reading.table.diagnostics)]):
+    worded = [m for m in reading.said if m in reading.table.diagnostics]
+    for meaning in dict.fromkeys([*expected, *reading.diagnostics, *(n for n in needed if n in reading.table.diagnostics),
+                                  *worded]):
         found = diagnostic(reading, meaning)
+        said = words_check(reading, meaning, found)
+        if said is not None and said.id != meaning:
+            out[said.id] = said
+        elif said is not None and (found is None or said.status != "not_available"):
+            found = said
         if found is None and meaning == "parallel_trends" and _two_waves(reading):
             found = _parallel_trends_untestable(reading)
         if found is not None:
@@ -516,14 +569,20 @@ def parameters(reading: Reading) -> list[ConsistencyCheck]:
 
 
 def names_understood(reading: Reading) -> list[ConsistencyCheck]:
-    if not reading.unknown and not reading.described:
+    read_fields = {s.field.split(".", 1)[-1] for said in reading.said.values() for s in said}
+    described = [d for d in reading.described if d not in read_fields]
+    if not reading.unknown and not described and not reading.instructions:
         return []
     parts = []
     if reading.unknown:
         parts.append(f"not understood: {', '.join(reading.unknown)} (the checks table gives these names no meaning, "
                      "so they were not used; a table entry under checks.diagnostics.<meaning>.names teaches it)")
-    if reading.described:
-        parts.append(f"given in words, read by the reviewer but not checked: {', '.join(reading.described)}")
+    if described:
+        parts.append(f"given in words that name no check's result, read by the reviewer but not checked: "
+                     f"{', '.join(described)}")
+    if reading.instructions:
+        parts.append("text addressed to the reviewer, read as data and not followed: "
+                     + "; ".join(s.evidence for s in reading.instructions[:3]))
     names = [u.split(" = ")[0] for u in reading.unknown]  # the described ones are text: nothing was read
     return [check("diagnostics_understood", FIT, None if reading.unknown else True, severity="minor", scored=False,
                   topic="diagnostic names", fields=names, message="; ".join(parts))]

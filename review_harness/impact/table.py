@@ -269,6 +269,7 @@ class Diagnostic(BaseModel):
     inference: bool = Field(default=False, description="a p-value of the effect itself: small supports it")
     topic: str | None = None
     describe: str
+    said: list[str] = Field(default_factory=list, description="phrases that name it in the artifact's words")
 
     @model_validator(mode="after")
     def _check(self) -> Diagnostic:
@@ -299,6 +300,22 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
     warn: float | None = Field(default=None, gt=0)
     fail: float | None = Field(default=None, gt=0)
+
+
+class Words(BaseModel):
+    """The vocabulary the artifact's words are read with (words.py): phrases that say a test
+    passed (`passes`, some carrying their own negation) or failed (`fails`), what a sentence about
+    assignment names (`assignment`, `equal_split`), the design variants a label leaves open
+    (`variants`), and the openings and addresses of an instruction (read as data, never obeyed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    passes: list[str] = Field(default_factory=list)
+    fails: list[str] = Field(default_factory=list)
+    assignment: list[str] = Field(default_factory=list)
+    equal_split: list[str] = Field(default_factory=list)
+    variants: dict[str, list[str]] = Field(default_factory=dict)
+    instructions: list[str] = Field(default_factory=list)
+    addressed: list[str] = Field(default_factory=list)
 
 
 TimeShape = Literal["series", "panel", "cross_section", "unknown"]
@@ -370,6 +387,7 @@ class ChecksTable(BaseModel):
     describing_params: list[str] = Field(default_factory=list)
     model_types: dict[str, ModelType]
     generic: ModelType
+    words: Words = Field(default_factory=Words)
     _lookup: dict[str, str] = PrivateAttr(default_factory=dict)
     _field_lookup: dict[str, str] = PrivateAttr(default_factory=dict)
     _frequency_lookup: dict[str, str] = PrivateAttr(default_factory=dict)
