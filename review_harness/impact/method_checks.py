@@ -125,13 +125,22 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
 
 def _permutation(reading: Reading, d: Diagnostic, value: float, name: str) -> ConsistencyCheck:
     found = _by_leaf(reading, "n_placebos", "n_permutations") or _by_leaf(reading, "n_donors")
+    derived = ""
+    if found is None and reading.spec.time == "panel" and reading.values.get("n_units", 0) >= 2 \
+            and "permutation_inference" in reading.spec.inference:
+        # one treated unit: every other unit is a donor, and each donor is one placebo
+        found = (reading.values["n_units"] - 1, reading.written("n_units"))
+        derived = f" ({found[1]} {fmt(found[0] + 1)} less the treated unit)"
     alpha = reading.table.significance_level
     fields = [name, *([found[1]] if found else [])]
     attainable = ""
     minimum = None
     if found and found[0] >= 1:
         minimum = 1 / (found[0] + 1)
-        attainable = f"; with {fmt(found[0])} placebos the smallest attainable p is 1/{fmt(found[0] + 1)} = {fmt(minimum)}"
+        attainable = (f"; with {fmt(found[0])} placebos{derived} the smallest attainable p is 1/{fmt(found[0] + 1)} = "
+                      f"{fmt(minimum)}")
+        if minimum > alpha:
+            attainable += f", so no result of this design can fall below {fmt(alpha)}"
     supports = value <= alpha or (minimum is not None and value <= minimum * 1.05)
     if supports:
         return check("permutation_inference", d.dimension, True, topic=d.topic, fields=fields,

@@ -182,6 +182,16 @@ class PAgreement(BaseModel):
     model_config = ConfigDict(extra="forbid")
     method: float = Field(gt=0)
     borderline: float = Field(gt=0)
+    floor: float = Field(default=0.001, gt=0, lt=1, description="a reported p at or below this may be a floor")
+
+
+class Scale(BaseModel):
+    """Estimate and interval on different scales: a factor (100: percentage points against a
+    fraction) within `band` of the ratio of their sizes."""
+
+    model_config = ConfigDict(extra="forbid")
+    factors: list[float] = Field(default_factory=lambda: [100.0])
+    band: float = Field(default=1.5, gt=1)
 
 
 class Plausibility(BaseModel):
@@ -316,6 +326,8 @@ class Words(BaseModel):
     variants: dict[str, list[str]] = Field(default_factory=dict)
     instructions: list[str] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)
+    proportion: list[str] = Field(default_factory=list, description="an outcome named so is a share of units")
+    percent: list[str] = Field(default_factory=list, description="... and given in percent")
 
 
 TimeShape = Literal["series", "panel", "cross_section", "unknown"]
@@ -372,6 +384,7 @@ class ChecksTable(BaseModel):
     significance_level: float = Field(gt=0, lt=1)
     tolerance: Tolerance
     p_value_agreement: PAgreement
+    scale: Scale = Field(default_factory=Scale)
     plausibility: Plausibility
     frequencies: dict[str, Frequency]
     within_season: float = Field(default=92, gt=0, description="days a post-period may run within one season")
