@@ -185,6 +185,11 @@ def diagnostic(reading: Reading, meaning: str) -> ConsistencyCheck | None:
         if d.compute == "srm" and reading.has("treatment_n", "control_n"):
             context = (f" (arms: treatment_n {fmt(reading.values['treatment_n'])}, control_n "
                        f"{fmt(reading.values['control_n'])})")
+            recomputed = _sample_ratio(reading, d)
+            if recomputed is not None and recomputed.status == "fail":
+                # the arms as reported contradict the reported test: the arms are the evidence
+                return recomputed.model_copy(update={"message": recomputed.message + f"; the reported {found.name} "
+                                                     f"{fmt(found.value)} does not match these arms"})
         return _threshold_check(meaning, d, found.value, found.name, [found.name], context)
     if d.compute == "srm":
         return _sample_ratio(reading, d)
