@@ -352,13 +352,13 @@ def common_scale(reading: Reading) -> ConsistencyCheck | None:
                 rescaled = p_of_z(effect / (se_ci / k))
                 shown = (f"; rescaled by {fmt(1 / k)}, the interval implies p of about {fmt(rescaled)} against the "
                          f"reported {p[1]} {fmt(p[0])}")
-            unit = ("percentage points (or percent) beside an estimate given as a fraction" if k > 1
-                    else "a fraction beside an estimate given in percentage points (or percent)")
+            unit = ("likely percentage points (or percent) beside an estimate given as a fraction" if k > 1
+                    else "likely a fraction beside an estimate given in percentage points (or percent)")
             return check("common_scale", RIGOR, False, topic="intervals and significance",
                          fields=[reading.written(f) for f in ("ci_lower", "ci_upper", "intervention_effect",
                                                               "standard_error") if f in reading.values],
-                         message=f"{'; '.join(found)}{shown}: the interval looks to be in {unit}, so the estimate and "
-                         "its uncertainty cannot be read together")
+                         message=f"{'; '.join(found)}{shown}: the interval is in other units than the estimate, "
+                         f"{unit}, so the estimate and its uncertainty cannot be read together")
     return None
 
 

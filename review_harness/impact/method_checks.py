@@ -68,7 +68,7 @@ def _split_texts(reading: Reading) -> list[tuple[str, str]]:
             if isinstance(value, str) and fold_name(key.rsplit(".", 1)[-1]) in SPLIT_NAMES]
 
 
-def _written_split(reading: Reading) -> tuple[float, str] | None:
+def _written_split(reading: Reading) -> tuple[float, str, str] | None:
     """An equal split written as text ('50/50', '50-50'): the treatment share is 1/arms. An unequal
     one ('40/60') does not say which arm is which, so it is not used."""
     import re
@@ -76,33 +76,35 @@ def _written_split(reading: Reading) -> tuple[float, str] | None:
     for key, value in _split_texts(reading):
         shares = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", value)]
         if len(shares) >= 2 and len(set(shares)) == 1 and re.fullmatch(r"[\d.\s/:%-]+", value):
-            return 1 / len(shares), f"the planned split {value!r} ({key})"
+            return 1 / len(shares), f"the planned split {value!r} ({key})", key
     return None
 
 
-def _planned_share(reading: Reading) -> tuple[float | None, str]:
+def _planned_share(reading: Reading) -> tuple[float | None, str, list[str]]:
+    """The planned treatment share, what states it, and the fields that do: a number, a split
+    written as text, the design's words, and only then the split the method's label assumes."""
     share = reading.values.get("treatment_share")
     if share is not None:
         share = share / 100 if share > 1 else share
         if 0 < share < 1:
-            return share, f"the planned share {fmt(share)}"
+            return share, f"the planned share {fmt(share)}", [reading.written("treatment_share")]
     written = _written_split(reading)
     if written is not None:
-        return written
+        return written[0], written[1], [written[2]]
     plan = next(iter(reading.said.get("plan", [])), None)
     if plan is not None and plan.value is not None:
-        return plan.value, f"the planned share {fmt(plan.value)} the design states in words ({plan.evidence})"
+        return plan.value, f"the planned share {fmt(plan.value)} the design states in words ({plan.evidence})", [plan.field]
     if reading.spec.planned_share is not None:
         return reading.spec.planned_share, (f"the {fmt(reading.spec.planned_share)} split this method assumes when no "
-                                            "treatment_share is stated")
-    return None, ""
+                                            "treatment_share is stated"), []
+    return None, "", []
 
 
 def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
     treated, control = reading.values.get("treatment_n"), reading.values.get("control_n")
     if treated is None or control is None:
         return None
-    share, said = _planned_share(reading)
+    share, said, stated_by = _planned_share(reading)
     arms = f"treatment_n {fmt(treated)} and control_n {fmt(control)}"
     if share is None:
         texts = _split_texts(reading)
@@ -117,7 +119,7 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
         return None
     ok = p >= (d.at_least or 0)
     return check("sample_ratio", d.dimension, ok, topic=d.topic, failing=d.on_fail,
-                 fields=["treatment_n", "control_n", *(["treatment_share"] if "treatment_share" in reading.values else [])],
+                 fields=["treatment_n", "control_n", *stated_by],
                  message=f"{d.describe} {fmt(p)} (chi-square of {arms} against {said}) is "
                  f"{'' if ok else 'not '}{d.threshold.text()}" + ("" if ok else ": the assignment or the logging is "
                                                                   "broken, so no metric of this experiment can be trusted"))

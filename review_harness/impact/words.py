@@ -102,6 +102,12 @@ def _found(phrases: list[str], sentence: str) -> list[int]:
     return hits
 
 
+def _whole(phrase: str) -> str:
+    """A phrase as whole words, inflected ('closely track' is in 'closely tracks', 'differ' in
+    'differed', but not in 'difference')."""
+    return r"(?<![a-z])" + re.escape(phrase) + r"(?:s|es|d|ed|ing)?(?![a-z])"
+
+
 def _polarity(sentence: str, table: ChecksTable) -> bool | None:
     """True when the sentence says a test passed, False when it failed, None when it says
     neither or both. A phrase that says failure is turned by a negation close before it ("did not
@@ -111,14 +117,14 @@ def _polarity(sentence: str, table: ChecksTable) -> bool | None:
     masked = low
     passes = 0
     for phrase in words.passes:  # phrases that carry their own negation ("no significant")
-        for match in re.finditer(r"(?<![a-z])" + re.escape(phrase), masked):
+        for match in re.finditer(_whole(phrase), masked):
             start = match.start()
             negated = negated_before(low, start, 25) and not re.match(r"(no|not|never|without|cannot|fail)\b", phrase)
             passes += -1 if negated else 1
             masked = masked[:start] + " " * len(phrase) + masked[match.end():]
     fails = 0
     for phrase in words.fails:
-        for match in re.finditer(r"(?<![a-z])" + re.escape(phrase), masked):
+        for match in re.finditer(_whole(phrase), masked):
             if negated_before(low, match.start(), 25):
                 passes += 1
             else:
