@@ -6,6 +6,8 @@ and an instruction in the text is data."""
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 
@@ -173,3 +175,50 @@ def test_a_fuzzy_discontinuity_is_not_asked_for_the_sharp_identity():
     assert "words say so" in by_words[1]["model_type_known"].message
     unstated = review(rd(notes="A fuzzy design.", **jumps))
     assert "jump_at_cutoff" not in unstated[1] and unstated[1]["fuzzy_jump_ratio"].status == "not_available"
+
+
+# --------------------------------------------------------------- real studies whose diagnostics are in words
+
+PUBLISHED = Path(__file__).resolve().parents[1] / "fixtures" / "impact" / "published"
+
+
+def published(name: str) -> dict:
+    return json.loads((PUBLISHED / f"{name}.json").read_text())
+
+
+def with_notes(raw: dict, notes: str) -> dict:
+    raw = copy.deepcopy(raw)
+    params = raw["data"]["model_params"] if "data" in raw else raw["model_params"]
+    params["notes"] = notes
+    return raw
+
+
+def test_real_studies_with_pre_trends_density_or_fit_in_words_are_usable_and_the_same_words_failing_are_not():
+    contiguous = published("dube-lester-reich-2010-contiguous-counties")
+    assert review(contiguous)[0] == "usable"
+    leads = with_notes(contiguous, "In the distributed-lag specification the lead coefficients before a minimum wage "
+                       "increase are large and significant: pre-existing employment trends.")
+    assert review(leads)[0] == "unusable" and review(leads)[1]["parallel_trends"].status == "fail"
+    drinking = published("carpenter-dobkin-2009-drinking-age")
+    assert review(drinking)[0] == "usable" and review(drinking)[1]["density_at_cutoff"].status == "pass"
+    sorted_ = with_notes(drinking, "The density of the running variable shows bunching just above the cutoff.")
+    assert review(sorted_)[0] == "unusable"
+    reunification = published("abadie-diamond-hainmueller-2015-reunification")
+    assert review(reunification)[0] == "usable"
+    poor = with_notes(reunification, "Synthetic West Germany has a poor fit to West Germany's GDP before 1990.")
+    assert review(poor)[1]["synthetic_fit"].status == "warn" and review(poor)[0] == "caution"
+
+
+def test_a_real_experiment_with_balance_in_words():
+    nsw = published("dehejia-wahba-1999-nsw-experimental")  # arms of 185 and 260, no planned split stated
+    assert review(nsw)[0] == "caution"
+    balanced = copy.deepcopy(nsw)
+    balanced["model_params"]["notes"] = "Treated and controls show no significant differences in pre-treatment covariates."
+    assert review(balanced)[0] == "usable"
+    # words alone say an imbalance: a warning, as a standardised difference between 0.1 and 0.25 is
+    imbalanced = copy.deepcopy(nsw)
+    imbalanced["model_params"]["notes"] = "Treated and controls differ significantly in pre-treatment covariates."
+    assert review(imbalanced)[0] == "caution"
+    # with a number beyond the fatal line, unusable
+    imbalanced["model_params"]["notes"] = "Pre-treatment covariate balance: standardised differences up to 0.40."
+    assert review(imbalanced)[0] == "unusable"

@@ -275,9 +275,9 @@ def diagnostics(reading: Reading) -> list[ConsistencyCheck]:
     needed = {name for group in spec.need_groups for name in group}
     expected = [name for group in spec.diagnostic_groups for name in group]
     out: dict[str, ConsistencyCheck] = {}
-    worded = [m for m in reading.said if m in reading.table.diagnostics]
-    for meaning in dict.fromkeys([*expected, *reading.diagnostics, *(n for n in needed if n in reading.table.diagnostics),
-                                  *worded]):
+    # words are read for the diagnostics the method expects or needs (a fit named in a DiD's notes is
+    # not a synthetic control's)
+    for meaning in dict.fromkeys([*expected, *reading.diagnostics, *(n for n in needed if n in reading.table.diagnostics)]):
         found = diagnostic(reading, meaning)
         said = words_check(reading, meaning, found)
         if said is not None and said.id != meaning:
