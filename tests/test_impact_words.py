@@ -222,3 +222,14 @@ def test_a_real_experiment_with_balance_in_words():
     # with a number beyond the fatal line, unusable
     imbalanced["model_params"]["notes"] = "Pre-treatment covariate balance: standardised differences up to 0.40."
     assert review(imbalanced)[0] == "unusable"
+
+
+def test_a_clause_about_the_effect_is_not_read_as_the_diagnostics_result():
+    raw = experiment("rct", 5_000, 5_000)
+    del raw["data"]["diagnostics"]["max_smd"]
+    raw["data"]["model_params"]["notes"] = "Covariate balance was checked; the estimated effect is highly significant."
+    verdict, checks = review(raw)
+    assert checks["covariate_balance"].status == "not_available" and "cannot be read" in checks["covariate_balance"].message
+    raw["data"]["model_params"]["notes"] = "Covariates are balanced, but the estimated effect is significant."
+    assert review(raw)[1]["covariate_balance"].status == "pass"
+    assert review(did("The lead coefficients are flat; the effect has p = 0.001."))[1]["parallel_trends"].status == "pass"

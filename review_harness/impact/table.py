@@ -326,6 +326,7 @@ class Words(BaseModel):
     variants: dict[str, list[str]] = Field(default_factory=dict)
     instructions: list[str] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)
+    effect: list[str] = Field(default_factory=list, description="words for the estimate itself")
     proportion: list[str] = Field(default_factory=list, description="an outcome named so is a share of units")
     percent: list[str] = Field(default_factory=list, description="... and given in percent")
 

@@ -144,19 +144,36 @@ def _instruction(sentence: str, table: ChecksTable) -> bool:
         w in body for w in table.words.addressed)
 
 
+CLAUSE = re.compile(r";|,\s+(?:but|while|whereas|although)\s+|\s+\b(?:but|whereas)\s+", re.IGNORECASE)
+
+
+def _clauses(sentence: str, phrases: list[str], table: ChecksTable) -> tuple[str, str]:
+    """The clauses of a sentence that name the diagnostic, and the sentence without the clauses
+    that speak of the effect itself ("balance holds; the effect is significant": the effect's
+    significance is not the balance test's)."""
+    parts = CLAUSE.split(sentence)
+    named = [c for c in parts if _found(phrases, c)]
+    effect = [c for c in parts if not _found(phrases, c) and _found(table.words.effect, c)]
+    rest = [c for c in parts if c not in effect]
+    return " ; ".join(named) or sentence, " ; ".join(rest) or sentence
+
+
 def _diagnostic(sentence: str, where: str, meaning: str, table: ChecksTable) -> Said:
     d = table.diagnostics[meaning]
     quote = sentence.split(": ", 1)[-1]
     threshold = d.threshold
+    named, rest = _clauses(sentence, d.said, table)
     for pattern, what, fits in ((P_VALUE, "p-value", d.at_least is not None and d.at_least < 1),
                                 (F_VALUE, "F", meaning == "first_stage_strength"),
                                 (SMD, "standardised difference", d.at_most is not None and d.at_most < 1)):
-        match = pattern.search(sentence)
+        match = pattern.search(named)
         if fits and match and threshold is not None:
             value = abs(_number(match.group(1)))
             return Said(meaning, threshold.holds(value), quote, where, value, what)
-    holds = _polarity(sentence, table)
-    gap = GAP.search(sentence)
+    holds = _polarity(named, table)
+    if holds is None:
+        holds = _polarity(rest, table)
+    gap = GAP.search(named) or GAP.search(rest)
     if holds is False and gap is not None:
         return Said(meaning, False, quote, where, abs(_number(gap.group(1))), "gap", (gap.group(2) or "").strip())
     return Said(meaning, holds, quote, where)
