@@ -65,3 +65,20 @@ def test_no_unusable_result_scores_above_a_usable_one_with_the_planted_variants(
     unusable = [r.result.overall_score for r in reviews if r.verdict == "unusable"]
     usable = [r.result.overall_score for r in reviews if r.verdict == "usable"]
     assert unusable and usable and max(unusable) < min(usable)
+
+
+PLANTED_VARIANTS = {  # a planted variant of a published study -> the study
+    "planted-duflo-prose-pretrend-divergence": "duflo-2001-inpres-school-construction",
+    "planted-oregon-prose-split-mismatch": "baicker-2013-oregon-depression",
+    "planted-oregon-interval-other-units": "baicker-2013-oregon-glycated-hemoglobin",
+    "planted-oregon-p-against-interval": "baicker-2013-oregon-depression",
+}
+
+
+def test_the_planted_variants_of_real_studies_score_below_the_studies():
+    golds = {g.id: g for g in impact_gold_files()}
+    assert {g for g in golds if g.startswith("planted-")} == set(PLANTED_VARIANTS)
+    for variant, study in PLANTED_VARIANTS.items():
+        flawed, clean = offline_review(golds[variant].fixture_path), offline_review(golds[study].fixture_path)
+        assert flawed.verdict == golds[variant].verdict != "usable" and clean.verdict == "usable"
+        assert flawed.result.overall_score < clean.result.overall_score, variant
