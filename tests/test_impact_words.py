@@ -66,9 +66,12 @@ def test_the_design_overrides_the_labels_assumed_split_in_both_directions():
     verdict, checks = review(planned)
     assert checks["sample_ratio"].status == "pass" and verdict == "usable"
     assert review(experiment("ab_test", 30_000, 70_000))[1]["sample_ratio"].status == "fail"
-    # words that deny an equal split give no planned share: the label's assumption stands
+    # words that deny an equal split give no share, and the label's 50/50 is not assumed against them
     denied = experiment("ab_test", 50_600, 48_900, assignment="the arms were not split 50/50")
-    assert review(denied)[1]["sample_ratio"].status == "fail"
+    found = review(denied)[1]["sample_ratio"]
+    assert found.status == "not_available" and "not split 50/50" in found.message
+    unequal = experiment("ab_test", 33_000, 67_000, assignment="users randomised 1:2 between the arms")
+    assert review(unequal)[1]["sample_ratio"].status == "not_available"
 
 
 # --------------------------------------------------------------- diagnostics in words

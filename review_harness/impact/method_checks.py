@@ -91,9 +91,12 @@ def _planned_share(reading: Reading) -> tuple[float | None, str, list[str]]:
     written = _written_split(reading)
     if written is not None:
         return written[0], written[1], [written[2]]
-    plan = next(iter(reading.said.get("plan", [])), None)
-    if plan is not None and plan.value is not None:
+    plans = reading.said.get("plan", [])
+    plan = next((p for p in plans if p.value is not None), None)
+    if plan is not None:
         return plan.value, f"the planned share {fmt(plan.value)} the design states in words ({plan.evidence})", [plan.field]
+    if plans:  # the design says the split was not equal, without the share: nothing to assume
+        return None, f"the design's words say the split was not equal but not the share ({plans[0].evidence})", [plans[0].field]
     if reading.spec.planned_share is not None:
         return reading.spec.planned_share, (f"the {fmt(reading.spec.planned_share)} split this method assumes when no "
                                             "treatment_share is stated"), []
@@ -109,7 +112,7 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
     if share is None:
         texts = _split_texts(reading)
         why = (f"the planned split {texts[0][1]!r} ({texts[0][0]}) does not say which arm is the treatment "
-               "(state treatment_share)" if texts else "no planned split (treatment_share) is stated")
+               "(state treatment_share)" if texts else said or "no planned split (treatment_share) is stated")
         # information: what the method needs is the sample ratio or balance, and that need says the gap
         return check("sample_ratio", d.dimension, None, severity="minor", topic=d.topic, fields=["treatment_n", "control_n"],
                      message=f"arms of {fmt(treated)} and {fmt(control)}, but {why}, so the sample ratio cannot be "

@@ -182,7 +182,8 @@ def _diagnostic(sentence: str, where: str, meaning: str, table: ChecksTable) -> 
 def _plan(sentence: str, where: str, table: ChecksTable) -> Said | None:
     """A planned treatment share: an equal split in words or ratios ('1:1', '50/50', 'equal
     arms'), or a percentage sent to treatment. An unequal ratio does not say which arm is which
-    unless it is the share sent to treatment."""
+    unless it is the share sent to treatment; it, or an equal split denied ('not split 50/50'),
+    says only that the split was not equal (no share: `holds` False)."""
     low = sentence.lower()
     if not _found(table.words.assignment, low):
         return None
@@ -191,14 +192,17 @@ def _plan(sentence: str, where: str, table: ChecksTable) -> Said | None:
     if share:
         value = float(share.group(1)) / 100
         return Said("plan", True, quote, where, value, "share") if 0 < value < 1 else None
+    unequal = False
     for match in RATIO.finditer(sentence):
         a, b = float(match.group(1)), float(match.group(2))
         if a == b and a > 0 and not negated_before(low, match.start(), 25):
             return Said("plan", True, quote, where, 0.5, "share")
+        unequal = unequal or (a > 0 and b > 0)
     for start in _found(table.words.equal_split, low):
         if not negated_before(low, start, 25):
             return Said("plan", True, quote, where, 0.5, "share")
-    return None
+        unequal = True
+    return Said("plan", False, quote, where, None, "share") if unequal else None
 
 
 def read_words(artifact: Any, table: ChecksTable) -> tuple[dict[str, list[Said]], list[Said]]:
