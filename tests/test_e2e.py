@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
-from inspect_ai.log._transcript import ModelEvent
+from inspect_ai.event import ModelEvent
 
 from inspect_ai import eval as inspect_eval
 
