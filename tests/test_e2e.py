@@ -22,8 +22,8 @@ from helpers import FIXTURES, MODEL, TASK, ds_review_task, reviews, run
 
 
 @pytest.fixture(scope="module")
-def default_log(tmp_path_factory) -> EvalLog:
-    return run(tmp_path_factory.mktemp("default"))
+def default_log(default_gold_log) -> EvalLog:
+    return default_gold_log("ds_review")
 
 
 def test_default_run_reviews_every_fixture(default_log):
