@@ -34,11 +34,14 @@ test_line=$(block Test | tail -1)
 [ -n "$setup" ] && [ -n "$test_line" ] || { echo "fresh clone check: README.md has no set-up or test line" >&2; exit 2; }
 
 echo "fresh clone check: $clone (cloned from $source_repo at $(git rev-parse --short HEAD))"
-echo "\$ ${setup//$'\n'/ && }"
 start=$SECONDS
 # the README creates .venv with python3; PYTHON picks another interpreter. One chain: a line that
 # fails stops it (set -e does not hold inside an `||` list)
-chain=${setup//$'\n'/ && }
+chain=""
+while IFS= read -r line; do
+  if [ -n "$line" ]; then chain="${chain:+$chain && }$line"; fi
+done <<<"$setup"
+echo "\$ $chain"
 eval "${chain//python3 -m venv/$python -m venv}" >"$work/setup.log" 2>&1 || { tail -30 "$work/setup.log"; echo "fresh clone check: the set-up lines failed" >&2; exit 1; }
 echo "set-up: $((SECONDS - start)) s"
 
