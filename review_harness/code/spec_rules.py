@@ -34,6 +34,7 @@ of 300 files costs one pass over each, not their product.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 import sys
 from collections.abc import Iterator
@@ -260,13 +261,20 @@ class ChangeIndex:
         return self.text(name)
 
     def file(self, name: str) -> Place | None:
-        """A changed file named by its path or path ending; a name that looks like a file but
-        is none of the change's is looked for as text (`settings.json` in a loader, say)."""
-        if not FILE_NAME.match(name) or ("/" not in name and name.rsplit(".", 1)[-1].lower() not in EXTENSIONS):
+        """A changed file named by its path or path ending, whatever its extension (`CHANGES.rst`),
+        also by the path it had before a rename or move, and a folder (`pkg/asyncio/`) by a changed
+        file in it; a name that looks like a file but is none of the change's is looked for as text
+        (`settings.json` in a loader, say)."""
+        if not FILE_NAME.match(name.rstrip("/")):
             return None
+        folder = name.rstrip("/")
         for f, view in enumerate(self.files):
-            if view.path == name or view.path.endswith("/" + name):
-                return f, (min(view.added) if view.added else 1)
+            for path in filter(None, (view.path, view.old_path)):
+                if path == name or path.endswith("/" + name) or (("/" in folder or name.endswith("/")) and (
+                        path.startswith(folder + "/") or f"/{folder}/" in f"/{path}")):
+                    return f, (min(view.added) if view.added else 1)
+        if "/" not in name and name.rsplit(".", 1)[-1].lower() not in EXTENSIONS:
+            return None
         return self.text(name)
 
     def name(self, dotted: str) -> Place | None:
@@ -301,8 +309,8 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     required, excluded = spec_items(spec)
     result = Result()
     strict = letter == "B"
-    index = ChangeIndex(files, added_only=strict)
-    added = index if strict else ChangeIndex(files, added_only=True)
+    index = ChangeIndex(files, added_only=False)  # every line shown: what the new version keeps counts
+    added = ChangeIndex(files, added_only=True)
     omitted = [view.path for view in files if view.omitted]
     imported = {name for view in files if view.language == "python" for text in view.lines.values()
                 for name in _imported_modules(text)}
@@ -313,31 +321,45 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
                 edited.setdefault(name, (f, min(view.added)))
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
+    unchecked: list[str] = []  # items whose names the rules cannot settle (text, patterns, code not shown)
     named: list[str] = []
+    excerpts = any(view.excerpt or view.omitted for view in files)
     for item in required:
         tokens = names_of(item)
         if not tokens:
             unassessed.append(item)
             continue
         named += tokens
-        places = {t: index.find(t) for t in tokens}
-        missing = [t for t, p in places.items() if p is None]
+        examples, usage = example_names(item), used_names(item)
+        places = {t: find_kept(index, added, t, t in usage) for t in tokens}
+        # what the rules can look for as code: not an example, not a value or a file-name pattern
+        code = [t for t in tokens if t not in examples and name_kind(t) != "text"]
         if strict:
             # a class or function the change edits inside is provided where the change is
-            for t in missing:
-                places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
-            missing = [t for t in missing if places[t] is None]
-        if strict and len(missing) < len(tokens):
+            for t in code:
+                if places[t] is None:
+                    places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
+        missing = [t for t in code if places[t] is None]
+        if strict and len(missing) < len(code):
             # a module the changed files import, or the standard library's, is where the asked-for code
             # goes or what it uses, not code to add (with the code itself found)
             missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
-        met = not missing if strict else len(missing) < len(tokens)
-        if met:
-            f, line = next(p for p in places.values() if p is not None)
+        found = [p for p in places.values() if p is not None]
+        met = (not missing if strict else len(missing) < len(code)) if code else bool(found)
+        if met and found:
+            f, line = found[0]
             result.fine.append(CheckedFine(file=files[f].path, line=line, end_line=None, note=f"requirement met: {item}"))
+            continue
+        if met or not code:
+            unchecked.append(item)
             continue
         if omitted:
             unseen.append(item)
+            continue
+        if excerpts and not ADDS.search(item) and not any(name_kind(t) == "file" for t in missing):
+            # code the item does not ask to add may stand in the lines an excerpt does not show (the
+            # lines the change adds are always shown): not checked, not missing
+            unchecked.append(item)
             continue
         severity = CRITICAL if MUST.search(item) else IMPORTANT
         result.findings.append(CodeFinding(
@@ -348,20 +370,32 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         names = [t for item in unseen for t in names_of(item)]
         shown = ", ".join(f"`{t}`" for t in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         result.findings.append(CodeFinding(
-            severity=IMPORTANT, category="missing-requirement", file="spec", line=None,
-            description=(f"{len(unseen)} requirement(s) name code not found in the part of the change shown ({shown}); "
-                         f"{len(omitted)} file(s) were left out of the prompt, so they could not be checked."),
+            severity=MINOR, category="missing-requirement", file="spec", line=None,
+            description=(f"Not checked: {len(unseen)} requirement(s) name code not found in the part of the change shown "
+                         f"({shown}); {len(omitted)} file(s) were left out of the prompt, so they could not be checked."),
             suggested_fix="Review the change in smaller parts (or raise max_change_chars) so every file can be checked.",
             quote=unseen[0]))
+    asked = {_last_word(t) for t in named}
+    code_files = ChangeIndex([v for v in files if v.language not in PROSE and not DOC_FILE.search(v.path)], added_only=True)
     for item in excluded:
+        kept = qualified_away(item)
         for token in names_of(item):
-            place = added.find(token)
+            # a name a requirement asks for, or one the item keeps in scope ("other functions of X"),
+            # is not excluded; only code counts (a changelog line that mentions it adds nothing)
+            if token in kept or _last_word(token) in asked or name_kind(token) == "text":
+                continue
+            place = code_files.find(token)
+            qualifier = token.split("(")[0].rsplit(".", 1)[0] if "." in token.split("(")[0] else None
+            if place is not None and qualifier and not re.search(rf"\b{re.escape(qualifier.rsplit('.', 1)[-1])}\b",
+                                                                 code_files.line(place)):
+                continue  # `Attribute.evolve()` is not any `evolve`
             if place is not None:
                 f, line = place
-                result.add(files[f], line, IMPORTANT, "scope-creep",
+                view = code_files.files[f]
+                result.add(view, line, IMPORTANT, "scope-creep",
                            f"The spec puts `{token}` out of scope, but the change adds it.",
                            "Remove it from this task; propose it separately if it is needed.")
-    _files_outside_the_task(spec, named, files, index, result)
+    _files_outside_the_task(spec, named, files, added if strict else index, result)
     if strict:
         _unasked_public_names(spec, files, result)
     report = answer(result, "spec", len(files))
@@ -369,7 +403,96 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         shown = "; ".join(f"'{shorten(item, 60)}'" for item in unassessed[:3]) + (" ..." if len(unassessed) > 3 else "")
         report.summary += (f". Not assessed offline: {len(unassessed)} requirement(s) in plain words name no code to look "
                            f"for ({shown})")
+    if unchecked:
+        shown = "; ".join(f"'{shorten(item, 60)}'" for item in unchecked[:3]) + (" ..." if len(unchecked) > 3 else "")
+        report.summary += (f". Not checked: {len(unchecked)} requirement(s) whose names are values, examples, file-name "
+                           f"patterns or code outside the lines shown ({shown})")
     return report
+
+
+PROSE = {"text", "markdown", "yaml", "json"}
+ADDS = re.compile(r"\b(?:add|adds|added|new|create|introduce|implement|define|write)\b", re.IGNORECASE)
+DOC_FILE = re.compile(r"(^|/)(docs?|changelog\.d|changes)/|(^|/)(CHANGE|HISTORY|NEWS|README|RELEASE)[^/]*$|\.(rst|md|txt)$",
+                      re.IGNORECASE)
+PATTERN = re.compile(r"[*?]|<[^>/]+>|\{[^}/]+\}|\bN{2,}\b|\.\.\.|\bX{2,}\b")
+EXAMPLE = re.compile(r"\b(?:such as|e\.g\.|for example|for instance|like|including)[\s,:]*([^;)]*)", re.IGNORECASE)
+USE = re.compile(r"\b(?:with|using|use|uses|through|via|calls?|calling)\s+(?:(?:the|a|an|its|their)\s+)?\Z", re.IGNORECASE)
+QUALIFIED = re.compile(r"\b(?:other\s+\w+(?:\s+\w+)?\s+(?:of|than|in)|except(?:\s+for)?|apart from|besides|beyond|"
+                       r"other than|outside(?:\s+of)?)\s*$", re.IGNORECASE)
+
+
+def name_kind(token: str) -> str:
+    """What a named thing is, for the rules: a file, a route, a signature or call, an operator, a
+    code name, a flag; anything else (a value `Content-Length: 0`, an expression `k < 0`, a
+    file-name pattern `exports/report_*.csv`, a placeholder `[cols=...]`) is text, which no rule can
+    hold a change to."""
+    if ROUTE.match(token):
+        return "route"
+    if PATTERN.search(token) and not SIGNATURE.match(token):
+        return "text"
+    if FILE_NAME.match(token.rstrip("/")) and ("/" in token or token.rsplit(".", 1)[-1].lower() in EXTENSIONS
+                                               or re.search(r"\.[a-z]{2,4}$", token)):
+        return "file"
+    if SIGNATURE.match(token):
+        return "signature"
+    if token in OPERATOR_METHODS:
+        return "operator"
+    if NAME.match(token.lstrip("@")):
+        return "name"
+    if FLAG.fullmatch(token):
+        return "flag"
+    return "text"
+
+
+def _ticked_spans(item: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(1).strip()) for m in TICKS.finditer(item)]
+
+
+def _masked(item: str) -> str:
+    """The item with each backticked span blanked to the same length (its words are not read)."""
+    return TICKS.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", item)
+
+
+def example_names(item: str) -> set[str]:
+    """Names given as examples ("such as `year`, `hour`", "e.g. `client.post(...)`"): they illustrate
+    a requirement, they are not each asked for."""
+    masked = _masked(item)
+    spans = [(m.start(1), m.end(1)) for m in EXAMPLE.finditer(masked)]
+    return {t for a, b, t in _ticked_spans(item) if any(s <= a < e for s, e in spans)}
+
+
+def used_names(item: str) -> set[str]:
+    """Names the item asks the change to use ("with `to_cents`", "through `db.execute`"): the change
+    must use them itself; that the code base already has them is not enough."""
+    masked = _masked(item)
+    return {t for a, _, t in _ticked_spans(item) if USE.search(masked[:a])}
+
+
+def qualified_away(item: str) -> set[str]:
+    """Names an out-of-scope item keeps in scope by its qualifier: "other functions of `number.py`"
+    excludes the others, not `number.py`."""
+    masked = _masked(item)
+    return {t for a, _, t in _ticked_spans(item) if QUALIFIED.search(masked[:a])}
+
+
+def _last_word(token: str) -> str:
+    return re.split(r"[(\s]", token.lstrip("@"))[0].rstrip("/").rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+
+
+def find_kept(index: "ChangeIndex", added: "ChangeIndex", token: str, used: bool) -> Place | None:
+    """Where the change provides `token`: it defines, edits or uses it in its added lines, or the
+    new version keeps what the base already had (an unchanged line shown). A name the item asks the
+    change to use must be in the added lines. A file-name pattern is matched against the changed
+    paths."""
+    if PATTERN.search(token) and not SIGNATURE.match(token) and not ROUTE.match(token):
+        glob = re.sub(r"<[^>/]+>|\{[^}/]+\}|\bN{2,}\b|\bX{2,}\b|\.\.\.", "*", token)
+        return next(((f, min(v.added) if v.added else 1) for f, v in enumerate(index.files)
+                     if fnmatch.fnmatch(v.path, glob) or fnmatch.fnmatch(v.path, "*/" + glob)), None)
+    token = token.lstrip("@") if NAME.match(token.lstrip("@")) else token
+    place = added.find(token)
+    if place is not None or used:
+        return place
+    return index.find(token)
 
 
 SUPPORT_FILE = re.compile(r"(^|/)(tests?|spec|__tests__|docs?)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|"
