@@ -98,3 +98,171 @@ def test_a_requirement_whose_code_is_missing_still_fails_beside_a_pattern():
     answer = review_spec(spec, [view(QUERIES, path="app/queries.py", added={2})], "B")
     assert [(f.category, f.severity.value) for f in blocking(answer)] == [("missing-requirement", "Important")]
     assert "monthly_report" in answer.findings[0].description and "report_*" not in answer.findings[0].description
+
+
+# ---------------------------------------------------------------------------- issue 47: spec checks as git reads a change
+
+def spec_of(requirements: list[str], out: list[str] = ()) -> str:
+    text = "# T\n\n## Requirements\n\n" + "".join(f"- {r}\n" for r in requirements)
+    return text + ("\n## Out of scope\n\n" + "".join(f"- {o}\n" for o in out) if out else "")
+
+
+def missing(answer) -> list[str]:
+    return [f.description for f in answer.findings if f.category == "missing-requirement" and f.severity.value != "Minor"]
+
+
+def test_a_renamed_module_provides_both_its_old_and_new_names_but_an_absent_folder_is_missing():
+    spec = spec_of(["Move `retrying/_asyncio.py` into the package `retrying/asyncio/`."])
+    moved = view("def retry():\n    return 1\n", path="retrying/asyncio/__init__.py", added={2})
+    moved.old_path = "retrying/_asyncio.py"
+    for letter in "AB":
+        assert missing(review_spec(spec, [moved], letter)) == [], letter
+    elsewhere = view("def retry():\n    return 1\n", path="retrying/sync.py", added={2})
+    assert missing(review_spec(spec, [elsewhere], "B")) == [
+        "The spec asks for `retrying/_asyncio.py`, `retrying/asyncio/`; the change does not provide it."]
+
+
+def test_names_the_change_edits_or_the_base_keeps_are_provided_but_a_name_nobody_has_is_missing():
+    code = '__all__ = ["naturalsize", "intcomma"]\n\n\ndef intcomma(value):\n    return f"{value:,}"\n'
+    spec = spec_of(["`intcomma` in `humanize/number.py` is listed in `__all__`."])
+    number = view(code, path="humanize/number.py", added={5})  # __all__ is unchanged context
+    for letter in "AB":
+        assert missing(review_spec(spec, [number], letter)) == [], letter
+    without = view(code.replace('__all__ = ["naturalsize", "intcomma"]\n', "X = 1\n"), path="humanize/number.py", added={5})
+    assert missing(review_spec(spec, [without], "B")) == ["The spec asks for `__all__`; the change does not provide it."]
+
+
+def test_example_names_and_values_are_not_required_but_an_added_name_is():
+    spec = spec_of(["`get()` passes date keywords (such as `year`, `hour`, ...) to the `Arrow` constructor, "
+                    "so that e.g. `get(year=2016)` answers `Content-Length: 0`.",
+                    "Add `span_range(frame, start, end)` to `Arrow`."])
+    code = ("from arrow.arrow import Arrow\n\n\nclass Factory:\n    def get(self, *args, **kwargs):\n"
+            "        if kwargs:\n            return Arrow(**kwargs)\n        return Arrow.utcnow()\n")
+    factory = view(code, path="arrow/factory.py", added={6, 7})
+    b = review_spec(spec, [factory], "B")
+    assert missing(b) == ["The spec asks for `span_range(frame, start, end)`; the change does not provide it."]
+
+
+def test_a_qualified_out_of_scope_item_keeps_its_subject_in_scope_but_an_excluded_file_edit_is_scope_creep():
+    spec = spec_of(["Make `intword` in `number.py` accept negative numbers."],
+                   ["Other functions of `number.py`.", "Any change to `formatting.py`.", "`Attribute.evolve()`."])
+    number = view("def intword(value):\n    return str(-value)\n", path="humanize/number.py", added={2})
+    changelog = view("``attrs.evolve()`` now handles negatives.\n", path="CHANGELOG.rst", language="text")
+    creep = [f for f in review_spec(spec, [number, changelog], "B").findings if f.category == "scope-creep"]
+    assert creep == []
+    formatting = view("def pad(text):\n    return text.strip()\n", path="humanize/formatting.py", added={2})
+    creep = [f for f in review_spec(spec, [number, formatting], "B").findings if f.category == "scope-creep"]
+    assert [(f.file, f.severity.value) for f in creep] == [("humanize/formatting.py", "Important")]
+
+
+def test_an_unverifiable_requirement_is_listed_not_checked_never_important():
+    spec = spec_of(["Lines produced by the format (the `[cols=...]` line, the `|====` delimiter) have no trailing "
+                    "whitespace.", "Add `render_row` to `tabulate/core.py`."])
+    core = view("def render_row(cells):\n    return '|'.join(cells).rstrip()\n", path="tabulate/core.py")
+    for letter in "AB":
+        answer = review_spec(spec, [core], letter)
+        assert [f for f in answer.findings if f.severity.value != "Minor"] == [], letter
+        assert "Not checked: 1 requirement(s)" in answer.summary, letter
+
+
+# ---------------------------------------------------------------------------- issue 47: quality rules that see behaviour
+
+def quality(code: str, path: str = "pkg/mod.py", letter: str = "B", **kw) -> list[tuple[int, str, str]]:
+    return [(f.line, f.category, f.severity.value) for f in review_quality([view(code, path=path, **kw)], letter).findings]
+
+
+COUNTED = '''from contextlib import suppress
+
+
+def sample_counted(population, k, counts, strict):
+    def feed(i):
+        return next(population)
+
+    with suppress(StopIteration):
+        reservoir = []
+        for _ in range(k):
+            reservoir.append(feed(0))
+        if strict and len(reservoir) < k:
+            raise ValueError("Sample larger than population")
+    return reservoir
+'''
+
+
+def test_a_check_skipped_by_a_suppressed_exception_is_found_but_one_made_before_is_not():
+    for letter in "AB":
+        assert quality(COUNTED, letter=letter) == [(12, "bug", "Important")], letter
+    before = COUNTED.replace('''    with suppress(StopIteration):
+        reservoir = []
+        for _ in range(k):
+            reservoir.append(feed(0))
+        if strict and len(reservoir) < k:
+            raise ValueError("Sample larger than population")''', '''    reservoir = []
+    with suppress(StopIteration):
+        for _ in range(k):
+            reservoir.append(feed(0))
+    if strict and len(reservoir) < k:
+        raise ValueError("Sample larger than population")''')
+    assert quality(before) == []
+
+
+DISPATCH = '''def get(*args, **kwargs):
+    arg_count = len(args)
+    tz = kwargs.get("tzinfo")
+    if len(kwargs) > 1:
+        arg_count = 3
+    if arg_count == 0:
+        return now(tz)
+    if arg_count == 1:
+        return parse(args[0])
+    return build(*args, **kwargs)
+'''
+
+
+def test_a_dispatch_value_overwritten_on_another_parameter_is_found_but_a_guarded_one_is_not():
+    assert quality(DISPATCH, added={4, 5}) == [(4, "bug", "Important")]
+    guarded = DISPATCH.replace("if len(kwargs) > 1:", "if not args and len(kwargs) > 1:")
+    assert quality(guarded, added={4, 5}) == []
+
+
+FIELDS = '''class Nested:
+    def _serialize(self, value, many=False, **kwargs):
+        return self.schema.dump(value, many=many)
+
+
+class Pluck(Nested):
+    def _serialize(self, value, **kwargs):
+        return super()._serialize(value, **kwargs)[self.key]
+
+
+class List:
+    def _serialize(self, value, **kwargs):
+        return self.inner._serialize(value, many=True, **kwargs)
+'''
+
+
+def test_a_parameter_an_override_does_not_take_is_found_but_not_when_every_override_takes_it():
+    files = view(FIELDS, path="pkg/fields.py", added={2, 3, 13}, removed=["    def _serialize(self, value, **kwargs):"])
+    found = review_quality([files], "B").findings
+    assert [(f.line, f.category, f.severity.value) for f in found] == [(13, "bug", "Important")]
+    assert "Pluck._serialize" in found[0].description
+    taken = FIELDS.replace("class Pluck(Nested):\n    def _serialize(self, value, **kwargs):",
+                           "class Pluck(Nested):\n    def _serialize(self, value, many=False, **kwargs):")
+    files = view(taken, path="pkg/fields.py", added={2, 3, 13}, removed=["    def _serialize(self, value, **kwargs):"])
+    assert review_quality([files], "B").findings == []
+
+
+def test_a_condition_made_constant_is_found_but_a_loop_forever_is_not():
+    assert quality("def ship(order):\n    if order.paid or True:\n        return 1\n") == [(2, "bug", "Important")]
+    assert quality("def serve(queue):\n    while True:\n        queue.get()\n") == []
+
+
+def test_a_public_name_removed_without_deprecation_is_found_but_a_deprecated_alias_is_not():
+    kept = "def natural_size(value):\n    return str(value)\n"
+    gone = view(kept, path="humanize/filesize.py", added=set(), removed=["def naturalsize(value):", "    return str(value)"])
+    gone.removed_before = {3: ["def naturalsize(value):", "    return str(value)"]}
+    found = review_quality([gone], "B").findings
+    assert [(f.file, f.category, f.severity.value) for f in found] == [("humanize/filesize.py", "bug", "Important")]
+    assert "naturalsize" in found[0].description
+    alias = kept + "\n\ndef naturalsize(value):\n    warnings.warn('deprecated', DeprecationWarning)\n    return natural_size(value)\n"
+    kept_view = view(alias, path="humanize/filesize.py", added={4, 5, 6, 7}, removed=["def naturalsize(value):"])
+    assert [f for f in review_quality([kept_view], "B").findings if "naturalsize" in f.description] == []

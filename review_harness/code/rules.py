@@ -383,8 +383,16 @@ def behaviour_quality(files: list[FileView], trees: dict[str, ast.Module], rules
                     quote=f"{name}"))
 
 
+# what the quality rules cannot see, said in every offline quality answer (an approval repeats it)
+QUALITY_BLIND_SPOTS = ("Rules cannot see behaviour beyond names, syntax and the paths they trace: a result that "
+                       "changes for some inputs, a wrong value, header or output format, an edge case no test covers, "
+                       "an effect on callers outside the lines shown")
+
+
 def answer(result: Result, stage: str, files: int) -> ReviewerAnswer:
     blocking = sum(1 for f in result.findings if f.blocking)
     summary = (f"{len(result.findings)} finding(s), {blocking} blocking, over {files} file(s)"
                if result.findings else f"no {stage} issues found in {files} file(s)")
+    if stage == "quality":
+        summary += f". {QUALITY_BLIND_SPOTS}"
     return ReviewerAnswer(findings=result.findings, checked_fine=result.fine, summary=summary)

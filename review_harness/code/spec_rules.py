@@ -385,7 +385,8 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
             if token in kept or _last_word(token) in asked or name_kind(token) == "text":
                 continue
             place = code_files.find(token)
-            qualifier = token.split("(")[0].rsplit(".", 1)[0] if "." in token.split("(")[0] else None
+            head = token.split("(")[0]
+            qualifier = head.rsplit(".", 1)[0] if "." in head and name_kind(token) in ("name", "signature") else None
             if place is not None and qualifier and not re.search(rf"\b{re.escape(qualifier.rsplit('.', 1)[-1])}\b",
                                                                  code_files.line(place)):
                 continue  # `Attribute.evolve()` is not any `evolve`
@@ -476,6 +477,8 @@ def qualified_away(item: str) -> set[str]:
 
 
 def _last_word(token: str) -> str:
+    if name_kind(token) == "file":
+        return token.rstrip("/").rsplit("/", 1)[-1]
     return re.split(r"[(\s]", token.lstrip("@"))[0].rstrip("/").rsplit(".", 1)[-1].rsplit("/", 1)[-1]
 
 
