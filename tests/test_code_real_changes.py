@@ -266,3 +266,54 @@ def test_a_public_name_removed_without_deprecation_is_found_but_a_deprecated_ali
     alias = kept + "\n\ndef naturalsize(value):\n    warnings.warn('deprecated', DeprecationWarning)\n    return natural_size(value)\n"
     kept_view = view(alias, path="humanize/filesize.py", added={4, 5, 6, 7}, removed=["def naturalsize(value):"])
     assert [f for f in review_quality([kept_view], "B").findings if "naturalsize" in f.description] == []
+
+
+# ---------------------------------------------------------------------------- issue 47: honest decisions
+
+
+def test_an_approval_says_what_was_not_assessed_and_a_human_decision_names_its_finding():
+    from review_harness.code.config import ReviewConfig
+    from review_harness.code.merge import confidence, decide, decision_note, merge_stage
+    from review_harness.code.spec_rules import review_spec as spec_review
+
+    config = ReviewConfig(auto_approve=True, auto_reject=True)
+    spec_text = spec_of(["Add `get` to `pkg/mod.py`."])
+    clean = [view(DISPATCH.replace("if len(kwargs) > 1:", "if not args and len(kwargs) > 1:"), added={4, 5})]
+    buggy = [view(DISPATCH, added={4, 5})]
+    notes = {}
+    for name, files in (("clean", clean), ("buggy", buggy)):
+        spec_reports = {x: spec_review(spec_text, files, x) for x in "AB"}
+        quality_reports = {x: review_quality(files, x) for x in "AB"}
+        spec = merge_stage("spec", spec_reports, ("A", "B"))
+        quality = merge_stage("quality", quality_reports, ("A", "B"))
+        for stage, reports in ((spec, spec_reports), (quality, quality_reports)):  # as the panel keeps them
+            stage.summaries = {x: r.summary for x, r in reports.items()}
+        decision = decide(spec, quality, config)
+        notes[name] = (decision, decision_note(confidence(spec, quality), decision, config, [spec, quality]))
+    assert notes["clean"][0] == "AUTO_APPROVE"
+    assert notes["clean"][1].startswith("approved on what the reviewers could check; not assessed: Rules cannot see")
+    assert notes["buggy"][0] == "PRESENT_TO_HUMAN"
+    assert notes["buggy"][1].startswith("a human decides because of pkg/mod.py:4 (Important")
+
+
+def test_the_real_commit_gold_set_is_read_from_beside_the_checkout_or_left_out_in_one_line(tmp_path, monkeypatch, capsys):
+    import pytest
+    from review_harness.code.dataset import gold_samples
+    from review_harness.core.inspect_adapter import PrerequisiteError
+    from review_harness.core.paths import shared_dir
+
+    shared = shared_dir()
+    if shared is not None and (shared / "real" / "code").is_dir():
+        samples = gold_samples("code/real", "heldout", {})
+        assert [s.id for s in samples] == ["02-cachetools-descriptor-class-access", "04-click-clirunner-eof",
+                                           "06-httpx-empty-body-content-length", "07-attrs-nested-evolve"]
+        arrow = {s.id: s for s in gold_samples("code/real", "dev", {})}["01-arrow-get-kwargs"]
+        files = {f["path"]: f for f in arrow.metadata["change"]["files"]}
+        assert set(files) == {"arrow/factory.py", "tests/factory_tests.py"}
+        factory = files["arrow/factory.py"]
+        assert factory["lines"][141] == "        if len(kwargs) > 1:" and 141 in factory["added"]
+    monkeypatch.setenv("REVIEW_HARNESS_SHARED", str(tmp_path))  # a shared folder without the real commits
+    with pytest.raises(PrerequisiteError, match="every case is a real commit kept outside the repository"):
+        gold_samples("code/real", "all", {})
+    err = capsys.readouterr().err
+    assert "01-arrow-get-kwargs: left out, its real commit ../shared/real/code/01-arrow-get-kwargs is not here" in err
