@@ -310,8 +310,8 @@ def test_the_real_commit_gold_set_is_read_from_beside_the_checkout_or_left_out_i
         arrow = {s.id: s for s in gold_samples("code/real", "dev", {})}["01-arrow-get-kwargs"]
         files = {f["path"]: f for f in arrow.metadata["change"]["files"]}
         assert set(files) == {"arrow/factory.py", "tests/factory_tests.py"}
-        factory = files["arrow/factory.py"]
-        assert factory["lines"][141] == "        if len(kwargs) > 1:" and 141 in factory["added"]
+        factory = files["arrow/factory.py"]  # the change as JSON: line numbers are keys as text
+        assert factory["lines"]["141"] == "        if len(kwargs) > 1:" and 141 in factory["added"]
     monkeypatch.setenv("REVIEW_HARNESS_SHARED", str(tmp_path))  # a shared folder without the real commits
     with pytest.raises(PrerequisiteError, match="every case is a real commit kept outside the repository"):
         gold_samples("code/real", "all", {})
