@@ -317,3 +317,15 @@ def test_the_real_commit_gold_set_is_read_from_beside_the_checkout_or_left_out_i
         gold_samples("code/real", "all", {})
     err = capsys.readouterr().err
     assert "01-arrow-get-kwargs: left out, its real commit ../shared/real/code/01-arrow-get-kwargs is not here" in err
+
+
+def test_a_function_the_change_only_removes_lines_from_is_edited_and_an_untouched_one_is_missing():
+    code = "class ByteStream:\n    def get_headers(self):\n        length = str(len(self.body))\n        return {'Content-Length': length}\n"
+    stream = view(code, path="httpx/streams.py", added=set(), removed=["        if not self.body:", "            return {}"])
+    stream.removed_before = {3: ["        if not self.body:", "            return {}"]}
+    spec = spec_of(["`ByteStream.get_headers()` in `httpx/streams.py` reports a zero length for an empty body."])
+    for letter in "AB":
+        assert missing(review_spec(spec, [stream], letter)) == [], letter
+    other = spec_of(["`ByteStream.get_trailers()` in `httpx/streams.py` reports nothing for an empty body."])
+    assert missing(review_spec(other, [stream], "B")) == [
+        "The spec asks for `ByteStream.get_trailers()`; the change does not provide it."]

@@ -17,15 +17,20 @@ the reviewer's summary says so. Each name is looked up in the change by what it 
 - a name (`export_csv`, `settings.timeout`): the whole word (the last part of a dotted name);
 - anything else (`--dry-run`, `retry_after=30`): the text itself.
 
-Model B (the stronger reviewer) needs every name of an item in the added lines; model A accepts an
-item when any one of its names is found, in added or unchanged context lines, and does not check
-new public names against the spec: its blind spots (a partly implemented requirement, a name
-that only appears in unchanged code) are deliberate, so the merge has something to disagree on.
-Out-of-scope names found in added lines are scope creep (both models), and so is a code file the
-task neither names nor implies (both models); new public functions the spec never mentions are
-Minor scope creep (B only), unless the change removed or moved that name (not new code). When the prompt budget left files out of the
-change, requirements whose names are not in what was shown are not called missing: one Important
-finding says how many could not be checked.
+A name is provided when the change defines, edits or uses it in its added lines, or when the new
+version keeps what the base had (an unchanged line shown); a name the item asks the change to use
+("with `to_cents`") must be in the added lines. Examples ("such as `hour`"), values (`Content-Length:
+0`) and file-name patterns (`exports/report_*.csv`, matched against the changed paths) are not code
+names: an item the rules cannot settle is listed as not checked, never a finding. Model B (the
+stronger reviewer) needs every code name of an item; model A accepts an item when any one is found,
+and does not check new public names against the spec: its blind spot (a partly implemented
+requirement) is deliberate, so the merge has something to disagree on. Out-of-scope names found in
+the added lines of code files are scope creep, read with their qualifiers ("other functions of
+`number.py`" keeps `number.py`; a name a requirement asks for is never excluded); so is a code file
+the task neither names nor implies (both models); new public functions the spec never mentions are
+Minor scope creep (B only), unless the change removed or moved that name (not new code). When the
+prompt budget left files out of the change, requirements whose names are not in what was shown are
+not called missing: one Minor finding says how many could not be checked.
 
 Every lookup goes through an index built once per review, so a spec of 10,000 items over a change
 of 300 files costs one pass over each, not their product.
@@ -318,7 +323,7 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     for f, view in enumerate(files):
         if view.language == "python":
             for name in _edited_definitions(view):
-                edited.setdefault(name, (f, min(view.added)))
+                edited.setdefault(name, (f, min(view.added or view.removed_before)))
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
     unchecked: list[str] = []  # items whose names the rules cannot settle (text, patterns, code not shown)
@@ -331,20 +336,28 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
             continue
         named += tokens
         examples, usage = example_names(item), used_names(item)
-        places = {t: find_kept(index, added, t, t in usage) for t in tokens}
         # what the rules can look for as code: not an example, not a value or a file-name pattern
         code = [t for t in tokens if t not in examples and name_kind(t) != "text"]
+        keeps = KEEPS.search(item) is not None
         if strict:
-            # a class or function the change edits inside is provided where the change is
-            for t in code:
-                if places[t] is None:
-                    places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
+            # B: the change touches a name when it defines, edits or uses it in its added lines (a class
+            # or function it edits inside, a term of a definition it edits: `asciidoc` in
+            # `_asciidoc_row`); once the change touches the item's subject (or the item asks to keep
+            # something), the other names count where the new version keeps them
+            touched = {t: added_place(added, edited, t) for t in code}
+            subject = keeps or any(p is not None for t, p in touched.items() if name_kind(t) != "file")
+            places = {t: touched[t] or (find_kept(index, added, t, t in usage) if subject else None) for t in code}
+        else:
+            places = {t: find_kept(index, added, t, t in usage) for t in code}
+            subject = True
         missing = [t for t in code if places[t] is None]
         if strict and len(missing) < len(code):
             # a module the changed files import, or the standard library's, is where the asked-for code
             # goes or what it uses, not code to add (with the code itself found)
             missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
         found = [p for p in places.values() if p is not None]
+        if not code:
+            found = [p for t in tokens if (p := find_kept(index, added, t, False)) is not None]
         met = (not missing if strict else len(missing) < len(code)) if code else bool(found)
         if met and found:
             f, line = found[0]
@@ -356,9 +369,9 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         if omitted:
             unseen.append(item)
             continue
-        if excerpts and not ADDS.search(item) and not any(name_kind(t) == "file" for t in missing):
-            # code the item does not ask to add may stand in the lines an excerpt does not show (the
-            # lines the change adds are always shown): not checked, not missing
+        if excerpts and subject and not any(name_kind(t) == "file" for t in missing):
+            # the change touches the item, and the rest of its code may stand in lines an excerpt does
+            # not show (the lines the change adds are always shown): not checked, not missing
             unchecked.append(item)
             continue
         severity = CRITICAL if MUST.search(item) else IMPORTANT
@@ -412,7 +425,8 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
 
 
 PROSE = {"text", "markdown", "yaml", "json"}
-ADDS = re.compile(r"\b(?:add|adds|added|new|create|introduce|implement|define|write)\b", re.IGNORECASE)
+KEEPS = re.compile(r"\b(?:keeps?|kept|unchanged|still|existing|current(?:ly)?|as before|as today|as (?:they|it) (?:are|is) "
+                   r"today|continues?|remains?)\b", re.IGNORECASE)
 DOC_FILE = re.compile(r"(^|/)(docs?|changelog\.d|changes)/|(^|/)(CHANGE|HISTORY|NEWS|README|RELEASE)[^/]*$|\.(rst|md|txt)$",
                       re.IGNORECASE)
 PATTERN = re.compile(r"[*?]|<[^>/]+>|\{[^}/]+\}|\bN{2,}\b|\.\.\.|\bX{2,}\b")
@@ -480,6 +494,19 @@ def _last_word(token: str) -> str:
     if name_kind(token) == "file":
         return token.rstrip("/").rsplit("/", 1)[-1]
     return re.split(r"[(\s]", token.lstrip("@"))[0].rstrip("/").rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+
+
+def added_place(added: "ChangeIndex", edited: dict[str, Place], token: str) -> Place | None:
+    """Where the change's added lines touch `token`: they define, edit or use it, it is a class or
+    function they edit inside, or a term of one (`asciidoc` in `_asciidoc_row`)."""
+    if PATTERN.search(token) and not SIGNATURE.match(token) and not ROUTE.match(token):
+        return find_kept(added, added, token, True)
+    bare = token.lstrip("@") if NAME.match(token.lstrip("@")) else token
+    place = added.find(bare) or edited.get(_last_word(token))
+    if place is None and NAME.match(bare) and "." not in bare and bare.islower():
+        place = next((p for name, p in list(edited.items()) + list(added.words.items())
+                      if bare in name.strip("_").split("_") and name != bare), None)
+    return place
 
 
 def find_kept(index: "ChangeIndex", added: "ChangeIndex", token: str, used: bool) -> Place | None:
@@ -581,10 +608,11 @@ BLOCK_OPENER = re.compile(r"(?:if|elif|else|for|while|with|try|except|finally|as
 
 
 def _edited_definitions(view: FileView) -> set[str]:
-    """The classes and functions of a Python file whose bodies the change adds lines to (the
-    definition line itself left aside): read from the whole file's syntax tree, or, for an excerpt,
-    from the indentation of the lines shown."""
-    added = view.added
+    """The classes and functions of a Python file whose bodies the change adds lines to or removes
+    lines from (the definition line itself left aside; a removal counts at the line it stood
+    before): read from the whole file's syntax tree, or, for an excerpt, from the indentation of the
+    lines shown."""
+    added = set(view.added) | {n for n in view.removed_before if n in view.lines and n not in view.added}
     if not added:
         return set()
     if not view.excerpt and not view.omitted:
