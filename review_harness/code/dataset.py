@@ -5,6 +5,10 @@ Bad input is a one-line error naming the parameter."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ from review_harness.code.models import HumanAnswer
 from review_harness.core.models import ClosedModel
 from review_harness.core.gold import gold_set_folders
 from review_harness.core.params import resolve_user_path
+from review_harness.core.paths import repo_path
 from review_harness.core.yamlio import read_model, read_yaml
 
 SPLITS = ("all", "dev", "heldout")
@@ -30,6 +35,9 @@ class CaseChange(ClosedModel):
     base: str | None = None  # folder of the old version (relative to the case)
     head: str | None = None
     patch: str | None = None
+    real: str | None = Field(None, description="a real commit kept outside the repository (relative to the repository "
+                                               "root, e.g. ../shared/real/code/<case>): its change.patch applied to "
+                                               "its before/ files")
 
 
 class ScriptedFix(ClosedModel):
@@ -152,7 +160,29 @@ def load_case(folder: Path) -> CaseFile:
     return read_model(path, CaseFile, f"case file {path}", PrerequisiteError)
 
 
+def real_case_folder(case: CaseFile) -> Path | None:
+    """The outside folder of a real-commit case (`change: {real: ...}`), None for a case of the project."""
+    return repo_path(case.change.real) if case.change.real else None
+
+
+def real_change(folder: Path) -> ChangeSet:
+    """A real commit as git sees it: its change.patch applied to a copy of its before/ files, the two
+    folders diffed with renames (the shared folder itself is never written)."""
+    with tempfile.TemporaryDirectory(prefix="code-real-") as scratch:
+        head = Path(scratch) / "head"
+        shutil.copytree(folder / "before", head, symlinks=True)
+        applied = subprocess.run(["git", "apply", "--whitespace=nowarn", str((folder / "change.patch").resolve())],
+                                 cwd=head, capture_output=True, text=True)
+        if applied.returncode:
+            raise ChangeError(f"{folder}: change.patch does not apply to before/ ({applied.stderr.strip()})")
+        change = from_trees(folder / "before", head)
+    return change.model_copy(update={"source": f"{folder.name}: change.patch over before/"})
+
+
 def case_change(folder: Path, case: CaseFile) -> ChangeSet:
+    real = real_case_folder(case)
+    if real is not None:
+        return real_change(real)
     if case.change.patch:
         return from_patch(folder / case.change.patch)
     return from_trees(folder / (case.change.base or "base"), folder / (case.change.head or "head"))
@@ -165,9 +195,14 @@ def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: st
     folders = sorted(p.parent for p in root.glob("*/case.yaml"))
     if not folders:
         raise PrerequisiteError(f"{root}: no cases (folders with a case.yaml)")
-    samples = []
+    samples, absent = [], 0
     for folder in folders:
         case = load_case(folder)
+        real = real_case_folder(case)
+        if real is not None and not (real / "change.patch").is_file():
+            print(f"{folder.name}: left out, its real commit {case.change.real} is not here", file=sys.stderr)
+            absent += 1
+            continue
         gold = gold_dir / f"{folder.name}.yaml" if gold_dir is not None else folder / "gold.yaml"
         gold_split = None
         if gold.exists():
@@ -182,7 +217,7 @@ def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: st
             raise PrerequisiteError(f"{folder / 'case.yaml'}: {ex}") from None
         fixes = [{"files": {p: (folder / f).read_text(encoding="utf-8") for p, f in fix.files.items()}, "turns": fix.turns}
                  for fix in case.fixes]
-        spec = read_spec("", folder / case.spec)
+        spec = read_spec("", repo_path(case.spec) if case.spec.startswith("../") else folder / case.spec)
         service = case.service or infer_service([f.path for f in change.files], folder.name)
         head = folder / (case.change.head or "head")
         samples.append(make_sample(
@@ -190,8 +225,10 @@ def gold_samples(fixtures: str, split: str, overrides: dict[str, Any], cases: st
             fixes=fixes, human=human_answers(f"{folder / 'case.yaml'}: human", case.human) if case.human else [],
             gold=gold if gold.exists() else None, split=gold_split,
             memory_seed=str(folder / case.memory) if case.memory else None,
-            workspace={"tree": str(head)} if not case.change.patch and head.is_dir() else {},
+            workspace={"tree": str(head)} if not case.change.patch and real is None and head.is_dir() else {},
         ))
+    if not samples and absent:
+        raise PrerequisiteError(f"{root}: every case is a real commit kept outside the repository, and none is here")
     if not samples:
         raise PrerequisiteError(f"-T split={split}: no cases in that split")
     return samples

@@ -22,6 +22,7 @@ class FileView:
     removed: list[str] = field(default_factory=list)  # the old lines the change removed from this file
     removed_before: dict[int, list[str]] = field(default_factory=dict)  # the same, by the new line they stood before
     code_unchanged: bool = False  # the prompt says only comments and docstrings differ
+    old_path: str | None = None  # the path before a rename or move
 
     @property
     def old_text(self) -> str | None:

@@ -14,6 +14,8 @@ from review_harness.code.models import LETTERS, STAGES, CodeFinding, CodeReview,
 from review_harness.core.gold import ExpectedFinding, GoldCase, load_gold
 from review_harness.core.matching import GoldComparison, matches_of, one_to_one, ratio
 from review_harness.core.models import Severity
+from review_harness.core.paths import repo_path
+from review_harness.core.yamlio import read_yaml
 
 
 CASE_GOLD = "gold.yaml"
@@ -70,7 +72,17 @@ class CodeGold(GoldCase):
     def evidence_inputs(self, finding: GoldFinding) -> list[Path]:  # type: ignore[override]
         """A quote is code of the new version (its file, or the patch) or a sentence of the spec."""
         case = self.fixture_path
+        real = real_folder(case)
+        if real is not None:  # a real commit: its patch, its files before it, its spec
+            return [real / "change.patch", real / "before" / finding.file, real / "SPEC.md"]
         return [case / "head" / finding.file, case / "change.patch", case / "spec.md"]
+
+
+def real_folder(case: Path) -> Path | None:
+    """The outside folder of a real-commit case (its case.yaml's `change: {real: ...}`), else None."""
+    data = read_yaml(case / "case.yaml") if (case / "case.yaml").is_file() else None
+    real = ((data or {}).get("change") or {}).get("real") if isinstance(data, dict) else None
+    return repo_path(real) if isinstance(real, str) else None
 
 
 def load_code_gold(path: Path) -> CodeGold:

@@ -351,10 +351,46 @@ def decide_quality(quality: StageMerge, config: ReviewConfig, spec_findings: lis
 
 
 def decision_note(confidence_: Confidence, decision: str, config: ReviewConfig, stages: list[StageMerge]) -> str | None:
-    """Why a scenario whose action is automatic went to a human: the automatic action is off
-    (and what happens instead), or memory alone would have approved."""
+    """Why a decision is what it is, when the scenario alone does not say: an approval says what the
+    reviewers did not assess (their own words); a human decides because a scenario's automatic action
+    is off (and what happens instead), because memory alone would have approved, or because of the
+    findings it names."""
+    if decision == "AUTO_APPROVE":
+        unassessed = not_assessed(stages)
+        return f"approved on what the reviewers could check; not assessed: {unassessed}" if unassessed else None
     if decision != "PRESENT_TO_HUMAN":
         return None
+    note = _human_note(confidence_, config, stages)
+    causes = blocking_of(stages)
+    if confidence_.scenario in ("both-pass-clean", "both-pass-minor", "incomplete") or not causes:
+        return note
+    named = "; ".join(f"{m.id or m.finding.where} ({m.finding.severity.value}, {m.finding.where}: "
+                      f"{_short(m.finding.description)})" for m in causes[:3])
+    more = f" and {len(causes) - 3} more" if len(causes) > 3 else ""
+    because = f"a human decides because of {named}{more}"
+    return f"{note}; {because}" if note else because
+
+
+BLIND_SPOTS = re.compile(r"(?:Rules cannot see|Not checked|Not assessed offline)[^.]*(?:\([^)]*\))?[^.]*")
+
+
+def not_assessed(stages: list[StageMerge]) -> str | None:
+    """What the reviewers of some stages said they could not assess, from their summaries."""
+    parts: list[str] = []
+    for stage in stages:
+        for summary in stage.summaries.values():
+            for match in BLIND_SPOTS.finditer(summary or ""):
+                text = match.group(0).strip()
+                if text not in parts:
+                    parts.append(text)
+    return "; ".join(parts) or None
+
+
+def _short(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _human_note(confidence_: Confidence, config: ReviewConfig, stages: list[StageMerge]) -> str | None:
     lowered = lowered_by_memory(stages)
     if confidence_.scenario in ("both-pass-clean", "both-pass-minor"):
         if not config.auto_approve:

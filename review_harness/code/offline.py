@@ -30,7 +30,8 @@ def review_answer(stage: str, letter: str, prompt: str) -> str | None:
     views = [
         FileView(path=f["path"], language=f["language"], lines=f["lines"], added=set(f["added"]), excerpt=f["excerpt"],
                  omitted=f["omitted"], moved=set(f["moved"]), removed=f["removed"],
-                 removed_before=f["removed_before"], code_unchanged=f["code_unchanged"])
+                 removed_before=f["removed_before"], code_unchanged=f["code_unchanged"],
+                 old_path=f.get("old_path"))
         for f in parse_change(change)  # binary and deleted files too: the spec may name them
     ]
     # memory is the review's to weigh, at each finding's place: the rules report what they see

@@ -26,6 +26,7 @@ BLOCKS = ("spec", "change", "memory")
 WHOLE_FILE_LINES = 400  # longer files show windows around the added lines
 WINDOW = 12
 FILE_HEADER = re.compile(r"^### file: (?P<path>\S.*?) \((?P<status>[a-z]+)(?:, (?P<language>[a-z]+))?\)(?P<rest>.*)$")
+RENAMED = re.compile(r" renamed from (\S+)")
 NUMBERED = re.compile(r"^ *(\d+) ([+~ ]) ")
 REMOVED = re.compile(r"^ {6}- ")
 
@@ -67,6 +68,23 @@ def _enclosing_headers(f: ChangedFile, changed: set[int]) -> set[int]:
             and any(node.lineno < n <= (node.end_lineno or node.lineno) for n in changed)}
 
 
+SIGNATURE_DEF = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(")
+
+
+def _related_lines(f: ChangedFile) -> set[int]:
+    """For an excerpt: the other definitions and the calls of each function whose signature the
+    change edits (its definition line removed and added again), so an override or a caller the
+    change left as it was is shown too."""
+    if f.language != "python":
+        return set()
+    old = {m.group(1) for lines in f.removed_lines.values() for text in lines if (m := SIGNATURE_DEF.match(text))}
+    names = {m.group(1) for n in f.added if (m := SIGNATURE_DEF.match(f.lines.get(n, "")))} & old
+    if not names:
+        return set()
+    used = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*\(")
+    return {n for n, text in f.lines.items() if used.search(text)}
+
+
 def _body(f: ChangedFile, windows_only: bool) -> str:
     """Numbered lines of the new version, '+' on lines the change adds, '~' on lines git finds
     moved from elsewhere, and the removed old lines ('-', unnumbered) where they stood."""
@@ -76,7 +94,8 @@ def _body(f: ChangedFile, windows_only: bool) -> str:
     shown = sorted(f.lines)
     if windows_only:
         keep = {n for a in set(f.added) | set(removed) for n in range(a - WINDOW, a + WINDOW + 1)}
-        keep |= _enclosing_headers(f, set(f.added) | set(removed))
+        related = _related_lines(f)
+        keep |= related | _enclosing_headers(f, set(f.added) | set(removed) | related)
         shown = [n for n in shown if n in keep]
     lines, prev = [], None
     anchors = sorted(removed)
@@ -103,11 +122,22 @@ PROSE_LANGUAGES = {"text", "markdown", "yaml", "json"}
 TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|conftest\.py)$")
 
 
+def spec_names_file(spec: str, path: str) -> bool:
+    """Whether the spec names this file: by its path or any ending of it on a folder boundary
+    (`docs/README.md` names `services/x/docs/README.md`), its file name included."""
+    parts = path.split("/")
+    for k in range(len(parts)):
+        ending = "/".join(parts[k:])
+        if re.search(rf"(?<![\w./-]){re.escape(ending)}(?![\w/-])", spec):
+            return True
+    return False
+
+
 def _budget_order(change: ChangeSet, spec: str) -> list[int]:
     """Which files the prompt budget serves first: those the spec names by path, then code, then
     tests, then prose and data (changelogs, docs, pinned requirements); the change's order within each."""
     def rank(f: ChangedFile) -> int:
-        if spec and (f.path in spec or (f.path.count("/") and f.path.split("/", 1)[1] in spec)):
+        if spec and spec_names_file(spec, f.path):
             return 0
         if f.language in PROSE_LANGUAGES:
             return 3
@@ -160,7 +190,8 @@ def parse_change(text: str) -> list[dict]:
         if match:
             current = {"path": match["path"], "status": match["status"], "language": match["language"] or "text",
                        "binary": "binary" in match["rest"], "lines": {}, "added": [], "moved": [], "removed": [], "excerpt": False,
-                       "omitted": False, "removed_before": {}, "code_unchanged": False, "_pending": []}
+                       "omitted": False, "removed_before": {}, "code_unchanged": False, "_pending": [],
+                       "old_path": (renamed.group(1) if (renamed := RENAMED.search(match["rest"])) else None)}
             files.append(current)
             continue
         if current is None:

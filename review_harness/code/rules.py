@@ -21,7 +21,9 @@ import ast
 import re
 
 from review_harness.code.fileview import FileView, Result
-from review_harness.code.models import ReviewerAnswer, Severity
+from review_harness.code.models import CodeFinding, ReviewerAnswer, Severity
+from review_harness.code.behaviour import (constant_conditions, fragments, overwritten_dispatch, removed_public_names,
+                                           signature_changes, suppressed_checks)
 from review_harness.code.pychecks import always_true_conditions, change_methods, uncollected_tests
 from review_harness.core.pysource import parse_python
 
@@ -31,11 +33,15 @@ SQL_WORDS = re.compile(r"\b(select|insert|update|delete|where|from)\b", re.IGNOR
 RESOURCE_CALLS = {"open", "connect", "urlopen", "socket", "TemporaryFile", "NamedTemporaryFile"}
 BROAD = {None, "Exception", "BaseException"}
 A_RULES = {"sql-string", "swallowed-exception", "mutable-default", "broad-except", "debug-print", "js-sql", "js-empty-catch", "go-sql",
-           "always-true", "uncollected-test"}
+           "always-true", "uncollected-test", "suppressed-check", "overwritten-dispatch", "constant-condition"}
 # "trace": follow a variable to where it is built, and vouch for handlers that log or re-raise
 B_RULES = {"sql-string", "swallowed-exception", "mutable-default", "unclosed-resource", "missing-await", "shell-string",
            "eval-string", "debug-print", "js-sql", "js-empty-catch", "js-eval", "go-sql", "go-ignored-error", "always-true",
-           "uncollected-test", "trace"}
+           "uncollected-test", "trace", "suppressed-check", "overwritten-dispatch", "constant-condition", "signature-change",
+           "public-name-removed"}
+# the rules that read behaviour (behaviour.py), each over the trees of what is shown of a file
+BEHAVIOUR = {"suppressed-check": suppressed_checks, "overwritten-dispatch": overwritten_dispatch,
+             "constant-condition": constant_conditions}
 
 
 # ---------------------------------------------------------------------------- python
@@ -283,11 +289,55 @@ def review_quality(files: list[FileView], letter: str) -> ReviewerAnswer:
             python_quality(view, trees[view.path], rules, result, methods)
         else:
             line_quality(view, rules, result)
+    behaviour_quality(files, trees, rules, result)
     return answer(result, "quality", len(files))
+
+
+def behaviour_quality(files: list[FileView], trees: dict[str, ast.Module], rules: set[str], result: Result) -> None:
+    """The rules that read behaviour (behaviour.py) over each Python file's tree, or the definitions
+    an excerpt shows whole."""
+    python = [v for v in files if v.language == "python" and not v.omitted]
+    shown = {v.path: [trees[v.path]] if v.path in trees else fragments(v.lines, whole=False) for v in python}
+    by_path = {v.path: v for v in python}
+    for view in python:
+        for rule, check in BEHAVIOUR.items():
+            if rule in rules:
+                for tree in shown[view.path]:
+                    for line, severity, category, description, fix in check(tree):
+                        result.add(view, line, Severity(severity), category, description, fix)
+    if "signature-change" in rules:
+        changes = signature_changes([(v.path, shown[v.path], v.added, v.removed, v.lines) for v in python])
+        for path, (line, severity, category, description, fix) in changes:
+            result.add(by_path[path], line, Severity(severity), category, description, fix)
+    if "public-name-removed" in rules:
+        new_text = "\n".join(text for v in files for text in v.lines.values())
+        for view in python:
+            added_text = "\n".join(view.lines.get(n, "") for n in view.added)
+            for name in removed_public_names(view.path, view.removed, new_text, added_text):
+                anchor = next((n for n, old in sorted(view.removed_before.items()) if any(
+                    re.match(rf"(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b", t) for t in old)), None)
+                if (view.path, anchor or 0, "public-name") in result._seen:
+                    continue
+                result._seen.add((view.path, anchor or 0, "public-name"))
+                result.findings.append(CodeFinding(
+                    severity=IMPORTANT, category="bug", file=view.path, line=anchor,
+                    description=(f"The change removes the public {name} from {view.path} without a deprecation: code "
+                                 f"outside the change that imports or calls it breaks."),
+                    suggested_fix=f"Keep {name} as a deprecated alias (warn on use) for a release, or say in the spec "
+                                  f"that it is removed.",
+                    quote=f"{name}"))
+
+
+# what the quality rules cannot see, said in every offline quality answer (an approval repeats it)
+QUALITY_BLIND_SPOTS = ("Rules cannot see behaviour beyond names, syntax and the paths they trace: a result that "
+                       "changes for some inputs, a wrong value, header or output format, an edge case no test covers, "
+                       "an effect on callers outside the lines shown")
 
 
 def answer(result: Result, stage: str, files: int) -> ReviewerAnswer:
     blocking = sum(1 for f in result.findings if f.blocking)
     summary = (f"{len(result.findings)} finding(s), {blocking} blocking, over {files} file(s)"
                if result.findings else f"no {stage} issues found in {files} file(s)")
+    if stage == "quality":
+        summary += f". {QUALITY_BLIND_SPOTS}"
     return ReviewerAnswer(findings=result.findings, checked_fine=result.fine, summary=summary)

@@ -17,15 +17,20 @@ the reviewer's summary says so. Each name is looked up in the change by what it 
 - a name (`export_csv`, `settings.timeout`): the whole word (the last part of a dotted name);
 - anything else (`--dry-run`, `retry_after=30`): the text itself.
 
-Model B (the stronger reviewer) needs every name of an item in the added lines; model A accepts an
-item when any one of its names is found, in added or unchanged context lines, and does not check
-new public names against the spec: its blind spots (a partly implemented requirement, a name
-that only appears in unchanged code) are deliberate, so the merge has something to disagree on.
-Out-of-scope names found in added lines are scope creep (both models), and so is a code file the
-task neither names nor implies (both models); new public functions the spec never mentions are
-Minor scope creep (B only), unless the change removed or moved that name (not new code). When the prompt budget left files out of the
-change, requirements whose names are not in what was shown are not called missing: one Important
-finding says how many could not be checked.
+A name is provided when the change defines, edits or uses it in its added lines, or when the new
+version keeps what the base had (an unchanged line shown); a name the item asks the change to use
+("with `to_cents`") must be in the added lines. Examples ("such as `hour`"), values (`Content-Length:
+0`) and file-name patterns (`exports/report_*.csv`, matched against the changed paths) are not code
+names: an item the rules cannot settle is listed as not checked, never a finding. Model B (the
+stronger reviewer) needs every code name of an item; model A accepts an item when any one is found,
+and does not check new public names against the spec: its blind spot (a partly implemented
+requirement) is deliberate, so the merge has something to disagree on. Out-of-scope names found in
+the added lines of code files are scope creep, read with their qualifiers ("other functions of
+`number.py`" keeps `number.py`; a name a requirement asks for is never excluded); so is a code file
+the task neither names nor implies (both models); new public functions the spec never mentions are
+Minor scope creep (B only), unless the change removed or moved that name (not new code). When the
+prompt budget left files out of the change, requirements whose names are not in what was shown are
+not called missing: one Minor finding says how many could not be checked.
 
 Every lookup goes through an index built once per review, so a spec of 10,000 items over a change
 of 300 files costs one pass over each, not their product.
@@ -34,6 +39,7 @@ of 300 files costs one pass over each, not their product.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 import sys
 from collections.abc import Iterator
@@ -260,13 +266,20 @@ class ChangeIndex:
         return self.text(name)
 
     def file(self, name: str) -> Place | None:
-        """A changed file named by its path or path ending; a name that looks like a file but
-        is none of the change's is looked for as text (`settings.json` in a loader, say)."""
-        if not FILE_NAME.match(name) or ("/" not in name and name.rsplit(".", 1)[-1].lower() not in EXTENSIONS):
+        """A changed file named by its path or path ending, whatever its extension (`CHANGES.rst`),
+        also by the path it had before a rename or move, and a folder (`pkg/asyncio/`) by a changed
+        file in it; a name that looks like a file but is none of the change's is looked for as text
+        (`settings.json` in a loader, say)."""
+        if not FILE_NAME.match(name.rstrip("/")):
             return None
+        folder = name.rstrip("/")
         for f, view in enumerate(self.files):
-            if view.path == name or view.path.endswith("/" + name):
-                return f, (min(view.added) if view.added else 1)
+            for path in filter(None, (view.path, view.old_path)):
+                if path == name or path.endswith("/" + name) or (("/" in folder or name.endswith("/")) and (
+                        path.startswith(folder + "/") or f"/{folder}/" in f"/{path}")):
+                    return f, (min(view.added) if view.added else 1)
+        if "/" not in name and name.rsplit(".", 1)[-1].lower() not in EXTENSIONS:
+            return None
         return self.text(name)
 
     def name(self, dotted: str) -> Place | None:
@@ -301,8 +314,8 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     required, excluded = spec_items(spec)
     result = Result()
     strict = letter == "B"
-    index = ChangeIndex(files, added_only=strict)
-    added = index if strict else ChangeIndex(files, added_only=True)
+    index = ChangeIndex(files, added_only=False)  # every line shown: what the new version keeps counts
+    added = ChangeIndex(files, added_only=True)
     omitted = [view.path for view in files if view.omitted]
     imported = {name for view in files if view.language == "python" for text in view.lines.values()
                 for name in _imported_modules(text)}
@@ -310,34 +323,56 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
     for f, view in enumerate(files):
         if view.language == "python":
             for name in _edited_definitions(view):
-                edited.setdefault(name, (f, min(view.added)))
+                edited.setdefault(name, (f, min(view.added or view.removed_before)))
     unseen: list[str] = []  # items whose names may be in the files the prompt budget left out
     unassessed: list[str] = []  # items in plain words with no name to look for
+    unchecked: list[str] = []  # items whose names the rules cannot settle (text, patterns, code not shown)
     named: list[str] = []
+    excerpts = any(view.excerpt or view.omitted for view in files)
     for item in required:
         tokens = names_of(item)
         if not tokens:
             unassessed.append(item)
             continue
         named += tokens
-        places = {t: index.find(t) for t in tokens}
-        missing = [t for t, p in places.items() if p is None]
+        examples, usage = example_names(item), used_names(item)
+        # what the rules can look for as code: not an example, not a value or a file-name pattern
+        code = [t for t in tokens if t not in examples and name_kind(t) != "text"]
+        keeps = KEEPS.search(item) is not None
         if strict:
-            # a class or function the change edits inside is provided where the change is
-            for t in missing:
-                places[t] = edited.get(re.split(r"[(\s]", t)[0].rsplit(".", 1)[-1])
-            missing = [t for t in missing if places[t] is None]
-        if strict and len(missing) < len(tokens):
+            # B: the change touches a name when it defines, edits or uses it in its added lines (a class
+            # or function it edits inside, a term of a definition it edits: `asciidoc` in
+            # `_asciidoc_row`); once the change touches the item's subject (or the item asks to keep
+            # something), the other names count where the new version keeps them
+            touched = {t: added_place(added, edited, t) for t in code}
+            subject = keeps or any(p is not None for t, p in touched.items() if name_kind(t) != "file")
+            places = {t: touched[t] or (find_kept(index, added, t, t in usage) if subject else None) for t in code}
+        else:
+            places = {t: find_kept(index, added, t, t in usage) for t in code}
+            subject = True
+        missing = [t for t in code if places[t] is None]
+        if strict and len(missing) < len(code):
             # a module the changed files import, or the standard library's, is where the asked-for code
             # goes or what it uses, not code to add (with the code itself found)
             missing = [t for t in missing if t not in imported and t not in sys.stdlib_module_names]
-        met = not missing if strict else len(missing) < len(tokens)
-        if met:
-            f, line = next(p for p in places.values() if p is not None)
+        found = [p for p in places.values() if p is not None]
+        if not code:
+            found = [p for t in tokens if (p := find_kept(index, added, t, False)) is not None]
+        met = (not missing if strict else len(missing) < len(code)) if code else bool(found)
+        if met and found:
+            f, line = found[0]
             result.fine.append(CheckedFine(file=files[f].path, line=line, end_line=None, note=f"requirement met: {item}"))
+            continue
+        if met or not code:
+            unchecked.append(item)
             continue
         if omitted:
             unseen.append(item)
+            continue
+        if excerpts and subject and not any(name_kind(t) == "file" for t in missing):
+            # the change touches the item, and the rest of its code may stand in lines an excerpt does
+            # not show (the lines the change adds are always shown): not checked, not missing
+            unchecked.append(item)
             continue
         severity = CRITICAL if MUST.search(item) else IMPORTANT
         result.findings.append(CodeFinding(
@@ -348,20 +383,33 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         names = [t for item in unseen for t in names_of(item)]
         shown = ", ".join(f"`{t}`" for t in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         result.findings.append(CodeFinding(
-            severity=IMPORTANT, category="missing-requirement", file="spec", line=None,
-            description=(f"{len(unseen)} requirement(s) name code not found in the part of the change shown ({shown}); "
-                         f"{len(omitted)} file(s) were left out of the prompt, so they could not be checked."),
+            severity=MINOR, category="missing-requirement", file="spec", line=None,
+            description=(f"Not checked: {len(unseen)} requirement(s) name code not found in the part of the change shown "
+                         f"({shown}); {len(omitted)} file(s) were left out of the prompt, so they could not be checked."),
             suggested_fix="Review the change in smaller parts (or raise max_change_chars) so every file can be checked.",
             quote=unseen[0]))
+    asked = {_last_word(t) for t in named}
+    code_files = ChangeIndex([v for v in files if v.language not in PROSE and not DOC_FILE.search(v.path)], added_only=True)
     for item in excluded:
+        kept = qualified_away(item)
         for token in names_of(item):
-            place = added.find(token)
+            # a name a requirement asks for, or one the item keeps in scope ("other functions of X"),
+            # is not excluded; only code counts (a changelog line that mentions it adds nothing)
+            if token in kept or _last_word(token) in asked or name_kind(token) == "text":
+                continue
+            place = code_files.find(token)
+            head = token.split("(")[0]
+            qualifier = head.rsplit(".", 1)[0] if "." in head and name_kind(token) in ("name", "signature") else None
+            if place is not None and qualifier and not re.search(rf"\b{re.escape(qualifier.rsplit('.', 1)[-1])}\b",
+                                                                 code_files.line(place)):
+                continue  # `Attribute.evolve()` is not any `evolve`
             if place is not None:
                 f, line = place
-                result.add(files[f], line, IMPORTANT, "scope-creep",
+                view = code_files.files[f]
+                result.add(view, line, IMPORTANT, "scope-creep",
                            f"The spec puts `{token}` out of scope, but the change adds it.",
                            "Remove it from this task; propose it separately if it is needed.")
-    _files_outside_the_task(spec, named, files, index, result)
+    _files_outside_the_task(spec, named, files, added if strict else index, result)
     if strict:
         _unasked_public_names(spec, files, result)
     report = answer(result, "spec", len(files))
@@ -369,7 +417,112 @@ def review_spec(spec: str, files: list[FileView], letter: str) -> ReviewerAnswer
         shown = "; ".join(f"'{shorten(item, 60)}'" for item in unassessed[:3]) + (" ..." if len(unassessed) > 3 else "")
         report.summary += (f". Not assessed offline: {len(unassessed)} requirement(s) in plain words name no code to look "
                            f"for ({shown})")
+    if unchecked:
+        shown = "; ".join(f"'{shorten(item, 60)}'" for item in unchecked[:3]) + (" ..." if len(unchecked) > 3 else "")
+        report.summary += (f". Not checked: {len(unchecked)} requirement(s) whose names are values, examples, file-name "
+                           f"patterns or code outside the lines shown ({shown})")
     return report
+
+
+PROSE = {"text", "markdown", "yaml", "json"}
+KEEPS = re.compile(r"\b(?:keeps?|kept|unchanged|still|existing|current(?:ly)?|as before|as today|as (?:they|it) (?:are|is) "
+                   r"today|continues?|remains?)\b", re.IGNORECASE)
+DOC_FILE = re.compile(r"(^|/)(docs?|changelog\.d|changes)/|(^|/)(CHANGE|HISTORY|NEWS|README|RELEASE)[^/]*$|\.(rst|md|txt)$",
+                      re.IGNORECASE)
+PATTERN = re.compile(r"[*?]|<[^>/]+>|\{[^}/]+\}|\bN{2,}\b|\.\.\.|\bX{2,}\b")
+EXAMPLE = re.compile(r"\b(?:such as|e\.g\.|for example|for instance|like|including)[\s,:]*([^;)]*)", re.IGNORECASE)
+USE = re.compile(r"\b(?:with|using|use|uses|through|via|calls?|calling)\s+(?:(?:the|a|an|its|their)\s+)?\Z", re.IGNORECASE)
+QUALIFIED = re.compile(r"\b(?:other\s+\w+(?:\s+\w+)?\s+(?:of|than|in)|except(?:\s+for)?|apart from|besides|beyond|"
+                       r"other than|outside(?:\s+of)?)\s*$", re.IGNORECASE)
+
+
+def name_kind(token: str) -> str:
+    """What a named thing is, for the rules: a file, a route, a signature or call, an operator, a
+    code name, a flag; anything else (a value `Content-Length: 0`, an expression `k < 0`, a
+    file-name pattern `exports/report_*.csv`, a placeholder `[cols=...]`) is text, which no rule can
+    hold a change to."""
+    if ROUTE.match(token):
+        return "route"
+    if PATTERN.search(token) and not SIGNATURE.match(token):
+        return "text"
+    if FILE_NAME.match(token.rstrip("/")) and ("/" in token or token.rsplit(".", 1)[-1].lower() in EXTENSIONS
+                                               or re.search(r"\.[a-z]{2,4}$", token)):
+        return "file"
+    if SIGNATURE.match(token):
+        return "signature"
+    if token in OPERATOR_METHODS:
+        return "operator"
+    if NAME.match(token.lstrip("@")):
+        return "name"
+    if FLAG.fullmatch(token):
+        return "flag"
+    return "text"
+
+
+def _ticked_spans(item: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(1).strip()) for m in TICKS.finditer(item)]
+
+
+def _masked(item: str) -> str:
+    """The item with each backticked span blanked to the same length (its words are not read)."""
+    return TICKS.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", item)
+
+
+def example_names(item: str) -> set[str]:
+    """Names given as examples ("such as `year`, `hour`", "e.g. `client.post(...)`"): they illustrate
+    a requirement, they are not each asked for."""
+    masked = _masked(item)
+    spans = [(m.start(1), m.end(1)) for m in EXAMPLE.finditer(masked)]
+    return {t for a, b, t in _ticked_spans(item) if any(s <= a < e for s, e in spans)}
+
+
+def used_names(item: str) -> set[str]:
+    """Names the item asks the change to use ("with `to_cents`", "through `db.execute`"): the change
+    must use them itself; that the code base already has them is not enough."""
+    masked = _masked(item)
+    return {t for a, _, t in _ticked_spans(item) if USE.search(masked[:a])}
+
+
+def qualified_away(item: str) -> set[str]:
+    """Names an out-of-scope item keeps in scope by its qualifier: "other functions of `number.py`"
+    excludes the others, not `number.py`."""
+    masked = _masked(item)
+    return {t for a, _, t in _ticked_spans(item) if QUALIFIED.search(masked[:a])}
+
+
+def _last_word(token: str) -> str:
+    if name_kind(token) == "file":
+        return token.rstrip("/").rsplit("/", 1)[-1]
+    return re.split(r"[(\s]", token.lstrip("@"))[0].rstrip("/").rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+
+
+def added_place(added: "ChangeIndex", edited: dict[str, Place], token: str) -> Place | None:
+    """Where the change's added lines touch `token`: they define, edit or use it, it is a class or
+    function they edit inside, or a term of one (`asciidoc` in `_asciidoc_row`)."""
+    if PATTERN.search(token) and not SIGNATURE.match(token) and not ROUTE.match(token):
+        return find_kept(added, added, token, True)
+    bare = token.lstrip("@") if NAME.match(token.lstrip("@")) else token
+    place = added.find(bare) or edited.get(_last_word(token))
+    if place is None and NAME.match(bare) and "." not in bare and bare.islower():
+        place = next((p for name, p in list(edited.items()) + list(added.words.items())
+                      if bare in name.strip("_").split("_") and name != bare), None)
+    return place
+
+
+def find_kept(index: "ChangeIndex", added: "ChangeIndex", token: str, used: bool) -> Place | None:
+    """Where the change provides `token`: it defines, edits or uses it in its added lines, or the
+    new version keeps what the base already had (an unchanged line shown). A name the item asks the
+    change to use must be in the added lines. A file-name pattern is matched against the changed
+    paths."""
+    if PATTERN.search(token) and not SIGNATURE.match(token) and not ROUTE.match(token):
+        glob = re.sub(r"<[^>/]+>|\{[^}/]+\}|\bN{2,}\b|\bX{2,}\b|\.\.\.", "*", token)
+        return next(((f, min(v.added) if v.added else 1) for f, v in enumerate(index.files)
+                     if fnmatch.fnmatch(v.path, glob) or fnmatch.fnmatch(v.path, "*/" + glob)), None)
+    token = token.lstrip("@") if NAME.match(token.lstrip("@")) else token
+    place = added.find(token)
+    if place is not None or used:
+        return place
+    return index.find(token)
 
 
 SUPPORT_FILE = re.compile(r"(^|/)(tests?|spec|__tests__|docs?)/|(^|/)(test_[^/]*|[^/]*_test\.\w+|[^/]*\.(test|spec)\.\w+|"
@@ -455,10 +608,11 @@ BLOCK_OPENER = re.compile(r"(?:if|elif|else|for|while|with|try|except|finally|as
 
 
 def _edited_definitions(view: FileView) -> set[str]:
-    """The classes and functions of a Python file whose bodies the change adds lines to (the
-    definition line itself left aside): read from the whole file's syntax tree, or, for an excerpt,
-    from the indentation of the lines shown."""
-    added = view.added
+    """The classes and functions of a Python file whose bodies the change adds lines to or removes
+    lines from (the definition line itself left aside; a removal counts at the line it stood
+    before): read from the whole file's syntax tree, or, for an excerpt, from the indentation of the
+    lines shown."""
+    added = set(view.added) | {n for n in view.removed_before if n in view.lines and n not in view.added}
     if not added:
         return set()
     if not view.excerpt and not view.omitted:
