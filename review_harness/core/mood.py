@@ -16,7 +16,7 @@ _MODAL = re.compile(
     r"scheduled|planned|due|proposed|pending|upcoming)\b|\bto be (?:run|done|set up|scheduled|started|carried out)\b|"
     r"\b(?:recommend|recommends|recommended|suggest|suggests|propose|proposes|proposal)\b|"
     r"\bnext (?:week|month|quarter|sprint|year|release|step|steps)\b|\bin (?:a|the) (?:future|follow[- ]up)\b|"
-    r"\blater (?:this|next) (?:week|month|quarter|year)\b|\bupcoming\b|\bonce\b|\bunless\b|\buntil\b)",
+    r"\blater (?:this|next) (?:week|month|quarter|year)\b|\bupcoming\b|\bunless\b)",
     re.IGNORECASE,
 )
 # a condition the work has not met: "if it wins offline, ...", "before any launch"
@@ -39,9 +39,32 @@ _PROSPECTIVE_HEADING = re.compile(
 )
 
 
+def prospective_at(text: str, start: int) -> bool:
+    """Whether the words at `start` are announced rather than reported: the sentence up to them
+    (from the last clause break) is prospective ("we recommend an A/B test", "we should randomise")."""
+    head = text[:start]
+    cut = max(head.rfind(";"), head.rfind(": "), head.rfind(". "))
+    return prospective(text[cut + 1:] if cut >= 0 else text)
+
+
 def prospective(text: str, heading: str = "") -> bool:
     """Whether a sentence speaks of what is still to be done rather than what the work did: a
     future or modal verb, a recommendation, an unmet condition, an instruction, or a section of
     plans, recommendations or next steps."""
     return bool(_MODAL.search(text) or _CONDITION.search(text) or _IMPERATIVE.search(text)
                 or (heading and _PROSPECTIVE_HEADING.search(heading)))
+
+
+# a hedge that governs what follows: "it's difficult to say definitively", "too early to conclude", "we are not sure"
+_HEDGE = re.compile(
+    r"\b(?:difficult|hard|impossible|too early|premature|unclear|uncertain|unsure|not (?:yet )?(?:possible|clear|sure|able)|"
+    r"unable|no way|cannot|can'?t|could not|couldn'?t|would not|wouldn'?t|hesitate|we do not know|we don'?t know|"
+    r"not (?:enough|sufficient) (?:data|evidence) to|may|might|perhaps|possibly|tentatively)\b[^.;:]*$",
+    re.IGNORECASE,
+)
+
+
+def hedged_before(text: str, start: int, window: int = 50) -> bool:
+    """Whether a hedge governs the words at `start` ("it's difficult to say definitively that ...",
+    "too early to call it proven"): the strong word is what the sentence says cannot (yet) be said."""
+    return bool(_HEDGE.search(text[max(0, start - window):start]))

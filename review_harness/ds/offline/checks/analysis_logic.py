@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.mood import hedged_before
 from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
@@ -126,6 +127,8 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
         m = lx.OVERCLAIM.search(s.text)
         if not m or negated_before(s.text, m.start(), 20) or s.line in claimed:
             continue
+        if hedged_before(s.text, m.start()):
+            continue  # "it's difficult to say definitively": the strong word is what the sentence declines to claim
         if s.text.rstrip("*_ ").endswith("?"):
             continue
         if re.search(r"\b(?:to|so as to|in order to)\s+$", s.text[max(0, m.start() - 14):m.start()], re.I):
