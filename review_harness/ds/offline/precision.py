@@ -114,7 +114,7 @@ def configured_off() -> dict[str, str]:
     from review_harness.core.paths import PROMPTS_DIR
     from review_harness.core.yamlio import read_yaml
 
-    return {str(k): str(v) for k, v in ((read_yaml(PROMPTS_DIR / "ds" / CHECKS_FILE) or {}).get("off") or {}).items()}
+    return {str(k): str(v) for k, v in ((read_yaml(PROMPTS_DIR / "ds" / CHECKS_FILE) or {}).get("disabled") or {}).items()}
 
 
 def checks_off() -> frozenset[str]:
