@@ -431,8 +431,10 @@ _CHANGE_VERB = re.compile(r"^(?:rose|fell|grew|dropped|moved|changed|was|were|is
 
 
 def _named_in(clause: str, label: set[str]) -> bool:
+    """The clause names the metric: it shares at least half of the metric's words (and two, when it has two)."""
     words = set(re.findall(r"[a-z0-9]+", clause.lower()))
-    return bool(label) and len(label & words) >= min(2, len(label))
+    shared = len(label & words)
+    return bool(label) and shared >= min(2, len(label)) and 2 * shared >= len(label)
 
 
 def _stable_prose_named(ctx: Context, sentences, claims) -> Hit | None:
@@ -447,8 +449,8 @@ def _stable_prose_named(ctx: Context, sentences, claims) -> Hit | None:
                 continue
             a, _b = clause_of(s.text, start, start)
             lead = re.split(r"[-−+]?\s?[$€£]?\d", s.text[a:start], maxsplit=1)[0]
-            label = {w for w in re.findall(r"[a-z0-9]+", re.sub(r"\([^)]*\)", " ", lead.lower()))
-                     if len(w) > 2 and w not in _ROW_WORDS_IGNORED and not _CHANGE_VERB.match(w)}
+            label = {w for w in content_words(re.sub(r"\([^)]*\)", " ", lead.lower()))
+                     if w not in _ROW_WORDS_IGNORED and not _CHANGE_VERB.match(w)}
             if not label or _RATIO_ROW.search(lead):
                 continue
             for c, m in claims:
