@@ -77,7 +77,7 @@ def prompts_for(sample: Sample) -> dict:
     return {"members": list(meta["personas"]), "personas": persona_prompts, "synthesizer": (synth.system, synth.request)}
 
 
-PRICE = 3.0  # US dollars per million input tokens (a Sonnet-class model in prompts/design/prices.yaml)
+PRICE = 3.0  # US dollars per million input tokens (a Sonnet-class model in prompts/prices.yaml)
 CACHED = 0.1  # cached input tokens cost 10% (a 90% discount)
 
 

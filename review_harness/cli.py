@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from review_harness.core.commands import PROG, CommandError, one_line, shown_path
+from review_harness.core.commands import PROG, CommandError, KindFileError, one_line, shown_path
 from review_harness.core.paths import user_dir
 
 DEFAULT_LOG_DIR = "logs"
@@ -199,9 +199,8 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
     """Check every kind's prompt templates: instructions present, stable prefixes unchanged."""
     from review_harness.core.kinds import kinds
     from review_harness.core.lint import lint_kinds
-    from review_harness.ds.rubric import RubricError  # --rubric is the DS rubric
 
-    with one_line(RubricError):
+    with one_line(KindFileError):  # --rubric is the DS rubric: RubricError is a KindFileError
         report = lint_kinds(kinds(), {"rubric": rubric}, update_hashes=update_hashes)
     click.echo("\n".join(report.lines()))
     return 0 if report.passed else 1

@@ -48,6 +48,13 @@ def code_review(
     timeout: seconds per reviewer call (default 300).
     max_tokens: output cap per call; cache: reuse responses for identical prompts.
     """
-    with review_task("code", code_review, locals()) as run:
+    with review_task(
+        "code", code_review, repo=repo, base=base, head=head, patch=patch, spec=spec, service=service,
+        task_number=task_number, config=config, strategy=strategy, speculative_quality=speculative_quality,
+        max_fix_iterations=max_fix_iterations, fix_timeout_turns=fix_timeout_turns, auto_approve=auto_approve,
+        auto_reject=auto_reject, max_change_chars=max_change_chars, memory=memory, memory_dir=memory_dir,
+        human=human, plan=plan, implementer=implementer, analytics=analytics, fixtures=fixtures, cases=cases,
+        split=split, timeout=timeout, max_tokens=max_tokens, cache=cache, unknown=unknown,
+    ) as run:
         return run.task(code_input(run), solver=code_pipeline(**run.pipeline_options),
                         synthesis=code_synthesis(), gold=code_gold(), epochs=Epochs(1, review_epochs()))

@@ -41,7 +41,11 @@ def design_review(
     cache: reuse model responses for identical prompts (a re-run calls only the failed personas).
     cache_per_epoch: with cache, keep epochs apart (default).
     """
-    with review_task("design", design_review, locals()) as run:
+    with review_task(
+        "design", design_review, design=design, requirements=requirements, stage=stage, topic=topic,
+        personas=personas, output_dir=output_dir, auto_fix=auto_fix, fixtures=fixtures, split=split,
+        timeout=timeout, max_tokens=max_tokens, cache=cache, cache_per_epoch=cache_per_epoch, unknown=unknown,
+    ) as run:
         review = design_input(run)
         return run.task(
             review, solver=design_pipeline(**review.pipeline_options(run)),

@@ -46,7 +46,11 @@ def ds_review(
         search-ranking,query-understanding): a third reviewer, weights 50/25/25.
     reference: with domain, a file whose text supplements (never overrides) the domain brief.
     """
-    with review_task("ds", ds_review, locals()) as run:
+    with review_task(
+        "ds", ds_review, document=document, confluence=confluence, mode=mode, audience=audience, workflow=workflow,
+        draft=draft, fixtures=fixtures, rubric=rubric, timeout=timeout, max_tokens=max_tokens, cache=cache,
+        cache_per_epoch=cache_per_epoch, output_dir=output_dir, domain=domain, reference=reference, unknown=unknown,
+    ) as run:
         ds = ds_input(run)
         return run.task(
             ds, solver=review_pipeline(ds.rubric, **run.pipeline_options, **ds.pipeline),

@@ -39,7 +39,12 @@ def impact_review(
     timeout: seconds per reviewer call (default 120); retries: extra tries after a failed call or an answer missing a dimension.
     max_tokens: output cap per call; cache: reuse responses for identical prompts.
     """
-    with review_task("impact", impact_review, locals()) as run:
+    with review_task(
+        "impact", impact_review, artifact=artifact, config=config, prompt=prompt, prompt_version=prompt_version,
+        template_dirs=template_dirs, knowledge=knowledge, top_k=top_k, split=split, fixtures=fixtures,
+        structured=structured, timeout=timeout, retries=retries, max_tokens=max_tokens, cache=cache,
+        unknown=unknown,
+    ) as run:
         impact = impact_input(run)
         return run.task(impact, solver=impact_pipeline(impact.spec, **impact.pipeline),
                         synthesis=impact_synthesis(impact.spec.dimensions), gold=impact_gold(),

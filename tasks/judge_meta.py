@@ -31,7 +31,9 @@ def judge_meta(fixtures: str = "judge_meta", rubric: str | None = None, max_toke
     rubric: path to a rubric YAML (default prompts/ds/rubric.yaml), used to synthesize the variants.
     max_tokens: output cap per judge call.
     """
-    with checked_parameters("judge_meta", judge_meta, locals()):
+    with checked_parameters(
+        "judge_meta", judge_meta, fixtures=fixtures, rubric=rubric, max_tokens=max_tokens, unknown=unknown,
+    ):
         return Task(
             dataset=MemoryDataset(judge_meta_samples(FIXTURES_DIR / fixtures), name=f"judge-meta:{fixtures}"),
             solver=judge_variants(task_rubric(rubric)[0], as_number("max_tokens", max_tokens, integer=True)),

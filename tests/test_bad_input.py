@@ -11,7 +11,7 @@ import pytest
 import yaml
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import resolve_sample_attachments
-from inspect_ai.log._transcript import ModelEvent
+from inspect_ai.event import ModelEvent
 
 from helpers import ds_review_task, reviews, run
 from review_harness.cli import summary_table

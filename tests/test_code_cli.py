@@ -8,21 +8,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 
 from review_harness.cli import main
 from review_harness.code.analytics import build_analytics
 from review_harness.code.memory import read_patterns
 from review_harness.core.logs import read_log
-from test_code_review import task_function
 
 
 @pytest.fixture(scope="module")
-def log_path(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("code-logs")
-    log = inspect_eval(task_function()(), model="offline/rules", display="none", log_dir=str(folder))[0]
+def log_path(default_gold_log, tmp_path_factory) -> Path:
+    log = default_gold_log("code_review")
     assert log.status == "success"
-    return Path(log.location)
+    # a copy in a folder of its own: what the commands write beside a log stays in it
+    return Path(shutil.copy(log.location, tmp_path_factory.mktemp("code-logs")))
 
 
 @pytest.fixture

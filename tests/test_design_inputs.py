@@ -145,7 +145,7 @@ class CachingModelAPI(OfflineReviewerAPI):
 
 
 def test_the_cost_estimate_shows_cached_input(tmp_path, monkeypatch):
-    from review_harness.design import cost
+    from review_harness.core import prices as cost
 
     table = cost.price_table().model_copy(update={"per_million_tokens": [
         cost.Price(match="caching-model/", input=3.0, output=15.0, cached_input=0.3)]})

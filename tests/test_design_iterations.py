@@ -472,7 +472,7 @@ def test_documents_given_as_text_are_reviewed(tmp_path):
 
 def test_run_cost_comes_from_the_price_table():
     from review_harness.core.member import MemberRun
-    from review_harness.design.cost import run_cost
+    from review_harness.core.prices import run_cost
 
     runs = [MemberRun(kind="design", member="assumption-hunter", model="anthropic/claude-sonnet-4-5",
                       input_tokens=1_000_000, output_tokens=100_000),

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.gold import gold_document
 from inspect_ai.log import EvalLog
 
 from review_harness.core.member import MemberResult, MemberRun
-from review_harness.core.paths import PROJECT_ROOT
+from review_harness.core.paths import PROJECT_ROOT, absent_shared
 from review_harness.design.models import (
     PHASES,
     Contradiction,
@@ -42,7 +43,9 @@ TASK_FILE = PROJECT_ROOT / "tasks" / "design_review.py"
 GOLD_FIXTURES = PROJECT_ROOT / "fixtures" / "design"
 # the fixture cases and the real designs whose gold files point outside the repository (gold/design/real/)
 FIXTURE_CASES = sorted(p.name for p in GOLD_FIXTURES.iterdir() if p.is_dir())
-REAL_CASES = sorted(p.stem for p in (PROJECT_ROOT / "gold" / "design" / "real").glob("*.yaml"))
+REAL_GOLD = sorted((PROJECT_ROOT / "gold" / "design" / "real").glob("*.yaml"))
+# the real designs the gold set reviews: those whose documents are here (a fresh clone has none)
+REAL_CASES = sorted(p.stem for p in REAL_GOLD if not absent_shared(gold_document(p)))
 GOLD_CASES = sorted(FIXTURE_CASES + REAL_CASES)
 
 # the activation matrix of prompts/design/personas.yaml (the spec)
@@ -504,8 +507,8 @@ def reviews_of(log: EvalLog) -> dict[str, DesignReview]:
 
 
 @pytest.fixture(scope="module")
-def gold_log(tmp_path_factory) -> EvalLog:
-    return run(tmp_path_factory.mktemp("gold"))
+def gold_log(default_gold_log) -> EvalLog:
+    return default_gold_log("design_review")
 
 
 @pytest.fixture(scope="module")
@@ -523,7 +526,7 @@ def case_args(case: str, **extra) -> dict:
 
 def test_gold_set_end_to_end(gold_log):
     assert gold_log.status == "success"
-    assert len(FIXTURE_CASES) == 14 and len(REAL_CASES) == 6
+    assert len(FIXTURE_CASES) == 14 and len(REAL_GOLD) == 6
     assert sorted(str(s.id) for s in gold_log.samples) == GOLD_CASES
     found = reviews_of(gold_log)
     for sample in gold_log.samples:
@@ -550,6 +553,12 @@ def test_gold_set_end_to_end(gold_log):
     assert found["webhook-delivery-v2"].iteration == 2
     assert found["deploy-cli-brief"].personas == REQUIREMENTS_STAGE
     assert found["feature-store-plan"].personas == PLAN_STAGE
+
+
+@pytest.mark.real("design")
+def test_the_gold_set_reviews_every_real_design(gold_log):
+    assert REAL_CASES == [p.stem for p in REAL_GOLD]  # every document is here
+    assert set(REAL_CASES) <= {str(s.id) for s in gold_log.samples}
 
 
 def test_gold_set_evidence_quoted_from_the_design_is_verified(gold_log):

@@ -352,20 +352,26 @@ def test_the_reference_reaches_the_offline_reviewer_and_the_report(tmp_path):
 
 
 def test_the_fit_decisions_match_the_judged_gold():
-    from review_harness.domain.gold import evaluate_fit, fit_summary
+    from review_harness.domain.gold import evaluate_fit
 
     results = evaluate_fit()
     dev = [r for r in results if r.split == "dev"]
     assert len(dev) == 60 and [r for r in dev if r.expected != r.got] == []
-    heldout = [r for r in results if r.split == "heldout"]
-    if heldout:  # the real write-ups sit beside the repository
-        assert fit_summary(heldout)["accuracy"] == 1.0, [(r.document, r.domain) for r in heldout if r.expected != r.got]
+
+
+@pytest.mark.real("ds")
+def test_the_fit_decisions_on_the_real_write_ups_match_the_judged_gold():
+    from review_harness.domain.gold import evaluate_fit, fit_summary
+
+    heldout = [r for r in evaluate_fit() if r.split == "heldout"]  # the real write-ups sit beside the repository
+    assert heldout
+    assert fit_summary(heldout)["accuracy"] == 1.0, [(r.document, r.domain) for r in heldout if r.expected != r.got]
 
 
 REAL = [p for p in [(shared_dir() or ROOT.parent / "shared") / "real" / "ds"] if p.is_dir()]
 
 
-@pytest.mark.skipif(not REAL, reason="the real write-ups are not beside the repository")
+@pytest.mark.real("ds")
 def test_search_ranking_leaves_every_real_write_up_unscored():
     documents = sorted(REAL[0].glob("*.md"))
     assert len(documents) == len(list((ROOT / "gold" / "ds" / "real").glob("*.yaml"))) >= 12  # each has its gold
@@ -373,7 +379,7 @@ def test_search_ranking_leaves_every_real_write_up_unscored():
         assert not domain_fit(path.read_text(encoding="utf-8"), ["search-ranking"]).applicable, path.name
 
 
-@pytest.mark.skipif(not REAL, reason="the real write-ups are not beside the repository")
+@pytest.mark.real("ds")
 def test_on_real_write_ups_the_domains_find_what_is_true(experimentation):
     portal = (REAL[0] / "09-wikimedia-portal-secondary-links-ab.md").read_text(encoding="utf-8")
     review = _review(portal, "experimentation", index=experimentation)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.log import EvalLog, resolve_sample_attachments
-from inspect_ai.log._transcript import ModelEvent
+from inspect_ai.event import ModelEvent
 
 from inspect_ai import eval as inspect_eval
 
@@ -22,8 +22,8 @@ from helpers import FIXTURES, MODEL, TASK, ds_review_task, reviews, run
 
 
 @pytest.fixture(scope="module")
-def default_log(tmp_path_factory) -> EvalLog:
-    return run(tmp_path_factory.mktemp("default"))
+def default_log(default_gold_log) -> EvalLog:
+    return default_gold_log("ds_review")
 
 
 def test_default_run_reviews_every_fixture(default_log):

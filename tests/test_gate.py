@@ -19,9 +19,9 @@ CONFIG = gate.load_config(BASELINES_DIR / "gate.yaml")
 
 
 @pytest.fixture(scope="module")
-def baseline_run(tmp_path_factory):
+def baseline_run(tmp_path_factory, default_gold_log):
     folder = tmp_path_factory.mktemp("gate")
-    log = run(folder)
+    log = default_gold_log("ds_review")
     log_path = folder / "baseline.eval"
     write_eval_log(log, str(log_path))
     baseline = gate.write_baseline(log, str(log_path), folder / "baseline.json")

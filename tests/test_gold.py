@@ -11,7 +11,7 @@ import yaml
 from inspect_ai import score as inspect_score
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from helpers import FIXTURES, reviews, run
+from helpers import FIXTURES, reviews
 from review_harness.core.gold import GoldError
 from review_harness.ds.gold import load_gold
 from review_harness.ds.matching import compare_with_gold, match_findings
@@ -118,8 +118,8 @@ def test_gold_metrics_on_a_hand_made_review():
 
 
 @pytest.fixture(scope="module")
-def fixture_log(tmp_path_factory):
-    return run(tmp_path_factory.mktemp("gold"))
+def fixture_log(default_gold_log):
+    return default_gold_log("ds_review")
 
 
 def test_eval_reports_gold_metrics(fixture_log):

@@ -39,8 +39,8 @@ def reviews(log) -> dict[str, ImpactReview]:
 
 
 @pytest.fixture(scope="module")
-def gold_log(tmp_path_factory):
-    return run(tmp_path_factory.mktemp("gold"))
+def gold_log(default_gold_log):
+    return default_gold_log("impact_review")
 
 
 def test_gold_set_runs_offline(gold_log):

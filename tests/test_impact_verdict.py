@@ -12,7 +12,9 @@ from inspect_ai import eval as inspect_eval
 from review_harness.core.member import MemberResult, MemberRun
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.impact.artifact import load_artifact, read_artifact
-from review_harness.impact.checks import implied_p_value, run_checks, srm_p_value
+from review_harness.impact.checks import counts_standard_error, implied_p_value, run_checks, srm_p_value
+from review_harness.impact.readings import read
+from review_harness.impact.table import default_table
 from review_harness.impact.gold import impact_gold_files
 from review_harness.impact.knowledge import EmptyKnowledgeBase
 from review_harness.impact.models import ImpactReview
@@ -101,7 +103,9 @@ def test_implied_p_value_for_every_artifact_that_reports_an_interval_or_a_standa
         request = prepare_request(artifact, spec, EmptyKnowledgeBase(), 1)
         has_interval = artifact.contract.ci_lower is not None and artifact.contract.ci_upper is not None
         has_se = any(k in artifact.impact_estimates for k in ("standard_error", "t_stat"))
-        assert (request.implied_p_value is not None) == (has_interval or has_se), gold.id
+        # two arms' counts and rates of an outcome that is a share imply a standard error too
+        counted = counts_standard_error(read(artifact, default_table())) is not None
+        assert (request.implied_p_value is not None) == (has_interval or has_se or counted), gold.id
 
 
 def test_unknown_model_type_is_reviewed_with_the_generic_checks_and_a_warning():

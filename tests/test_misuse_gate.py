@@ -22,15 +22,10 @@ IMPACT_CONFIG = BASELINES_DIR / "impact_review.gate.yaml"
 
 
 @pytest.fixture(scope="module")
-def gold(tmp_path_factory):
+def gold(tmp_path_factory, default_gold_log):
     """An impact gold-set log, its baseline and tolerances in a folder of their own."""
-    from inspect_ai import eval as inspect_eval
-
-    from helpers import load_task_file
-
     folder = tmp_path_factory.mktemp("gate-misuse")
-    [log] = inspect_eval(load_task_file("impact_review")(), model="offline/rules", display="none",
-                         log_dir=str(folder / "logs"))
+    log = default_gold_log("impact_review")
     assert log.status == "success"
     path = folder / "gold.eval"
     write_eval_log(log, str(path))

@@ -227,7 +227,7 @@ def test_bad_input_is_one_line(tmp_path):
     assert report.outcomes[0].error and "\n" not in report.outcomes[0].error
 
 
-@pytest.mark.skipif(not (REAL / "ds").is_dir(), reason="the real write-ups are not beside the checkout")
+@pytest.mark.real("ds")
 def test_plant_on_the_real_ds_write_ups(tmp_path):
     report = plant("ds", [REAL / "ds"], tmp_path, seed=1)
     assert report.written >= 10 and not report.failures
@@ -282,7 +282,7 @@ def test_design_operator_applies_honestly(tmp_path, operator, case, check):
     assert gold.verdict is None and gold.topic == record["topic"]
 
 
-@pytest.mark.skipif(not (REAL / "design").is_dir(), reason="the real designs are not beside the checkout")
+@pytest.mark.real("design")
 def test_a_design_document_is_split_into_design_and_its_goals(tmp_path):
     source = REAL / "design" / "01-kep-scheduling-framework.md"
     report = plant("design", [source], tmp_path, seed=1)

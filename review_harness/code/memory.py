@@ -44,6 +44,9 @@ from review_harness.code.merge import Recalled
 from review_harness.code.models import DECISION_WORDS, CodeFinding, Severity
 from review_harness.core.files import file_lock, write_atomic, write_new
 
+# the sample store keys of the memory as read when a review started, and as the review used it
+MEMORY_KEY = "code:memory"
+MEMORY_READ_KEY = "code:memory-read"
 MEMORY_MODES = ("off", "read", "update", "write")  # write: another name of update
 PRUNE_DAYS = 30
 KINDS = {"spec": "spec-reviewer", "quality": "quality-reviewer"}
@@ -396,8 +399,6 @@ def recall(entries: list[dict]) -> Callable[[CodeFinding], Recalled | None] | No
 
 def memory_for_prompt(state, stage: str) -> str:
     """The memory block of a reviewer's prompt: as read when the review started."""
-    from review_harness.code.panel import MEMORY_READ_KEY
-
     read = state.store.get(MEMORY_READ_KEY)
     if read is None:
         read = read_memory(state.metadata)
@@ -464,8 +465,6 @@ def update_memory_after_review(state, review) -> str | None:
     """Once per review, from all its rounds: counted findings become patterns, findings a human
     dismissed become false positives. Returns a warning when memory could not be written (the
     review itself is kept: it is in the log)."""
-    from review_harness.code.panel import MEMORY_KEY
-
     meta = state.metadata
     used: dict = {"mode": meta.get("memory_mode", "off")}
     root = memory_root(meta)

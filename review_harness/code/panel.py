@@ -13,7 +13,7 @@ from typing import Any
 
 from review_harness.code.change import ChangeSet
 from review_harness.code.config import ReviewConfig
-from review_harness.code.memory import recall
+from review_harness.code.memory import MEMORY_KEY, MEMORY_READ_KEY, recall
 from review_harness.code.merge import confidence, decide, decide_quality, merge_stage, stage_confidence
 from review_harness.code.matcher import pair_indices
 from review_harness.code.models import (
@@ -28,8 +28,6 @@ ITERATIONS_KEY = "code:iterations"
 FIXES_KEY = "code:fixes"
 OUTCOME_KEY = "code:outcome"
 CHANGE_KEY = "code:change"
-MEMORY_KEY = "code:memory"
-MEMORY_READ_KEY = "code:memory-read"
 PLAN_KEY = "code:plan"
 HUMAN_KEY = "code:human"
 WARNINGS_KEY = "code:warnings"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from review_harness.core.models import Severity
 
 if TYPE_CHECKING:
-    from review_harness.code.rules import FileView, Result
+    from review_harness.code.fileview import FileView, Result
 
 PROPERTY_DECORATORS = {"property", "cached_property", "setter", "getter", "deleter", "abstractproperty"}
 TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")

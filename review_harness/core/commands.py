@@ -41,6 +41,11 @@ class CommandError(ValueError):
         self.who = who
 
 
+class KindFileError(ValueError):
+    """A file a kind reads for a command (its rubric, its personas) is missing or malformed. A kind's
+    own error subclasses it, so a generic command shows it as one line without importing the kind."""
+
+
 @contextmanager
 def one_line(*errors: type[Exception], who: str = PROG) -> Iterator[None]:
     """Inside, the expected errors of a command (a kind's own error types, which the CLI does

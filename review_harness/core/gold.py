@@ -246,6 +246,25 @@ def check_gold_file(kind_name: str, path: str | Path) -> GoldCase:
     return load_gold(path, kind.gold_model, kind.gold_problems)
 
 
+def gold_document(path: Path) -> str | None:
+    """The `document:` a gold file gives (a document kept outside the repository, `../shared/...`);
+    None when it gives none or cannot be read (its loader then says why)."""
+    try:
+        raw = read_yaml(path)
+    except YamlReadError:
+        return None
+    document = raw.get("document") if isinstance(raw, dict) else None
+    return document if isinstance(document, str) else None
+
+
+def present_gold_files(set_name: str, paths: Sequence[Path]) -> list[Path]:
+    """The gold files of a set whose documents are here: one pointing at an absent shared document
+    is left out with one line (core.paths.leave_out_absent; an error where they are required)."""
+    from review_harness.core.paths import leave_out_absent
+
+    return leave_out_absent(f"gold set '{set_name}'", paths, gold_document)
+
+
 def gold_set_folders(kind: str, fixtures: str) -> tuple[Path, Path]:
     """(fixtures folder, gold folder) of `-T fixtures=VALUE`: a set of the project
     (fixtures/<VALUE>/ and gold/<VALUE>/, e.g. `ds`, `domain/search`), or a gold set of the user's

@@ -19,10 +19,13 @@ once, when the solver writes it.
 `sample_model_usage` and `sample_role_usage` are the token usage of the running sample per model
 and per role (what its model calls reported), which a gold scorer turns into the cost per
 correct finding; Inspect keeps them in a private module.
+
+`json_schema_dump` is a response schema as the providers serialise it (what is sent).
 """
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model._model import sample_model_usage, sample_role_usage
+from inspect_ai.util._json import json_schema_dump
 from inspect_ai.util._store import suspend_store_events
 
 
@@ -33,4 +36,4 @@ def display_print(message: str) -> None:
     display().print(message)
 
 
-__all__ = ["PrerequisiteError", "display_print", "sample_model_usage", "sample_role_usage", "suspend_store_events"]
+__all__ = ["PrerequisiteError", "display_print", "json_schema_dump", "sample_model_usage", "sample_role_usage", "suspend_store_events"]

@@ -2,8 +2,9 @@
 
 The file maps a name to a pattern, to a list of pieces joined into one pattern (a long
 alternation split over lines), or to a group of such names (kept in file order). Patterns are
-compiled once, case-insensitive unless told otherwise; a pattern that does not compile is an
-error naming the file and the key.
+compiled once, case-insensitive unless told otherwise; a pattern that does not compile, or a name
+given twice in one mapping (YAML would keep the second silently), is an error naming the file and
+the key.
 
     vocabulary = read_pattern_table(PROMPTS_DIR / "design" / "offline_vocabulary.yaml")
     vocabulary.retry.search(text)
@@ -68,5 +69,6 @@ def compile_patterns(raw: Mapping, where: str, flags: int = re.IGNORECASE) -> Pa
 
 
 def read_pattern_table(path: str | Path, flags: int = re.IGNORECASE) -> PatternTable:
-    raw = read_mapping(path, PatternTableError, label="pattern file", expected="a mapping of names to patterns")
+    raw = read_mapping(path, PatternTableError, label="pattern file", expected="a mapping of names to patterns",
+                       unique_keys=True)
     return compile_patterns(raw, str(path), flags)

@@ -16,7 +16,8 @@ from typing import Any
 
 from inspect_ai.model import ResponseSchema
 from inspect_ai.util import JSONSchema, json_schema
-from inspect_ai.util._json import json_schema_dump
+
+from review_harness.core.inspect_adapter import json_schema_dump
 
 # keywords either provider refuses in a response schema (checked after parsing instead)
 STRIPPED_KEYWORDS = ("minLength", "maxLength", "minimum", "maximum", "pattern", "examples", "default")

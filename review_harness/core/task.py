@@ -2,9 +2,12 @@
 
 A task file (`tasks/<kind>_review.py`) declares its parameters in its signature (Inspect reads
 them from there), asks its kind's package for the samples and the kind's own checked options,
-and names its solvers and scorers. Everything else is done here, the same way for every kind:
+and names its solvers and scorers. It hands every parameter to the helper by name (`**unknown` as
+`unknown=`), so a reader follows each one from the signature; a parameter declared and not handed
+over (or handed over and not declared) is a programming error the helper names. Everything else is
+done here, the same way for every kind:
 
-    with review_task("ds", ds_review, locals()) as run:
+    with review_task("ds", ds_review, document=document, ..., unknown=unknown) as run:
         ds = ds_input(run)
         return run.task(ds, solver=review_pipeline(ds.rubric, **run.pipeline_options), synthesis=..., gold=...)
 
@@ -157,11 +160,21 @@ def mark_planted(samples: list[Sample]) -> dict[str, int]:
     return planted
 
 
+def _handed_over(who: str, task_function: Callable[..., Task], arguments: Mapping[str, Any]) -> None:
+    """Every parameter of the task's signature is handed to the helper by name, and nothing else."""
+    declared = set(inspect.signature(task_function).parameters)
+    missing, extra = sorted(declared - set(arguments)), sorted(set(arguments) - declared)
+    problems = [f"{what}: {', '.join(names)}" for what, names in (("not handed over", missing), ("not declared", extra)) if names]
+    if problems:
+        raise TypeError(f"{who}: a task hands each of its parameters to the task helper by name ({'; '.join(problems)})")
+
+
 @contextmanager
-def checked_parameters(who: str, task_function: Callable[..., Task], arguments: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def checked_parameters(who: str, task_function: Callable[..., Task], /, **arguments: Any) -> Iterator[dict[str, Any]]:
     """The checks every task makes, for a task that is no review kind's (judge_meta): errors
     inside are one line, also on stderr; unknown names and a missing model stop the run.
-    `arguments` is the task function's `locals()` taken first thing."""
+    `arguments`: each parameter of the task function by name (`**unknown` as `unknown=`)."""
+    _handed_over(who, task_function, arguments)
     with loud_errors(who):
         declared = inspect.signature(task_function).parameters
         reject_unknown_params(arguments.get(UNKNOWN) or {}, known=declared)
@@ -171,10 +184,10 @@ def checked_parameters(who: str, task_function: Callable[..., Task], arguments: 
 
 
 @contextmanager
-def review_task(kind_name: str, task_function: Callable[..., Task], arguments: dict[str, Any]) -> Iterator[TaskRun]:
+def review_task(kind_name: str, task_function: Callable[..., Task], /, **arguments: Any) -> Iterator[TaskRun]:
     """The one task helper: see the module docstring."""
     kind = get_kind(kind_name)
-    with checked_parameters(kind.task or kind.name, task_function, arguments) as args:
+    with checked_parameters(kind.task or kind.name, task_function, **arguments) as args:
         reject_gold_set_options(args, inspect.signature(task_function).parameters)
         timeout = as_number("timeout", args.get("timeout"))
         max_tokens = as_number("max_tokens", args.get("max_tokens"), integer=True)

@@ -45,10 +45,28 @@ class YamlReadError(ValueError):
         super().__init__(f"{path}: {problem}" + (f" at line {line}" if line else ""))
 
 
-def read_yaml(path: str | Path) -> Any:
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """The safe loader, refusing a mapping that names one key twice (YAML keeps the last value,
+    so the first would be lost without a word)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (a second value would replace the first)", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def read_yaml(path: str | Path, unique_keys: bool = False) -> Any:
     """A YAML file a user or the project hands in, read by the core's one reader: a missing file,
     a folder, a named pipe, binary data, text that is not UTF-8, a YAML error or pathological
-    nesting is a `YamlReadError` (one line naming the file)."""
+    nesting is a `YamlReadError` (one line naming the file). With `unique_keys`, a key given twice
+    in one mapping is such an error too, naming the key and its second line."""
     path = Path(path)
     try:
         text = read_text(path)
@@ -56,7 +74,7 @@ def read_yaml(path: str | Path) -> Any:
         missing = ex.problem == "no such file"
         raise YamlReadError(path, "not found" if missing else ex.problem, missing=missing) from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader) if unique_keys else yaml.safe_load(text)
     except RecursionError:
         raise YamlReadError(path, NESTED_TOO_DEEPLY) from None
     except yaml.YAMLError as ex:
@@ -67,13 +85,13 @@ def read_yaml(path: str | Path) -> Any:
 
 
 def read_mapping(path: str | Path, error: type[Exception], label: str = "", expected: str = "a mapping",
-                 allow_empty: bool = False) -> dict[str, Any]:
+                 allow_empty: bool = False, unique_keys: bool = False) -> dict[str, Any]:
     """A YAML file whose top level is a mapping. A missing or unparsable file, or any other top
     level, is `error` with one line naming the file after `label` ('checks table <path>: ...');
-    an empty file is {} when `allow_empty`, else a wrong top level too."""
+    an empty file is {} when `allow_empty`, else a wrong top level too; `unique_keys`: as read_yaml."""
     prefix = f"{label} " if label else ""
     try:
-        raw = read_yaml(path)
+        raw = read_yaml(path, unique_keys)
     except YamlReadError as ex:
         raise error(f"{prefix}{ex}") from None
     if raw is None and allow_empty:

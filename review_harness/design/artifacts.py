@@ -341,7 +341,7 @@ def patterns_document(review: DesignReview) -> dict[str, Any]:
 
 def run_record(review: DesignReview) -> dict[str, Any]:
     """The iteration's line of runs.jsonl: outcome, tokens and estimated cost per member."""
-    from review_harness.design.cost import run_cost
+    from review_harness.core.prices import run_cost
 
     tokens: dict[str, dict[str, int]] = {}
     for run in review.reviewer_runs:  # a member may have run more than once (retries)

@@ -21,7 +21,7 @@ from inspect_ai.dataset import Sample
 
 from review_harness.core.documents import DocumentError, is_remote, load, read_file
 from review_harness.core.documents.web import fetch_public, is_confluence_page
-from review_harness.core.gold import GoldError, gold_set_folders
+from review_harness.core.gold import GoldError, gold_set_folders, present_gold_files
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.files import file_problem
 from review_harness.core.params import choice, looks_like_path, resolve_user_path
@@ -195,6 +195,7 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
     real = real_gold_files(gold_dir)
     if not folder.is_dir() and not real:
         raise PrerequisiteError(f"fixture set '{fixtures}' not found: {folder} is not a folder")
+    real = present_gold_files(str(fixtures), real)
     cases: list[tuple[Path | None, Path]] = []
     for case in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         gold_path = gold_dir / f"{case.name}.yaml"

@@ -412,7 +412,7 @@ def render_summary(review: DesignReview, names: Mapping[str, str] | None = None)
     lines += _delta_lines(review)
     lines += _auto_fix_lines(review)
     if review.reviewer_runs:
-        from review_harness.design.cost import cost_line, run_cost
+        from review_harness.core.prices import cost_line, run_cost
 
         lines += ["## Cost", "", cost_line(run_cost(review.reviewer_runs)) + ".", ""]
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from review_harness.core.gold import ExpectedFinding, GoldCase, gold_files
 from review_harness.core.matching import one_to_one, quote_overlap, ratio
-from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR, PROJECT_ROOT, repo_path
+from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR, PROJECT_ROOT, leave_out_absent, repo_path
 from review_harness.domain.config import DomainIndex
 from review_harness.domain.dedup import FindingRef, dedup, suppressed
 from review_harness.domain.reviewer import DomainFinding, ReviewerRubric
@@ -149,15 +149,15 @@ def load_fit_gold(path: Path = FIT_GOLD) -> FitGold:
 
 
 def evaluate_fit(gold: FitGold | None = None) -> list[FitResult]:
-    """Each document of the fit gold against each domain; a document that cannot be found is
-    skipped (the real write-ups live beside the repository)."""
+    """Each document of the fit gold against each domain; a real write-up (kept beside the
+    repository) that is not here is left out with one line (core.paths.leave_out_absent)."""
     from review_harness.domain.config import default_index, load_index
     from review_harness.domain.topics import domain_fit
 
     gold = gold or load_fit_gold()
     indexes = {d: load_index(PROJECT_ROOT / p) for d, p in gold.indexes.items()}
     out = []
-    for case in gold.documents:
+    for case in leave_out_absent("domain fit gold", gold.documents, lambda case: case.document):
         path = repo_path(case.document)
         if not path.is_file():
             continue

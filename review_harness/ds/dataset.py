@@ -8,7 +8,7 @@ from typing import Any
 from review_harness.core.inspect_adapter import PrerequisiteError
 from inspect_ai.dataset import Sample
 
-from review_harness.core.gold import GoldError, gold_set_folders
+from review_harness.core.gold import GoldError, gold_set_folders, present_gold_files
 from review_harness.ds.gold import load_gold
 from review_harness.ds.judge import load_meta_fixture
 from review_harness.ds.models import AUDIENCES, MODES, WORKFLOWS, ReviewOptions
@@ -80,11 +80,19 @@ def _failed_sample(path: str, reason: str, options: ReviewOptions, sample_id: st
                   metadata={"source": path, "options": options.model_dump(), "gold": None, "input_error": reason})
 
 
+def _set_name(gold_dir: Path) -> str:
+    """A gold folder as its set is named: `ds/real` for gold/ds/real, else the folder."""
+    try:
+        return str(gold_dir.relative_to(GOLD_DIR))
+    except ValueError:
+        return str(gold_dir)
+
+
 def _outside_samples(gold_dir: Path, overrides: dict[str, Any]) -> list[Sample]:
     """One sample per gold file of the set that points at a document outside the repository
     (`document: ../shared/real/ds/...`), id = the gold file's name."""
     samples = []
-    for gold_path in sorted(gold_dir.glob("*.yaml")):
+    for gold_path in present_gold_files(_set_name(gold_dir), sorted(gold_dir.glob("*.yaml"))):
         try:
             gold = load_gold(gold_path)
         except GoldError as ex:
@@ -109,6 +117,8 @@ def fixture_samples(fixture_set: str, overrides: dict[str, Any]) -> list[Sample]
     if not folder.is_dir():
         if outside:
             return outside
+        if gold_dir.is_dir() and any(gold_dir.glob("*.yaml")):  # every case's document is absent (said above)
+            raise PrerequisiteError(f"fixture set '{fixture_set}': no case to run, the documents it points at are absent")
         raise PrerequisiteError(f"fixture set '{fixture_set}' not found: {folder} is not a folder")
     samples = []
     for path in sorted(folder.glob("*.md")):

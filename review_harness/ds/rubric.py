@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from review_harness.core.commands import KindFileError
 from review_harness.core.member import RetryPolicy
 from review_harness.core.paths import PROMPTS_DIR as ALL_PROMPTS
 from review_harness.core.yamlio import YamlReadError, read_yaml
@@ -24,7 +25,7 @@ CALIBRATED_RUBRIC = PROMPTS_DIR / "rubric.calibrated.yaml"
 OPTIONAL_DIMENSIONS = ("domain",)
 
 
-class RubricError(ValueError):
+class RubricError(KindFileError):
     """The rubric file is missing or malformed."""
 
 

@@ -37,7 +37,30 @@ def standard_error(reading: Reading) -> tuple[float, str] | None:
         return (upper - lower) / (2 * z_for(reading.ci_level)), f"the {reading.ci_level:.0%} interval"
     if v.get("t_stat"):
         return abs(effect / v["t_stat"]) or math.inf, f"{reading.written('t_stat')} {fmt(v['t_stat'])}"
-    return None
+    return counts_standard_error(reading)
+
+
+def counts_standard_error(reading: Reading) -> tuple[float, str] | None:
+    """Two arms' counts and rates imply the standard error of their difference, when the outcome
+    is a share of units (its name says a rate; in percent when it says so): the unpooled
+    two-proportion standard error, in the estimate's unit."""
+    v = reading.values
+    if not reading.has("treatment_n", "control_n", "treatment_mean", "control_mean"):
+        return None
+    name = str(reading.artifact.model_params.get("dependent_variable") or "").lower()
+    words = reading.table.words
+    if not any(w in name for w in words.proportion):
+        return None
+    unit = 100.0 if any(w in name for w in words.percent) else 1.0
+    n1, n0 = v["treatment_n"], v["control_n"]
+    p1, p0 = v["treatment_mean"] / unit, v["control_mean"] / unit
+    if not (0 <= p1 <= 1 and 0 <= p0 <= 1 and n1 > 0 and n0 > 0):
+        return None
+    se = math.sqrt(p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0) * unit
+    if se <= 0:
+        return None
+    return se, (f"counts and rates of the arms ({fmt(v['treatment_mean'])} of {fmt(n1)}, {fmt(v['control_mean'])} of "
+                f"{fmt(n0)}: a standard error of {fmt(se)} for two proportions)")
 
 
 def implied_p(reading: Reading) -> float | None:
@@ -268,10 +291,19 @@ def _p_agreement(reading: Reading, p: float, p_written: str, se: float, se_from:
     straddle = says != excludes
     level_text = f"the {level:.0%} interval's threshold {fmt(threshold)}"
     if not straddle:
-        return check("p_value_matches_ci", RIGOR, True, topic="intervals and significance", fields=fields,
-                     message=f"{numbers}: " + ("within what a t-based or asymmetric interval explains" if gap <= agreement.method
-                                               else f"they differ in strength (by {gap:.0%} on the z scale), as different "
-                                               "methods do, but agree about significance"))
+        if gap <= agreement.method:
+            return check("p_value_matches_ci", RIGOR, True, topic="intervals and significance", fields=fields,
+                         message=f"{numbers}: within what a t-based or asymmetric interval explains")
+        if implied < p:
+            floor = (f"a p-value this small is usually written at a reporting floor (p < {fmt(p)}), and "
+                     if p <= agreement.floor else "")
+            return check("p_value_matches_ci", RIGOR, True, topic="intervals and significance", fields=fields,
+                         message=f"{numbers}: {floor}the p-value is weaker than the interval (by {gap:.0%} on the z "
+                         "scale), conservative as a permutation or exact test is; they agree about significance")
+        return check("p_value_matches_ci", RIGOR, False, failing="warn", topic="intervals and significance",
+                     fields=fields, message=f"{numbers}: they agree about significance, but the p-value is stronger "
+                     f"than the interval allows, by {gap:.0%} on the z scale, more than rounding or a t-based or "
+                     "asymmetric interval explains: it overstates the evidence, or was computed another way")
     if gap <= agreement.method:
         return check("p_value_matches_ci", RIGOR, False, failing="warn", topic="intervals and significance",
                      fields=fields, message=f"{numbers}: close (rounding or a t-based interval explains the gap), "
@@ -279,10 +311,55 @@ def _p_agreement(reading: Reading, p: float, p_written: str, se: float, se_from:
     if gap <= agreement.borderline:
         return check("p_value_matches_ci", RIGOR, False, failing="warn", topic="intervals and significance",
                      fields=fields, message=f"{numbers}: they disagree beyond rounding (by {gap:.0%} on the z scale) "
-                     f"and fall on either side of {level_text}")
+                     f"and fall on either side of {level_text}, both close to it: significance is borderline")
     return check("p_value_matches_ci", RIGOR, False, topic="intervals and significance", fields=fields,
                  message=f"{numbers}: the p-value and the interval contradict each other about significance, far "
-                 f"beyond rounding (by {gap:.0%} on the z scale)")
+                 f"beyond rounding (by {gap:.0%} on the z scale) and on either side of {level_text}")
+
+
+def _near(ratio: float, factor: float, band: float) -> bool:
+    return ratio > 0 and factor / band <= ratio <= factor * band
+
+
+def common_scale(reading: Reading) -> ConsistencyCheck | None:
+    """Estimate and interval (and standard error) in one unit: a midpoint, or an interval's
+    standard error, about 100 times the estimate's (or a hundredth) is the interval in percentage
+    points beside an estimate as a fraction (or the reverse). When a p-value is reported, the p the
+    rescaled interval implies is shown beside it."""
+    c = reading.artifact.contract
+    effect, lower, upper = c.effect_estimate, c.ci_lower, c.ci_upper
+    if lower is None or upper is None or upper <= lower or not effect:
+        return None
+    scale = reading.table.scale
+    mid, half = (lower + upper) / 2, (upper - lower) / 2
+    se_ci = half / z_for(reading.ci_level)
+    se = reading.values.get("standard_error")
+    rounding = _half(reading, "ci_lower") + _half(reading, "ci_upper") + _half(reading, "intervention_effect")
+    for factor in scale.factors:
+        for k in (factor, 1 / factor):
+            found = []
+            if _near(mid / effect, k, scale.band) and abs(mid - effect) > rounding + 0.05 * half:
+                found.append(f"the interval's midpoint {fmt(mid)} is {fmt(round(mid / effect, 1))} times the estimate "
+                             f"{fmt(effect)}")
+            if se and _near(se_ci / se, k, scale.band):
+                found.append(f"the interval implies a standard error of {fmt(se_ci)}, {fmt(round(se_ci / se, 1))} "
+                             f"times the reported {reading.written('standard_error')} {fmt(se)}")
+            if not found:
+                continue
+            p = reported_p(reading)
+            shown = ""
+            if p is not None:
+                rescaled = p_of_z(effect / (se_ci / k))
+                shown = (f"; rescaled by {fmt(1 / k)}, the interval implies p of about {fmt(rescaled)} against the "
+                         f"reported {p[1]} {fmt(p[0])}")
+            unit = ("likely percentage points (or percent) beside an estimate given as a fraction" if k > 1
+                    else "likely a fraction beside an estimate given in percentage points (or percent)")
+            return check("common_scale", RIGOR, False, topic="intervals and significance",
+                         fields=[reading.written(f) for f in ("ci_lower", "ci_upper", "intervention_effect",
+                                                              "standard_error") if f in reading.values],
+                         message=f"{'; '.join(found)}{shown}: the interval is in other units than the estimate, "
+                         f"{unit}, so the estimate and its uncertainty cannot be read together")
+    return None
 
 
 def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
@@ -300,6 +377,9 @@ def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
     p = reported_p(reading)
     if p is not None:
         forms.append(p[1] if "twice" in p[1] else f"{p[1]} {fmt(p[0])}")
+    counted = None if forms else counts_standard_error(reading)
+    if counted is not None:
+        forms.append(f"implied by {counted[1]}")
     inference = [d for name in reading.spec.inference if (d := reading.diagnostic(name)) and d.value is not None]
     forms += [f"permutation inference {d.name} {fmt(d.value)}" for d in inference]
     fields = [reading.written(f) for f in ("ci_lower", "ci_upper", "standard_error", "t_stat", "p_value",
@@ -316,6 +396,9 @@ def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
         if lower > upper:
             checks.append(check("ci_order", RIGOR, False, f"ci_lower {fmt(lower)} is above ci_upper {fmt(upper)}",
                                 fields=["ci_lower", "ci_upper"]))
+        scaled = common_scale(reading)
+        if scaled is not None:
+            checks.append(scaled)
         h = _half(reading, "ci_lower") + _half(reading, "intervention_effect")
         contains = lower - h <= effect <= upper + _half(reading, "ci_upper") + _half(reading, "intervention_effect")
         checks.append(check(
@@ -323,7 +406,7 @@ def uncertainty(reading: Reading) -> list[ConsistencyCheck]:
             message=f"the interval [{fmt(lower)}, {fmt(upper)}] " + ("contains" if contains else "does not contain")
             + f" the estimate {fmt(effect)}"))
     se = standard_error(reading)
-    if p is not None and se is not None and math.isfinite(se[0]) and se[0] > 0 and (lower is None or lower <= upper):
+    if p is not None and se is not None and math.isfinite(se[0]) and se[0] > 0 and (lower is None or upper is None or lower <= upper):
         from_interval = se[1].startswith("the ")
         se_half = ((_half(reading, "ci_lower") + _half(reading, "ci_upper")) / (2 * z_for(reading.ci_level))
                    if from_interval else _half(reading, "standard_error"))
@@ -376,8 +459,13 @@ def checks_of(reading: Reading) -> list[ConsistencyCheck]:
             message=f"model type {artifact.model_type!r} is not in the checks table "
             f"({', '.join(table.model_type_names)}): only the generic checks ran"))
     elif reading.resolved != artifact.model_type:
+        why = ""
+        if reading.variant:
+            shown = next((s.evidence for s in reading.said.get("design", []) if s.what == reading.variant), None)
+            why = f" (a {reading.variant} design: " + (f"the words say so, {shown})" if shown else
+                                                       "it reports the jump in the probability of treatment)")
         checks.append(check("model_type_known", FIT, True, f"model type {artifact.model_type!r} is checked as "
-                            f"{reading.resolved}", topic="model choice"))
+                            f"{reading.resolved}{why}", topic="model choice"))
     checks += [identity(reading, ident) for ident in reading.spec.identities]
     checks.append(percent_change(reading))
     checks.append(effect_size(reading))

@@ -25,6 +25,7 @@ from review_harness.impact.statistics import FIT, RIGOR, check, fmt, reported_p,
 from review_harness.impact.models import ConsistencyCheck
 from review_harness.impact.readings import Reading
 from review_harness.impact.table import Diagnostic, expression, fold_name
+from review_harness.impact.words import verdict_of
 
 COUNT_FIELDS = ("n_observations", "treatment_n", "control_n", "pre_period_length", "post_period_length", "n_units")
 
@@ -67,7 +68,7 @@ def _split_texts(reading: Reading) -> list[tuple[str, str]]:
             if isinstance(value, str) and fold_name(key.rsplit(".", 1)[-1]) in SPLIT_NAMES]
 
 
-def _written_split(reading: Reading) -> tuple[float, str] | None:
+def _written_split(reading: Reading) -> tuple[float, str, str] | None:
     """An equal split written as text ('50/50', '50-50'): the treatment share is 1/arms. An unequal
     one ('40/60') does not say which arm is which, so it is not used."""
     import re
@@ -75,36 +76,45 @@ def _written_split(reading: Reading) -> tuple[float, str] | None:
     for key, value in _split_texts(reading):
         shares = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", value)]
         if len(shares) >= 2 and len(set(shares)) == 1 and re.fullmatch(r"[\d.\s/:%-]+", value):
-            return 1 / len(shares), f"the planned split {value!r} ({key})"
+            return 1 / len(shares), f"the planned split {value!r} ({key})", key
     return None
 
 
-def _planned_share(reading: Reading) -> tuple[float | None, str]:
+def _planned_share(reading: Reading) -> tuple[float | None, str, list[str]]:
+    """The planned treatment share, what states it, and the fields that do: a number, a split
+    written as text, the design's words, and only then the split the method's label assumes."""
     share = reading.values.get("treatment_share")
     if share is not None:
         share = share / 100 if share > 1 else share
         if 0 < share < 1:
-            return share, f"the planned share {fmt(share)}"
+            return share, f"the planned share {fmt(share)}", [reading.written("treatment_share")]
     written = _written_split(reading)
     if written is not None:
-        return written
+        return written[0], written[1], [written[2]]
+    plans = reading.said.get("plan", [])
+    plan = next((p for p in plans if p.value is not None), None)
+    if plan is not None:
+        return plan.value, f"the planned share {fmt(plan.value)} the design states in words ({plan.evidence})", [plan.field]
+    if plans:  # the design says the split was not equal, without the share: nothing to assume
+        return None, f"the design's words say the split was not equal but not the share ({plans[0].evidence})", [plans[0].field]
     if reading.spec.planned_share is not None:
         return reading.spec.planned_share, (f"the {fmt(reading.spec.planned_share)} split this method assumes when no "
-                                            "treatment_share is stated")
-    return None, ""
+                                            "treatment_share is stated"), []
+    return None, "", []
 
 
 def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
     treated, control = reading.values.get("treatment_n"), reading.values.get("control_n")
     if treated is None or control is None:
         return None
-    share, said = _planned_share(reading)
+    share, said, stated_by = _planned_share(reading)
     arms = f"treatment_n {fmt(treated)} and control_n {fmt(control)}"
     if share is None:
         texts = _split_texts(reading)
         why = (f"the planned split {texts[0][1]!r} ({texts[0][0]}) does not say which arm is the treatment "
-               "(state treatment_share)" if texts else "no planned split (treatment_share) is stated")
-        return check("sample_ratio", d.dimension, None, topic=d.topic, fields=["treatment_n", "control_n"],
+               "(state treatment_share)" if texts else said or "no planned split (treatment_share) is stated")
+        # information: what the method needs is the sample ratio or balance, and that need says the gap
+        return check("sample_ratio", d.dimension, None, severity="minor", topic=d.topic, fields=["treatment_n", "control_n"],
                      message=f"arms of {fmt(treated)} and {fmt(control)}, but {why}, so the sample ratio cannot be "
                      "tested: unequal arms are not by themselves a mismatch")
     p = srm_p_value(treated, control, share)
@@ -112,7 +122,7 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
         return None
     ok = p >= (d.at_least or 0)
     return check("sample_ratio", d.dimension, ok, topic=d.topic, failing=d.on_fail,
-                 fields=["treatment_n", "control_n", *(["treatment_share"] if "treatment_share" in reading.values else [])],
+                 fields=["treatment_n", "control_n", *stated_by],
                  message=f"{d.describe} {fmt(p)} (chi-square of {arms} against {said}) is "
                  f"{'' if ok else 'not '}{d.threshold.text()}" + ("" if ok else ": the assignment or the logging is "
                                                                   "broken, so no metric of this experiment can be trusted"))
@@ -120,13 +130,22 @@ def _sample_ratio(reading: Reading, d: Diagnostic) -> ConsistencyCheck | None:
 
 def _permutation(reading: Reading, d: Diagnostic, value: float, name: str) -> ConsistencyCheck:
     found = _by_leaf(reading, "n_placebos", "n_permutations") or _by_leaf(reading, "n_donors")
+    derived = ""
+    if found is None and reading.spec.time == "panel" and reading.values.get("n_units", 0) >= 2 \
+            and "permutation_inference" in reading.spec.inference:
+        # one treated unit: every other unit is a donor, and each donor is one placebo
+        found = (reading.values["n_units"] - 1, reading.written("n_units"))
+        derived = f" ({found[1]} {fmt(found[0] + 1)} less the treated unit)"
     alpha = reading.table.significance_level
     fields = [name, *([found[1]] if found else [])]
     attainable = ""
     minimum = None
     if found and found[0] >= 1:
         minimum = 1 / (found[0] + 1)
-        attainable = f"; with {fmt(found[0])} placebos the smallest attainable p is 1/{fmt(found[0] + 1)} = {fmt(minimum)}"
+        attainable = (f"; with {fmt(found[0])} placebos{derived} the smallest attainable p is 1/{fmt(found[0] + 1)} = "
+                      f"{fmt(minimum)}")
+        if minimum > alpha:
+            attainable += f", so no result of this design can fall below {fmt(alpha)}"
     supports = value <= alpha or (minimum is not None and value <= minimum * 1.05)
     if supports:
         return check("permutation_inference", d.dimension, True, topic=d.topic, fields=fields,
@@ -171,6 +190,11 @@ def diagnostic(reading: Reading, meaning: str) -> ConsistencyCheck | None:
         if d.compute == "srm" and reading.has("treatment_n", "control_n"):
             context = (f" (arms: treatment_n {fmt(reading.values['treatment_n'])}, control_n "
                        f"{fmt(reading.values['control_n'])})")
+            recomputed = _sample_ratio(reading, d)
+            if recomputed is not None and recomputed.status == "fail":
+                # the arms as reported contradict the reported test: the arms are the evidence
+                return recomputed.model_copy(update={"message": recomputed.message + f"; the reported {found.name} "
+                                                     f"{fmt(found.value)} does not match these arms"})
         return _threshold_check(meaning, d, found.value, found.name, [found.name], context)
     if d.compute == "srm":
         return _sample_ratio(reading, d)
@@ -186,6 +210,47 @@ def diagnostic(reading: Reading, meaning: str) -> ConsistencyCheck | None:
             return _threshold_check(meaning, d, value, f"{d.expression}, with {shown}",
                                     [reading.written(f) for f in expr.fields])
     return None
+
+
+def words_check(reading: Reading, meaning: str, numeric: ConsistencyCheck | None) -> ConsistencyCheck | None:
+    """What the artifact's words say about a diagnostic, as a check quoting them. Without a number
+    the words decide; beside a number they can only add a failure the number did not show (words
+    never relax a numeric check). A gap before treatment given in words is weighed against the
+    effect as the numbers' pre-treatment gap is."""
+    statement = verdict_of(reading.said.get(meaning, []))
+    if statement is None:
+        return None
+    d = reading.table.diagnostics[meaning]
+    if numeric is not None and numeric.status != "not_available":
+        if numeric.status != "pass" or statement.holds is not False:
+            return None
+    quote = f"{statement.evidence}"
+    ident = meaning if numeric is None or numeric.status == "not_available" else f"{meaning}_in_words"
+    if statement.holds is None:
+        return check(ident, d.dimension, None, severity="minor", topic=d.topic, fields=[statement.field],
+                     message=f"{d.describe}: named in words ({quote}), but its result cannot be read from them")
+    if statement.what == "gap":
+        effect = abs(reading.artifact.contract.effect_estimate)
+        share = reading.table.plausibility.pre_gap_share
+        gap = statement.value or 0.0
+        unit = f" {statement.unit}" if statement.unit else ""
+        said = (f"{d.describe}: the words report a divergence before treatment of {fmt(gap)}{unit} ({quote}) "
+                f"against the estimated effect {fmt(effect)}")
+        if gap >= effect:
+            return check(ident, d.dimension, False, topic=d.topic, fields=[statement.field],
+                         message=said + ": as large as the effect, so the groups' own trends could produce all of it")
+        if gap >= share * effect:
+            return check(ident, d.dimension, False, failing="warn", topic=d.topic, fields=[statement.field],
+                         message=said + f": at least {fmt(share)} of the effect, so their trends could produce much of it")
+        return check(ident, d.dimension, True, topic=d.topic, fields=[statement.field],
+                     message=said + ": small beside the effect")
+    if statement.value is not None and d.threshold is not None:
+        found = _threshold_check(meaning, d, statement.value, f"the {statement.what} the words give, {quote}",
+                                 [statement.field])
+        return found.model_copy(update={"id": ident})
+    status = "pass" if statement.holds else ("fail" if d.fatal is None and d.on_fail == "fail" else d.on_fail)
+    return check(ident, d.dimension, statement.holds, topic=d.topic, fields=[statement.field], failing=status,
+                 message=f"{d.describe}: reported in words as {'passing' if statement.holds else 'failing'} ({quote})")
 
 
 def _two_waves(reading: Reading) -> bool:
@@ -213,8 +278,15 @@ def diagnostics(reading: Reading) -> list[ConsistencyCheck]:
     needed = {name for group in spec.need_groups for name in group}
     expected = [name for group in spec.diagnostic_groups for name in group]
     out: dict[str, ConsistencyCheck] = {}
+    # words are read for the diagnostics the method expects or needs (a fit named in a DiD's notes is
+    # not a synthetic control's)
     for meaning in dict.fromkeys([*expected, *reading.diagnostics, *(n for n in needed if n in reading.table.diagnostics)]):
         found = diagnostic(reading, meaning)
+        said = words_check(reading, meaning, found)
+        if said is not None and said.id != meaning:
+            out[said.id] = said
+        elif said is not None and (found is None or said.status != "not_available"):
+            found = said
         if found is None and meaning == "parallel_trends" and _two_waves(reading):
             found = _parallel_trends_untestable(reading)
         if found is not None:
@@ -516,14 +588,20 @@ def parameters(reading: Reading) -> list[ConsistencyCheck]:
 
 
 def names_understood(reading: Reading) -> list[ConsistencyCheck]:
-    if not reading.unknown and not reading.described:
+    read_fields = {s.field.split(".", 1)[-1] for said in reading.said.values() for s in said}
+    described = [d for d in reading.described if d not in read_fields]
+    if not reading.unknown and not described and not reading.instructions:
         return []
     parts = []
     if reading.unknown:
         parts.append(f"not understood: {', '.join(reading.unknown)} (the checks table gives these names no meaning, "
                      "so they were not used; a table entry under checks.diagnostics.<meaning>.names teaches it)")
-    if reading.described:
-        parts.append(f"given in words, read by the reviewer but not checked: {', '.join(reading.described)}")
+    if described:
+        parts.append(f"given in words that name no check's result, read by the reviewer but not checked: "
+                     f"{', '.join(described)}")
+    if reading.instructions:
+        parts.append("text addressed to the reviewer, read as data and not followed: "
+                     + "; ".join(s.evidence for s in reading.instructions[:3]))
     names = [u.split(" = ")[0] for u in reading.unknown]  # the described ones are text: nothing was read
     return [check("diagnostics_understood", FIT, None if reading.unknown else True, severity="minor", scored=False,
                   topic="diagnostic names", fields=names, message="; ".join(parts))]

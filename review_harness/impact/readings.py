@@ -14,6 +14,7 @@ from typing import Any, Literal
 from review_harness.impact.artifact import COUNTS, date_grain, decimals, parse_date
 from review_harness.impact.models import ImpactArtifact
 from review_harness.impact.table import ChecksTable, ModelType, fold_name
+from review_harness.impact.words import Said, read_words
 
 # diagnostic families whose sub-keys are data the checks read or describe (besides the table's)
 FAMILIES = ("balance", "covariate_balance", "donor_weights", "first_stage", "placebo", "event_study", "residuals",
@@ -62,6 +63,9 @@ class Reading:
     time: Time = field(default_factory=lambda: Time("unknown", "unknown"))
     basis: str | None = None  # 'baseline' | 'counterfactual' when the artifact states one
     basis_given: str | None = None
+    said: dict[str, list[Said]] = field(default_factory=dict)  # what the words establish, by meaning
+    instructions: list[Said] = field(default_factory=list)  # text addressed to the reviewer: data, not read
+    variant: str | None = None  # the design variant the words or numbers establish ('fuzzy')
 
     @property
     def method(self) -> str:
@@ -275,13 +279,31 @@ def _time(reading: Reading) -> None:
     reading.time = inferred or Time("unknown", "unknown (not reported, and no dated periods to infer it from)")
 
 
+FUZZY = "fuzzy_regression_discontinuity"
+
+
+def _variant(reading: Reading) -> None:
+    """A discontinuity labelled plainly is fuzzy when its words say so or it reports the jump in
+    the probability of treatment: it is then checked as the fuzzy design (a Wald ratio at the
+    cutoff), never asked for the sharp design's identity."""
+    table = reading.table
+    if reading.resolved != "regression_discontinuity" or FUZZY not in table.model_types:
+        return
+    said = [s for s in reading.said.get("design", []) if s.what == "fuzzy"]
+    if said or "treatment_jump" in reading.values:
+        reading.variant = "fuzzy"
+        reading.resolved, reading.spec = FUZZY, table.model_types[FUZZY]
+
+
 def read(artifact: ImpactArtifact, table: ChecksTable) -> Reading:
     reading = Reading(artifact, table, table.spec(artifact.model_type), table.resolve(artifact.model_type))
+    reading.said, reading.instructions = read_words(artifact, table)
     _values(reading)
     _fit_error(reading)
     _level(reading)
     _diagnostics(reading)
     _time(reading)
+    _variant(reading)
     given = artifact.model_params.get("percent_change_basis")
     if isinstance(given, str) and given.strip():
         reading.basis_given = given.strip()

@@ -182,6 +182,16 @@ class PAgreement(BaseModel):
     model_config = ConfigDict(extra="forbid")
     method: float = Field(gt=0)
     borderline: float = Field(gt=0)
+    floor: float = Field(default=0.001, gt=0, lt=1, description="a reported p at or below this may be a floor")
+
+
+class Scale(BaseModel):
+    """Estimate and interval on different scales: a factor (100: percentage points against a
+    fraction) within `band` of the ratio of their sizes."""
+
+    model_config = ConfigDict(extra="forbid")
+    factors: list[float] = Field(default_factory=lambda: [100.0])
+    band: float = Field(default=1.5, gt=1)
 
 
 class Plausibility(BaseModel):
@@ -269,6 +279,7 @@ class Diagnostic(BaseModel):
     inference: bool = Field(default=False, description="a p-value of the effect itself: small supports it")
     topic: str | None = None
     describe: str
+    said: list[str] = Field(default_factory=list, description="phrases that name it in the artifact's words")
 
     @model_validator(mode="after")
     def _check(self) -> Diagnostic:
@@ -299,6 +310,25 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
     warn: float | None = Field(default=None, gt=0)
     fail: float | None = Field(default=None, gt=0)
+
+
+class Words(BaseModel):
+    """The vocabulary the artifact's words are read with (words.py): phrases that say a test
+    passed (`passes`, some carrying their own negation) or failed (`fails`), what a sentence about
+    assignment names (`assignment`, `equal_split`), the design variants a label leaves open
+    (`variants`), and the openings and addresses of an instruction (read as data, never obeyed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    passes: list[str] = Field(default_factory=list)
+    fails: list[str] = Field(default_factory=list)
+    assignment: list[str] = Field(default_factory=list)
+    equal_split: list[str] = Field(default_factory=list)
+    variants: dict[str, list[str]] = Field(default_factory=dict)
+    instructions: list[str] = Field(default_factory=list)
+    addressed: list[str] = Field(default_factory=list)
+    effect: list[str] = Field(default_factory=list, description="words for the estimate itself")
+    proportion: list[str] = Field(default_factory=list, description="an outcome named so is a share of units")
+    percent: list[str] = Field(default_factory=list, description="... and given in percent")
 
 
 TimeShape = Literal["series", "panel", "cross_section", "unknown"]
@@ -355,6 +385,7 @@ class ChecksTable(BaseModel):
     significance_level: float = Field(gt=0, lt=1)
     tolerance: Tolerance
     p_value_agreement: PAgreement
+    scale: Scale = Field(default_factory=Scale)
     plausibility: Plausibility
     frequencies: dict[str, Frequency]
     within_season: float = Field(default=92, gt=0, description="days a post-period may run within one season")
@@ -370,6 +401,7 @@ class ChecksTable(BaseModel):
     describing_params: list[str] = Field(default_factory=list)
     model_types: dict[str, ModelType]
     generic: ModelType
+    words: Words = Field(default_factory=Words)
     _lookup: dict[str, str] = PrivateAttr(default_factory=dict)
     _field_lookup: dict[str, str] = PrivateAttr(default_factory=dict)
     _frequency_lookup: dict[str, str] = PrivateAttr(default_factory=dict)

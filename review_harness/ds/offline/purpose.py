@@ -22,13 +22,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.view import APPENDIX, LIMITATIONS, Sentence
+from review_harness.ds.offline.view import APPENDIX, LIMITATIONS, DocView, Sentence
 
-if TYPE_CHECKING:  # pragma: no cover
-    from review_harness.ds.offline.features import Features
+
+class Features(Protocol):
+    """What these readings use of a document's facts (features.Features, which calls them)."""
+
+    view: DocView
+
+    @property
+    def statements(self) -> list[Sentence]: ...
+
 
 I = re.IGNORECASE
 

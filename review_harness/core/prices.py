@@ -1,8 +1,9 @@
-"""Estimated cost of a review run from the price table in data (prompts/design/prices.yaml).
+"""The project's price table (prompts/prices.yaml) and the estimated cost of a review run from it.
 
-Each member run is priced by its own model (a persona on the evaluated model, the synthesizer or
-grader on their roles' models); a model the table does not know gets its tokens only, and the
-run's total is then null with the unknown models named.
+Each member run is priced by its own model (a design persona on the evaluated model, the
+synthesizer or grader on their roles' models); a model the table does not know gets its tokens
+only, and the run's total is then null with the unknown models named. (A gold run's dollars per
+correct finding come from Inspect's own price data first: core/goldrun.py.)
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from review_harness.core.member import MemberRun
+from review_harness.core.paths import PROMPTS_DIR
 from review_harness.core.yamlio import read_model
-from review_harness.design.personas import PROMPTS_DIR, PersonaError
 
 PRICES_FILE = PROMPTS_DIR / "prices.yaml"
+
+
+class PriceTableError(ValueError):
+    """The price table is missing or malformed (one line naming the file)."""
 
 
 class Price(BaseModel):
@@ -40,7 +45,7 @@ class PriceTable(BaseModel):
 
 @lru_cache(maxsize=1)
 def price_table() -> PriceTable:
-    return read_model(PRICES_FILE, PriceTable, f"price table {PRICES_FILE}", PersonaError)
+    return read_model(PRICES_FILE, PriceTable, f"price table {PRICES_FILE}", PriceTableError)
 
 
 def run_cost(runs: Sequence[MemberRun], table: PriceTable | None = None) -> dict[str, Any]:
