@@ -31,6 +31,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "design": ("review_harness.design.cli:design", "Design review folders: write them from a log, accept or reject findings."),
     "code": ("review_harness.code.cli:code", "Code reviews: analytics from logs, a human's approve or reject."),
     "domain": ("review_harness.domain.cli:domain", "Domain knowledge digests: list, show, refresh, roll back."),
+    "offline-precision": ("review_harness.ds.offline.precision:offline_precision",
+                          "Each offline DS and domain check's precision on gold-set runs, per split."),
     "impact": ("review_harness.impact.cli:impact", "Impact results: check an artifact, an initiative's confidence."),
 }
 

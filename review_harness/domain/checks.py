@@ -192,7 +192,7 @@ def position_corrected(ctx: Ctx, unit: Unit) -> bool:
     """A correction of position bias: propensities, click models, randomised positions or order,
     interleaving. Randomising the sample (of queries, users or traffic) is not one, nor is a
     correction still to come or one the document declines."""
-    if unit.is_plan:  # a correction still to come does not correct the labels this work used
+    if not unit.is_done:  # a correction still to come does not correct the labels this work used
         return False
     terms = ctx.rules.words("position_correction") + _remedy_terms(ctx)
     spans = [m.span() for t in terms for m in term_pattern(t).finditer(unit.low)]

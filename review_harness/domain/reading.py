@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from review_harness.core.mood import prospective
 from review_harness.core.markdown import MdSection, Sentence, parse_sections, section_at, sentences
 from review_harness.core.text import NEGATION
 
@@ -67,6 +68,12 @@ class Unit:
     def is_plan(self) -> bool:
         """A sentence about what will be done, not what was done."""
         return bool(PLANNING.search(self.text)) or bool(PLAN_HEADING.search(self.heading))
+
+    @property
+    def is_done(self) -> bool:
+        """A sentence that reports what this work did: not a plan, a recommendation, a condition
+        or an instruction, in its own words or by the section it sits in."""
+        return not self.is_plan and not prospective(self.text, self.heading)
 
     @property
     def is_result(self) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 
 from review_harness.ds.models import DimensionResult, Finding, Review
+from review_harness.ds.offline.limits import made_by_rules, rule_check_notice
+from review_harness.ds.offline.precision import checks_off
 from review_harness.ds.rubric import Rubric
 
 RERUN_FULL_HINT = "Run again with `-T mode=full` for per-lens ratings and detailed findings."
@@ -38,6 +40,8 @@ def _header(review: Review) -> list[str]:
         lines += [f"> **[!] Capacity Notice:** {notice}", ""]
     if review.status == "deferred":
         return lines
+    if made_by_rules(r.model for r in review.reviewer_runs):
+        lines += [rule_check_notice(checks_off()), ""]
     if review.status == "no_analysis":
         return lines + [f"**No analysis to review** -- {no_analysis_text(review)}. Nothing was scored and no "
                         "reviewer was asked; add the question, the method, the results and the conclusion, then "

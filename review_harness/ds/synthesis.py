@@ -27,7 +27,7 @@ from review_harness.ds.models import (
 from review_harness.ds.rubric import Dimension, Rubric
 from review_harness.ds import scoring
 from review_harness.ds import domain_dim
-from review_harness.ds.positives import quotes_faulted
+from review_harness.ds.positives import positives_lost, unfaulted, withheld_note
 from review_harness.ds.domain_dim import DomainInput
 from review_harness.domain.dedup import DedupDecision
 
@@ -453,10 +453,14 @@ def synthesize(
     ] + domain_rows
     # a positive never praises a sentence a finding faults (whichever reviewer raised the finding)
     faulted = [f.evidence for f in findings if f.evidence]
-    positives = {d: [p for p in ps if not quotes_faulted(p.detail, faulted)] for d, ps in positives.items()}
-    chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(positives)]
-    if not chosen and status != "deferred":
+    kept = unfaulted(positives, faulted)
+    chosen = [SynthesizedPositive(**p.model_dump(), dimension=d) for d, p in scoring.select_positives(kept)]
+    if not chosen and status != "deferred" and positives_lost(positives, {d: reports.get(d) for d in rubric.dimensions},
+                                                              runs):
         chosen = lead_positives({d: r for d, r in dimensions.items() if d in rubric.dimensions}, rubric)
+    withheld = withheld_note(positives, len(chosen))
+    if withheld:
+        notes.append(withheld)
     return Review(
         document=document,
         mode=mode,

@@ -9,6 +9,7 @@ from functools import cached_property
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.purpose import compares_methods, read_purpose, unchecked_method
 from review_harness.ds.prepare import count_words
+from review_harness.core.mood import prospective_at
 from review_harness.ds.offline.view import (
     APPENDIX,
     BACKGROUND,
@@ -32,8 +33,10 @@ _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
 _AFTER_IS_DATE = re.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b|^\s*(?:[–-]|to|until|and|through)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b", re.I)
 _BEFORE_IS_DATE = re.compile(rf"\b{_MONTH}\.?\s*$", re.I)
 _BEFORE_IS_LABEL = re.compile(
+    # a number that names something (a level, a stage, an id, a version) or sits inside a link or an identifier
     r"(?:\b(?:q|h|fy|day|days|week|weeks|section|slide|step|phase|version|v|line|lines|page|table|figure|fig|email|"
-    r"item|part|chapter|sprint|wave|round|cohort|tier|p|top|bottom|no|#)\.?\s*|[A-Za-z_]|[-/:])$",
+    r"item|part|chapter|sprint|wave|round|cohort|tier|p|top|bottom|no|#|levels?|stages?|id|ids|grade|episode|season|"
+    r"build|world|floor|room|lane|gate|zone|model|number|nr|ticket|issue|pr|run)\.?\s*|[A-Za-z_]|[-/:=&?%])$",
     re.I,
 )
 _AFTER_IS_LABEL = re.compile(r"^(?:[:/]\d|[A-Za-z_]{2,}\d|\d)")
@@ -353,8 +356,8 @@ class Features:
                 head = s.text[max(0, m.start() - 45) : m.start()]
                 if lx.DESIGN_NEGATED.search(head):
                     continue
-                if re.search(r"\b(todo|tbd|thinking|could use|or use|maybe|plan to|will use|should use|would)\b", s.text, re.I):
-                    continue
+                if re.search(r"\b(todo|tbd|thinking|or use|maybe)\b", s.text, re.I) or prospective_at(s.text, m.start()):
+                    continue  # a design announced, recommended or wished for ("we should randomise") is not the one used
                 return s, m
         return None
 
@@ -400,9 +403,11 @@ class Features:
         not hold ("this might not hold on other data sets", "I have not tried to separate these
         effects"), or at least two distinct weaker limitation phrases. A null result ("we cannot
         say the groups differ") is a result, not a limitation."""
-        section = re.compile(r"\b(limitations?|caveats?|threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
-                             r"what the data cannot|known issues|open questions)\b", re.I)
+        # a section whose heading names the limits (limitations, caveats, a disclaimer, what the data cannot show);
         # an extraction's "Limitations" excerpt is a label, not the author's heading: its text must read as one
+        section = re.compile(r"\b(limitations?|caveats?|disclaimers?|fine print|scope and limits|health warnings?|"
+                             r"threats? to validity|what (?:we|this) (?:don'?t|does not|cannot)|"
+                             r"what the data cannot|known issues|open questions)\b", re.I)
         lim = [s for s in self.statements if s.role == LIMITATIONS and (section.search(s.section) or s.kind == "heading")
                and not (self.view.is_extraction and s.section == s.excerpt)]
         if lim:

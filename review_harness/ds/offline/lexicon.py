@@ -73,8 +73,15 @@ BEFORE_AFTER = rx(
     r"compared (?:to|with) (?:the )?(?:previous|prior|last|same) (?:month|quarter|year|week|period)|"
     r"month[- ]over[- ]month|year[- ]over[- ]year|week[- ]over[- ]week|quarter[- ]over[- ]quarter|MoM|YoY|WoW|QoQ)\b"
 )
+# groups formed by how much of a thing people got through their own behaviour ("users shown the ads multiple
+# times", "customers who saw 4+ emails"): the amount follows from what they did, so the groups select themselves
+_DOSE = (r"(?:users|customers|accounts|members|people|shoppers|subscribers|buyers|visitors|viewers|players|readers) "
+         r"(?:who (?:saw|see|were shown|received|got|heard)|shown|exposed to|seeing|receiving|reached by)\b[^.,;]{0,40}?"
+         r"\b(?:\d+\+? times|\d+ or more times|multiple times|several times|many times|more (?:often|times)|repeatedly|"
+         r"frequently|most often)")
 SELECTION = rx(
-    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
+    rf"\b({_DOSE}|"
+    r"(?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:open(?:ed)?|click(?:ed)?|read|watch(?:ed)?|attend(?:ed)?|b(?:uy|ought)|purchas(?:e|ed)|view(?:ed)?|visit(?:ed)?|log(?:ged)?|"
     r"cho(?:se|ose)|opt(?:ed)?|sign(?:ed)? up|enabl(?:e|ed)|adopt(?:ed)?|us(?:e|ed)|engag(?:e|ed)|respond(?:ed)?|complet(?:e|ed)|"
     r"answer(?:ed)?|upgrad(?:e|ed)|join(?:ed)?|turn(?:ed)? on|activat(?:e|ed)|tri(?:ed)|redeem(?:ed)?)|"
@@ -84,7 +91,8 @@ SELECTION = rx(
 )
 # the same, in the past tense only: how a causal claim about people who chose the thing is told
 SELECTION_PAST = rx(
-    r"\b((?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
+    rf"\b({_DOSE}|"
+    r"(?:users|customers|accounts|members|people|shoppers|subscribers|buyers|stores|teams|workspaces|[a-z]{3,}ers) (?:who|that) "
     r"(?:opened|clicked|read|watched|attended|bought|purchased|viewed|visited|logged|chose|opted|signed up|enabled|"
     r"adopted|used|engaged|responded|completed|answered|upgraded|joined|turned on|activated|tried)|"
     r"those who (?:did|didn't|did not|opened|clicked|used|adopted|engaged|responded)|survey respondents|respondents|"

@@ -30,6 +30,7 @@ from review_harness.ds.models import (
 from review_harness.ds.offline import checks as _checks  # noqa: F401  (registers detectors)
 from review_harness.ds.offline import strengths as _strengths  # noqa: F401  (registers strengths)
 from review_harness.ds.offline import lexicon as lx
+from review_harness.ds.offline.precision import checks_off
 from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.positives import quotes_faulted
 from review_harness.ds.offline.registry import (
@@ -192,8 +193,10 @@ def review_with_rules(
     tier: int = 1,
     draft: bool = False,
     rubric: Rubric | None = None,
+    off: frozenset[str] | None = None,
 ) -> ReviewerReport:
-    """Review ``content`` (a document or a tier 3 extraction) for one rubric dimension."""
+    """Review ``content`` (a document or a tier 3 extraction) for one rubric dimension. ``off``: the
+    checks left out (default: those off by default, prompts/ds/offline_checks.yaml)."""
     rubric = rubric or default_rubric()
     dim = rubric.dimension(dimension)  # an unknown dimension is a caller error: raise
     mode = mode if mode in MODES else "full"
@@ -211,14 +214,17 @@ def review_with_rules(
     ratings: list[LensAssessment] = []
     emitted: set[str] = set()
     unassessable = lenses_not_assessed(ctx)
+    off = checks_off() if off is None else off
     deductions = 0.0
     for lens in dim.lenses:
         ranked: list[tuple[int, float, int, ReviewerFinding, float]] = []
         seen_types: set[str] = set()
+        checked = False
         for order, row in enumerate(lens.deductions):
             detector = DETECTORS.get(row.id)
-            if detector is None or (draft and row.id in DRAFT_SKIPPED):
+            if detector is None or row.id in off or (draft and row.id in DRAFT_SKIPPED):
                 continue
+            checked = True
             hits = _as_list(_run(detector, row.id, ctx))
             for hit in sorted(hits, key=lambda h: -h.strength):
                 if row.id in seen_types:
@@ -240,6 +246,8 @@ def review_with_rules(
         note = None
         if worst is None and lens.id in unassessable:
             rating, note = LensRating.NOT_ASSESSED, unassessable[lens.id]
+        elif worst is None and not checked:  # no rule ran under this lens: nothing was checked, so nothing is sound
+            rating, note = LensRating.NOT_ASSESSED, f"no rule check covers {lens.title.lower()}: a person should read for it"
         ratings.append(LensAssessment(lens=lens.id, rating=rating, note=note))
 
     findings.sort(key=lambda f: f.severity.rank)  # stable: lens order kept within a severity

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.mood import prospective_at
+
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import is_parameter
 from review_harness.ds.offline.features import interval_with_bounds
@@ -42,7 +44,9 @@ def sound_design(ctx: Context) -> Strength | None:
     f = ctx.features
     statements = [s for s in f.statements if s.kind not in ("heading", "table") and s.role not in (LIMITATIONS,)]
     by_role = sorted(statements, key=lambda s: (s.role not in ("method", "data"), s.line))
-    hits = [(s, m) for s in by_role for m in [_RANDOM_ASSIGNMENT.search(s.text)] if m]
+    # a design the document announces, recommends or wishes for ("we should randomise", "we recommend an A/B test")
+    # is not the design its results came from
+    hits = [(s, m) for s in by_role for m in [_RANDOM_ASSIGNMENT.search(s.text)] if m and not prospective_at(s.text, m.start())]
     # "users were randomly assigned" says how the groups were made; "randomly selected into the test" or "the A/B
     # test ran from ..." only says who took part, or names it
     def rank(hit) -> int:
@@ -59,7 +63,8 @@ def sound_design(ctx: Context) -> Strength | None:
         )
     if any(_DISCLAIMS_CAUSAL.search(s.text) for s in f.statements):
         return None
-    other = next(((s, m) for s in by_role for m in [_COUNTERFACTUAL.search(s.text)] if m), None)
+    other = next(((s, m) for s in by_role for m in [_COUNTERFACTUAL.search(s.text)] if m and not prospective_at(s.text, m.start())),
+                 None)
     if other is None:
         return None
     s, m = other

@@ -42,7 +42,7 @@ _ROLE_BY_HEADING: tuple[tuple[str, re.Pattern[str]], ...] = (
                     r"bottom line|highlights|at a glance|in brief|in short|synopsis|abstract|headline)")),
     (APPENDIX, lx.rx(r"^(appendix|appendices|annex|supplementary|supporting (?:detail|material)|raw (?:data|output)|"
                      r"full (?:results|tables|output)|detailed tables|references?|glossary)")),
-    (LIMITATIONS, lx.rx(r"\b(limitations?|caveats?|risks?|threats to validity|known issues|what we don'?t know|"
+    (LIMITATIONS, lx.rx(r"\b(limitations?|caveats?|disclaimers?|fine print|scope and limits|health warnings?|risks?|threats to validity|known issues|what we don'?t know|"
                         r"constraints|open questions|what (?:this|it|the (?:data|analysis|results?|test|model)) (?:(?:does|do|can)(?: and (?:does|do|can))?"
                         r"(?: not|n'?t)|cannot) (?:show|tell|say|mean|support|cover|prove))\b")),
     (RECOMMENDATION, lx.rx(r"\b(recommendations?|recommended|next steps?|action items?|actions|decisions?|proposal|"

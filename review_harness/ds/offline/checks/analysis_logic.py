@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.mood import hedged_before
 from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
+    ci_spans,
+    clause_of,
     is_data_size, is_parameter,
     CONDITIONAL, IMPERATIVE, ci_values, evidence_kind, first_words, metric_terms, negated_before, primary_nulls,
     quoted_hit, tables_with_cells, unmarked,
@@ -124,6 +127,8 @@ def unsupported_conclusion(ctx: Context) -> Hit | None:
         m = lx.OVERCLAIM.search(s.text)
         if not m or negated_before(s.text, m.start(), 20) or s.line in claimed:
             continue
+        if hedged_before(s.text, m.start()):
+            continue  # "it's difficult to say definitively": the strong word is what the sentence declines to claim
         if s.text.rstrip("*_ ").endswith("?"):
             continue
         if re.search(r"\b(?:to|so as to|in order to)\s+$", s.text[max(0, m.start() - 14):m.start()], re.I):
@@ -421,6 +426,43 @@ def _called_stable(v, s: Sentence, m: re.Match, metric: str, interval: str) -> H
     )
 
 
+_CHANGE_VERB = re.compile(r"^(?:rose|fell|grew|dropped|moved|changed|was|were|is|are|went|stayed|held|came|"
+                          r"\w+ed|\w+s)$", lx.I)
+
+
+def _named_in(clause: str, label: set[str]) -> bool:
+    """The clause names the metric: it shares at least half of the metric's words (and two, when it has two)."""
+    words = set(re.findall(r"[a-z0-9]+", clause.lower()))
+    shared = len(label & words)
+    return bool(label) and shared >= min(2, len(label)) and 2 * shared >= len(label)
+
+
+def _stable_prose_named(ctx: Context, sentences, claims) -> Hit | None:
+    """A metric the text calls stable whose own estimate, reported in another sentence of prose
+    ("Refund rate (guardrail): +0.25 pts (95% CI +0.05 to +0.45)"), has an interval that excludes zero.
+    The estimate's metric is named by the words of its clause before its first number."""
+    for s in sentences:
+        if s.kind == "table" or s.role == LIMITATIONS:
+            continue
+        for lo, hi, start, _ in ci_spans(s.text):
+            if lo <= 0 <= hi:
+                continue
+            a, _b = clause_of(s.text, start, start)
+            lead = re.split(r"[-−+]?\s?[$€£]?\d", s.text[a:start], maxsplit=1)[0]
+            label = {w for w in content_words(re.sub(r"\([^)]*\)", " ", lead.lower()))
+                     if w not in _ROW_WORDS_IGNORED and not _CHANGE_VERB.match(w)}
+            if not label or _RATIO_ROW.search(lead):
+                continue
+            for c, m in claims:
+                if c is s:
+                    continue  # the same sentence is read clause by clause above
+                ca, _cb = clause_of(c.text, m.start(), m.end())
+                if _named_in(c.text[ca:m.start()], label):
+                    return _called_stable(ctx.view, c, m, lead.strip(" :-*"),
+                                          f"its estimate in \"{ctx.view.quote(s, None, max_words=14)}\"")
+    return None
+
+
 def _stable_row_named(ctx: Context, sentences) -> Hit | None:
     """A metric the text calls stable ('the refund rate held steady') whose own row in a results table
     gives a difference with an interval that excludes zero."""
@@ -428,6 +470,9 @@ def _stable_row_named(ctx: Context, sentences) -> Hit | None:
               for m in [_STABLE.search(s.text)] if m and not negated_before(s.text, m.start(), 12)]
     if not claims:
         return None
+    prose = _stable_prose_named(ctx, sentences, claims)
+    if prose is not None:
+        return prose
     for table in tables_with_cells(ctx):
         header = " ".join(table[0][1])
         # the table's measures, named by its column headings ("fill rate", "orders per visitor")
@@ -484,12 +529,14 @@ def guardrail_contradiction(ctx: Context) -> Hit | None:
                          "decision on that trade-off rather than on 'held'."),
                     strength=3,
                 )
-    # a metric called stable in the same breath as an interval that excludes zero
+    # a metric called stable in the same clause as its own interval, which excludes zero (another metric's
+    # interval in the same sentence is not this one's: "conversion rose (CI ...) and the refund rate held steady")
     for s in sentences:
         m = _STABLE.search(s.text) if s.kind != "table" else None
         if m is None:
             continue
-        moved = [(lo, hi) for lo, hi in ci_values(s.text) if lo > 0 or hi < 0]
+        a, b = clause_of(s.text, m.start(), m.end())
+        moved = [(lo, hi) for lo, hi, start, end in ci_spans(s.text) if a <= start and end <= b and (lo > 0 or hi < 0)]
         if moved:
             lo, hi = moved[0]
             return _called_stable(v, s, m, "the metric", f"the interval given with it ({lo:+g} to {hi:+g})")

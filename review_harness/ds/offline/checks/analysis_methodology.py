@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.mood import hedged_before
+
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.helpers import (
     first_in_roles, first_where, first_words, quoted_hit, unmarked,
@@ -17,7 +19,10 @@ from review_harness.ds.offline.view import APPENDIX, CLOSING_ROLES, DATA, LIMITA
 
 
 _CAUSAL_EXTRA = lx.rx(
-    r"\b(explains? the (?:lift|increase|gain|rise|drop|decline|change|difference|growth|improvement)|"
+    # an effect stated as established by the comparison: "confirming the positive reinforcement effect", "proves the impact"
+    r"\b((?:confirm\w*|prov(?:es|ed|ing|e)|demonstrat\w*|establish\w*) (?:the |a |an |its |their |that )?(?:[\w-]+ ){0,3}"
+    r"(?:effect|impact|influence|benefit|uplift|lift)s?|"
+    r"explains? the (?:lift|increase|gain|rise|drop|decline|change|difference|growth|improvement)|"
     r"(?:is|was|as) the (?:mechanism|driver|cause|reason|active ingredient)|the (?:mechanism|driver) (?:is|was|behind))\b"
 )
 _CONFOUNDER = lx.rx(
@@ -73,8 +78,8 @@ def _causal_candidates(ctx: Context) -> list[tuple[float, Sentence, re.Match[str
         if m is None:
             continue
         window = text[max(0, m.start() - 60) : m.end() + 15]
-        if lx.HEDGE.search(window):
-            continue
+        if lx.HEDGE.search(window) or hedged_before(text, m.start()):
+            continue  # "it's difficult to say definitively that the banner caused it": a claim declined, not made
         if _PROPOSAL.search(text):
             continue  # what a proposed change would do is a projection, not a measured effect
         if s.role not in CLOSING_ROLES and not _INTERVENTION.search(text):

@@ -38,7 +38,8 @@ def negated_before(text: str, start: int, window: int = 40) -> bool:
     return bool(lx.NEGATION_NEAR.search(text[max(0, start - window) : start]))
 
 
-def ci_values(text: str) -> list[tuple[float, float]]:
+def ci_spans(text: str) -> list[tuple[float, float, int, int]]:
+    """Every interval in a text with where it stands: (low, high, start, end)."""
     out = []
     for pat in (lx.CI, lx.BRACKET_INTERVAL):
         for m in pat.finditer(text):
@@ -47,8 +48,24 @@ def ci_values(text: str) -> list[tuple[float, float]]:
                 hi = float(re.sub(r"[^\d.\-]", "", m.group("hi").replace("−", "-")))
             except ValueError:
                 continue
-            out.append((lo, hi))
+            out.append((lo, hi, m.start(), m.end()))
     return out
+
+
+def ci_values(text: str) -> list[tuple[float, float]]:
+    return [(lo, hi) for lo, hi, _, _ in ci_spans(text)]
+
+
+# where one clause of a sentence ends and the next begins: a semicolon, a contrast, or "and" opening a new subject
+CLAUSE_BREAK = re.compile(r";|,\s*(?:and|but|while|whereas|yet)\b|\b(?:while|whereas|but|although|though)\b|"
+                          r"\band (?=(?:the|its|our|their|all|every|each|[A-Z])\b)", re.IGNORECASE)
+
+
+def clause_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the clause that holds text[start:end]."""
+    before = [m.end() for m in CLAUSE_BREAK.finditer(text) if m.end() <= start]
+    after = [m.start() for m in CLAUSE_BREAK.finditer(text) if m.start() >= end]
+    return (before[-1] if before else 0, after[0] if after else len(text))
 
 
 BALANCE_CHECK = lx.rx(r"\b(sample ratio|srm|balanced?|balance check|covariate balance|pre-?period|a/a|randomi[sz]ation check|as expected)\b")
