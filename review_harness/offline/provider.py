@@ -110,7 +110,7 @@ class OfflineReviewerAPI(ModelAPI):
         if model_args:
             raise PrerequisiteError(
                 f"-M {sorted(model_args)[0]}: unknown model arg for the offline reviewer; "
-                "known: latency, fault_rate, fault_seed, faults, log (offline/replay)"
+                "known: latency, fault_rate, fault_seed, faults"
             )
         self.latency = _model_number("latency", latency, float)
         self.fault_rate = _model_number("fault_rate", fault_rate, float)
