@@ -26,7 +26,8 @@ from inspect_ai.model import ChatMessage, ModelOutput
 from review_harness.core.inspect_adapter import PrerequisiteError
 
 REPLAY_MODEL = "replay"  # offline/replay
-MEMBER_SPAN = "member"  # the span type call_member opens around a member's call
+MEMBER_SPAN = "member"
+UNREAD_FIELDS = {"messages", "store", "scores", "output"}  # a sample's parts the replay does not need  # the span type call_member opens around a member's call
 
 
 class ReplayMiss(RuntimeError):
@@ -75,17 +76,17 @@ class Recording:
 
     @classmethod
     def read(cls, path: str | Path) -> Recording:
-        from inspect_ai.log import read_eval_log, resolve_sample_attachments
+        from inspect_ai.log import read_eval_log_samples
 
         answers: dict[tuple[str | None, str], list[ModelOutput]] = {}
         files = log_files(path)
         for file in files:
-            try:
-                log = read_eval_log(str(file))
+            try:  # only the events are read (and the attachments long messages are kept in)
+                samples = list(read_eval_log_samples(str(file), all_samples_required=False, resolve_attachments=True,
+                                                     exclude_fields=UNREAD_FIELDS))
             except Exception as ex:  # inspect raises several types for unreadable files
                 raise PrerequisiteError(f"-M log={file}: not a readable eval log ({type(ex).__name__})") from None
-            for sample in log.samples or []:
-                sample = resolve_sample_attachments(sample)  # long messages are stored as attachments
+            for sample in samples:
                 for member, messages, output in recorded_calls(sample.events):
                     answers.setdefault((member, input_hash(messages)), []).append(output)
         if not answers:
