@@ -152,26 +152,27 @@ def test_a_baseline_without_outcomes_says_the_ratchet_did_not_run(pair, capsys):
     assert "not run" in line and "--write-baseline" in line
 
 
-def test_floors_fail_a_run_under_them_whatever_the_baseline(real_run, tmp_path, capsys):
+@pytest.mark.parametrize("metric", ["verdict_band_accuracy", "must_catch_recall"])
+def test_floors_fail_a_run_under_them_whatever_the_baseline(real_run, tmp_path, capsys, metric):
     log_path = tmp_path / "run.eval"
     write_eval_log(real_run, str(log_path))
     baseline = tmp_path / "ds_review.json"
     gate.write_baseline(real_run, str(log_path), baseline)
     rules = yaml.safe_load((BASELINES_DIR / "gate.yaml").read_text())
-    values = gate.sample_values(real_run)["must_catch_recall"]
+    values = gate.sample_values(real_run)[metric]
     reached = sum(v for v in values.values() if v is not None) / sum(v is not None for v in values.values())
     config = tmp_path / "ds_review.gate.yaml"
 
-    config.write_text(yaml.safe_dump({**rules, "floors": {"must_catch_recall": round(reached, 3)}}))
+    config.write_text(yaml.safe_dump({**rules, "floors": {metric: round(reached, 3)}}))
     assert cli_main(["gate", str(log_path), "--baseline", str(baseline)]) == 0
-    assert f"floor: must_catch_recall {reached:.3f} (floor {round(reached, 3):g}): ok" in capsys.readouterr().out
+    assert f"floor: {metric} {reached:.3f} (floor {round(reached, 3):g}): ok" in capsys.readouterr().out
 
     above = round(reached + 0.01, 3)
-    config.write_text(yaml.safe_dump({**rules, "floors": {"must_catch_recall": above}}))
+    config.write_text(yaml.safe_dump({**rules, "floors": {metric: above}}))
     assert cli_main(["gate", str(log_path), "--baseline", str(baseline)]) == 1  # the run equals its baseline
     out = capsys.readouterr().out
-    assert f"floor: must_catch_recall {reached:.3f} (floor {above:g}): UNDER FLOOR" in out
-    assert "gate: FAIL: must_catch_recall under its floor" in out
+    assert f"floor: {metric} {reached:.3f} (floor {above:g}): UNDER FLOOR" in out
+    assert f"gate: FAIL: {metric} under its floor" in out
 
     config.write_text(yaml.safe_dump({**rules, "floors": {"no_such_metric": 0.5}}))
     assert cli_main(["gate", str(log_path), "--baseline", str(baseline)]) == 1
