@@ -12,8 +12,8 @@ from typing import Any
 from inspect_ai.scorer import Metric, Score
 from inspect_ai.solver import TaskState
 
-from review_harness.core.goldrun import (COST_KEYS, OPERATOR_KEY, cost_figures, located_matches, not_judged,
-                                         operator_recall, reviewer_usage)
+from review_harness.core.goldrun import (COST_KEYS, FINDINGS_METADATA, OPERATOR_KEY, cost_figures, finding_outcomes,
+                                         located_matches, not_judged, operator_recall, reviewer_usage)
 from review_harness.core.inspect_adapter import sample_model_usage, sample_role_usage
 from review_harness.core.matching import GoldComparison
 from review_harness.core.metrics import recorded
@@ -51,12 +51,15 @@ def run_figures(state: TaskState | None, gold: Any = None, comparison: GoldCompa
 def with_run_figures(score: Score, state: TaskState, gold: Any, comparison: GoldComparison,
                      described: Mapping[str, tuple[str | None, str]] | None = None) -> Score:
     """A kind's gold score with the run figures added (and its precision not judged on a planted
-    gold file); the cost goes into the metadata too, for the run's per-correct ratios."""
+    gold file); the cost goes into the metadata too, for the run's per-correct ratios, and each
+    gold finding's outcome (caught or not, must-catch or not) for the gate's ratchet."""
     figures = run_figures(state, gold, comparison, described)
+    outcomes = finding_outcomes(gold, located_matches(comparison.matches, gold, described))
     value = not_judged({**score.value, **{k: recorded(v) for k, v in figures.items()}}, gold)  # type: ignore[dict-item]
     cost = {"tokens": figures["input_tokens"] + figures["output_tokens"], "dollars": figures["dollars"],
             "correct": figures["correct_findings"]}
-    return score.model_copy(update={"value": value, "metadata": {**(score.metadata or {}), "cost": cost}})
+    metadata = {**(score.metadata or {}), "cost": cost, FINDINGS_METADATA: outcomes}
+    return score.model_copy(update={"value": value, "metadata": metadata})
 
 
 def not_compared(keys: Iterable[str], why: str, state: TaskState | None = None, **fields: Any) -> Score:

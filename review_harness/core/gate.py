@@ -12,6 +12,14 @@ line, exit 2), never a regression. A metric neither run recorded (an across-epoc
 one-epoch runs) is skipped; one only the baseline lacks is new and passes. Gold figures are
 recorded to 3 decimals, so a move of less than half of 0.001 is no move.
 
+Floors (`floors:` in the config, metric -> lowest acceptable run value) fail a run whose mean over
+its samples is under the floor, even when it is no worse than the baseline: a baseline that was
+useless from the start is no bar. A floor on a metric the run does not record fails too.
+
+The ratchet (core/ratchet.py) then holds every must-catch finding the baseline caught, case by
+case, whatever the averages did; losses a reviewed file accepts (`accepted-losses.yaml` beside the
+baseline, a reason for each) do not fail.
+
 A comparison must compare something: a baseline without values, a config without metrics, a log
 that shares no sample with the baseline, or metrics neither run recorded are bad input (exit 2),
 never a pass; the table says how many samples were compared.
@@ -19,8 +27,9 @@ never a pass; the table says how many samples were compared.
 Baselines change only on purpose. `--write-baseline` refuses, unless told so with a flag, to
 replace a baseline with one of fewer samples (`allow_fewer_samples`), of another task
 (`allow_task_change`), or from a degraded run (`allow_degraded`: failed samples, deferred or
-failed reviews, or figures the current baseline's own gate would fail); a file that is no
-baseline is never replaced. It says what it replaced.
+failed reviews, figures the current baseline's own gate would fail, or a must-catch finding it
+caught that the run lost and no accepted loss covers); a file that is no baseline is never
+replaced. It says what it replaced.
 """
 
 from __future__ import annotations
@@ -38,6 +47,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from review_harness.core.files import file_problem, write_atomic
 from review_harness.core.metrics import RECORDING_NOISE
+from review_harness.core.ratchet import (ACCEPTED_LOSSES, AcceptedLoss, FindingOutcome, RatchetResult, load_accepted,
+                                         ratchet, run_outcomes)
 from review_harness.core.yamlio import first_error, invalid_message, read_json, read_mapping
 
 Z_95 = 1.96
@@ -54,6 +65,8 @@ class MetricRule(BaseModel):
 
 class GateConfig(BaseModel):
     metrics: dict[str, MetricRule]
+    floors: dict[str, float] = Field(default_factory=dict,
+                                     description="metric -> the lowest run value that passes, whatever the baseline")
 
     @field_validator("metrics")
     @classmethod
@@ -71,6 +84,9 @@ class Baseline(BaseModel):
     epochs: int
     values: dict[str, dict[str, float | None]] = Field(
         description="metric -> sample id -> value (mean over epochs; None when not applicable)"
+    )
+    findings: dict[str, dict[str, FindingOutcome]] | None = Field(
+        default=None, description="case -> gold finding id -> its outcome (None: written before the ratchet)"
     )
 
     @field_validator("values")
@@ -101,10 +117,25 @@ class MetricResult(BaseModel):
     note: str = ""
 
 
+class FloorResult(BaseModel):
+    metric: str
+    value: float | None
+    floor: float
+    passed: bool
+
+    def line(self) -> str:
+        if self.value is None:
+            return f"floor: {self.metric} is not recorded by the run (floor {self.floor:g}): UNDER FLOOR"
+        return (f"floor: {self.metric} {self.value:.3f} (floor {self.floor:g}): "
+                + ("ok" if self.passed else "UNDER FLOOR"))
+
+
 class GateResult(BaseModel):
     passed: bool
     problems: list[str] = Field(default_factory=list)
     results: list[MetricResult] = Field(default_factory=list)
+    floors: list[FloorResult] = Field(default_factory=list)
+    ratchet: RatchetResult | None = None
     compared: list[str] = Field(default_factory=list, description="sample ids both runs have")
     missing: list[str] = Field(default_factory=list, description="baseline samples the new log lacks")
 
@@ -195,19 +226,35 @@ class BaselineChange(BaseModel):
                f"{new.epochs} epoch(s)"]
         old = self.replaced
         if old is None:
-            return out
+            return out + [f"  per-finding outcomes: {_outcome_counts(new)}"]
         out.append(f"  replaced the baseline of {old.created} from {old.log}: {len(old.values)} metrics, "
                    f"{len(old.samples)} samples, {old.epochs} epoch(s), task {task_name(old.task)}, model {old.model}")
         for metric in sorted(set(old.values) | set(new.values)):
             before, after = _metric_mean(old.values.get(metric)), _metric_mean(new.values.get(metric))
             if before != after:
                 out.append(f"  {metric}: {_fmt(before)} -> {_fmt(after)}")
+        if old.findings is None or new.findings is None:
+            out.append(f"  per-finding outcomes: {_outcome_counts(new)}; the replaced baseline had "
+                       + ("none" if old.findings is None else _outcome_counts(old)))
+        else:
+            moved = ratchet(old.findings, new.findings, baseline_name=path.stem)
+            if moved.lost or moved.gained or moved.other_lost or moved.other_gained:
+                out += ["  " + line for line in moved.lines()]
         gone, added = old.samples - new.samples, new.samples - old.samples
         if gone:
             out.append(f"  samples no longer in the baseline: {_listed(gone)}")
         if added:
             out.append(f"  new samples: {_listed(added)}")
         return out
+
+
+def _outcome_counts(baseline: Baseline) -> str:
+    if baseline.findings is None:
+        return "none (the log records none: a run of an older version)"
+    outcomes = [o for case in baseline.findings.values() for o in case.values()]
+    must = [o for o in outcomes if o.must_catch]
+    return (f"{len(baseline.findings)} case(s), {len(outcomes)} gold finding(s) ({sum(o.matched for o in outcomes)} "
+            f"caught), {len(must)} must-catch ({sum(o.matched for o in must)} caught)")
 
 
 def _metric_mean(values: dict[str, float | None] | None) -> float | None:
@@ -222,10 +269,12 @@ def write_baseline(log: EvalLog, log_path: str, path: Path, **options: Any) -> B
 
 
 def replace_baseline(log: EvalLog, log_path: str, path: Path, *, statuses: list[str | None] | None = None,
-                     config: GateConfig | None = None, allow_fewer_samples: bool = False,
-                     allow_task_change: bool = False, allow_degraded: bool = False) -> BaselineChange:
+                     config: GateConfig | None = None, accepted: list[AcceptedLoss] | None = None,
+                     allow_fewer_samples: bool = False, allow_task_change: bool = False,
+                     allow_degraded: bool = False) -> BaselineChange:
     """Write the baseline of `log` to `path`, only on purpose: see the module docstring. `statuses`
-    are the log's review statuses; `config` the tolerances the replaced baseline is gated with."""
+    are the log's review statuses; `config` the tolerances the replaced baseline is gated with;
+    `accepted` the reviewed losses (a must-catch finding lost otherwise refuses the run)."""
     name = Path(log_path).name
     if log.status != "success":
         raise GateError(f"{log_path}: log status is '{log.status}'; a baseline must come from a successful run")
@@ -239,6 +288,7 @@ def replace_baseline(log: EvalLog, log_path: str, path: Path, *, statuses: list[
         model=log.eval.model,
         epochs=log.eval.config.epochs or 1,
         values=values,
+        findings=run_outcomes(log),
     )
     reasons = degraded_reasons(log, statuses or [])
     if reasons and not allow_degraded:
@@ -261,6 +311,12 @@ def replace_baseline(log: EvalLog, log_path: str, path: Path, *, statuses: list[
                 moves = ", ".join(f"{r.metric} {_fmt(r.baseline)} -> {_fmt(r.new)}" for r in worse)
                 raise GateError(f"{name} is worse than {path} ({moves}): not replaced (fix the regression, or "
                                 "--allow-degraded to lower the bar on purpose)")
+        if task_name(old.task) == task_name(baseline.task) and not allow_degraded:
+            lost = ratchet(old.findings, baseline.findings, baseline_name=path.stem, accepted=accepted or []).failing
+            if lost:
+                raise GateError(f"{name} lost {len(lost)} must-catch finding(s) {path} caught "
+                                f"({_listed([c.label() for c in lost], 3)}): not replaced (fix the regression, "
+                                f"accept the loss with a reason in {ACCEPTED_LOSSES}, or --allow-degraded)")
     write_atomic(path, json.dumps(baseline.model_dump(), indent=1, sort_keys=True) + "\n")
     return BaselineChange(written=baseline, replaced=old)
 
@@ -309,10 +365,13 @@ def _mean(values: list[float]) -> float | None:
 
 
 def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_overlap: bool = True,
-            missing_fails: bool = True) -> GateResult:
-    """Every metric of `config`, new log against baseline. No shared sample is a `GateError`
-    (unless `require_overlap` is off: the figures are then all missing); a baseline sample the log
-    lacks fails its metrics (unless `missing_fails` is off: only the shared samples count)."""
+            missing_fails: bool = True, accepted: list[AcceptedLoss] | None = None,
+            baseline_name: str = "baseline") -> GateResult:
+    """Every metric of `config`, new log against baseline, then its floors and the ratchet (with
+    the `accepted` losses; `baseline_name` is the baseline file's name without .json). No shared
+    sample is a `GateError` (unless `require_overlap` is off: the figures are then all missing);
+    a baseline sample the log lacks fails its metrics (unless `missing_fails` is off: only the
+    shared samples count)."""
     compared = check_overlap(log, baseline, config) if require_overlap else sorted(
         samples_of(sample_values(log)) & baseline.samples)
     problems = []
@@ -363,8 +422,22 @@ def compare(log: EvalLog, baseline: Baseline, config: GateConfig, *, require_ove
                                     ci_low=low, ci_high=high, tolerance=rule.tolerance,
                                     higher_is_better=rule.higher_is_better, passed=passed, note=note))
     missing = sorted(baseline.samples - samples_of(new_values))
-    return GateResult(passed=not problems and all(r.passed for r in results), problems=problems, results=results,
+    floors = check_floors(new_values, config.floors)
+    held = ratchet(baseline.findings, run_outcomes(log), baseline_name=baseline_name, accepted=accepted or [])
+    passed = (not problems and all(r.passed for r in results) and all(f.passed for f in floors)
+              and not held.failing)
+    return GateResult(passed=passed, problems=problems, results=results, floors=floors, ratchet=held,
                       compared=compared, missing=missing)
+
+
+def check_floors(values: dict[str, dict[str, float | None]], floors: dict[str, float]) -> list[FloorResult]:
+    """Each floor against the run's mean over its samples (a metric no sample has is under it)."""
+    out = []
+    for metric, floor in floors.items():
+        value = _metric_mean(values.get(metric))
+        out.append(FloorResult(metric=metric, value=value, floor=floor,
+                               passed=value is not None and value >= floor - RECORDING_NOISE))
+    return out
 
 
 def expand_rules(rules: dict[str, MetricRule], recorded: set[str]) -> dict[str, MetricRule]:
@@ -396,13 +469,18 @@ def render_table(result: GateResult) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines = [f"problem: {p}" for p in result.problems] + lines
     failed = [r.metric for r in result.results if not r.passed]
+    failed += [f"{f.metric} under its floor" for f in result.floors if not f.passed]
+    lost = result.ratchet.failing if result.ratchet is not None else []
+    if lost:
+        failed.append(f"{len(lost)} must-catch finding(s) lost")
     verdict = "PASS" if result.passed else "FAIL: " + ", ".join(
         (["log status"] if result.problems else []) + failed
     )
     counted = f"compared {len(result.compared)} sample(s)"
     if result.missing:
         counted += f"; {len(result.missing)} baseline sample(s) missing from the log: {_listed(result.missing)}"
-    return "\n".join(lines + ["", counted, f"gate: {verdict}"])
+    extra = [f.line() for f in result.floors] + (result.ratchet.lines() if result.ratchet is not None else [])
+    return "\n".join(lines + [""] + extra + [counted, f"gate: {verdict}"])
 
 
 # ---------------------------------------------------------------------------- the command
@@ -412,6 +490,11 @@ def gate_config_for(baseline: Path) -> Path:
     """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml."""
     own = baseline.with_name(f"{baseline.stem}.gate.yaml")
     return own if own.exists() else baseline.parent / "gate.yaml"
+
+
+def accepted_losses_for(baseline: Path) -> Path:
+    """The reviewed accepted losses beside the baseline (one file for every baseline of the folder)."""
+    return baseline.parent / ACCEPTED_LOSSES
 
 
 def default_baseline(run: EvalLog, baselines: Path) -> Path:
@@ -444,9 +527,10 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
             config_path = Path(config) if config else gate_config_for(baseline_path)
             rules = load_config(config_path) if config or file_problem(config_path) is None else None
             statuses = [getattr(review, "status", None) for _, _, review in reviews_in_log(run)]
+            accepted = load_accepted(accepted_losses_for(baseline_path), GateError)
             change = replace_baseline(run, str(log_path), baseline_path, statuses=statuses, config=rules,
-                                    allow_fewer_samples=allow_fewer_samples, allow_task_change=allow_task_change,
-                                    allow_degraded=allow_degraded)
+                                      accepted=accepted, allow_fewer_samples=allow_fewer_samples,
+                                      allow_task_change=allow_task_change, allow_degraded=allow_degraded)
             print("\n".join(change.lines(baseline_path, log_path.name)))
             return 0
         if not log:
@@ -465,8 +549,9 @@ def run_gate(log: str | None, baseline: str | None, config: str | None, write: s
         the_baseline = load_baseline(baseline_path)
         check_same_task(run, log_path, the_baseline, baseline_path)
         rules = load_config(Path(config) if config else gate_config_for(baseline_path))
+        accepted = load_accepted(accepted_losses_for(baseline_path), GateError)
         try:
-            result = compare(run, the_baseline, rules)
+            result = compare(run, the_baseline, rules, accepted=accepted, baseline_name=baseline_path.stem)
         except GateError as ex:
             raise GateError(f"{log_path.name} against {baseline_path}: {ex}") from None
     print(f"gate: {log_path.name} against {baseline_path}")

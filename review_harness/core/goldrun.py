@@ -19,6 +19,9 @@
   the planted flaw.
 - **not judged**: a planted gold file lists only its planted flaw, so precision figures are NaN
   on it (the review's other findings may be real).
+- **each gold finding's outcome** (`finding_outcomes`, score metadata `gold_findings`): per
+  expected finding, whether it is must-catch, whether the review caught it, and its summary, so
+  the gate can hold every must-catch finding a baseline caught (core/gate.py's ratchet).
 """
 
 from __future__ import annotations
@@ -132,6 +135,17 @@ def reviewer_usage(by_model: Mapping[str, Any], by_role: Mapping[str, Any], not_
                 out[model] = rest
                 break
     return {m: u for m, u in out.items() if u.input_tokens or u.output_tokens or u.input_tokens_cache_read}
+
+
+FINDINGS_METADATA = "gold_findings"  # score metadata: finding id -> its outcome (finding_outcomes)
+
+
+def finding_outcomes(gold: Any, caught: set[str] | None) -> dict[str, dict[str, Any]]:
+    """Each expected finding of `gold` -> {must_catch, matched, summary}; `caught`: the ids the
+    review caught (None: nothing was compared, so none was)."""
+    return {f.id: {"must_catch": bool(f.must_catch), "matched": f.id in (caught or set()),
+                   "summary": str(getattr(f, "summary", "") or "")}
+            for f in getattr(gold, "expected_findings", None) or []}
 
 
 LOCATED = 0.6  # quote overlap (0-1) that puts a finding on the planted text

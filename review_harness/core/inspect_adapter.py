@@ -16,6 +16,9 @@ manager for panels of concurrent agents, but exports it only from a private modu
 span holds only its model call; the enclosing solver's span still records the member's result
 once, when the solver writes it.
 
+`running_sample` is the id and metadata of the sample whose call is being made (Inspect keeps
+the active sample in a private module), so a provider's error can name the document.
+
 `sample_model_usage` and `sample_role_usage` are the token usage of the running sample per model
 and per role (what its model calls reported), which a gold scorer turns into the cost per
 correct finding; Inspect keeps them in a private module.
@@ -36,4 +39,14 @@ def display_print(message: str) -> None:
     display().print(message)
 
 
-__all__ = ["PrerequisiteError", "display_print", "json_schema_dump", "sample_model_usage", "sample_role_usage", "suspend_store_events"]
+def running_sample() -> tuple[str, dict] | None:
+    """(id, metadata) of the sample being run; None outside a sample."""
+    from inspect_ai.log._samples import sample_active
+
+    active = sample_active()
+    if active is None:
+        return None
+    return str(active.sample.id), dict(active.sample.metadata or {})
+
+
+__all__ = ["PrerequisiteError", "display_print", "json_schema_dump", "running_sample", "sample_model_usage", "sample_role_usage", "suspend_store_events"]

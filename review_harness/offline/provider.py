@@ -2,7 +2,11 @@
 
 It reads the same prompts a real model gets and hands each to the rule engine of the kind and
 member the call is tagged with (`call_member` tags every call), which answers in the same
-response schema; it reports token usage. Model args make it slow or faulty for tests and benchmarks:
+response schema; it reports token usage. `--model offline/replay -M log=PATH` answers instead
+with what a previous run recorded for the same request (offline/replay.py): no rule engine runs.
+Model args make it slow or faulty for tests and benchmarks:
+
+    -M log=PATH           offline/replay: the eval log, or folder of logs, to answer from
 
     -M latency=1.5        seconds to wait before each answer
     -M fault_rate=0.3     share of calls that misbehave
@@ -76,11 +80,31 @@ class OfflineReviewerAPI(ModelAPI):
         fault_rate: float = 0.0,
         fault_seed: int = 0,
         faults: str | list[str] = ",".join(FAULT_KINDS),
+        log: str | None = None,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         with loud_errors("offline reviewer"):
             self._configure(latency, fault_rate, fault_seed, faults, model_args)
+            self.replay = self._recording(model_name, log, model_args)
+
+    def _recording(self, model_name: str, log: Any, model_args: dict[str, Any]) -> Any:
+        """offline/replay: the recorded answers of `-M log=PATH`; None for the rule engines."""
+        from review_harness.offline.replay import REPLAY_MODEL, Recording
+
+        if model_name != REPLAY_MODEL:
+            if log is not None:
+                raise PrerequisiteError(f"-M log={log}: only offline/{REPLAY_MODEL} answers from a log "
+                                        f"(offline/{model_name} runs the rule engines)")
+            return None
+        if log is None or not str(log).strip():
+            # said at the first call, not here: Inspect also builds the model without its args to
+            # look up its facts, and must not print this then
+            return Recording.missing(f"offline/{REPLAY_MODEL} needs -M log=PATH: the eval log, or folder of logs, "
+                                     "whose recorded answers it gives")
+        if self.fault_rate:
+            raise PrerequisiteError(f"-M fault_rate: offline/{REPLAY_MODEL} gives the recorded answers as they are")
+        return Recording.read(str(log))
 
     def _configure(self, latency: Any, fault_rate: Any, fault_seed: Any, faults: Any, model_args: dict[str, Any]) -> None:
         if model_args:
@@ -131,6 +155,8 @@ class OfflineReviewerAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
+        if self.replay is not None:
+            return await self._replayed(input)
         prompt = "\n\n".join(message.text for message in input)
         if self.latency > 0:
             await asyncio.sleep(self.latency)
@@ -165,6 +191,21 @@ class OfflineReviewerAPI(ModelAPI):
             total_tokens=input_tokens + output_tokens,
         )
         return output
+
+
+    async def _replayed(self, input: list[ChatMessage]) -> ModelOutput:
+        from review_harness.core.inspect_adapter import running_sample
+
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        tag = current_call()
+        sample = running_sample()
+        document = "this call"
+        if sample is not None:
+            sample_id, metadata = sample
+            where = metadata.get("document") or metadata.get("source")
+            document = f"document {where} (sample {sample_id})" if where else f"sample {sample_id}"
+        return self.replay.answer(tag.member if tag else None, input, document)
 
 
 @modelapi(name="offline")
