@@ -12,6 +12,7 @@ from review_harness.design.offline.quantities import duration_topics, quantities
 from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
+from review_harness.design.offline.substance import dropping_failure_paths
 from review_harness.design.offline.vocabulary import V
 
 
@@ -55,8 +56,12 @@ def failure_handling(ctx: Ctx) -> None:
     if not triggers:
         return
     handling_secs = [h for h in doc.headings_matching(V.sec_failure) if h.level > 1 or len(doc.sections) < 3]
-    handling_units = [u for u, _ in all_matches(doc, V.handling, skip_ctx=False)]
-    if handling_secs or handling_units:
+    # a negated mention ('there is no fallback', 'does not handle errors') is no failure handling
+    handling_units = [u for u, _ in all_matches(doc, V.handling, skip_ctx=False)
+                      if any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling.finditer(u.plain))]
+    if dropping_failure_paths(doc):
+        pass  # a failure path that loses the work is reported by its own check, never called sound
+    elif handling_secs or handling_units:
         where = f"'{handling_secs[0].path}'" if handling_secs else f"'{doc.path_of(handling_units[0].line)}'"
         ctx.ok(f"Failure handling is described in {where}")
     else:
@@ -151,7 +156,7 @@ def queues_and_caches(ctx: Ctx) -> None:
     if queues and not design_has(doc, V.queue_safety):
         u, m = queues[0]
         ctx.add(
-            "queue-without-poison-handling",
+            "queue-without-poison-handling", when={"work-dropped": bool(dropping_failure_paths(doc))},
             title="Queue consumers have no poison-message or backlog handling", section=doc.path_of(u.line),
             issue=f"The design consumes from '{short(m.group(0), 30)}' but says nothing about messages that fail repeatedly, consumer lag, or a growing backlog.",
             why="One malformed message blocks its partition or loops for ever, and a backlog grows unseen until the data is hours late.",

@@ -23,6 +23,7 @@ from review_harness.design.offline import (  # noqa: F401
     prior_art_scout,
     product_strategist,
     requirement_auditor,
+    substance,
     systems_architect,
 )
 from review_harness.design.models import CAP_MARK, STAGES, PersonaReport
