@@ -82,6 +82,8 @@ def unsupported_certainty(ctx: Ctx) -> None:
         for u, m in all_matches(doc, pat):
             if sentence_key(u) in seen or any(f.key.startswith(f"always:{sentence_key(u)}:") for f in ctx.findings):
                 continue  # reported already, or by the check of each always-claim against its failure path
+            if V.claim_hedged.search(u.plain[max(0, m.start() - 80): m.start()]) or u.plain.rstrip().endswith("?"):
+                continue  # put as a question or a condition, it claims nothing
             if supported(doc, u, req_doc):
                 ctx.ok(f"The claim '{short(u.plain, 60)}' cites data or a source in '{doc.path_of(u.line)}'")
                 continue

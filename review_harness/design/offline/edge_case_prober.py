@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.markdown import subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
 from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
@@ -55,10 +56,13 @@ def failure_handling(ctx: Ctx) -> None:
     triggers = calls + queues + batches
     if not triggers:
         return
-    handling_secs = [h for h in doc.headings_matching(V.sec_failure) if h.level > 1 or len(doc.sections) < 3]
-    # a negated mention ('there is no fallback', 'does not handle errors') is no failure handling
-    handling_units = [u for u, _ in all_matches(doc, V.handling, skip_ctx=False)
-                      if any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling.finditer(u.plain))]
+    # failure handling is a mechanism or a sentence saying what happens on a failure; a section
+    # called Risks, a word about errors, or a negated mention ('there is no fallback') is not
+    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and (
+        any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling_mechanism.finditer(u.plain))
+        or V.failure_condition.search(u.plain))]
+    handling_secs = [h for h in doc.headings_matching(V.sec_failure) if (h.level > 1 or len(doc.sections) < 3)
+                     and any(h.start_line <= u.line <= subtree_end(doc.sections, h) for u in handling_units)]
     if dropping_failure_paths(doc):
         pass  # a failure path that loses the work is reported by its own check, never called sound
     elif handling_secs or handling_units:
