@@ -77,8 +77,8 @@ DESIGN = ("# Notifications — Design\n\n## Delivery\n\nEvents land on a Kafka t
           "notification to the user's devices, usually\nwithin 2 seconds and always within 10 seconds of the event.\n\n"
           "## Preferences\n\nEach user has a per-channel mute flag; the fan-out worker skips channels the user muted.\n\n"
           "## Storage\n\nNotifications are written to the audit table and kept for 90 days, then deleted by a nightly job.\n\n"
-          "## History page\n\nThe history page lists a user's notifications. Users can filter by channel. Exported reports for\n"
-          "admins are generated as PDF.\n")
+          "## History page\n\nThe history page lists a user's notifications. Users can filter by channel.\n\n"
+          "## Admin reports\n\nExported reports for admins are generated as PDF.\n")
 
 
 def test_covered_requirements_are_traced_to_a_quoted_passage_and_the_dropped_one_is_found():

@@ -99,3 +99,70 @@ def test_compatibility_claimed_beside_no_change_is_not_reported():
               "response is the same as today.\n\n## Compatibility\n\nThe change is fully backwards compatible.\n")
     report = findings("requirement-auditor", design, "# Export — Requirements\n\n## Requirements\n\n- R1: Exports must keep working for existing clients.\n")
     assert "Compatibility claimed beside a change callers or users see" not in [f.title for f in report.findings]
+
+
+QTY_REQS = "# Archive — Requirements\n\n## Requirements\n\n- R1: Events must be archived within one hour.\n"
+
+
+@pytest.mark.parametrize("first,second", [
+    ("Producers write to Kinesis Data Streams (8 shards).", "The archiver reads the Kinesis Data Streams (16 shards) with one consumer."),
+    ("Nightly Postgres backups are kept for 35 days.", "Because Nightly Postgres backups are kept for 175 days, erasure waits for them."),
+])
+def test_one_counted_thing_given_two_values_is_found(first, second):
+    design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
+    report = findings("requirement-auditor", design, QTY_REQS)
+    hit = [f for f in report.findings if f.title.startswith("The design gives one quantity two values")]
+    assert hit and hit[0].evidence in design, [f.title for f in report.findings]
+
+
+@pytest.mark.parametrize("first,second", [
+    ("Producers write to Kinesis Data Streams (8 shards).", "At peak the stream scales from 8 to 16 shards."),
+    ("`delivery_attempts` rows older than 30 days are dropped.", "`deliveries` rows older than 7 days are dropped."),
+])
+def test_a_range_or_two_different_things_are_not_two_values(first, second):
+    design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
+    report = findings("requirement-auditor", design, QTY_REQS)
+    assert not any(f.title.startswith("The design gives one quantity two values") for f in report.findings)
+
+
+# ------------------------------------------------------------------------------ revisions
+
+from review_harness.design.changes import section_changes  # noqa: E402
+from review_harness.design.offline.responder import removed_lines  # noqa: E402
+
+V1 = ARCH + ("## Failure handling\n\nIf SendGrid returns an error, the worker retries three times with backoff, "
+             "then moves the job to a dead-letter queue.\n\n"
+             "## Retention (R2)\n\nTokens expire after 30 minutes and are deleted (R2).\n\n"
+             "## Guarantees\n\nEach reset email is sent at most once.\n")
+V2 = ARCH + "## Monitoring\n\nWe count reset requests per minute.\n"
+
+
+def test_a_removed_section_carries_its_lines_into_the_changes():
+    changes = section_changes(V1, V2, "the previous iteration")
+    assert changes is not None and "(removed)" in changes.text
+    assert "-If SendGrid returns an error, the worker retries three times" in changes.text
+
+
+def test_what_a_revision_removed_is_a_finding_of_the_delta_not_fewer_findings():
+    changes = section_changes(V1, V2, "the previous iteration")
+    prompt = f"<design>\n{V2}\n</design>\n\n<changes>\n{changes.text}\n</changes>\n"
+    removed = removed_lines(prompt)
+    edge = review_as_persona("edge-case-prober", "design", V2, REQS, removed=removed)
+    hit = [f for f in edge.findings if f.title == "Failure handling removed since the previous version"]
+    assert hit and hit[0].severity.value == "Critical" and "retries three times" in hit[0].issue
+    auditor = review_as_persona("requirement-auditor", "design", V2, REQS, removed=removed)
+    titles = [f.title for f in auditor.findings]
+    assert "The design of R2 was removed since the previous version" in titles, titles
+    assert "A guarantee was removed since the previous version" in titles
+
+
+def test_a_revision_that_keeps_what_it_moved_loses_nothing():
+    moved = ARCH + ("## Errors\n\nIf SendGrid returns an error, the worker retries three times with backoff, "
+                    "then moves the job to a dead-letter queue.\n\n## Tokens (R2)\n\nTokens expire after 30 minutes and are deleted (R2).\n\n"
+                    "## Guarantees\n\nEach reset email is sent at most once.\n")
+    changes = section_changes(V1, moved, "the previous iteration")
+    removed = removed_lines(f"<design>\n{moved}\n</design>\n\n<changes>\n{changes.text}\n</changes>\n")
+    assert removed  # sections were renamed, so their old lines count as removed ...
+    for persona in ("edge-case-prober", "requirement-auditor"):
+        report = review_as_persona(persona, "design", moved, REQS, removed=removed)
+        assert not any("since the previous version" in f.title for f in report.findings), persona  # ... but nothing was lost

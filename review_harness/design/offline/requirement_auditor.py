@@ -136,11 +136,12 @@ def _passage_for(ctx: Ctx, r: Req) -> tuple[float, Sentence | None]:
         if sec is not None:
             pool |= term_set(sec.heading)
         hit = dist & pool
-        own = dist & terms[id(u)]
-        if not own or (action and action in dist and not (own - {action})):
-            continue  # centred on a sentence that says part of it: more than the requirement's verb alone
-        share = len(hit) / len(dist)
-        if share > best and (len(hit) >= 2 or len(dist) <= 2):
+        own = dist & (terms[id(u)] | (term_set(sec.heading) if sec is not None else set()))
+        if not (dist & terms[id(u)]) or (action and action in own and not (own - {action})):
+            continue  # centred on a sentence that says part of it, with its heading more than the verb alone
+        figure = 1 if r.numbers and r.numbers & numbers_in(u.plain) else 0  # the requirement's own figure counts as a term
+        share = min(1.0, (len(hit) + figure) / len(dist))
+        if share > best and (len(hit) + figure >= 2 or len(dist) <= 2):
             best, best_u = share, u
     return best, best_u
 
@@ -208,11 +209,15 @@ def traceability(ctx: Ctx) -> None:
             cov, best_sec = min(cov, 0.3), min(best_sec, 0.3)
         share, passage = _passage_for(ctx, r)
         # a passage that does most of it covers it (a missing part or figure is partial coverage's)
-        if passage is not None and (share >= 0.5 or (share >= 0.4 and cov >= 0.6 and nums_ok)):
+        # or the design's wording covers it and a passage or one section carries it (never words
+        # scattered over the document alone)
+        wording = (cov >= 0.6 and nums_ok) or (cov >= 0.45 and r.numbers and nums_ok)
+        if share >= 0.5 or ((wording or best_sec >= 0.5) and (share >= 0.15 or best_sec >= 0.5)):
             traced += 1
             if len(ctx.fine) < ctx.rules.limits.checked_and_fine:
                 what = f"{r.rid} ('{short(r.quote, 50)}')" if r.rid else r.label
-                ctx.ok(f"{what} is covered by '{short(quote_of(passage), 90)}' ({doc.path_of(passage.line)})")
+                ctx.ok(f"{what} is covered by '{short(quote_of(passage), 90)}' ({doc.path_of(passage.line)})" if passage is not None
+                       else f"{what} is covered by the section that carries {int(round(best_sec * 100))}% of its key terms")
             continue
         if id(r) in conflicted:
             continue

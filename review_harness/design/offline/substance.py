@@ -8,7 +8,11 @@ the row names, registered as a detector under the row's id:
 * ``failure_path_drops_work``: a failure path that acknowledges, drops or only logs the work, with
   nothing beside it that retries, parks or alerts, loses the work and is not failure handling;
 * ``claim_beside_change``: "backwards compatible" / "no behaviour changes" beside a passage that
-  changes what callers must do or what users see.
+  changes what callers must do or what users see;
+* ``counted_quantity_two_values``: one counted or sized thing (a stream's shards, a backup's
+  retention) given two values in two sentences;
+* ``removed_since_previous``: what the previous version said and this one removed (failure handling,
+  a requirement's design, a guarantee) and nothing in this version still says.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from review_harness.core.yamlio import read_mapping
 from review_harness.design.offline.document import Doc, all_matches, clause, quote_of, short, skip_context
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.core.text import negated_before
-from review_harness.design.offline.vocabulary import GENERIC, STOPWORDS, V
+from review_harness.design.offline.vocabulary import GENERIC, STOPWORDS, V, canon_id, ids_referenced, surface_words, term_set
 from review_harness.design.personas import PROMPTS_DIR
 
 CHECKS_FILE = PROMPTS_DIR / "substance_checks.yaml"
@@ -202,3 +206,141 @@ def compatibility_beside_change(ctx: Ctx) -> None:
             suggestion="Narrow the claim to what really stays the same, and list each change with who it breaks and how they migrate.",
             evidence=quote_of(v, mm.group(0)), key=f"compat:{sentence_key(v)}")
         return
+
+
+_UNIT_STEM = {"retries": "retry", "percent": "%", "rps": "requests per second", "qps": "requests per second"}
+
+
+def _unit_key(unit: str) -> str:
+    u = unit.lower()
+    u = _UNIT_STEM.get(u, u)
+    return u[:-1] if u.endswith("s") and len(u) > 3 and u not in ("requests per second",) else u
+
+
+def _figure(raw: str) -> float:
+    return float(raw.replace(",", ""))
+
+
+def _about(text: str, start: int, end: int) -> set[str]:
+    """What a figure counts: the distinctive words of its clause (names, not verbs of doing)."""
+    left = text[:start]
+    cut = max(left.rfind(c) for c in (";", ". ", ":"))
+    right = text[end:]
+    stop = re.search(r"[;.]\s|,\s(?:and|so|which|then)\b", right)
+    clause_text = (left[cut + 1:] if cut >= 0 else left)[-80:] + " " + (right[: stop.start()] if stop else right)[:40]
+    return term_set(clause_text) - {"day", "hour", "minut", "second", "week", "month", "year"}
+
+
+@detector("quantities-disagree")
+def quantities_disagree(ctx: Ctx) -> None:
+    """One counted or sized thing given two values in different sentences of the design."""
+    row = checks()["quantities-disagree"]
+    doc = ctx.artifact
+    stated: list[tuple[Sentence, re.Match[str], str, float, set[str]]] = []
+    for u in doc.body_units():
+        if u.kind == "code" or skip_context(doc, u):
+            continue
+        for m in row.figure.finditer(u.plain):
+            window = u.plain[max(0, m.start() - 40): m.end() + 25]
+            if row.not_one_value.search(window):
+                continue
+            stated.append((u, m, _unit_key(m.group(2)), _figure(m.group(1)), _about(u.plain, m.start(), m.end())))
+    reported = 0
+    for i, (u, m, unit, value, about) in enumerate(stated):
+        for v, mm, unit2, value2, about2 in stated[i + 1:]:
+            if v is u or unit2 != unit or value2 == value or min(value, value2) <= 0:
+                continue
+            names_u, names_v = set(re.findall(r"`([^`]+)`", u.text)), set(re.findall(r"`([^`]+)`", v.text))
+            if names_u and names_v and not names_u & names_v:
+                continue  # each names its own thing ('delivery_attempts' and 'deliveries')
+            shared = about & about2
+            small, large = sorted((about, about2), key=len)
+            if not (len(shared) >= 2 or (small and small <= large)):
+                continue
+            ctx.add(
+                "figures-disagree-count", title=f"The design gives one quantity two values ({m.group(0)} and {mm.group(0)})",
+                section=doc.path_of(v.line),
+                issue=(f"'{short(u.plain, 90)}' ({doc.path_of(u.line)}) says {m.group(0)}, and '{short(v.plain, 90)}' "
+                       f"({doc.path_of(v.line)}) says {mm.group(0)} for the same {', '.join(sorted(surface_words(u.plain + ' ' + v.plain, shared))[:3]) or 'thing'}."),
+                why="Whichever value is built, the other statement is wrong: capacity, cost or retention is sized on a figure the system does not have.",
+                suggestion="Settle one value, state it once, and refer to that statement elsewhere.",
+                evidence=quote_of(v, mm.group(0)), key=f"count:{sentence_key(u)}:{sentence_key(v)}")
+            reported += 1
+            break
+        if reported >= 2:
+            return
+
+
+def _removed_sentences(ctx: Ctx) -> list[str]:
+    """The removed lines as sentences (headings and blank lines left out)."""
+    out = []
+    for line in ctx.removed.splitlines():
+        text = line.strip()
+        if not text or text.startswith("#") or set(text) <= set("-=*_|: "):
+            continue
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 12)
+    return out
+
+
+def _still_said(doc: Doc, sentence: str, share: float = 0.6, kind: re.Pattern[str] | None = None) -> bool:
+    """Whether the current version still says most of a removed sentence somewhere (with a word of
+    the same `kind` when given: a guarantee is still said only by a sentence that guarantees)."""
+    terms = term_set(sentence)
+    if not terms:
+        return True
+    return any(len(terms & term_set(u.plain)) >= share * len(terms) and (kind is None or kind.search(u.plain))
+               for u in doc.units)
+
+
+@detector("removed-failure-handling")
+def removed_failure_handling(ctx: Ctx) -> None:
+    """Failure handling the previous version had and this one removed."""
+    doc = ctx.artifact
+    lost = [s for s in _removed_sentences(ctx)
+            if (V.handling_mechanism.search(s) or V.failure_condition.search(s))
+            and not _still_said(doc, s, kind=V.handling_mechanism)]
+    if not lost:
+        return
+    remaining = any(V.handling_mechanism.search(u.plain) or V.failure_condition.search(u.plain) for u in doc.body_units())
+    ctx.add(
+        "failure-handling-removed", when={"none-left": not remaining},
+        title="Failure handling removed since the previous version", section=doc.title or "(whole document)",
+        issue=(f"The previous version said '{short(lost[0], 120)}'" + (f" and {len(lost) - 1} more sentence(s) on failures" if len(lost) > 1 else "")
+               + "; this version no longer says it anywhere" + ("" if remaining else ", and now has no failure handling, retries, timeouts or fallbacks at all") + "."),
+        why="A revision that drops failure handling leaves the failures it covered unhandled; fewer findings here means less was written, not that the design got safer.",
+        suggestion="Restore the failure handling (retries, timeouts, fallbacks, dead-letter paths) or say what replaces it and why.",
+        evidence=None, key="removed-failure")
+
+
+@detector("removed-commitments")
+def removed_commitments(ctx: Ctx) -> None:
+    """A requirement's design or a guarantee the previous version had and this one removed."""
+    row = checks()["removed-in-revision"]
+    doc = ctx.artifact
+    sentences = _removed_sentences(ctx)
+    if not sentences:
+        return
+    cited_now = ids_referenced(doc.text)
+    lost_ids = []
+    for s in sentences:
+        for rid in sorted(ids_referenced(s) - cited_now):
+            if any(r.rid and canon_id(r.rid) == rid for r in ctx.reqset.reqs) and rid not in lost_ids:
+                lost_ids.append(rid)
+    if lost_ids:
+        ctx.add(
+            "requirement-design-removed",
+            title=f"The design of {', '.join(lost_ids[:3])} was removed since the previous version", section=doc.title or "(whole document)",
+            issue=(f"The previous version addressed {', '.join(lost_ids)}; the passages that did are gone and this version no longer "
+                   "cites them."),
+            why="A requirement whose design is deleted ships unmet unless someone notices the deletion.",
+            suggestion=f"Restore the design of {', '.join(lost_ids[:3])}, or record the descoping as an agreed change to the requirements.",
+            evidence=None, key="removed-req")
+    guarantees = [s for s in sentences if row.guarantee.search(s) and not _still_said(doc, s, kind=row.guarantee)]
+    if guarantees:
+        ctx.add(
+            "guarantee-removed",
+            title="A guarantee was removed since the previous version", section=doc.title or "(whole document)",
+            issue=f"The previous version promised '{short(guarantees[0], 120)}'; this version no longer says it anywhere.",
+            why="Users and other teams built on the guarantee; dropping it silently changes what they can rely on.",
+            suggestion="Keep the guarantee, or state that it is withdrawn, why, and who has to change.",
+            evidence=None, key="removed-guarantee")
