@@ -65,3 +65,37 @@ def test_what_users_build_with_the_design_is_no_reliability_claim():
 def test_a_reliability_claim_about_the_design_itself_is_still_found():
     design = HEAD + "The controller is robust and highly available.\n"
     assert "Reliability claimed without a number" in titles("feasibility-skeptic", design)
+
+
+PROSE_REQS = "# Retries — Requirements\n\n## Motivation\n\nClients should retry failed calls safely without overloading servers.\n"
+
+
+def test_against_prose_requirements_the_designs_own_mechanism_is_no_extra_scope():
+    design = ("# Retries — Design\n\n## Detailed design\n\nClients retry with exponential backoff. We also provide a "
+              "mechanism for servers to signal clients to wait before the next attempt.\n")
+    assert "Extra scope with no requirement behind it" not in titles("requirement-auditor", design, PROSE_REQS)
+
+
+def test_against_prose_requirements_an_announced_addition_is_still_extra_scope():
+    design = ("# Retries — Design\n\n## Detailed design\n\nClients retry with exponential backoff. We will also ship a "
+              "machine-learning model that predicts which users are about to churn and surfaces them in a new dashboard.\n")
+    found = [f for f in review_as_persona("requirement-auditor", "design", design, PROSE_REQS).findings
+             if f.title == "Extra scope with no requirement behind it"]
+    assert found and found[0].severity.value == "Important"
+
+
+NG_REQS = ("# Names — Requirements\n\n## Goals\n\n- Allow dotted metric names.\n\n## Non-goals\n\n"
+           "- Adding function-like suffix syntax such as name.sum for histogram selection.\n")
+
+
+def test_keeping_a_door_open_for_a_non_goal_does_not_build_it():
+    design = ("# Names — Design\n\n## Syntax\n\nNames are quoted inside the braces. The quoting is forward-compatible with a "
+              "possible function-like suffix syntax such as name.sum for histogram selection.\n")
+    assert "Design builds what the requirements rule out of scope" not in titles("requirement-auditor", design, NG_REQS)
+    assert "Design's objective includes what the requirements exclude" not in titles("first-principles", design, NG_REQS)
+
+
+def test_building_the_non_goal_is_still_found():
+    design = ("# Names — Design\n\n## Syntax\n\nNames are quoted inside the braces.\n\n## Histogram suffixes\n\n"
+              "We will also build the function-like suffix syntax such as name.sum for histogram selection in the parser.\n")
+    assert "Design builds what the requirements rule out of scope" in titles("requirement-auditor", design, NG_REQS)

@@ -277,21 +277,23 @@ def builds_non_goal(ctx: Ctx) -> None:
 @detector("gold-plating")
 def gold_plating(ctx: Ctx) -> None:
     """Extras the design adds 'while we are at it' with no requirement behind them."""
-    if ctx.stage == "requirements" or not ctx.reqset.reqs:
+    if ctx.stage == "requirements" or ctx.requirements.empty:
         return
     doc = ctx.artifact
-    req_terms = set().union(set(), *(r.terms for r in ctx.reqset.all))
+    # requirements written as prose (a summary, goals) are read by all their words
+    req_terms = set().union(set(), *(r.terms for r in ctx.reqset.all)) if ctx.reqset.reqs else ctx.requirements.terms
     for u, m in all_matches(doc, V.gold_plating):
         if negated_before(u.plain, m.start(), NEGATION_SPAN):
             continue
         t = term_set(u.plain) - {"futur", "proof", "bonus", "nice"}
-        if not t:
-            continue
+        if not t or (not ctx.reqset.reqs and not V.extra_addition.search(u.plain)):
+            continue  # against prose requirements, only an addition announced as one counts
         cov = len(t & req_terms) / len(t)
         if cov >= 0.5:
             continue
         component = bool(V.new_component.search(u.plain) or V.infra.search(u.plain)
-                         or re.search(r"\b(engines?|services?|clusters?|pipelines?|platforms?|frameworks?|databases?|modules?|dashboards?)\b", u.plain, re.I))
+                         or re.search(r"\b(engines?|services?|clusters?|pipelines?|platforms?|frameworks?|databases?|modules?|dashboards?)\b", u.plain, re.I)
+                         or len(t - req_terms) >= 8)  # a feature of its own, many things no requirement names
         ctx.add(
             "unrequested-scope", when={"adds-components": component},
             title="Extra scope with no requirement behind it", section=doc.path_of(u.line),

@@ -67,8 +67,11 @@ def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[in
             if not ok:
                 continue
             score = overlap + (2 if heading_hit else 0)
+            # a sentence that only keeps the door open ('forward-compatible with such a syntax',
+            # 'not being proposed here') or points at another document builds nothing
             scored = [(len(term_set(u.plain) & head), len(term_set(u.plain) & full), -u.line, u)
-                      for u in units if not NEGATION.search(u.plain[:40])]
+                      for u in units if not NEGATION.search(u.plain[:40]) and not V.leaves_room.search(u.plain)
+                      and not V.reference_only.search(u.text)]
             scored = [t for t in scored if t[1] >= (1 if heading_hit else 2)]
             if not scored:
                 continue

@@ -204,7 +204,8 @@ def compatibility_beside_change(ctx: Ctx) -> None:
                    "what existing callers must do or what users see."),
             why="Readers who trust the compatibility claim skip the migration, and the change breaks them on upgrade.",
             suggestion="Narrow the claim to what really stays the same, and list each change with who it breaks and how they migrate.",
-            evidence=quote_of(v, mm.group(0)), key=f"compat:{sentence_key(v)}")
+            # a compatibility section's claim is the statement to correct; elsewhere the change is
+            evidence=quote_of(u, m.group(0)) if in_compat_section else quote_of(v, mm.group(0)), key=f"compat:{sentence_key(v)}")
         return
 
 
