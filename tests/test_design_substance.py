@@ -166,3 +166,16 @@ def test_a_revision_that_keeps_what_it_moved_loses_nothing():
     for persona in ("edge-case-prober", "requirement-auditor"):
         report = review_as_persona(persona, "design", moved, REQS, removed=removed)
         assert not any("since the previous version" in f.title for f in report.findings), persona  # ... but nothing was lost
+
+
+@pytest.mark.parametrize("operation", [
+    "Each sidecar sends its counter deltas to the other 11 peers every 500 ms.",
+    "The export job writes the daily file to the customer's S3 bucket.",
+])
+def test_an_operation_on_another_system_with_no_failure_path_is_found(operation):
+    design = f"# Limits — Design\n\n## Approach\n\n{operation}\n\n## Monitoring\n\nA dashboard shows the request rate.\n"
+    report = findings("edge-case-prober", design, "# Limits — Requirements\n\n## Requirements\n\n- R1: Limits must hold across instances.\n")
+    assert "No failure handling for remote dependencies" in [f.title for f in report.findings]
+    handled = design + "\n## Failures\n\nIf a peer is unreachable, the sidecar keeps its local view and retries on the next round.\n"
+    report = findings("edge-case-prober", handled, "# Limits — Requirements\n\n## Requirements\n\n- R1: Limits must hold across instances.\n")
+    assert "No failure handling for remote dependencies" not in [f.title for f in report.findings]

@@ -53,7 +53,8 @@ def failure_handling(ctx: Ctx) -> None:
     is no message broker."""
     doc = ctx.artifact
     calls, queues, batches = remote_calls(doc), broker_queues(doc), all_matches(doc, V.batch)
-    triggers = calls + queues + batches
+    operations = [(u, m) for u, m in all_matches(doc, V.remote_operation) if u.kind != "code"]
+    triggers = calls + queues + batches + operations
     if not triggers:
         return
     # failure handling is a mechanism or a sentence saying what happens on a failure; a section
@@ -70,7 +71,8 @@ def failure_handling(ctx: Ctx) -> None:
         ctx.ok(f"Failure handling is described in {where}")
     else:
         u, m = sorted(triggers, key=lambda t: t[0].line)[0]
-        kinds = [k for k, found in (("remote calls", calls), ("queues", queues), ("batch jobs", batches)) if found]
+        kinds = [k for k, found in (("remote calls", calls), ("queues", queues), ("batch jobs", batches),
+                                    ("operations on other systems", operations)) if found]
         ctx.add(
             "no-failure-handling",
             title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
