@@ -99,3 +99,14 @@ def test_building_the_non_goal_is_still_found():
     design = ("# Names — Design\n\n## Syntax\n\nNames are quoted inside the braces.\n\n## Histogram suffixes\n\n"
               "We will also build the function-like suffix syntax such as name.sum for histogram selection in the parser.\n")
     assert "Design builds what the requirements rule out of scope" in titles("requirement-auditor", design, NG_REQS)
+
+
+def test_sufficiency_of_something_that_is_no_resource_claims_nothing_to_size():
+    design = HEAD + "## Implementation\n\nThe parser already supports this form, so the implementation is not a problem.\n"
+    assert "Sufficiency claimed without a check" not in titles("assumption-hunter", design)
+
+
+def test_a_validation_that_rejects_other_input_is_no_compatibility_break():
+    design = ("# Sources — Design\n\n## API\n\nThe API server will reject data sources other than the listed kinds.\n\n"
+              "## Compatibility\n\nThe change is fully backwards compatible.\n")
+    assert "Compatibility claimed beside a change callers or users see" not in titles("requirement-auditor", design)

@@ -89,6 +89,8 @@ def unsupported_certainty(ctx: Ctx) -> None:
                 continue
             if kind == "dependency" and not V.outside_party.search(_subject(u.plain, m.start(), m.end())):
                 continue  # a guarantee the design makes about its own behaviour, not a dependency's
+            if kind == "sufficiency" and not V.resource_subject.search(_subject(u.plain, m.start(), m.end())):
+                continue  # sufficiency of something that is no resource ('the implementation is not a problem')
             seen.add(sentence_key(u))
             backs_default = bool(V.unknown_default.search(u.plain))
             silent = ctx.req_for_terms(term_set(u.plain), 2) is None

@@ -46,6 +46,11 @@ def lifecycle_failure(ctx: Ctx) -> None:
         evidence=quote_of(first) if first else None, key="lifecycle-failure")
 
 
+def _section_reference(u) -> bool:
+    """A table row that only points at a section ('R6 | §7.4 retries and alerting'): a trace, no handling."""
+    return u.kind == "table" and bool(re.search(r"(?:§|\bsection\s)\s*\d", u.plain, re.I))
+
+
 @detector("failure-handling")
 def failure_handling(ctx: Ctx) -> None:
     """Remote calls, message queues and batch jobs with no word on failure; remote calls a caller
@@ -59,7 +64,7 @@ def failure_handling(ctx: Ctx) -> None:
         return
     # failure handling is a mechanism or a sentence saying what happens on a failure; a section
     # called Risks, a word about errors, or a negated mention ('there is no fallback') is not
-    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and (
+    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and (
         any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling_mechanism.finditer(u.plain))
         or V.failure_condition.search(u.plain))]
     handling_secs = [h for h in doc.headings_matching(V.sec_failure) if (h.level > 1 or len(doc.sections) < 3)
