@@ -523,7 +523,7 @@ def case_args(case: str, **extra) -> dict:
 
 def test_gold_set_end_to_end(gold_log):
     assert gold_log.status == "success"
-    assert len(FIXTURE_CASES) == 14 and len(REAL_CASES) == 6
+    assert len(FIXTURE_CASES) == 14 and len(REAL_CASES) == 10
     assert sorted(str(s.id) for s in gold_log.samples) == GOLD_CASES
     found = reviews_of(gold_log)
     for sample in gold_log.samples:
