@@ -104,9 +104,9 @@ def section_changes(before: str, after: str, since: str, max_chars: int = MAX_CH
             diff = difflib.unified_diff(old[key].splitlines(), text.splitlines(), lineterm="", n=DIFF_CONTEXT)
             parts.append(f"## {key} (changed)\n" + "\n".join(list(diff)[2:]))
     for key in old:
-        if key not in new:
+        if key not in new:  # its lines too: what a removed section carried is a finding of the delta
             changed.append(key)
-            parts.append(f"## {key} (removed)")
+            parts.append(f"## {key} (removed)\n" + "\n".join("-" + line for line in old[key].splitlines()))
     if not changed:
         return None
     text = ""

@@ -12,6 +12,7 @@ from review_harness.design.offline.document import Doc, all_matches, clause, doc
 from review_harness.design.offline.reading import dismissed_risks, unenforced
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome
+from review_harness.design.offline.substance import sentence_key
 from review_harness.design.offline.vocabulary import V, numbers_in, term_set
 
 # what each kind of unsupported certainty (offline_vocabulary.yaml: certainty) is called, why it
@@ -76,17 +77,21 @@ def unsupported_certainty(ctx: Ctx) -> None:
     doc = ctx.artifact
     req_doc = ctx.requirements if ctx.artifact is not ctx.requirements else document("none", "")
     load_req = next((r for r in ctx.reqset.reqs if V.load_req.search(r.text) and r.numbers), None)
-    seen_lines: set[int] = set()
+    seen: set[str] = set()  # one finding per sentence (two sentences of one paragraph line are two)
     for kind, pat in V.certainty.items():
         for u, m in all_matches(doc, pat):
-            if u.line in seen_lines:
-                continue
+            if sentence_key(u) in seen or any(f.key.startswith(f"always:{sentence_key(u)}:") for f in ctx.findings):
+                continue  # reported already, or by the check of each always-claim against its failure path
+            if V.claim_hedged.search(u.plain[max(0, m.start() - 80): m.start()]) or u.plain.rstrip().endswith("?"):
+                continue  # put as a question or a condition, it claims nothing
             if supported(doc, u, req_doc):
                 ctx.ok(f"The claim '{short(u.plain, 60)}' cites data or a source in '{doc.path_of(u.line)}'")
                 continue
             if kind == "dependency" and not V.outside_party.search(_subject(u.plain, m.start(), m.end())):
                 continue  # a guarantee the design makes about its own behaviour, not a dependency's
-            seen_lines.add(u.line)
+            if kind == "sufficiency" and not V.resource_subject.search(_subject(u.plain, m.start(), m.end())):
+                continue  # sufficiency of something that is no resource ('the implementation is not a problem')
+            seen.add(sentence_key(u))
             backs_default = bool(V.unknown_default.search(u.plain))
             silent = ctx.req_for_terms(term_set(u.plain), 2) is None
             claim = clause(u.plain, m)
@@ -99,7 +104,7 @@ def unsupported_certainty(ctx: Ctx) -> None:
             ctx.add(
                 kind, when={"requirements-silent": silent, "backs-default": backs_default},
                 title=title, section=doc.path_of(u.line), issue=issue, why=why, suggestion=sugg,
-                evidence=quote_of(u, m.group(0)), key=f"claim:{u.line}")
+                evidence=quote_of(u, m.group(0)), key=f"claim:{sentence_key(u)}")
 
 
 @detector("unbacked-dependencies")
@@ -114,7 +119,7 @@ def unbacked_dependencies(ctx: Ctx) -> None:
         if V.commitment.search(pool) or len(t & req_terms) >= max(3, int(0.6 * len(t))):
             ctx.ok(f"The dependency in '{doc.path_of(u.line)}' is backed by the requirements or a stated commitment")
             continue
-        if any(f.key == f"claim:{u.line}" for f in ctx.findings):
+        if any(f.key in (f"claim:{sentence_key(u)}",) or f.key.startswith(f"always:{sentence_key(u)}:") for f in ctx.findings):
             continue
         n += 1
         if n > 1:
@@ -142,7 +147,7 @@ def unsourced_numbers(ctx: Ctx) -> None:
         nums = numbers_in(u.plain)
         if not m or not nums or nums & ctx.requirements.numbers or supported(doc, u, ctx.requirements):
             continue
-        if any(f.key == f"claim:{u.line}" for f in ctx.findings):
+        if any(f.key in (f"claim:{sentence_key(u)}",) or f.key.startswith(f"always:{sentence_key(u)}:") for f in ctx.findings):
             continue
         n += 1
         if n > 2:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 
+from review_harness.core.markdown import subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
 from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
 from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
+from review_harness.design.offline.substance import dropping_failure_paths
 from review_harness.design.offline.vocabulary import V
 
 
@@ -44,6 +46,11 @@ def lifecycle_failure(ctx: Ctx) -> None:
         evidence=quote_of(first) if first else None, key="lifecycle-failure")
 
 
+def _section_reference(u) -> bool:
+    """A table row that only points at a section ('R6 | §7.4 retries and alerting'): a trace, no handling."""
+    return u.kind == "table" and bool(re.search(r"(?:§|\bsection\s)\s*\d", u.plain, re.I))
+
+
 @detector("failure-handling")
 def failure_handling(ctx: Ctx) -> None:
     """Remote calls, message queues and batch jobs with no word on failure; remote calls a caller
@@ -51,17 +58,26 @@ def failure_handling(ctx: Ctx) -> None:
     is no message broker."""
     doc = ctx.artifact
     calls, queues, batches = remote_calls(doc), broker_queues(doc), all_matches(doc, V.batch)
-    triggers = calls + queues + batches
+    operations = [(u, m) for u, m in all_matches(doc, V.remote_operation) if u.kind != "code"]
+    triggers = calls + queues + batches + operations
     if not triggers:
         return
-    handling_secs = [h for h in doc.headings_matching(V.sec_failure) if h.level > 1 or len(doc.sections) < 3]
-    handling_units = [u for u, _ in all_matches(doc, V.handling, skip_ctx=False)]
-    if handling_secs or handling_units:
+    # failure handling is a mechanism or a sentence saying what happens on a failure; a section
+    # called Risks, a word about errors, or a negated mention ('there is no fallback') is not
+    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and (
+        any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling_mechanism.finditer(u.plain))
+        or V.failure_condition.search(u.plain))]
+    handling_secs = [h for h in doc.headings_matching(V.sec_failure) if (h.level > 1 or len(doc.sections) < 3)
+                     and any(h.start_line <= u.line <= subtree_end(doc.sections, h) for u in handling_units)]
+    if dropping_failure_paths(doc):
+        pass  # a failure path that loses the work is reported by its own check, never called sound
+    elif handling_secs or handling_units:
         where = f"'{handling_secs[0].path}'" if handling_secs else f"'{doc.path_of(handling_units[0].line)}'"
         ctx.ok(f"Failure handling is described in {where}")
     else:
         u, m = sorted(triggers, key=lambda t: t[0].line)[0]
-        kinds = [k for k, found in (("remote calls", calls), ("queues", queues), ("batch jobs", batches)) if found]
+        kinds = [k for k, found in (("remote calls", calls), ("queues", queues), ("batch jobs", batches),
+                                    ("operations on other systems", operations)) if found]
         ctx.add(
             "no-failure-handling",
             title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
@@ -151,7 +167,7 @@ def queues_and_caches(ctx: Ctx) -> None:
     if queues and not design_has(doc, V.queue_safety):
         u, m = queues[0]
         ctx.add(
-            "queue-without-poison-handling",
+            "queue-without-poison-handling", when={"work-dropped": bool(dropping_failure_paths(doc))},
             title="Queue consumers have no poison-message or backlog handling", section=doc.path_of(u.line),
             issue=f"The design consumes from '{short(m.group(0), 30)}' but says nothing about messages that fail repeatedly, consumer lag, or a growing backlog.",
             why="One malformed message blocks its partition or loops for ever, and a backlog grows unseen until the data is hours late.",

@@ -23,6 +23,7 @@ from review_harness.design.offline import (  # noqa: F401
     prior_art_scout,
     product_strategist,
     requirement_auditor,
+    substance,
     systems_architect,
 )
 from review_harness.design.models import CAP_MARK, STAGES, PersonaReport
@@ -43,15 +44,17 @@ def persona_detectors(persona: str, config: PersonaConfig, rules: OfflineRules) 
 
 
 def review_as_persona(persona: str, stage: str, design: str, requirements: str,
-                      rules: OfflineRules | None = None) -> PersonaReport:
-    """Run one persona's detectors over the two documents and return its report."""
+                      rules: OfflineRules | None = None, removed: str = "") -> PersonaReport:
+    """Run one persona's detectors over the two documents and return its report; `removed` is
+    what the previous version of the reviewed document had and this one does not."""
     config = default_personas()
     if persona not in config.personas:
         raise ValueError(f"unknown persona {persona!r}; known: {', '.join(sorted(config.personas))}")
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; known: {', '.join(STAGES)}")
     rules = rules or default_offline_rules()
-    ctx = Ctx(persona, stage, document("design", design or ""), document("requirements", requirements or ""), rules)
+    ctx = Ctx(persona, stage, document("design", design or ""), document("requirements", requirements or ""), rules,
+              removed=removed)
     for detector_id, run in persona_detectors(persona, config, rules):
         allowed = rules.detectors[detector_id].stages
         if allowed is not None and stage not in allowed:

@@ -41,8 +41,8 @@ def remote_calls(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
             if not target:
                 continue
             local = V.local_call.search(after)
-            if local and local.start() < target.start():
-                continue
+            if local and local.start() <= target.end() + 12:
+                continue  # a local callee first, or named by the target ('server hooks', 'the API's handler')
             out.append((u, mm))
             break
     return out

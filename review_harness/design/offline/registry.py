@@ -160,6 +160,8 @@ class Ctx:
     conflicted: set[int] = field(default_factory=set)
     # checks that could not decide on these documents: said in the blind spot, never guessed
     unassessed: list[str] = field(default_factory=list)
+    # what the previous version had and this one removed (lines of the changed sections), if known
+    removed: str = ""
 
     def not_assessed(self, what: str) -> None:
         """A check that cannot decide on these documents says so instead of guessing."""

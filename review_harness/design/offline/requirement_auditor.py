@@ -102,6 +102,50 @@ def _coverage(ctx: Ctx, r: Req) -> tuple[float, bool, float]:
     return cov, nums_ok, best_sec
 
 
+_ACTION = re.compile(r"\b(?:must|shall|should|may|can|could|will|needs? to|has to|have to)\s+(?:not\s+)?(?:be\s+able\s+to\s+|be\s+)?([a-z]+)", re.I)
+
+
+def requirement_action(text: str) -> str | None:
+    """The stemmed verb a requirement asks for ('Users must be able to export ...' -> export)."""
+    m = _ACTION.search(text)
+    if not m:
+        return None
+    t = term_set(m.group(1))
+    return next(iter(t)) if t else None
+
+
+def _passage_for(ctx: Ctx, r: Req) -> tuple[float, Sentence | None]:
+    """The design passage (a sentence with its neighbours in one section) that carries most of the
+    requirement's distinctive terms: (the share it carries, its central sentence). Coverage is
+    claimed by a passage that does the requirement, never by words scattered over the document."""
+    doc = ctx.artifact
+    dist = ctx.reqset.distinctive(r)
+    if not dist:
+        return 1.0, None
+    best, best_u = 0.0, None
+    action = requirement_action(r.text)
+    units = committed_units(doc)
+    terms = {id(u): unit_terms(u) for u in units}
+    for u in units:
+        if u.kind == "heading":
+            continue
+        pool = set(terms[id(u)])
+        for v in doc.neighbours(u, 1):
+            pool |= terms.get(id(v), set())
+        sec = doc.section_of(u.line)
+        if sec is not None:
+            pool |= term_set(sec.heading)
+        hit = dist & pool
+        own = dist & (terms[id(u)] | (term_set(sec.heading) if sec is not None else set()))
+        if not (dist & terms[id(u)]) or (action and action in own and not (own - {action})):
+            continue  # centred on a sentence that says part of it, with its heading more than the verb alone
+        figure = 1 if r.numbers and r.numbers & numbers_in(u.plain) else 0  # the requirement's own figure counts as a term
+        share = min(1.0, (len(hit) + figure) / len(dist))
+        if share > best and (len(hit) + figure >= 2 or len(dist) <= 2):
+            best, best_u = share, u
+    return best, best_u
+
+
 def _deferral_for(ctx: Ctx, r: Req) -> Sentence | None:
     """The design sentence that pushes ``r`` to later work, if any."""
     doc = ctx.artifact
@@ -163,11 +207,17 @@ def traceability(ctx: Ctx) -> None:
         missing_key = {c for c in compounds if c not in doc.lower and c.replace("-", " ") not in doc.lower}
         if missing_key and cov < 0.85:
             cov, best_sec = min(cov, 0.3), min(best_sec, 0.3)
-        if (cov >= 0.6 and nums_ok) or best_sec >= 0.5 or (cov >= 0.45 and r.numbers and nums_ok):
+        share, passage = _passage_for(ctx, r)
+        # a passage that does most of it covers it (a missing part or figure is partial coverage's)
+        # or the design's wording covers it and a passage or one section carries it (never words
+        # scattered over the document alone)
+        wording = (cov >= 0.6 and nums_ok) or (cov >= 0.45 and r.numbers and nums_ok)
+        if share >= 0.5 or ((wording or best_sec >= 0.5) and (share >= 0.15 or best_sec >= 0.5)):
             traced += 1
             if len(ctx.fine) < ctx.rules.limits.checked_and_fine:
                 what = f"{r.rid} ('{short(r.quote, 50)}')" if r.rid else r.label
-                ctx.ok(f"{what} is covered by the design's wording ({int(round(cov * 100))}% of its key terms)")
+                ctx.ok(f"{what} is covered by '{short(quote_of(passage), 90)}' ({doc.path_of(passage.line)})" if passage is not None
+                       else f"{what} is covered by the section that carries {int(round(best_sec * 100))}% of its key terms")
             continue
         if id(r) in conflicted:
             continue
@@ -227,21 +277,23 @@ def builds_non_goal(ctx: Ctx) -> None:
 @detector("gold-plating")
 def gold_plating(ctx: Ctx) -> None:
     """Extras the design adds 'while we are at it' with no requirement behind them."""
-    if ctx.stage == "requirements" or not ctx.reqset.reqs:
+    if ctx.stage == "requirements" or ctx.requirements.empty:
         return
     doc = ctx.artifact
-    req_terms = set().union(set(), *(r.terms for r in ctx.reqset.all))
+    # requirements written as prose (a summary, goals) are read by all their words
+    req_terms = set().union(set(), *(r.terms for r in ctx.reqset.all)) if ctx.reqset.reqs else ctx.requirements.terms
     for u, m in all_matches(doc, V.gold_plating):
         if negated_before(u.plain, m.start(), NEGATION_SPAN):
             continue
         t = term_set(u.plain) - {"futur", "proof", "bonus", "nice"}
-        if not t:
-            continue
+        if not t or (not ctx.reqset.reqs and not V.extra_addition.search(u.plain)):
+            continue  # against prose requirements, only an addition announced as one counts
         cov = len(t & req_terms) / len(t)
         if cov >= 0.5:
             continue
         component = bool(V.new_component.search(u.plain) or V.infra.search(u.plain)
-                         or re.search(r"\b(engines?|services?|clusters?|pipelines?|platforms?|frameworks?|databases?|modules?|dashboards?)\b", u.plain, re.I))
+                         or re.search(r"\b(engines?|services?|clusters?|pipelines?|platforms?|frameworks?|databases?|modules?|dashboards?)\b", u.plain, re.I)
+                         or len(t - req_terms) >= 8)  # a feature of its own, many things no requirement names
         ctx.add(
             "unrequested-scope", when={"adds-components": component},
             title="Extra scope with no requirement behind it", section=doc.path_of(u.line),

@@ -76,6 +76,10 @@ def priority_from(text: str, section_path: str, cells: Sequence[str] = ()) -> st
         for name, pat in V.priority_cell.items():
             if pat.match(cell):
                 return name
+    last = section_path.split(" > ")[-1] if section_path else ""
+    for name, pat in V.priority_heading.items():
+        if pat.search(last):
+            return name
     for name, pat in V.priority_section.items():
         if pat.search(section_path):
             return name
@@ -145,6 +149,8 @@ def extract_requirements(doc: Doc) -> ReqSet:
             return "success"
         if V.sec_reqs.search(last) or (path and V.sec_reqs.search(path) and not V.sec_goal.search(last)):
             return "req"
+        if any(pat.search(last) for pat in V.priority_heading.values()):
+            return "nongoal" if V.priority_heading.wont.search(last) else "req"
         if V.sec_constraint.search(last):
             return "context"
         if V.sec_goal.search(last):
@@ -154,7 +160,11 @@ def extract_requirements(doc: Doc) -> ReqSet:
     # pass 1: units that define an id
     id_units: dict[int, str] = {}
     labelled: set[int] = set()  # an id set off by a colon or dash ('IMP-4:'), an id of any shape
+    # the document's own number or title is never a requirement ('KEP-1234: Volume snapshots')
+    title_ids = set(ID_DEF.findall(title)) if title else set()
     for u in units:
+        if u.kind == "heading" and title and plain(u.text).strip() == title:
+            continue
         if u.kind == "table" and u.cells:
             m = ID_DEF.fullmatch(plain(u.cells[0]).strip(" *_:"))
             if m:
@@ -169,7 +179,8 @@ def extract_requirements(doc: Doc) -> ReqSet:
     prefix_count: dict[str, int] = {}
     for rid in id_units.values():
         prefix_count[id_prefix(rid)] = prefix_count.get(id_prefix(rid), 0) + 1
-    id_units = {k: v for k, v in id_units.items() if REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2 or k in labelled}
+    id_units = {k: v for k, v in id_units.items() if (REQ_ID.fullmatch(v) or prefix_count[id_prefix(v)] >= 2 or k in labelled)
+                and v not in title_ids}
 
     has_ids = bool(id_units)
     structured = has_ids or any(kind_of(sec.path) == "req" for sec in doc.sections if sec.level > 0) or any(

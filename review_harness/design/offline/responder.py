@@ -109,8 +109,14 @@ def persona_answer(persona: str, prompt: str) -> str | None:
     texts = {slot: data_block_before_lens(prompt, tag) for slot, tag in info.tags.items()}
     if texts["design"] is None or texts["requirements"] is None:
         return None
-    report = review_as_persona(persona, stage, texts["design"], texts["requirements"])
+    report = review_as_persona(persona, stage, texts["design"], texts["requirements"], removed=removed_lines(prompt))
     return honour_calibration(report, rejected_rules(prompt)).model_dump_json(indent=1)
+
+
+def removed_lines(prompt: str) -> str:
+    """What the changed sections of a persona request removed: their '-' lines, one per line."""
+    changes = data_block(prompt, "<changes>", "</changes>") or ""
+    return "\n".join(line[1:] for line in changes.splitlines() if line.startswith("-") and not line.startswith("---"))
 
 
 def data_block_before_lens(prompt: str, tag: str) -> str | None:

@@ -67,14 +67,28 @@ def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[in
             if not ok:
                 continue
             score = overlap + (2 if heading_hit else 0)
+            # a sentence that only keeps the door open ('forward-compatible with such a syntax',
+            # 'not being proposed here') or points at another document builds nothing
             scored = [(len(term_set(u.plain) & head), len(term_set(u.plain) & full), -u.line, u)
-                      for u in units if not NEGATION.search(u.plain[:40])]
+                      for u in units if not NEGATION.search(u.plain[:40]) and not V.leaves_room.search(u.plain)
+                      and not V.reference_only.search(u.text)]
             scored = [t for t in scored if t[1] >= (1 if heading_hit else 2)]
             if not scored:
                 continue
             unit = max(scored, key=lambda t: t[:3])[3]
             if best is None or score > best[3]:
                 best = (ng_index, sec.start_line, doc.units.index(unit), score)
+        if best is None and len(full) <= 3:
+            # a short non-goal: one sentence that builds all of it ('we will also build a new
+            # monitoring exporter'); a sentence that only points at another document does not
+            for u in doc.units:
+                sec = doc.section_of(u.line)
+                if (u.kind == "heading" or sec is None or V.sec_nongoal.search(sec.path) or V.sec_future.search(sec.path)
+                        or V.sec_alternatives.search(sec.path) or NEGATION.search(u.plain[:40])):
+                    continue
+                if full <= term_set(u.plain) and V.builds_verb.search(u.plain) and not V.reference_only.search(u.text):
+                    best = (ng_index, sec.start_line, doc.units.index(u), len(full))
+                    break
         if best:
             out.append(best)
     return tuple(out)

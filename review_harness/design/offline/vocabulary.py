@@ -80,6 +80,8 @@ def stem(word: str) -> str:
     for suf in SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 3:
             w = w[: -len(suf)] + SUFFIX_KEEP.get(suf, "")
+            if suf in ("ed", "ing", "ings", "es", "s") and w.endswith("er") and len(w) - 2 >= 3:
+                w = w[:-2]  # 'delivered' and 'delivers' stem as 'deliver' does
             break
     if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "ls":
         w = w[:-1]
@@ -128,7 +130,7 @@ def term_set(text: str) -> set[str]:
 
 # ------------------------------------------------------------------ requirement ids
 
-KNOWN_ID_PREFIXES = "REQ|FR|NFR|US|UC|AC|BR|SR|QR|CR|DR|SEC|PERF|OPS"
+KNOWN_ID_PREFIXES = "REQ|FR|NFR|US|UC|AC|BR|SR|QR|CR|DR|SEC|PERF|OPS|GOAL|OBJ|NG|G"
 REQ_ID = re.compile(rf"(?<![\w-])((?:{KNOWN_ID_PREFIXES})[-_.]?\d+(?:\.\d+)*|R-?\d+(?:\.\d+)*)(?![\w-])")
 # 'R1-R4', 'FR-2 to FR-5'
 REQ_RANGE = re.compile(
