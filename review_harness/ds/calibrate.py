@@ -236,8 +236,12 @@ def offline_findings() -> dict:
     out: dict[str, dict] = {}
     for name, _, fixtures in GOLD_SETS:
         with tempfile.TemporaryDirectory() as tmp:
-            [log] = inspect_eval("review_harness/ds_review", task_args={"fixtures": fixtures}, model="offline/rules",
-                                 log_dir=tmp, display="none")
+            try:
+                [log] = inspect_eval("review_harness/ds_review", task_args={"fixtures": fixtures}, model="offline/rules",
+                                     log_dir=tmp, display="none")
+            except Exception as ex:  # a missing document of the gold set is a one-line error of the task
+                raise CalibrationError(f"the offline review of the {name} gold set could not run: "
+                                       f"{str(ex).splitlines()[0] if str(ex) else type(ex).__name__}") from None
             if log.status != "success":
                 raise CalibrationError(f"the offline review of the {name} gold set did not finish ({log.status})")
             for sample, review in reviewed_samples(log):
@@ -487,7 +491,7 @@ def fitted_rubric_text(seed_text: str, seed: Rubric, p: Params) -> str:
     text = re.sub(r"(?m)^  credit_cap: .*$", f"  credit_cap: {p.credit_cap:g}", text)
     text = re.sub(r"(?m)^  # all: a dimension's credits offset any deduction, up to the cap$",
                   "  # minor: credits offset only MINOR deductions, so a dimension holding a MAJOR or CRITICAL finding\n"
-                  "  # never scores 100 (all: the seed's, credits offset any deduction up to the cap)", text)
+                  "  # never scores 100 (all: the starting values', credits offset any deduction up to the cap)", text)
     text = re.sub(r"(?m)^  credits_offset: .*$", "  credits_offset: minor", text)
     header = (
         "# Rubric for reviews of data-science analyses (the default).\n#\n"
@@ -498,7 +502,7 @@ def fitted_rubric_text(seed_text: str, seed: Rubric, p: Params) -> str:
         "# score is the mean of analysis and communication (50/50), or 50/25/25 with the domain dimension;\n"
         "# one CRITICAL finding caps the verdict at Minor Fix, two at Major Rework. The points per severity\n"
         "# (inside the severity ranges), the curve and the credit cap are written by `review-harness\n"
-        "# calibrate --write` from the seed values (prompts/ds/rubric.seed-v1.yaml, -T rubric=seed-v1) and\n"
+        "# calibrate --write` from the starting values (prompts/ds/rubric.seed-v1.yaml, -T rubric=seed-v1) and\n"
         "# the dev gold cases; do not edit them by hand.\n# Fitted: " + p.describe() + ".\n\n"
     )
     return header + text[text.index("version: "):]
@@ -558,7 +562,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     dev = sum(1 for c in cases if c.scored and c.gold.split == "dev")
     print(f"calibrate: {len(cases)} gold cases ({dev} dev, fitted on), two readings each (the gold findings; the "
           f"offline reviewer's, {FINDINGS_FILE.name})")
-    print(f"seed values ({seed.version}): {rubric_params(seed).describe(seed.scoring.credits_offset)}")
+    print(f"starting values ({seed.version}, -T rubric=seed-v1): {rubric_params(seed).describe(seed.scoring.credits_offset)}")
     print(f"fitted ({FITTED_VERSION}): {chosen.describe()}")
     current = rubric_params(default)
     print("the default rubric " + ("holds the fitted values" if current == chosen and default.scoring.credits_offset == "minor"
