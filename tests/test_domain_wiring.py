@@ -13,6 +13,7 @@ from review_harness.core.paths import FIXTURES_DIR, PROMPTS_DIR
 from review_harness.core.member import MemberResult, MemberRun
 from review_harness.domain.reviewer import FindingSource, default_reviewer_rubric, make_finding
 from review_harness.domain.skill import get_domain_context
+from review_harness.ds import scoring
 from review_harness.ds.domain_dim import DomainInput
 from review_harness.ds.models import DocumentInfo, ReviewerReport
 from review_harness.ds.panel import review_from_store
@@ -192,7 +193,8 @@ def test_advisory_never_triggers_a_floor_and_a_domain_critical_does():
     assert [r.rating for r in review.dashboard if r.lens == lens] == ["ADVISORY"]
     critical = make_finding(DRUB, "D1", lens, worst.id, authoritative, "Wrong technique for ranking.")
     review = _synth([critical])
-    assert review.final_score == pytest.approx(100 - 20 * RUBRIC.scoring.with_domain.weights["domain"])  # at its weight
+    cost = scoring.diminishing_returns(20, RUBRIC.scoring.diminishing_returns)  # 20 points on the rubric's curve
+    assert review.final_score == pytest.approx(100 - cost * RUBRIC.scoring.with_domain.weights["domain"], abs=0.01)  # at its weight
     assert review.band_verdict == "Good to Go" and review.verdict == "Minor Fix"  # capped whatever the weight
     two = make_finding(DRUB, "D2", lens, worst.id, authoritative, "Another wrong technique.")
     assert _synth([critical, two]).verdict == "Major Rework"

@@ -8,16 +8,18 @@ from helpers import FIXTURES, reviews, run
 from review_harness.core.member import MemberRun
 from review_harness.ds.models import DocumentInfo, ReviewerFinding, ReviewerReport, Severity
 from review_harness.ds.render import render_report
-from review_harness.ds.rubric import default_rubric
+from review_harness.ds.rubric import SEED_RUBRIC, load_rubric
 from review_harness.ds.synthesis import synthesize
 
-RUBRIC = default_rubric()
+# the starting values (-T rubric=seed-v1): one CRITICAL leaves the score in Good to Go, so the floor
+# rule that caps the verdict shows (with the fitted default one CRITICAL is Minor Fix by score already)
+RUBRIC = load_rubric(SEED_RUBRIC)
 DOC = DocumentInfo(title="T", source="t.md", word_count=900, reading_minutes=3.9, token_estimate=1170, tier=1)
 
 
 def test_a_cut_off_answer_keeps_its_parsed_critical_end_to_end(tmp_path):
     leakage = next(p for p in FIXTURES if p.stem == "demand-forecast-leakage")
-    log = run(tmp_path, model_args={"faults": "truncated", "fault_rate": 1.0}, document=str(leakage))
+    log = run(tmp_path, model_args={"faults": "truncated", "fault_rate": 1.0}, document=str(leakage), rubric="seed-v1")
     [review] = reviews(log).values()
     critical = [f for f in review.findings if f.severity == Severity.CRITICAL]
     assert [f.issue_type for f in critical] == ["leakage"] and critical[0].salvaged

@@ -1,5 +1,6 @@
-"""The default rubric scores as the design writes it (issue 28 s1, issue 29 s4), checked on random
-reviews put through the real synthesis:
+"""The seed rubric (`-T rubric=seed-v1`, the design's formula with its starting values; the default holds
+the same formula with fitted values, tests/test_ds_calibration.py) scores as the design writes it,
+checked on random reviews put through the real synthesis:
 
 - each dimension is 100 minus its deductions on the diminishing-returns curve (first 30 points in
   full, 31-50 at 75%, beyond at 50%) plus its credits (at most +25), clamped to 0..100;
@@ -25,10 +26,11 @@ from review_harness.domain.skill import get_domain_context
 from review_harness.ds import scoring
 from review_harness.ds.domain_dim import DomainInput
 from review_harness.ds.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
-from review_harness.ds.rubric import CALIBRATED_RUBRIC, default_rubric, load_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, SEED_RUBRIC, default_rubric, load_rubric
 from review_harness.ds.synthesis import synthesize
 
-SEED = default_rubric()
+SEED = load_rubric(SEED_RUBRIC)
+DEFAULT = default_rubric()
 CALIBRATED = load_rubric(CALIBRATED_RUBRIC)
 DRUB = default_reviewer_rubric()
 BRIEF = get_domain_context(["search-ranking"])
@@ -172,7 +174,7 @@ def _merged_pair(rubric):
     return reports, domain_finding
 
 
-@pytest.mark.parametrize("rubric", [SEED, CALIBRATED], ids=["default", "calibrated"])
+@pytest.mark.parametrize("rubric", [SEED, DEFAULT, CALIBRATED], ids=["seed-v1", "default", "calibrated"])
 def test_a_dedup_pair_keeps_its_origin_for_the_floor_rules(rubric):
     reports, domain_finding = _merged_pair(rubric)
     two = _synth(reports, rubric)

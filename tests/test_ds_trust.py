@@ -159,50 +159,7 @@ def test_console_says_where_the_review_is(tmp_path):
 # ------------------------------------------------------------------ calibration
 
 
-def test_calibration_from_gold_findings_meets_the_targets():
-    """The calibrated rubric (-T rubric=calibrated), scoring from the gold findings alone: >= 80% of
-    fixtures in their holistic band, every major-rework fixture in Major Rework."""
-    from review_harness.ds.calibrate import evaluate_rubric_as_is, load_cases, score_gold
-    from review_harness.ds.rubric import CALIBRATED_RUBRIC, load_rubric
-
-    rubric = load_rubric(CALIBRATED_RUBRIC)
-    cases = load_cases(PROJECT_ROOT / "gold" / "ds", rubric)
-    fit = evaluate_rubric_as_is(cases, rubric)
-    assert fit.band_accuracy() >= 0.8
-    for case in cases:
-        if case.gold.verdict_band == "Major Rework":
-            assert fit.outcomes[case.name].verdict == "Major Rework", case.name
-    assert all(c.gold.window_basis == "holistic" for c in cases)
-
-
-def test_calibrate_refuses_computed_windows(tmp_path):
-    from review_harness.ds.calibrate import CalibrationError, load_cases
-    from review_harness.ds.rubric import default_rubric
-
-    gold = (PROJECT_ROOT / "gold" / "ds" / "strong-analysis.yaml").read_text()
-    gold = gold.replace("window_basis: holistic", "window_basis: computed")
-    folder = tmp_path / "gold" / "ds"
-    folder.mkdir(parents=True)
-    (tmp_path / "fixtures" / "ds").mkdir(parents=True)
-    (tmp_path / "fixtures" / "ds" / "strong-analysis.md").write_text(STRONG.read_text())
-    (folder / "strong-analysis.yaml").write_text(gold)
-    with pytest.raises(CalibrationError, match="window_basis is 'computed'"):
-        load_cases(folder, default_rubric())
-
-
-def test_fitted_rubric_text_keeps_ranges_and_loads(tmp_path):
-    from review_harness.ds.calibrate import Params, fitted_rubric_text
-    from review_harness.ds.rubric import DEFAULT_RUBRIC, load_rubric
-
-    base = load_rubric(DEFAULT_RUBRIC)
-    p = Params(15, 8, 7, 25, 0.6, False, (0.5, 0.5), None, 4, None)
-    out = tmp_path / "r.yaml"
-    out.write_text(fitted_rubric_text(DEFAULT_RUBRIC.read_text(), base, p, "ds-rubric-test"))
-    fitted = load_rubric(out)  # range checks pass
-    assert fitted.version == "ds-rubric-test"
-    assert fitted.scoring.diminishing_returns == [(None, 1.0)]
-    assert [(r.rule, r.at_least, r.cap) for r in fitted.floor_rules][-1] == ("serious", 4, "Major Rework")
-    assert fitted.severity_points(Severity.MINOR) == 7
+# (the calibration tests live in tests/test_ds_calibration.py)
 
 
 # ------------------------------------------------------------------ correct calls
@@ -261,8 +218,13 @@ def test_cross_cutting_is_one_issue_deducted_once():
     review = _synth({"analysis": analysis, "communication": communication})
     assert len(review.cross_cutting) == 1  # the unrelated 'No interval' finding is not paired
     assert "deducted once" in review.cross_cutting[0]
-    assert review.dimensions["communication"].raw_deductions == 0
-    assert review.dimensions["analysis"].raw_deductions == 20
+    # deducted once, in the dimension where it lowers the review more: on the default curve a second
+    # MAJOR in analysis costs less than a first one in communication
+    major = default_rubric().severity_points(Severity.MAJOR)
+    assert review.dimensions["communication"].raw_deductions == major
+    assert review.dimensions["analysis"].raw_deductions == major
+    copies = [f for f in review.findings if "control group" in f.title]
+    assert sorted(f.deduction for f in copies) == [0.0, major]
 
 
 def test_deferred_report_lists_each_reviewers_reason():

@@ -243,16 +243,22 @@ def test_response_cache_serves_the_second_run(tmp_path, monkeypatch):
 
 
 def test_dimension_scores_follow_the_rubric_credit_rule(default_log):
-    """The default rubric (the design's): a dimension is 100 less its effective deductions plus its
-    credits, whatever their severity (capped at +25); under the calibrated rubric (issue 11) credits
-    never cancel a MAJOR or CRITICAL."""
+    """The default rubric: a dimension is 100 less its effective deductions plus its credits
+    (capped), which offset only what its MINOR findings add on the curve: a credit never cancels a
+    MAJOR or CRITICAL finding."""
+    from review_harness.ds import scoring
     from review_harness.ds.rubric import default_rubric
 
     rubric = default_rubric()
-    assert rubric.scoring.credits_offset == "all"
+    assert rubric.scoring.credits_offset == "minor"
+    curve = rubric.scoring.diminishing_returns
     for sample_id, review in reviews(default_log).items():
         for dim_id, result in review.dimensions.items():
             if result.score is None or dim_id == "domain":
                 continue
-            expected = max(0.0, min(100.0, 100 - result.effective_deductions + min(sum(result.credits_earned.values()), 25)))
+            serious = scoring.diminishing_returns(sum(f.deduction for f in review.findings if f.dimension == dim_id
+                                                      and f.severity.value != "MINOR"), curve)
+            credits = min(sum(result.credits_earned.values()), rubric.scoring.credit_cap,
+                          result.effective_deductions - serious)
+            expected = max(0.0, min(100.0, 100 - result.effective_deductions + credits))
             assert result.score == pytest.approx(expected, abs=0.01), (sample_id, dim_id)

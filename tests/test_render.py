@@ -2,10 +2,12 @@
 
 from review_harness.ds.models import DocumentInfo, Positive, ReviewerFinding, ReviewerReport, Severity
 from review_harness.ds.render import render_report
-from review_harness.ds.rubric import CALIBRATED_RUBRIC, default_rubric, load_rubric
+from review_harness.ds.rubric import CALIBRATED_RUBRIC, SEED_RUBRIC, load_rubric
 from review_harness.ds.synthesis import synthesize
 
-RUBRIC = default_rubric()
+# the starting values (-T rubric=seed-v1): one CRITICAL leaves the score in Good to Go, so the floor
+# rule that caps the verdict shows (with the fitted default one CRITICAL is Minor Fix by score already)
+RUBRIC = load_rubric(SEED_RUBRIC)
 CALIBRATED = load_rubric(CALIBRATED_RUBRIC)
 
 

@@ -19,8 +19,10 @@ from review_harness.ds.models import Severity
 
 PROMPTS_DIR = ALL_PROMPTS / "ds"
 DEFAULT_RUBRIC = PROMPTS_DIR / "rubric.yaml"
-# a rubric chosen by name (-T rubric=calibrated) is prompts/ds/rubric.<name>.yaml
+# a rubric chosen by name (-T rubric=seed-v1) is prompts/ds/rubric.<name>.yaml
 CALIBRATED_RUBRIC = PROMPTS_DIR / "rubric.calibrated.yaml"
+# the seed's starting values in the same formula (the default before its values were fitted)
+SEED_RUBRIC = PROMPTS_DIR / "rubric.seed-v1.yaml"
 # dimensions a review may add beside the rubric's own (the domain knowledge dimension, -T domain=)
 OPTIONAL_DIMENSIONS = ("domain",)
 
@@ -212,10 +214,13 @@ def default_rubric() -> Rubric:
 
 
 def named_rubric(name: str) -> Path | None:
-    """The rubric file a bare name stands for (`calibrated` -> prompts/ds/rubric.calibrated.yaml;
-    `default`/`seed` -> the default rubric), or None when the name is no rubric of the project."""
-    if name in ("default", "seed"):
+    """The rubric file a bare name stands for (`seed-v1` -> prompts/ds/rubric.seed-v1.yaml, also
+    `seed`; `default` -> the default rubric, the fitted one), or None when the name is no rubric of
+    the project."""
+    if name == "default":
         return DEFAULT_RUBRIC
+    if name == "seed":
+        return SEED_RUBRIC
     if not name or "/" in name or "\\" in name or name.endswith((".yaml", ".yml")):
         return None
     path = PROMPTS_DIR / f"rubric.{name}.yaml"

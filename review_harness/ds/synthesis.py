@@ -183,10 +183,37 @@ def _same_issue(a: Finding, c: Finding) -> float:
     return similarity + (30.0 if shared else 0.0)
 
 
-def find_cross_cutting(findings: list[Finding]) -> list[str]:
+_VERDICT_RANK = [scoring.GOOD_TO_GO, scoring.MINOR_FIX, scoring.MAJOR_REWORK]
+
+
+def _weigher(reports: dict[str, ReviewerReport | None], rubric: Rubric, with_domain: bool):
+    """How bad a review is with the DS findings' current deductions: (verdict rank, -final score)
+    (the domain dimension, the same whichever copy of a cross-cutting issue is charged, counts at
+    a constant 100 so the weights are the review's)."""
+    earned = {d: list(scoring.earned_credits(reports[d].positives, rubric.dimension(d)).values())
+              for d in rubric.dimensions if reports.get(d) is not None}
+
+    def weigh(findings: list[Finding]) -> tuple[int, float]:
+        scores = {d: scoring.dimension_score([(f.deduction, f.severity) for f in findings if f.dimension == d],
+                                             credits, rubric, **scoring.recalibration(rubric, d, with_domain))[0]
+                  for d, credits in earned.items()}
+        if with_domain:
+            scores["domain"] = 100.0
+        final = scoring.review_score(rubric, scores)[0] or 0.0
+        charged = [f for f in findings if f.deduction > 0 and not f.merged_into]
+        verdict, _ = scoring.apply_floor_rules(scoring.band_verdict(final, rubric), charged, rubric)
+        return _VERDICT_RANK.index(verdict), -final
+
+    return weigh
+
+
+def find_cross_cutting(findings: list[Finding], weigh=None) -> list[str]:
     """One issue raised by both reviewers (the same quoted evidence, or very close wording),
-    paired one to one. The issue is deducted once: the copy with the smaller deduction is set
-    to 0 (it still shows in its lens, marked as the same issue)."""
+    paired one to one. The issue is deducted once: the other copy is set to 0 (it still shows in
+    its lens, marked as the same issue). Which copy keeps the deduction: `weigh(findings)`, the
+    review's (verdict rank, final score) with the findings' current deductions, picks the copy
+    whose deduction leaves the worse review (the verdict first, then the lower score; a tie, or
+    no `weigh`: the larger deduction), so raising an issue a second time never lifts a score."""
     analysis = [f for f in findings if f.dimension == "analysis"]
     others = [f for f in findings if f.dimension != "analysis"]
     pairs = sorted(
@@ -200,6 +227,15 @@ def find_cross_cutting(findings: list[Finding]) -> list[str]:
             continue
         used |= {a.id, c.id}
         keep, drop = (a, c) if a.deduction >= c.deduction else (c, a)
+        if weigh is not None:
+            keep_points, drop_points = keep.deduction, drop.deduction
+            drop.deduction = 0.0
+            as_kept = weigh(findings)
+            keep.deduction, drop.deduction = 0.0, drop_points
+            as_swapped = weigh(findings)
+            keep.deduction = keep_points
+            if as_swapped > as_kept:
+                keep, drop = drop, keep
         drop.deduction = 0.0
         notes.append(
             f"{a.id} / {c.id}: one issue that affects both the analysis and how it is communicated "
@@ -345,7 +381,10 @@ def synthesize(
         decisions, dedup_notes = domain_dim.apply_dedup(by_dim["analysis"], domain, domain_dim.default_domain_rubric())
         notes += dedup_notes
     findings: list[Finding] = [f for fs in by_dim.values() for f in fs]
-    cross_cutting = find_cross_cutting(findings)
+    with_domain = scoring.uses_domain_weights(
+        rubric, [d for d in rubric.dimensions if reports.get(d) is not None]
+        + (["domain"] if domain is not None and domain.reviewed else []))
+    cross_cutting = find_cross_cutting(findings, _weigher(reports, rubric, with_domain))
     # one issue, counted once by the floor rules: a cross-cutting copy (deduction 0) and a merged
     # analysis finding are left out; its domain version counts at the worse of the two severities
     floor_findings = [f for f in findings if f.deduction > 0 and not f.merged_into]
@@ -359,9 +398,6 @@ def synthesize(
             f.deduction = 0.0  # deducted once, under its domain version
     dimensions: dict[str, DimensionResult] = {}
     positives: dict[str, list] = {}
-    with_domain = scoring.uses_domain_weights(
-        rubric, [d for d in rubric.dimensions if reports.get(d) is not None]
-        + (["domain"] if domain is not None and domain.reviewed else []))
     for dim_id, dimension in rubric.dimensions.items():
         report = reports.get(dim_id)
         dimensions[dim_id] = _dimension_result(dimension, report, by_dim[dim_id], rubric, draft, with_domain,
