@@ -56,11 +56,15 @@ class LazyGroup(click.Group):
 
 
 def default_log_dir() -> Path:
-    """./logs where the command runs, else the project's logs/ folder."""
-    from review_harness.core.paths import PROJECT_ROOT
+    """./logs of the folder the command runs in (never another folder's: a CI step judges the
+    log its own run wrote); none there is one line naming the folder."""
+    from review_harness.core.logs import LogError
 
     here = user_dir() / DEFAULT_LOG_DIR
-    return here if here.is_dir() else PROJECT_ROOT / DEFAULT_LOG_DIR
+    if not here.is_dir():
+        raise LogError(f"no ./{DEFAULT_LOG_DIR} folder in {user_dir()}: name a log or a folder of logs "
+                       f"(the --log-dir of the run), or run where its logs/ is")
+    return here
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -89,8 +93,8 @@ def chosen_log(log: str | None, kind_name: str | None) -> Path:
 def summary(log: str | None, kind_name: str | None) -> int:
     """One line per review in a log: verdict, score, findings (the columns of its kind).
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). It says which log it read. Exit code 1 when the run did not succeed.
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. It says which log it read. Exit code 1 when the run did not succeed.
     """
     from review_harness.core.kinds import KindError
     from review_harness.core.logs import LogError, read_log, summary_table
@@ -109,17 +113,19 @@ def summary(log: str | None, kind_name: str | None) -> int:
                     "  review-harness verdict logs/ci/ds_review          (a gold run: which cases missed)")
 @click.argument("log", metavar="[LOG]", required=False, type=click.Path())
 @click.option("--fail-on", "fail_on", metavar="CONDITION", multiple=True,
-              help="Exit 1 when a review meets it: one of the kind's verdicts (major-rework, escalate, unusable, "
-                   "auto-reject-to-the-implementer, ...), not-passed, no-verdict, or missed (a gold run's case that "
-                   "missed its gold verdict or a must-catch finding). Repeat it or separate by commas. Default: "
-                   "missed for a gold run, none for your own documents.")
+              help="Exit 1 when a review meets it: a verdict of the kind, which fails on that verdict and every "
+                   "stricter one (ds: good-to-go < minor-fix < major-rework; design: proceed < revise < escalate; "
+                   "code: auto-approve < human-decides < auto-reject-to-the-implementer; impact: usable < caution "
+                   "< unreviewed < unusable), not-passed, no-verdict, or missed (a gold run's case that missed its "
+                   "gold verdict or a must-catch finding). Repeat it or separate by commas. Default: missed for a "
+                   "gold run, none for your own documents.")
 @click.option("--kind", "kind_name", metavar="KIND",
               help="Only logs of this review kind (ds, design, code, impact): the newest of them in the folder.")
 def verdict(log: str | None, fail_on: tuple[str, ...], kind_name: str | None) -> int:
     """A CI step's verdict: pass or fail per reviewed document, exit code 1 when one fails.
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). A document that could not be reviewed, or a run that did not finish, fails
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. A document that could not be reviewed, or a run that did not finish, fails
     whatever the conditions. Exit codes: 0 pass, 1 fail, 2 bad input.
     """
     from review_harness.core.kinds import KindError
@@ -148,8 +154,8 @@ def show(log: str | None, sample_id: str | None, epoch: int | None, kind_name: s
          details: bool) -> int:
     """Print one review from a log: rendered in a terminal, plain markdown otherwise.
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). It says which log and document it shows.
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. It says which log and document it shows.
     """
     from review_harness.core.kinds import KindError
     from review_harness.core.logs import LogError
