@@ -71,7 +71,7 @@ def default_log_dir() -> Path:
              epilog="Run `review-harness COMMAND --help` for a command's options and an example.")
 @click.version_option(package_name="review-harness", prog_name=PROG, message="%(prog)s %(version)s")
 def cli() -> None:
-    """Read, show and gate the logs of review runs (`inspect eval tasks/<kind>_review.py`), and
+    """Read, show and gate the logs of review runs (`inspect eval review_harness/<kind>_review`), and
     manage what each kind keeps outside its logs."""
 
 
@@ -217,7 +217,7 @@ PLANT_KINDS = ("ds", "design", "code", "impact")
 @cli.command(epilog="\b\nExamples:\n  review-harness plant ds ../shared/real/ds --out planted/\n"
                     "  review-harness plant design fixtures/design --out planted/ --operators secret-in-plain-text\n"
                     "  review-harness plant code . --base main --head HEAD --spec SPEC.md --out planted/\n"
-                    "  inspect eval tasks/ds_review.py -T fixtures=planted/   (then: what the reviewers miss)")
+                    "  inspect eval review_harness/ds_review -T fixtures=planted/   (then: what the reviewers miss)")
 @click.argument("kind", metavar="KIND")
 @click.argument("inputs", metavar="INPUT...", nargs=-1, required=True)
 @click.option("--out", required=True, metavar="DIR", help="The gold set to write (fixtures/KIND/ and gold/KIND/ in it).")
@@ -287,7 +287,7 @@ def gold_new(kind: str, given: str, out: str | None, case_id: str | None, base: 
         fixture, gold_path = scaffold_gold(kind, given, out, case_id, {"base": base, "head": head, "spec": spec})
     where = out or gold_path.parent.parent.parent
     click.echo((f"copied {given} to {fixture}\n" if out else "") + f"wrote {gold_path}: fill in its TODOs, then run\n"
-               f"  review-harness gold check {gold_path}\n  inspect eval tasks/{kind}_review.py -T fixtures={where}")
+               f"  review-harness gold check {gold_path}\n  inspect eval review_harness/{kind}_review -T fixtures={where}")
     return 0
 
 
@@ -347,8 +347,12 @@ def main(argv: list[str] | None = None) -> int:
         return ex.exit_code
     except SystemExit as ex:  # click's own exit when stdout's reader went away (`| head`)
         return ex.code if isinstance(ex.code, int) else EXIT_BAD_INPUT
-    except click.ClickException as ex:  # a usage error: click says it with the usage line
-        ex.show()
+    except click.UsageError as ex:  # one line: what is wrong and where the help is
+        where = ex.ctx.command_path if ex.ctx is not None else PROG
+        click.echo(f"{where}: {' '.join(ex.format_message().split()).rstrip('.')} (see {where} --help)", err=True)
+        return ex.exit_code
+    except click.ClickException as ex:
+        click.echo(f"{PROG}: {ex.format_message()}", err=True)
         return ex.exit_code
     except click.Abort:
         click.echo("review-harness: aborted", err=True)

@@ -257,8 +257,30 @@ def test_version_and_usage_errors(capsys):
     assert main(["--version"]) == 0
     assert re.fullmatch(r"review-harness \d+\.\d+\.\d+\n", capsys.readouterr().out)
     assert main(["gate", "--nope"]) == 2
-    assert "No such option '--nope'" in capsys.readouterr().err
+    assert capsys.readouterr().err == "review-harness gate: No such option '--nope' (see review-harness gate --help)\n"
     assert main(["nope"]) == 2
+    assert capsys.readouterr().err == "review-harness: No such command 'nope' (see review-harness --help)\n"
+    assert main(["verdict", "--fail-on"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_no_help_text_runs_a_task_file_of_the_checkout(capsys):
+    """`inspect eval tasks/<kind>_review.py` finds no task in a user's folder: the help names the
+    task by name, as the docs do."""
+    import click
+
+    def walk(command: click.Command, path: list[str]):
+        yield path
+        if isinstance(command, click.Group):
+            for name in command.list_commands(click.Context(command)):
+                yield from walk(command.get_command(click.Context(command), name), [*path, name])
+
+    for path in walk(cli, []):
+        assert main([*path, "--help"]) == 0
+        text = capsys.readouterr().out
+        assert "tasks/" not in text, path
+    assert main(["--help"]) == 0
+    assert "inspect eval review_harness/<kind>_review" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_task_file_by_absolute_path_gets_a_one_line_hint(tmp_path):

@@ -113,7 +113,7 @@ class PlantReport:
         inputs = sum(1 for o in self.outcomes if not o.error)
         out.append(f"{self.written} planted copies of {inputs} input(s) written to {self.out} "
                    f"(fixtures/{self.kind}/, gold/{self.kind}/; seed {self.seed}); run them with: "
-                   f"inspect eval tasks/{self.kind}_review.py -T fixtures={self.out}")
+                   f"inspect eval review_harness/{self.kind}_review -T fixtures={self.out}")
         return out
 
 
