@@ -128,7 +128,7 @@ def make_sandbox(root: Path) -> Path:
     """A user's folder with every file the docs name, a git repository with one change on a
     branch off `main`, links to the project's tasks, scorers and fixtures, and its .env."""
     root.mkdir(parents=True)
-    for name in ("scorers", "fixtures", "prompts"):
+    for name in ("scorers", "fixtures", "prompts", "examples"):
         (root / name).symlink_to(PROJECT_ROOT / name, target_is_directory=True)
     shared = shared_dir()  # the real inputs beside the project, where maintainers' commands find them
     if shared is not None and not (root.parent / "shared").exists():
