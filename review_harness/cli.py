@@ -214,6 +214,13 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
 PLANT_KINDS = ("ds", "design", "code", "impact")
 
 
+def not_empty(*options: tuple[str, str | None]) -> None:
+    """An option given with an empty value (`--operators ''`) is refused, never read as not given."""
+    for name, value in options:
+        if value is not None and not value.strip():
+            raise CommandError(f"{name} '': an empty value; give one, or leave the option out")
+
+
 @cli.command(epilog="\b\nExamples:\n  review-harness plant ds ../shared/real/ds --out planted/\n"
                     "  review-harness plant design fixtures/design --out planted/ --operators secret-in-plain-text\n"
                     "  review-harness plant code . --base main --head HEAD --spec SPEC.md --out planted/\n"
@@ -231,9 +238,10 @@ PLANT_KINDS = ("ds", "design", "code", "impact")
 @click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
 @click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
 @click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+@click.option("--force", is_flag=True, help="Replace files already in --out that this run did not write.")
 def plant(kind: str, inputs: tuple[str, ...], out: str, operators: str | None, per_input: int | None, seed: int,
           split: str, tables: tuple[str, ...], reasons: bool, base: str | None, head: str | None,
-          spec: str | None) -> int:
+          spec: str | None, force: bool) -> int:
     """Plant known flaws in copies of real inputs and write a gold file for each (mutation testing
     for reviewers): recall per flaw on your own documents, without labelling them.
 
@@ -241,17 +249,21 @@ def plant(kind: str, inputs: tuple[str, ...], out: str, operators: str | None, p
     design folder with design.md and requirements.md or a design document with a goals section,
     an impact results JSON, a code case folder or a git repository). Inputs are only read.
     """
-    from review_harness.core.files import folder_problem
+    from review_harness.core.files import UnsafeName, folder_problem, replacing
     from review_harness.core.plant import PlantError, TableError, plant as plant_flaws
     from review_harness.core.plant.expr import ExpressionError
 
     if kind not in PLANT_KINDS:
         raise CommandError(f"plant: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
+    not_empty(("--out", out), ("--operators", operators), ("--base", base), ("--head", head), ("--spec", spec))
     problem = folder_problem(out)
     if problem:
         raise CommandError(f"--out {out}: {problem}")
-    names = [n.strip() for n in operators.split(",") if n.strip()] if operators else None
-    with one_line(PlantError, TableError, ExpressionError):
+    names = [n.strip() for n in operators.split(",")] if operators is not None else None
+    if names is not None and not all(names):
+        raise CommandError(f"--operators {operators}: an empty operator id; give ids separated by commas "
+                           f"(review-harness plant {kind} INPUT --out DIR --reasons lists them)")
+    with one_line(PlantError, TableError, ExpressionError, UnsafeName), replacing(force):
         report = plant_flaws(kind, inputs, out, operators=names, per_input=per_input, seed=seed, split=split,
                              tables=tables, options={"base": base, "head": head, "spec": spec})
     click.echo("\n".join(report.lines(reasons=reasons)))
@@ -272,18 +284,21 @@ def gold() -> None:
 @click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
 @click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
 @click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+@click.option("--force", is_flag=True, help="Replace a file already in --out that this run did not write.")
 def gold_new(kind: str, given: str, out: str | None, case_id: str | None, base: str | None, head: str | None,
-             spec: str | None) -> int:
+             spec: str | None, force: bool) -> int:
     """Write a gold file for INPUT to fill in by hand (with --out, after copying INPUT into that set).
 
     KIND: ds, design, code or impact. Then fill in its TODOs and run `review-harness gold check`.
     """
+    from review_harness.core.files import UnsafeName, replacing
     from review_harness.core.goldset import gold_new as scaffold_gold
     from review_harness.core.plant import PlantError, TableError
 
     if kind not in PLANT_KINDS:
         raise CommandError(f"gold new: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
-    with one_line(PlantError, TableError):
+    not_empty(("--out", out), ("--id", case_id), ("--base", base), ("--head", head), ("--spec", spec))
+    with one_line(PlantError, TableError, UnsafeName), replacing(force):
         fixture, gold_path = scaffold_gold(kind, given, out, case_id, {"base": base, "head": head, "spec": spec})
     where = out or gold_path.parent.parent.parent
     click.echo((f"copied {given} to {fixture}\n" if out else "") + f"wrote {gold_path}: fill in its TODOs, then run\n"
@@ -341,6 +356,9 @@ def _quiet_closed_pipe() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 done, 1 a check failed, 2 bad input)."""
+    from review_harness.core.files import new_run  # stdlib only: start-up stays light
+
+    new_run()
     try:
         result: Any = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
     except click.exceptions.Exit as ex:  # --help, --version
