@@ -372,9 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as ex:
         click.echo(f"{PROG}: {ex.format_message()}", err=True)
         return ex.exit_code
-    except click.Abort:
-        click.echo("review-harness: aborted", err=True)
-        return 1
+    except (click.Abort, KeyboardInterrupt):  # Ctrl-C at any point: one line, the shell's code for it
+        click.echo(f"{PROG}: interrupted", err=True)
+        return 130
     except CommandError as ex:
         click.echo(f"{ex.who}: {ex}", err=True)
         return EXIT_BAD_INPUT

@@ -303,3 +303,18 @@ def test_show_falls_back_to_the_stored_report_of_an_older_log(ds_log, tmp_path, 
     write_eval_log(log, str(old))
     assert main(["show", str(old), "--raw"]) == 0
     assert capsys.readouterr().out == log.samples[0].output.completion.rstrip("\n") + "\n"
+
+
+def test_ctrl_c_during_a_command_is_one_line(tmp_path):
+    """A SIGINT that arrives while a command runs ends it with one line and exit code 130."""
+    code = ("import os, signal, sys, time, click\n"
+            "from review_harness.cli import cli, main\n"
+            "@cli.command('wait')\n"
+            "def wait():\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(30)\n"
+            "sys.exit(main(['wait']))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 130
+    assert [line for line in result.stderr.splitlines() if line.strip()] == ["review-harness: interrupted"]
+    assert "Traceback" not in result.stderr and result.stdout == ""

@@ -164,3 +164,18 @@ def test_the_readme_first_command_reviews_the_sample_it_ships_and_prints_the_lin
     printed = next(line for line in result.stderr.splitlines() if line.startswith("ds review of analysis: "))
     text = README.read_text(encoding="utf-8")
     assert f"\n{printed}\n" in text, printed
+
+
+def test_the_readme_names_exactly_the_kinds_that_take_output_dir():
+    """The README said every kind takes `-T output_dir`; code and impact refuse it."""
+    import inspect as python_inspect
+
+    from helpers import load_task_file
+
+    takes = {k for k in ("ds", "design", "code", "impact")
+             if "output_dir" in python_inspect.signature(load_task_file(f"{k}_review")).parameters}
+    line = next(line for line in " ".join(README.read_text(encoding="utf-8").split("\n")).split(". ")
+                if "`-T output_dir=DIR` is taken by" in line)
+    said = re.search(r"is taken by (\w+) .*?and (\w+) .*?; (\w+) and (\w+) refuse it", line)
+    assert said, line
+    assert {said.group(1), said.group(2)} == takes and {said.group(3), said.group(4)} == {"code", "impact"} - takes

@@ -35,6 +35,7 @@ from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, SampleEnd, TaskStart, ho
 from inspect_ai.log import EvalSample
 
 from review_harness.core.commands import shown_path
+from review_harness.core.files import shown
 
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
@@ -134,9 +135,7 @@ def gold_run_table(log: Any) -> str | None:
                       f"        review-harness gate {where}      (compare with its baseline)"])
 
 
-def show_name(text: str) -> str:
-    """A name as data on a terminal line: control characters and line breaks escaped."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+show_name = shown  # a name as data on a terminal line: control characters and line breaks escaped
 
 
 def shell_word(text: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from review_harness.core.files import shown
 from review_harness.core.kinds import ReviewKind, kind_of_log, kinds
 from review_harness.core.logs import LogError, text_table
 from review_harness.core.viewer import review_verdict
@@ -94,7 +95,7 @@ def _gold_of(kind: ReviewKind, sample: EvalSample) -> tuple[str | None, list[str
 
 
 def row_of(kind: ReviewKind, sample: EvalSample) -> Row:
-    row = Row(str(sample.id), sample.epoch)
+    row = Row(shown(str(sample.id)), sample.epoch)  # a name is data: a line break in it stays on its line
     if sample.error is not None:
         row.error = sample.error.message.splitlines()[0] if sample.error.message else "failed"
         return row
