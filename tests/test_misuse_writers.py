@@ -190,3 +190,23 @@ def test_write_safe_and_write_output_never_replace_another_runs_file(tmp_path):
     assert first.stdout.strip() == str(other)
     assert write_output(other, "run two").path == tmp_path / "r.review-2.md"
     assert other.read_text() == "run one"
+
+
+def test_calibrate_refuses_fewer_cases_than_the_values_it_fits(tmp_path, capsys):
+    """The probe fitted the rubric to one case and reported leave-one-out band accuracy 1.00."""
+    from dataclasses import astuple
+
+    from review_harness.ds.calibrate import CALIBRATED_RUBRIC, current_params
+    from review_harness.ds.rubric import load_rubric
+
+    fitted = sum(len(v) if isinstance(v, tuple) else 1 for v in astuple(current_params(load_rubric(CALIBRATED_RUBRIC))))
+    gold = tmp_path / "set" / "gold" / "ds"
+    (tmp_path / "set" / "fixtures" / "ds").mkdir(parents=True)
+    gold.mkdir(parents=True)
+    for name in ("causal-without-method", "strong-analysis"):
+        (gold / f"{name}.yaml").write_bytes((PROJECT_ROOT / "gold" / "ds" / f"{name}.yaml").read_bytes())
+        (tmp_path / "set" / "fixtures" / "ds" / f"{name}.md").write_bytes((DS / f"{name}.md").read_bytes())
+    code, out, err = run(capsys, "calibrate", "--gold", str(gold))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err == (f"review-harness: {gold}: 2 gold case(s); calibrate fits {fitted} values and needs at least "
+                   f"{fitted} cases (add gold files, or fit on the project's set without --gold)\n")

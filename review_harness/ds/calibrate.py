@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from dataclasses import replace
@@ -380,6 +380,16 @@ def _row(name: str, case: Case, o: Outcome, loo: Outcome | None) -> str:
             + loo_text)
 
 
+def enough_cases(cases: list[Case], gold_dirs: list[Path], base: Rubric) -> None:
+    """A fit needs at least as many gold cases as the values it fits: with fewer, any set of
+    values fits and leave-one-out agreement says nothing."""
+    needed = sum(len(v) if isinstance(v, tuple) else 1 for v in astuple(current_params(base)))
+    if len(cases) < needed:
+        raise CalibrationError(f"{', '.join(str(d) for d in gold_dirs)}: {len(cases)} gold case(s); calibrate fits "
+                               f"{needed} values and needs at least {needed} cases (add gold files, or fit on the "
+                               f"project's set without --gold)")
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
     if getattr(args, "log", None):
         from review_harness.core.kinds import KindError, kind_of_log
@@ -408,6 +418,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     except RubricError as ex:
         raise CalibrationError(str(ex)) from None
     cases = load_cases(gold_dirs, base)
+    enough_cases(cases, gold_dirs, base)
     names = [c.name for c in cases]
     by_name = {c.name: c for c in cases}
     before = evaluate_rubric_as_is(cases, base)
