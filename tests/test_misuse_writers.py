@@ -210,3 +210,22 @@ def test_calibrate_refuses_fewer_cases_than_the_values_it_fits(tmp_path, capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert err == (f"review-harness: {gold}: 2 gold case(s); calibrate fits {fitted} values and needs at least "
                    f"{fitted} cases (add gold files, or fit on the project's set without --gold)\n")
+
+
+def test_a_relative_fixtures_value_naming_a_project_set_and_a_folder_here_says_which_it_took(tmp_path, monkeypatch,
+                                                                                              capsys):
+    """The probe: `-T fixtures=ds` from a folder holding the user's own ./ds reviewed the project's
+    set without saying so."""
+    from review_harness.core.gold import gold_set_folders
+    from review_harness.core.paths import FIXTURES_DIR, GOLD_DIR
+
+    (tmp_path / "ds").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PWD", str(tmp_path))
+    assert gold_set_folders("ds", "ds") == (FIXTURES_DIR / "ds", GOLD_DIR / "ds")
+    assert capsys.readouterr().err == (f"review-harness: -T fixtures=ds names the project's set 'ds' and the folder "
+                                       f"{tmp_path / 'ds'} here; the project's set is reviewed (give ./ds for the "
+                                       "folder)\n")
+    (tmp_path / "ds").rmdir()
+    gold_set_folders("ds", "ds")
+    assert capsys.readouterr().err == ""
