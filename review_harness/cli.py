@@ -58,18 +58,22 @@ class LazyGroup(click.Group):
 
 
 def default_log_dir() -> Path:
-    """./logs where the command runs, else the project's logs/ folder."""
-    from review_harness.core.paths import PROJECT_ROOT
+    """./logs of the folder the command runs in (never another folder's: a CI step judges the
+    log its own run wrote); none there is one line naming the folder."""
+    from review_harness.core.logs import LogError
 
     here = user_dir() / DEFAULT_LOG_DIR
-    return here if here.is_dir() else PROJECT_ROOT / DEFAULT_LOG_DIR
+    if not here.is_dir():
+        raise LogError(f"no ./{DEFAULT_LOG_DIR} folder in {user_dir()}: name a log or a folder of logs "
+                       f"(the --log-dir of the run), or run where its logs/ is")
+    return here
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog="Run `review-harness COMMAND --help` for a command's options and an example.")
 @click.version_option(package_name="review-harness", prog_name=PROG, message="%(prog)s %(version)s")
 def cli() -> None:
-    """Read, show and gate the logs of review runs (`inspect eval tasks/<kind>_review.py`), and
+    """Read, show and gate the logs of review runs (`inspect eval review_harness/<kind>_review`), and
     manage what each kind keeps outside its logs."""
 
 
@@ -91,8 +95,8 @@ def chosen_log(log: str | None, kind_name: str | None) -> Path:
 def summary(log: str | None, kind_name: str | None) -> int:
     """One line per review in a log: verdict, score, findings (the columns of its kind).
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). It says which log it read. Exit code 1 when the run did not succeed.
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. It says which log it read. Exit code 1 when the run did not succeed.
     """
     from review_harness.core.kinds import KindError
     from review_harness.core.logs import LogError, read_log, summary_table
@@ -111,17 +115,19 @@ def summary(log: str | None, kind_name: str | None) -> int:
                     "  review-harness verdict logs/ci/ds_review          (a gold run: which cases missed)")
 @click.argument("log", metavar="[LOG]", required=False, type=click.Path())
 @click.option("--fail-on", "fail_on", metavar="CONDITION", multiple=True,
-              help="Exit 1 when a review meets it: one of the kind's verdicts (major-rework, escalate, unusable, "
-                   "auto-reject-to-the-implementer, ...), not-passed, no-verdict, or missed (a gold run's case that "
-                   "missed its gold verdict or a must-catch finding). Repeat it or separate by commas. Default: "
-                   "missed for a gold run, none for your own documents.")
+              help="Exit 1 when a review meets it: a verdict of the kind, which fails on that verdict and every "
+                   "stricter one (ds: good-to-go < minor-fix < major-rework; design: proceed < revise < escalate; "
+                   "code: auto-approve < human-decides < auto-reject-to-the-implementer; impact: usable < caution "
+                   "< unreviewed < unusable), not-passed, no-verdict, or missed (a gold run's case that missed its "
+                   "gold verdict or a must-catch finding). Repeat it or separate by commas. Default: missed for a "
+                   "gold run, none for your own documents.")
 @click.option("--kind", "kind_name", metavar="KIND",
               help="Only logs of this review kind (ds, design, code, impact): the newest of them in the folder.")
 def verdict(log: str | None, fail_on: tuple[str, ...], kind_name: str | None) -> int:
     """A CI step's verdict: pass or fail per reviewed document, exit code 1 when one fails.
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). A document that could not be reviewed, or a run that did not finish, fails
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. A document that could not be reviewed, or a run that did not finish, fails
     whatever the conditions. Exit codes: 0 pass, 1 fail, 2 bad input.
     """
     from review_harness.core.kinds import KindError
@@ -150,8 +156,8 @@ def show(log: str | None, sample_id: str | None, epoch: int | None, kind_name: s
          details: bool) -> int:
     """Print one review from a log: rendered in a terminal, plain markdown otherwise.
 
-    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs (or the
-    project's logs/). It says which log and document it shows.
+    LOG: an .eval log, or a folder (its newest log). Default: the newest log in ./logs of the
+    current folder. It says which log and document it shows.
     """
     from review_harness.core.kinds import KindError
     from review_harness.core.logs import LogError
@@ -209,10 +215,17 @@ def lint_prompts(rubric: str | None, update_hashes: bool) -> int:
 PLANT_KINDS = ("ds", "design", "code", "impact")
 
 
+def not_empty(*options: tuple[str, str | None]) -> None:
+    """An option given with an empty value (`--operators ''`) is refused, never read as not given."""
+    for name, value in options:
+        if value is not None and not value.strip():
+            raise CommandError(f"{name} '': an empty value; give one, or leave the option out")
+
+
 @cli.command(epilog="\b\nExamples:\n  review-harness plant ds ../shared/real/ds --out planted/\n"
                     "  review-harness plant design fixtures/design --out planted/ --operators secret-in-plain-text\n"
                     "  review-harness plant code . --base main --head HEAD --spec SPEC.md --out planted/\n"
-                    "  inspect eval tasks/ds_review.py -T fixtures=planted/   (then: what the reviewers miss)")
+                    "  inspect eval review_harness/ds_review -T fixtures=planted/   (then: what the reviewers miss)")
 @click.argument("kind", metavar="KIND")
 @click.argument("inputs", metavar="INPUT...", nargs=-1, required=True)
 @click.option("--out", required=True, metavar="DIR", help="The gold set to write (fixtures/KIND/ and gold/KIND/ in it).")
@@ -226,9 +239,10 @@ PLANT_KINDS = ("ds", "design", "code", "impact")
 @click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
 @click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
 @click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+@click.option("--force", is_flag=True, help="Replace files already in --out that this run did not write.")
 def plant(kind: str, inputs: tuple[str, ...], out: str, operators: str | None, per_input: int | None, seed: int,
           split: str, tables: tuple[str, ...], reasons: bool, base: str | None, head: str | None,
-          spec: str | None) -> int:
+          spec: str | None, force: bool) -> int:
     """Plant known flaws in copies of real inputs and write a gold file for each (mutation testing
     for reviewers): recall per flaw on your own documents, without labelling them.
 
@@ -236,17 +250,21 @@ def plant(kind: str, inputs: tuple[str, ...], out: str, operators: str | None, p
     design folder with design.md and requirements.md or a design document with a goals section,
     an impact results JSON, a code case folder or a git repository). Inputs are only read.
     """
-    from review_harness.core.files import folder_problem
+    from review_harness.core.files import UnsafeName, folder_problem, replacing
     from review_harness.core.plant import PlantError, TableError, plant as plant_flaws
     from review_harness.core.plant.expr import ExpressionError
 
     if kind not in PLANT_KINDS:
         raise CommandError(f"plant: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
+    not_empty(("--out", out), ("--operators", operators), ("--base", base), ("--head", head), ("--spec", spec))
     problem = folder_problem(out)
     if problem:
         raise CommandError(f"--out {out}: {problem}")
-    names = [n.strip() for n in operators.split(",") if n.strip()] if operators else None
-    with one_line(PlantError, TableError, ExpressionError):
+    names = [n.strip() for n in operators.split(",")] if operators is not None else None
+    if names is not None and not all(names):
+        raise CommandError(f"--operators {operators}: an empty operator id; give ids separated by commas "
+                           f"(review-harness plant {kind} INPUT --out DIR --reasons lists them)")
+    with one_line(PlantError, TableError, ExpressionError, UnsafeName), replacing(force):
         report = plant_flaws(kind, inputs, out, operators=names, per_input=per_input, seed=seed, split=split,
                              tables=tables, options={"base": base, "head": head, "spec": spec})
     click.echo("\n".join(report.lines(reasons=reasons)))
@@ -267,22 +285,25 @@ def gold() -> None:
 @click.option("--base", metavar="REV", help="code, a git repository: the change's old revision.")
 @click.option("--head", metavar="REV", help="code, a git repository: the change's new revision (default HEAD).")
 @click.option("--spec", metavar="FILE", help="code, a git repository: the task spec.")
+@click.option("--force", is_flag=True, help="Replace a file already in --out that this run did not write.")
 def gold_new(kind: str, given: str, out: str | None, case_id: str | None, base: str | None, head: str | None,
-             spec: str | None) -> int:
+             spec: str | None, force: bool) -> int:
     """Write a gold file for INPUT to fill in by hand (with --out, after copying INPUT into that set).
 
     KIND: ds, design, code or impact. Then fill in its TODOs and run `review-harness gold check`.
     """
+    from review_harness.core.files import UnsafeName, replacing
     from review_harness.core.goldset import gold_new as scaffold_gold
     from review_harness.core.plant import PlantError, TableError
 
     if kind not in PLANT_KINDS:
         raise CommandError(f"gold new: unknown kind '{kind}'; choose one of {', '.join(PLANT_KINDS)}")
-    with one_line(PlantError, TableError):
+    not_empty(("--out", out), ("--id", case_id), ("--base", base), ("--head", head), ("--spec", spec))
+    with one_line(PlantError, TableError, UnsafeName), replacing(force):
         fixture, gold_path = scaffold_gold(kind, given, out, case_id, {"base": base, "head": head, "spec": spec})
     where = out or gold_path.parent.parent.parent
     click.echo((f"copied {given} to {fixture}\n" if out else "") + f"wrote {gold_path}: fill in its TODOs, then run\n"
-               f"  review-harness gold check {gold_path}\n  inspect eval tasks/{kind}_review.py -T fixtures={where}")
+               f"  review-harness gold check {gold_path}\n  inspect eval review_harness/{kind}_review -T fixtures={where}")
     return 0
 
 
@@ -336,18 +357,25 @@ def _quiet_closed_pipe() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 done, 1 a check failed, 2 bad input)."""
+    from review_harness.core.files import new_run  # stdlib only: start-up stays light
+
+    new_run()
     try:
         result: Any = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
     except click.exceptions.Exit as ex:  # --help, --version
         return ex.exit_code
     except SystemExit as ex:  # click's own exit when stdout's reader went away (`| head`)
         return ex.code if isinstance(ex.code, int) else EXIT_BAD_INPUT
-    except click.ClickException as ex:  # a usage error: click says it with the usage line
-        ex.show()
+    except click.UsageError as ex:  # one line: what is wrong and where the help is
+        where = ex.ctx.command_path if ex.ctx is not None else PROG
+        click.echo(f"{where}: {' '.join(ex.format_message().split()).rstrip('.')} (see {where} --help)", err=True)
         return ex.exit_code
-    except click.Abort:
-        click.echo("review-harness: aborted", err=True)
-        return 1
+    except click.ClickException as ex:
+        click.echo(f"{PROG}: {ex.format_message()}", err=True)
+        return ex.exit_code
+    except (click.Abort, KeyboardInterrupt):  # Ctrl-C at any point: one line, the shell's code for it
+        click.echo(f"{PROG}: interrupted", err=True)
+        return 130
     except CommandError as ex:
         click.echo(f"{ex.who}: {ex}", err=True)
         return EXIT_BAD_INPUT

@@ -257,8 +257,30 @@ def test_version_and_usage_errors(capsys):
     assert main(["--version"]) == 0
     assert re.fullmatch(r"review-harness \d+\.\d+\.\d+\n", capsys.readouterr().out)
     assert main(["gate", "--nope"]) == 2
-    assert "No such option '--nope'" in capsys.readouterr().err
+    assert capsys.readouterr().err == "review-harness gate: No such option '--nope' (see review-harness gate --help)\n"
     assert main(["nope"]) == 2
+    assert capsys.readouterr().err == "review-harness: No such command 'nope' (see review-harness --help)\n"
+    assert main(["verdict", "--fail-on"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_no_help_text_runs_a_task_file_of_the_checkout(capsys):
+    """`inspect eval tasks/<kind>_review.py` finds no task in a user's folder: the help names the
+    task by name, as the docs do."""
+    import click
+
+    def walk(command: click.Command, path: list[str]):
+        yield path
+        if isinstance(command, click.Group):
+            for name in command.list_commands(click.Context(command)):
+                yield from walk(command.get_command(click.Context(command), name), [*path, name])
+
+    for path in walk(cli, []):
+        assert main([*path, "--help"]) == 0
+        text = capsys.readouterr().out
+        assert "tasks/" not in text, path
+    assert main(["--help"]) == 0
+    assert "inspect eval review_harness/<kind>_review" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_task_file_by_absolute_path_gets_a_one_line_hint(tmp_path):
@@ -281,3 +303,18 @@ def test_show_falls_back_to_the_stored_report_of_an_older_log(ds_log, tmp_path, 
     write_eval_log(log, str(old))
     assert main(["show", str(old), "--raw"]) == 0
     assert capsys.readouterr().out == log.samples[0].output.completion.rstrip("\n") + "\n"
+
+
+def test_ctrl_c_during_a_command_is_one_line(tmp_path):
+    """A SIGINT that arrives while a command runs ends it with one line and exit code 130."""
+    code = ("import os, signal, sys, time, click\n"
+            "from review_harness.cli import cli, main\n"
+            "@cli.command('wait')\n"
+            "def wait():\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(30)\n"
+            "sys.exit(main(['wait']))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 130
+    assert [line for line in result.stderr.splitlines() if line.strip()] == ["review-harness: interrupted"]
+    assert "Traceback" not in result.stderr and result.stdout == ""

@@ -149,3 +149,33 @@ def test_each_readme_line_reviews_ones_own_files_from_ones_own_folder(own_runs, 
         assert str(folder) in json.dumps(sample.metadata) and "sync/worker.py" in recorded
     if kind_name == "ds":
         assert review.document.source.endswith("analysis.md") and str(folder) in review.document.source
+
+
+def test_the_readme_first_command_reviews_the_sample_it_ships_and_prints_the_line_it_shows(tmp_path):
+    """The README's first command needed an analysis.md it did not supply; it now names the
+    sample under examples/, and the terminal lines it shows are the ones the run prints."""
+    first = readme_block("Review a document, read the review")[0]
+    document = next(a.split("=", 1)[1] for a in first if a.startswith("document="))
+    assert (PROJECT_ROOT / document).is_file() and document.startswith("examples/")
+    result = subprocess.run([str(BIN / first[0]), *first[1:], "--display", "none", "--log-dir", str(tmp_path)],
+                            cwd=PROJECT_ROOT, env=os.environ | {"PWD": str(PROJECT_ROOT)}, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    printed = next(line for line in result.stderr.splitlines() if line.startswith("ds review of analysis: "))
+    text = README.read_text(encoding="utf-8")
+    assert f"\n{printed}\n" in text, printed
+
+
+def test_the_readme_names_exactly_the_kinds_that_take_output_dir():
+    """The README said every kind takes `-T output_dir`; code and impact refuse it."""
+    import inspect as python_inspect
+
+    from helpers import load_task_file
+
+    takes = {k for k in ("ds", "design", "code", "impact")
+             if "output_dir" in python_inspect.signature(load_task_file(f"{k}_review")).parameters}
+    line = next(line for line in " ".join(README.read_text(encoding="utf-8").split("\n")).split(". ")
+                if "`-T output_dir=DIR` is taken by" in line)
+    said = re.search(r"is taken by (\w+) .*?and (\w+) .*?; (\w+) and (\w+) refuse it", line)
+    assert said, line
+    assert {said.group(1), said.group(2)} == takes and {said.group(3), said.group(4)} == {"code", "impact"} - takes

@@ -4,8 +4,9 @@ The commands are read from the shell code blocks (```bash) of README.md and docs
 tests are collected, so a command another page adds is covered as soon as it is there. Each runs
 as its own test, in page order, in one sandbox folder outside the checkout that holds what the
 commands name (analysis.md, design.md, SPEC.md, a git repository with a change, out/impact_results.json,
-docs/plan.md, ...), links to the project's tasks/, scorers/ and fixtures/, and the project's .env
-(the offline reviewer). A command passes when it exits as the docs say it does (0, or 1 where 1 is
+docs/plan.md, ...), links to the project's scorers/ and fixtures/ (the documents and scorer files
+the maintainers' pages name), and the project's .env (the offline reviewer). It has no tasks/: a
+user's folder has none, so a page that runs a review runs it by name (`review_harness/ds_review`). A command passes when it exits as the docs say it does (0, or 1 where 1 is
 the documented answer: a verdict that fails, a failed check) with no traceback.
 
 What changes, and why (the rest runs as written):
@@ -127,7 +128,7 @@ def make_sandbox(root: Path) -> Path:
     """A user's folder with every file the docs name, a git repository with one change on a
     branch off `main`, links to the project's tasks, scorers and fixtures, and its .env."""
     root.mkdir(parents=True)
-    for name in ("tasks", "scorers", "fixtures", "prompts"):
+    for name in ("scorers", "fixtures", "prompts", "examples"):
         (root / name).symlink_to(PROJECT_ROOT / name, target_is_directory=True)
     shared = shared_dir()  # the real inputs beside the project, where maintainers' commands find them
     if shared is not None and not (root.parent / "shared").exists():
@@ -189,7 +190,7 @@ def sandbox(tmp_path_factory) -> Path:
 
 
 def gold_run(folder: Path, kind: str, log_dir: str) -> None:
-    made = run([str(BIN / "inspect"), "eval", f"tasks/{KIND_TASKS[kind]}.py", "--limit", "2", "--display", "none",
+    made = run([str(BIN / "inspect"), "eval", f"review_harness/{KIND_TASKS[kind]}", "--limit", "2", "--display", "none",
                 "--log-dir", log_dir], folder)
     assert made.returncode == 0, made.stderr[-2000:]
 
@@ -253,7 +254,7 @@ def adapt(command: Documented, folder: Path) -> list[str]:
             sample = argv[argv.index("--sample") + 1] if "--sample" in argv else None
             arg = str(newest_log(folder, kind, sample).relative_to(folder))
         out.append(arg)
-    if out[:2] == ["inspect", "eval"] and out[2].startswith("tasks/") and not any(
+    if out[:2] == ["inspect", "eval"] and out[2].startswith("review_harness/") and not any(
             a.startswith(INPUTS) for a in out) and "--limit" not in out:
         log_dir = out[out.index("--log-dir") + 1] if "--log-dir" in out else None
         if not gated_later(log_dir, command.block):
@@ -295,6 +296,12 @@ def reused_gold_run(argv: list[str], folder: Path) -> bool:
 
 
 COMMANDS = documented_commands()
+
+
+def test_no_page_runs_a_task_file_of_the_checkout():
+    """A user's folder has no tasks/: `inspect eval tasks/ds_review.py` there finds no task."""
+    ran = [c for c in COMMANDS if c.argv[:2] == ("inspect", "eval")]
+    assert ran and not [str(c) for c in ran if c.argv[2].startswith("tasks/")]
 
 
 def test_the_docs_show_commands_and_each_page_is_read():

@@ -96,7 +96,7 @@ def test_cli_gold_and_plant_commands(tmp_path, capsys):
                  "--operators", "delete-summary,remove-limitations"]) == 0
     out = capsys.readouterr().out
     assert "strong-analysis.md: 2 planted (delete-summary, remove-limitations)" in out
-    assert f"inspect eval tasks/ds_review.py -T fixtures={tmp_path / 'set'}" in out
+    assert f"inspect eval review_harness/ds_review -T fixtures={tmp_path / 'set'}" in out
     assert main(["gold", "check", str(tmp_path / "set")]) == 0
     assert "2 gold file(s) checked: no problems" in capsys.readouterr().out
     assert main(["plant", "nonsense", "x", "--out", str(tmp_path)]) == 2

@@ -111,18 +111,19 @@ def _write_many(args):
     return str(write_output(Path(folder) / "out.md", f"writer {n}\n").path)
 
 
-def test_runs_writing_the_same_output_at_once_take_turns(tmp_path):
+def test_runs_writing_the_same_output_at_once_keep_every_output(tmp_path):
     """Forced: eight processes released together write one output name; the user's file of that
-    name stays, every write lands in the tool's own file, and the record matches what is on disk."""
+    name stays, each run's output lands in a name of its own (none replaces another run's), and
+    the record matches what is on disk."""
     (tmp_path / "out.md").write_text("the user's\n")
     with multiprocessing.Manager() as manager:
         barrier = manager.Barrier(8)
         with multiprocessing.get_context("fork").Pool(8) as pool:
             paths = pool.map(_write_many, [(str(tmp_path), n, barrier) for n in range(8)])
-    assert set(paths) == {str(tmp_path / "out-2.md")}  # one own file, replaced in turn, never the user's
+    assert sorted(paths) == sorted(str(tmp_path / f"out-{n}.md") for n in range(2, 10))  # one name per run
     assert (tmp_path / "out.md").read_text() == "the user's\n"
-    assert re.fullmatch(r"writer \d\n", (tmp_path / "out-2.md").read_text())
-    assert tool_outputs(tmp_path) == {"out-2.md"}  # the record's digest is the content's
+    assert sorted(Path(p).read_text() for p in paths) == [f"writer {n}\n" for n in range(8)]
+    assert tool_outputs(tmp_path) == {f"out-{n}.md" for n in range(2, 10)}  # the record's digests are the contents'
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 

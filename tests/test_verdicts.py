@@ -11,6 +11,7 @@ recorded values rather than assumed.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -71,12 +72,47 @@ def test_own_documents_pass_without_a_condition(own_log, capsys):
 
 
 @pytest.mark.parametrize("chosen", DS.verdicts)
-def test_each_verdict_fails_the_step_exactly_when_a_review_has_it(own_log, capsys, chosen):
+def test_each_verdict_fails_the_step_on_it_and_anything_worse(own_log, capsys, chosen):
     verdicts = recorded_verdicts(own_log)
+    worse = set(DS.verdicts[DS.verdicts.index(chosen):])
     code, out, _ = verdict(capsys, str(own_log), "--fail-on", spelled(chosen))
-    assert code == (1 if chosen in verdicts.values() else 0)
+    assert code == (1 if worse & set(verdicts.values()) else 0)
     failing = {line.split()[0] for line in out.splitlines() if line.endswith(f"FAIL ({spelled(chosen)})")}
-    assert failing == {s for s, v in verdicts.items() if v == chosen}
+    assert failing == {s for s, v in verdicts.items() if v in worse}
+
+
+def documented_orderings() -> dict[str, list[str]]:
+    """The verdict table of docs/usage.md: kind -> verdicts from passing to strictest."""
+    text = (PROJECT_ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (ds|design|code|impact) \| (`[^|]+`) \|$", text, flags=re.M)
+    return {kind: re.findall(r"`([^`]+)`", cells) for kind, cells in rows}
+
+
+@pytest.mark.parametrize("kind_name", ["ds", "design", "code", "impact"])
+def test_each_kind_orders_its_verdicts_as_documented_and_fails_on_a_verdict_and_worse(kind_name):
+    from review_harness.core.verdicts import Row, conditions_of, judge
+
+    kind = get_kind(kind_name)
+    documented = documented_orderings()[kind_name]
+    assert [spelled(v) for v in kind.verdicts] == documented
+    for n, condition in enumerate(documented):
+        for m, recorded in enumerate(kind.verdicts):
+            row = Row("doc", 1, verdict=recorded)
+            judge(kind, row, conditions_of(kind, [condition], gold=False))
+            assert row.failed == ([condition] if m >= n else []), (condition, recorded)
+
+
+def test_code_human_decides_fails_an_auto_reject_and_impact_caution_an_unusable():
+    from review_harness.core.verdicts import Row, judge
+
+    for kind_name, condition, recorded, fails in [("code", "human-decides", "auto-reject to the implementer", True),
+                                                  ("code", "auto-reject-to-the-implementer", "human decides", False),
+                                                  ("impact", "caution", "unusable", True),
+                                                  ("impact", "caution", "usable", False),
+                                                  ("design", "revise", "escalate", True)]:
+        row = Row("doc", 1, verdict=recorded)
+        judge(get_kind(kind_name), row, [condition])
+        assert bool(row.failed) == fails, (kind_name, condition, recorded)
 
 
 def test_not_passed_fails_on_any_verdict_but_the_passing_one(own_log, capsys):
@@ -138,8 +174,8 @@ def test_a_gold_run_lists_the_cases_that_missed(gold_log, capsys):
     assert {line.split()[0] for line in out.splitlines() if line.endswith("FAIL (missed)")} == missed
     assert code == (1 if missed else 0)
     # with a condition of its own, the gold comparison no longer decides
-    code, out, _ = verdict(capsys, str(gold_log), "--fail-on", "good-to-go")
-    assert code == (1 if "Good to Go" in recorded_verdicts(gold_log).values() else 0)
+    code, out, _ = verdict(capsys, str(gold_log), "--fail-on", "major-rework")
+    assert code == (1 if "Major Rework" in recorded_verdicts(gold_log).values() else 0)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -148,6 +184,8 @@ def test_a_gold_run_lists_the_cases_that_missed(gold_log, capsys):
     (["--fail-on", "sometimes"], "--fail-on sometimes: not a condition for DS analysis reviews; choose from: good-to-go"),
     (["--fail-on", "missed"], "--fail-on missed: the log has no gold comparison"),
     (["--kind", "nope"], "--kind nope: not a review kind"),
+    (["--fail-on", ","], "--fail-on ,: an empty condition"),
+    (["--fail-on", ""], "--fail-on '': an empty condition"),
 ])
 def test_bad_input_is_exit_2_and_one_line(own_log, capsys, args, message):
     code, out, err = verdict(capsys, str(own_log), *args)
@@ -171,6 +209,19 @@ def test_summary_and_verdict_read_the_newest_log_of_the_folder_they_run_in(own_l
     assert out[0] == f"log: logs/{own_log.name}" and out[1] == "log status: success"
     assert main(["verdict", "--kind", "ds"]) == 0
     assert capsys.readouterr().out.splitlines()[0] == f"log: logs/{own_log.name}"
+
+
+@pytest.mark.parametrize("command", ["verdict", "show", "summary"])
+def test_without_a_log_and_without_logs_here_it_says_so_and_reads_no_other_folder(tmp_path, monkeypatch, capsys,
+                                                                                  command):
+    """Run from a folder without ./logs, the commands once read the checkout's stale logs/."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PWD", str(tmp_path))
+    assert main([command]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (f"review-harness: no ./logs folder in {tmp_path}: name a log or a folder of logs (the "
+                       f"--log-dir of the run), or run where its logs/ is\n")
 
 
 def test_progress_goes_to_stderr_and_counts_every_item(capsys):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import fnmatch
 import math
 
+import re
+
 import pytest
 
 from review_harness.core import gate
@@ -75,8 +77,28 @@ def test_scores_print_the_same_way_everywhere(value, text):
 ])
 def test_the_viewer_gets_no_tex_delimiter(text):
     shown = for_viewer(text)
-    assert "$" not in shown and "\\(" not in shown and "\\[" not in shown  # what makes the viewer load TeX
+    assert not re.search(r"(?<!\\)\$", shown) and "\\(" not in shown and "\\[" not in shown  # no TeX delimiter
     assert shown.replace(DOLLAR, "$").replace(WORD_JOINER, "") == text  # nothing else changes
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("The quote costs $35 and $2M, not $x$.", "The quote costs $35 and $2M, not $x$."),
+    ("| a | b |\n|---|---|\n| $1 | 2 |", "$1"),
+    ("Costs `$5` in code", "$5"),
+])
+def test_a_dollar_renders_as_a_dollar_sign(text, shown):
+    """The viewer's markdown shows '$' (the full-width sign it was given before has no glyph in a
+    plain Linux machine's fonts: the quotes read '\u25a112,000'); only inside code, where markdown
+    shows an escape as written, is it the full-width sign."""
+    from html import unescape
+
+    from markdown_it import MarkdownIt
+
+    rendered = unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable("table").render(for_viewer(text))))
+    if "`" in text:
+        assert "\uff04" + "5" in rendered
+    else:
+        assert shown in rendered and "\uff04" not in rendered
 
 
 def test_the_viewer_gets_no_unpaired_backtick_and_no_lettered_line():

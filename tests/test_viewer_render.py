@@ -32,7 +32,7 @@ from inspect_ai import eval as inspect_eval
 from helpers import load_task_file
 from review_harness.core.kinds import get_kind
 from review_harness.core.paths import PROJECT_ROOT
-from review_harness.core.viewer import DOLLAR
+from review_harness.core.viewer import CODE_DOLLAR
 
 sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
 import inspect_view_screenshot as browser  # noqa: E402
@@ -227,11 +227,13 @@ def test_a_review_quoting_special_characters_renders_in_every_tab(reviews, devto
             assert [(t["header"], len(t["rows"])) for t in shown["tables"]] == expected["tables"], where
             assert all(cells == t["header"] for t in shown["tables"] for cells in t["rows"]), where  # no cell split
             for label in expected["labels"]:
-                assert label.replace("$", DOLLAR) in shown["strong"], (where, label)
+                assert label in shown["strong"], (where, label)
             text = shown["text"]
             assert "**" not in text and "|---" not in text and not re.search(r"(?m)^#{1,6} ", text), where
-            # the quoted characters are shown as text
-            assert f"{DOLLAR}35" in text and f"{DOLLAR}2M" in text and f"{DOLLAR}p{DOLLAR}" in text, where
+            # the quoted characters are shown as text: '$' as '$' (the full-width sign had no glyph in a plain
+            # Linux machine's fonts), never the escape it is written as
+            assert "$35" in text and "$2M" in text and "$p$" in text and "\\$" not in text, where
+            assert CODE_DOLLAR not in text, where
             assert "price_v2" in text, where
             assert "<b>y</b>" in text and "| x |" in text, where
             assert shown["math"] == 0, where
@@ -248,15 +250,18 @@ PIPELINE = """(async (text) => {
 })(%s)"""
 
 
-def test_the_viewers_markdown_module_renders_a_review_where_tex_cannot_load(reviews, devtools):
+def test_the_viewers_markdown_module_where_tex_cannot_load(reviews, devtools):
     """The viewer's own markdown module, run where its TeX renderer cannot load (a page of the
-    viewer's origin that is no HTML document, as a restricted webview would be): the review as
-    the viewer gets it (`for_viewer`) renders, since it never asks for TeX; the report as the kind
-    writes it, with its dollar signs, comes back as its source text, the raw review a reader saw."""
+    viewer's origin that is no HTML document, as a restricted webview would be). A dollar sign is
+    given to the viewer escaped (`\\$`, shown as `$` where the viewer runs as it does under
+    `inspect view`: the test above), and any `$` asks for TeX: there, a review without one renders,
+    and one with them comes back as its source text (docs/usage.md says so)."""
     log, sample, report = reviews["ds"]
     from inspect_ai.log import read_eval_log
 
     explanation = read_eval_log(str(log)).samples[0].scores[get_kind("ds").synthesis_scorer].explanation
+    assert "\\$35" in explanation and not re.search(r"(?<!\\)\$", explanation)  # every dollar escaped
+    explanation = explanation.replace("\\$", "USD ")
 
     async def render(port: int) -> tuple[str, str]:
         async with browser.Page(devtools) as page:

@@ -85,10 +85,11 @@ def run_analytics(logs: list[str], *, output: str | None = None, html: str | Non
     analytics = build_analytics(loaded, recorded)
     if not analytics["reviews"]:
         raise CommandError("no data: these logs hold no code review, so there is nothing to count (nothing written)")
-    written = [write_output(target, json.dumps(analytics, indent=2))]  # never over a file the user wrote
+    # never over a file the user wrote; the tool's own analytics of the logs is the folder's state: replaced
+    written = [write_output(target, json.dumps(analytics, indent=2), earlier_runs=True)]
     lines = [f"wrote {written[0].path}: {len(analytics['reviews'])} entries from {len(paths)} log(s)"]
     if page is not None:
-        written.append(write_output(page, render_html(analytics)))
+        written.append(write_output(page, render_html(analytics), earlier_runs=True))
         lines.append(f"wrote {written[-1].path}")
     return lines + [w.note for w in written if w.note] + summary_lines(analytics["summary"])
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from review_harness.code.gold import CodeGold
-from review_harness.code.models import DECISION_WORDS, DECISIONS, IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
+from review_harness.code.models import DECISION_WORDS, IMPLEMENTER, KIND_NAME, MATCHER_PREFIX, CodeReview, reviewer_of
 from review_harness.core.kinds import ReviewKind
 from review_harness.core.models import SEVERITIES, Severity
 from review_harness.core.viewer import Column, Verdict, severity_counts, shorten
 
+# the decisions from the passing one to the strictest (`verdict --fail-on human-decides` also fails an auto-reject)
+DECISION_ORDER = ("AUTO_APPROVE", "PRESENT_TO_HUMAN", "AUTO_REJECT_TO_IMPLEMENTER")
 KIND = ReviewKind(KIND_NAME, "code", task="code_review", review_model=CodeReview, gold_model=CodeGold,
                   synthesis_scorer="code_synthesis", gold_scorer="code_gold",
-                  verdicts=tuple(DECISION_WORDS[d] for d in DECISIONS), verdict_key="decision", verdict_accuracy="decision_accuracy")
+                  verdicts=tuple(DECISION_WORDS[d] for d in DECISION_ORDER), verdict_key="decision", verdict_accuracy="decision_accuracy")
 
 
 

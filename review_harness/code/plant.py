@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from review_harness.core.files import write_atomic
+from review_harness.core.files import write_safe
 from review_harness.core.plant.layouts import Layout, register_layout
 from review_harness.core.plant.mutators import register_mutator
 from review_harness.core.plant.site import PlantError, PlantInput, Site
@@ -163,13 +163,13 @@ def _write_change(item: PlantInput, files: dict[str, str], folder: Path, case: s
             if isinstance(content, bytes):
                 target.write_bytes(content)
             else:
-                write_atomic(target, content)
-    write_atomic(root / "spec.md", files["spec"])
+                write_safe(target, content)
+    write_safe(root / "spec.md", files["spec"])
     meta = {"task": item.extra.get("task", "1"), "title": item.extra.get("title", case),
             "change": {"base": "base", "head": "head"}, "config": item.extra.get("config") or {}}
     if item.extra.get("service"):
         meta["service"] = item.extra["service"]
-    write_atomic(root / "case.yaml", yaml.safe_dump(meta, sort_keys=False))
+    write_safe(root / "case.yaml", yaml.safe_dump(meta, sort_keys=False))
     return case
 
 

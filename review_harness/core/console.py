@@ -6,11 +6,16 @@
   process exits non-zero (Inspect itself exits 0 when a task errors at run time).
 * After a run over a planted gold set (`review-harness plant`), the table of what the reviewers
   missed: recall per planted flaw, one column per model when several ran.
+* After a run over a kind's gold set, a short table: each case, its gold verdict, the verdict it
+  got and the must-catch findings it missed, then the commands that judge and gate the run.
 * After a run that reviewed the user's own documents (a review kind's task whose samples have no
   gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
   that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
   that prints the review and the one that browses the log. Under the ``inspect`` command always
   (also with ``--display none``); from eval() in a program only when it asked for a display.
+
+Under the ``inspect`` command these reports are printed as the process exits, after Inspect's own
+box of results, so they are the last lines a user sees in a terminal.
 
 Registered as an Inspect hook when this module is imported (the core task helper and every
 kind's solvers import it).
@@ -18,6 +23,7 @@ kind's solvers import it).
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shlex
@@ -29,6 +35,7 @@ from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, SampleEnd, TaskStart, ho
 from inspect_ai.log import EvalSample
 
 from review_harness.core.commands import shown_path
+from review_harness.core.files import shown
 
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
@@ -62,6 +69,81 @@ def at_a_terminal_command() -> bool:
 
     command = Path(sys.argv[0]).name == "inspect" and sys.argv[1:2] in (["eval"], ["eval-retry"], ["eval-set"])
     return command or display_type() != "none"
+
+
+_LAST: list[str] = []  # what is printed as the process exits
+
+
+def _print_last() -> None:
+    for text in _LAST:
+        print("\n" + text, file=sys.stderr, flush=True)
+    _LAST.clear()
+
+
+def report_last(text: str) -> None:
+    """Print a report after a run: under the ``inspect`` command when the process exits (Inspect
+    prints its box of results after the run's end hooks), else now."""
+    if Path(sys.argv[0]).name != "inspect":
+        print("\n" + text, file=sys.stderr, flush=True)
+        return
+    if not _LAST:
+        atexit.register(_print_last)
+    _LAST.append(text)
+
+
+def gold_verdict_of(sample: EvalSample) -> str:
+    """The verdict the case's gold file gives (its `verdict`, `verdict_band` or `decision`)."""
+    from review_harness.core.yamlio import read_yaml
+
+    path = (sample.metadata or {}).get("gold")
+    try:
+        gold = read_yaml(path) if isinstance(path, str) else None
+    except Exception:  # an unreadable gold file failed the sample already
+        gold = None
+    if not isinstance(gold, dict):
+        return "-"
+    value = next((gold[k] for k in ("verdict_band", "verdict", "decision") if gold.get(k)), None)
+    return str(value) if value is not None else "-"
+
+
+def gold_run_table(log: Any) -> str | None:
+    """A gold run's cases in short: case, gold verdict, the verdict it got (and whether it is the
+    gold one), the must-catch findings it missed; then what to run next. None: no gold cases."""
+    from review_harness.core.kinds import kind_of_log
+    from review_harness.core.logs import text_table
+    from review_harness.core.verdicts import row_of
+
+    kind = kind_of_log(log)
+    if not log.samples:  # the run's end may hold the log's header only
+        from inspect_ai.log import read_eval_log
+
+        log = read_eval_log(log.location)
+    samples = [s for s in log.samples or [] if kind.gold_scorer in (s.scores or {}) or s.error is not None]
+    if not samples or not kind.gold_scorer:
+        return None
+    rows = [("case", "gold verdict", "got", "missed must-catch")]
+    missed = 0
+    for sample in samples:
+        row = row_of(kind, sample)
+        got = f"failed: {row.error}" if row.error else (row.verdict + (f" ({row.gold_verdict})" if row.gold_verdict else ""))
+        missed += bool(row.error or row.gold_verdict == "wrong" or row.missed)
+        rows.append((show_name(str(sample.id)), gold_verdict_of(sample), got, ", ".join(row.missed) or "-"))
+    where = shlex.quote(shown_path(log.location))
+    return "\n".join([f"{kind.name} gold run: {missed} of {len(samples)} case(s) missed their gold verdict or a "
+                      f"must-catch finding", text_table(rows),
+                      f"  next: review-harness verdict {where}   (exit 1 on the cases that missed)",
+                      f"        review-harness gate {where}      (compare with its baseline)"])
+
+
+show_name = shown  # a name as data on a terminal line: control characters and line breaks escaped
+
+
+def shell_word(text: str) -> str:
+    """A word of a command to copy: quoted for the shell, in $'...' with escapes when it holds
+    control characters (so the command stays one line and runs as printed in bash)."""
+    if text.isprintable():
+        return shlex.quote(text)
+    return "$'" + show_name(text).replace("'", "\\'") + "'"
 
 
 def retry_message(data: ModelRetry) -> str:
@@ -102,13 +184,13 @@ def verdict_report(kind_name: str, verdicts: dict[str, str], written: list[str],
     verdict; with several epochs, the last epoch's), what was written, how to read each review."""
     log = shown_path(log_location)
     last = f" (epoch {epochs} of {epochs})" if epochs > 1 else ""
-    text = [f"{kind_name} review of {sample_id}{last}: {line}" for sample_id, line in verdicts.items()]
+    text = [f"{kind_name} review of {show_name(sample_id)}{last}: {line}" for sample_id, line in verdicts.items()]
     text += [f"  written: {shown_path(path)}" for path in dict.fromkeys(written)]
     first = next(iter(verdicts), None)
-    read = f"  read it: review-harness show {shlex.quote(log)}"
+    read = f"  read it: review-harness show {shell_word(log)}"
     if first is not None:
-        read += f" --sample {shlex.quote(first)}" + ("   (--sample ID for the others)" if len(verdicts) > 1 else "")
-    text += [read, f"  browse:  inspect view --log-dir {shlex.quote(str(Path(log).parent))}"]
+        read += f" --sample {shell_word(first)}" + ("   (--sample ID for the others)" if len(verdicts) > 1 else "")
+    text += [read, f"  browse:  inspect view --log-dir {shell_word(str(Path(log).parent))}"]
     return "\n".join(text)
 
 
@@ -149,15 +231,19 @@ class ConsoleReports(Hooks):
         if planted and at_a_terminal_command():
             from review_harness.core.plant.report import missed_table
 
-            print("\n" + missed_table(planted), file=sys.stderr, flush=True)
+            report_last(missed_table(planted))
         for log in data.logs:
             kind = self.user_runs.pop(log.eval.eval_id, None)
             seen = self.verdicts.pop(log.eval.eval_id, {})
             if kind and seen and at_a_terminal_command():
                 lines = {sample_id: line for sample_id, (_, line) in seen.items()}
-                report = verdict_report(kind, lines, self.written.pop(log.eval.eval_id, []), log.location,
-                                        epochs=log.eval.config.epochs or 1)
-                print("\n" + report, file=sys.stderr, flush=True)
+                report_last(verdict_report(kind, lines, self.written.pop(log.eval.eval_id, []), log.location,
+                                           epochs=log.eval.config.epochs or 1))
+            elif (not kind and log.status == "success" and not (log.eval.metadata or {}).get("planted")
+                  and (log.eval.metadata or {}).get("kind") and under_inspect_eval()):
+                table = gold_run_table(log)
+                if table:
+                    report_last(table)
         failed = [log for log in data.logs if log.status == "error"]
         for log in failed:
             reason = error_text(log.error.message) if log.error else "no reason recorded"

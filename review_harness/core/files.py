@@ -21,6 +21,13 @@ read-modify-write updates that runs can make at the same time.
   or was changed since, is left as it is and the output goes beside it (`plan.review-2.md`), which
   the returned `Written` says. `tool_outputs(folder)`: the tool's own unchanged files there (the
   document reader skips them, so a review is never reviewed as a document).
+- `write_safe(path, text)`: the one writer of the commands that write files (plant, gold new, the
+  kinds' output folders): the name is reserved atomically (the complete file is linked into place
+  only if the name is free) and a file this run did not write is never replaced, unless the
+  command runs inside `replacing(True)` (its `--force`); a file in the way is `NotReplaced`, one
+  line naming it. `safe_name(value, what)`: an id or name that must stay one name (no separator,
+  no `..`, no control character), else `UnsafeName`. `inside(path, root, what)`: a path that must
+  stay under `root`, else `UnsafeName`.
 - `read_bytes(path)`, `read_text(path)`: the one reader of files a user hands in (rubrics, configs,
   baselines, indexes, documents, logs): a missing file, a folder, a named pipe or other special
   file (never opened, so nothing blocks), an unreadable, binary or non-UTF-8 file is a
@@ -39,6 +46,7 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +100,85 @@ def write_new(folder: str | Path, stem: str, suffix: str, text: str) -> Path:
                 n += 1
     finally:
         tmp.unlink(missing_ok=True)
+
+
+class NotReplaced(FileReadError):
+    """A file a command would replace that this run did not write (and no --force)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path), "a file this command did not write is already there; it is left as it is "
+                                    "(choose another place, or add --force to replace it)")
+
+
+class UnsafeName(ValueError):
+    """An id, name or path a user gave that would leave its folder or break a line."""
+
+
+_THIS_RUN: set[str] = set()  # the files this process wrote: the only ones it replaces without --force
+_FORCE: ContextVar[bool] = ContextVar("review_harness_force", default=False)
+
+
+def new_run() -> None:
+    """A new command starts (a process may run several, as a test does): nothing is its own yet."""
+    _THIS_RUN.clear()
+
+
+@contextmanager
+def replacing(force: bool) -> Iterator[None]:
+    """Inside, `write_safe` replaces files it did not write when `force` (a command's --force)."""
+    token = _FORCE.set(force)
+    try:
+        yield
+    finally:
+        _FORCE.reset(token)
+
+
+def forcing() -> bool:
+    """Whether the command runs with --force (inside `replacing(True)`)."""
+    return _FORCE.get()
+
+
+def write_safe(path: str | Path, text: str) -> Path:
+    """Write `path`: a new name is reserved atomically (linked into place only if free, so two
+    runs never both take it); a file there is replaced only when this run wrote it, or under
+    `replacing(True)`; else `NotReplaced`, the file left as it is."""
+    path = Path(path)
+    key = os.path.abspath(path)
+    if key in _THIS_RUN or _FORCE.get():
+        write_atomic(path, text)
+    else:
+        tmp = _temporary(path.parent, path.name, text)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise NotReplaced(path) from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    _THIS_RUN.add(key)
+    return path
+
+
+def shown(text: str) -> str:
+    """Text as data on one terminal line: control characters and line breaks escaped."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def safe_name(value: str, what: str) -> str:
+    """`value` as one file name: not empty, no path separator, not `.` or `..`, no control character."""
+    if not value.strip():
+        raise UnsafeName(f"{what} '': empty; give a name")
+    if "/" in value or "\\" in value or value in (".", "..") or not value.isprintable():
+        raise UnsafeName(f"{what} {shown(value)}: not a name (no '/', '..' or control characters); give a plain "
+                         f"name such as {shown(Path(value.replace(chr(92), '/')).name.strip('.')) or 'case-1'}")
+    return value
+
+
+def inside(path: str | Path, root: str | Path, what: str) -> Path:
+    """`path` when it stays under `root` (after resolving `..` and links), else `UnsafeName`."""
+    resolved, base = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    if resolved != base and base not in resolved.parents:
+        raise UnsafeName(f"{what}: {shown(str(path))} is outside {base}; it is refused")
+    return Path(path)
 
 
 @contextmanager
@@ -231,10 +318,13 @@ def _beside(path: Path, n: int) -> Path:
     return path if n == 1 else path.with_name(f"{path.name[: len(path.name) - len(suffix)]}-{n}{suffix}")
 
 
-def write_output(path: str | Path, text: str, *, update: bool = False) -> Written:
+def write_output(path: str | Path, text: str, *, update: bool = False, earlier_runs: bool = False) -> Written:
     """Write a user-visible output file without ever replacing a file the tool did not write: the
-    wanted name when it is free or holds the tool's own unchanged output (the folder keeps a
-    record, OUTPUTS_FILE), else the first free or own name beside it (`plan.review-2.md`, ...).
+    wanted name when it is free or holds the tool's own unchanged output of this run (the folder
+    keeps a record, OUTPUTS_FILE), else the first free or own name beside it (`plan.review-2.md`,
+    ...): a review another run wrote there (of another document of the same name, or at the same
+    time) is kept. `earlier_runs`: the tool's unchanged output of an earlier run is replaced too
+    (a file that is the folder's state, such as a design folder's summary).
     `update`: the text was made from the file's current content (read under the caller's lock),
     so nothing in it is lost and the file is replaced whoever wrote it. Under the folder's lock,
     so two runs never take one name; a new name is linked into place only if still free."""
@@ -258,12 +348,14 @@ def write_output(path: str | Path, text: str, *, update: bool = False) -> Writte
                 finally:
                     tmp.unlink(missing_ok=True)
                 break
-            if target.name in owned or (update and n == 1 and file_problem(target) is None):
+            ours = os.path.abspath(target) in _THIS_RUN or earlier_runs or _FORCE.get()
+            if (target.name in owned and ours) or (update and n == 1 and file_problem(target) is None):
                 write_atomic(target, text)
                 break
             clash = clash or target
             n += 1
         _record_output(folder, target.name, text)
+        _THIS_RUN.add(os.path.abspath(target))
     return Written(target, clash)
 
 

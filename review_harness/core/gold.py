@@ -12,6 +12,7 @@ Every problem is a `GoldError` of one line: '<file> is invalid: <key path>: <pro
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+import sys
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
@@ -281,6 +282,10 @@ def gold_set_folders(kind: str, fixtures: str) -> tuple[Path, Path]:
     # at a document kept outside the repository (the real write-ups and designs: `ds/real`)
     if not Path(value).is_absolute() and (inside.is_dir() or (GOLD_DIR / value).is_dir()) \
             and not value.startswith((".", "~")):
+        if resolve_user_path(value).is_dir():  # a folder of that name here too: say which was taken
+            print(f"review-harness: -T fixtures={value} names the project's set '{value}' and the folder "
+                  f"{resolve_user_path(value)} here; the project's set is reviewed (give ./{value} for the folder)",
+                  file=sys.stderr, flush=True)
         return inside, GOLD_DIR / value
     user = resolve_user_path(value)
     if user.is_dir() and ((user / "fixtures").is_dir() or (user / "gold").is_dir()):

@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel
 
-from review_harness.core.files import write_atomic
+from review_harness.core.files import forcing, safe_name, write_safe
 from review_harness.core.gold import GoldCase, findings_model, gold_file_problems
 from review_harness.core.plant.site import PlantError
 
@@ -109,6 +109,8 @@ def gold_new(kind: str, given: str | Path, out: str | Path | None = None, case_i
     from review_harness.core.plant.engine import kind_table
     from review_harness.core.plant.layouts import get_layout
 
+    if case_id is not None:
+        safe_name(case_id, "--id")
     model = get_kind(kind).gold_model
     if model is None:
         raise PlantError(f"kind {kind} has no gold files")
@@ -127,17 +129,17 @@ def gold_new(kind: str, given: str | Path, out: str | Path | None = None, case_i
         if root is None:
             raise PlantError(f"{given}: not inside a gold set (<set>/fixtures/{kind}/); give --out DIR to copy it into one")
         gold_path = root / "gold" / kind / f"{case_id or item.id}.yaml"
-        if gold_path.exists():
-            raise PlantError(f"{gold_path} exists: edit it, or give another --id")
-        write_atomic(gold_path, scaffold(model, path.name, kind))
+        if gold_path.exists() and not forcing():
+            raise PlantError(f"{gold_path} exists: edit it, or give another --id (or --force to replace it)")
+        write_safe(gold_path, scaffold(model, path.name, kind))
         return path, gold_path
     case = case_id or item.id
     out = Path(out)
     gold_path = out / "gold" / kind / f"{case}.yaml"
-    if gold_path.exists():
-        raise PlantError(f"{gold_path} exists: edit it, or give another --id")
+    if gold_path.exists() and not forcing():
+        raise PlantError(f"{gold_path} exists: edit it, or give another --id (or --force to replace it)")
     fixture = get_layout(table.layout).write(item, item.files, out / "fixtures" / kind, case)
-    write_atomic(gold_path, scaffold(model, fixture, kind))
+    write_safe(gold_path, scaffold(model, fixture, kind))
     return out / "fixtures" / kind / fixture, gold_path
 
 

@@ -64,8 +64,8 @@ class ReviewKind:
       figure, finding counts, top findings): the terminal after a run, the viewer's ANSWER.
     - `columns() -> list[core.viewer.Column]`: the sample-list columns of `inspect view`.
     - `verdicts`: the kind's verdicts (or decisions) as its synthesis score records them under
-      `verdict_key`, the passing one first: the headline's `passed` counts it, and
-      `review-harness verdict --fail-on` takes any of them.
+      `verdict_key`, from the passing one to the strictest: the headline's `passed` counts the
+      first, and `review-harness verdict --fail-on V` fails on V and every verdict after it.
     - `verdict_accuracy`: the gold score's key of the share of cases whose verdict is the gold
       one (the headline of a gold run).
     - `gold_problems(gold) -> list[str]`: checks of a gold file beyond its model and evidence

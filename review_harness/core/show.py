@@ -16,6 +16,7 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from review_harness.core.files import shown
 from review_harness.core.kinds import kind_of_log
 from review_harness.core.logs import LogError, chosen_sample, log_to_read, read_log
 
@@ -42,7 +43,7 @@ def review_text(log_path: Path, sample_id: str | None, epoch: int | None, kind_n
         raise LogError(f"sample {sample.id}: has no review text in {log_path}")
     epochs = sorted({s.epoch for s in log.samples or []})
     of_epochs = f", epoch {sample.epoch} of {len(epochs)}" if len(epochs) > 1 else ""
-    return f"{kind.title} review of {sample.id}{of_epochs}", log_path, text
+    return f"{kind.title} review of {shown(str(sample.id))}{of_epochs}", log_path, text
 
 
 def show_review(path: Path, sample_id: str | None, epoch: int | None, kind_name: str | None, *,

@@ -2,8 +2,8 @@
 
 For the user's own documents each row is the review's verdict, its figure and findings; the
 command fails (exit 1) when a review meets a condition the user chose (`--fail-on`): one of the
-kind's verdicts (`major-rework`, `escalate`, `unusable`, `auto-reject-to-the-implementer`, ...),
-`not-passed` (any verdict but the kind's passing one), `no-verdict` (draft feedback, a deferred
+kind's verdicts, which fails on that verdict and every stricter one (the kind's `verdicts` run from
+the passing one to the strictest: `minor-fix` fails a Minor Fix and a Major Rework), `not-passed` (any verdict but the kind's passing one), `no-verdict` (draft feedback, a deferred
 or failed review). For a gold-set run each row also says whether the case got its gold verdict
 and which must-catch findings it missed; a case that missed either fails (`missed`, the
 condition of a gold run unless others are chosen). A document that could not be reviewed (a
@@ -20,6 +20,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from review_harness.core.files import shown
 from review_harness.core.kinds import ReviewKind, kind_of_log, kinds
 from review_harness.core.logs import LogError, text_table
 from review_harness.core.viewer import review_verdict
@@ -38,19 +39,34 @@ def spelled(name: str) -> str:
 def conditions_of(kind: ReviewKind, chosen: list[str], gold: bool) -> list[str]:
     """The conditions in force, spelled as conditions: those chosen (comma-separated or
     repeated), else `missed` for a gold run and none for the user's own documents."""
-    asked = [spelled(c) for item in chosen for c in item.split(",") if c.strip()]
+    if any(not c.strip() for item in chosen for c in item.split(",")):
+        raise LogError(f"--fail-on {','.join(chosen) or repr('')}: an empty condition; name one, e.g. --fail-on "
+                       f"{spelled(kind.verdicts[-1]) if kind.verdicts else NOT_PASSED}")
+    asked = [spelled(c) for item in chosen for c in item.split(",")]
     known = [spelled(v) for v in kind.verdicts] + list(GENERAL)
     for condition in asked:
         if condition not in known:
             other = next((k for k in kinds(with_task=True) if condition in {spelled(v) for v in k.verdicts}), None)
             hint = f" ({other.title} verdict: add --kind {other.name} for the newest {other.name} log)" if other else ""
             raise LogError(f"--fail-on {condition}: not a condition for {kind.title} reviews{hint}; choose from: "
-                           f"{', '.join(known)}")
+                           f"{', '.join(known)} (verdicts from passing to strictest: {ordering(kind)})")
         if condition == MISSED and not gold:
             raise LogError(f"--fail-on {MISSED}: the log has no gold comparison (a run of your own documents)")
     if not asked:
         return [MISSED] if gold else []
     return list(dict.fromkeys(asked))
+
+
+def at_or_worse(kind: ReviewKind, condition: str) -> set[str]:
+    """The verdicts (spelled as conditions) a verdict condition fails on: itself and every
+    stricter one of the kind's ordering (passing first, strictest last)."""
+    order = [spelled(v) for v in kind.verdicts]
+    return set(order[order.index(condition):]) if condition in order else set()
+
+
+def ordering(kind: ReviewKind) -> str:
+    """The kind's verdicts from the passing one to the strictest, as `--help` and errors show them."""
+    return " < ".join(spelled(v) for v in kind.verdicts)
 
 
 @dataclass
@@ -79,7 +95,7 @@ def _gold_of(kind: ReviewKind, sample: EvalSample) -> tuple[str | None, list[str
 
 
 def row_of(kind: ReviewKind, sample: EvalSample) -> Row:
-    row = Row(str(sample.id), sample.epoch)
+    row = Row(shown(str(sample.id)), sample.epoch)  # a name is data: a line break in it stays on its line
     if sample.error is not None:
         row.error = sample.error.message.splitlines()[0] if sample.error.message else "failed"
         return row
@@ -114,7 +130,7 @@ def judge(kind: ReviewKind, row: Row, conditions: list[str]) -> None:
         elif condition == NOT_PASSED:
             if has_verdict and verdict != passing:
                 row.failed.append(NOT_PASSED)
-        elif condition == verdict:
+        elif verdict in at_or_worse(kind, condition):
             row.failed.append(condition)
 
 

@@ -19,9 +19,11 @@ explanation through `review_score`, the final assistant message through `answer_
 a review renders at once whatever its document quotes. Inspect's viewer (0.3.285) shows every
 markdown block as its source text until its markdown renderer has run, and a text holding a `$`
 (or `\(`, `\[`) first loads a 2.7 MB TeX renderer: a review quoting "$35" and "$2M" sat on the
-page as raw markdown while it loaded, or for good when it failed to load. `for_viewer` writes the
-dollar sign as the full-width sign and breaks `\(`/`\[` with a word joiner, so no review text
-ever takes that path; it also escapes what the viewer or markdown would read as structure in a
+page as raw markdown while it loaded, or for good when it failed to load. `for_viewer` escapes the
+dollar sign for the markdown renderer (`\$`, shown as `$` and never read as math; a full-width
+sign, used before, has no glyph in a plain Linux machine's fonts: "□12,000"), and inside code,
+where an escape is shown as written, writes the full-width sign; it breaks `\(`/`\[` with a word
+joiner, so no review text ever takes that path; it also escapes what the viewer or markdown would read as structure in a
 quoted line (a line opening like a lettered list item, which the viewer turns into raw HTML; a
 backtick left unpaired on its line, which would open a code span over the lines after it).
 The review JSON, `review-harness show` and the review files written with `-T output_dir=` keep
@@ -94,7 +96,7 @@ class Verdict:
         text = self.line()
         if self.top:
             text += ". Top findings: " + "; ".join(f"{n}. {t}" for n, t in enumerate(self.top[:TOP_FINDINGS], 1))
-        return for_viewer(text)
+        return for_viewer(text).replace(DOLLAR, CODE_DOLLAR)  # the list shows it as written: no escape there
 
 
 def severity_counts(severities: Sequence[str], order: Sequence[str]) -> dict[str, int]:
@@ -129,7 +131,8 @@ def fraction(value: float | None) -> str:
 
 # ---------------------------------------------------------------------------- text for the viewer
 
-DOLLAR = "\uff04"  # FULLWIDTH DOLLAR SIGN: reads as a dollar, is no TeX delimiter
+DOLLAR = "\\$"  # the dollar sign escaped for the markdown renderer: shown as "$", no TeX delimiter
+CODE_DOLLAR = "\uff04"  # inside code an escape is shown as written: the full-width sign there
 WORD_JOINER = "\u2060"  # invisible, unbreakable: '\\(' and '\\[' stop opening TeX math
 _LETTERED_LINE = re.compile(r"^([A-Za-z])([.)])(?=\s)")
 _BACKTICKS = re.compile(r"(?<!\\)`+")
@@ -141,17 +144,23 @@ def for_viewer(markdown: str) -> str:
     (outside fenced and indented code, whose text is shown as it is but for the dollar sign)."""
     if not markdown:
         return markdown
-    text = markdown.replace("$", DOLLAR).replace("\\(", "\\" + WORD_JOINER + "(").replace("\\[", "\\" + WORD_JOINER + "[")
+    text = markdown.replace("\\(", "\\" + WORD_JOINER + "(").replace("\\[", "\\" + WORD_JOINER + "[")
     lines = text.split("\n")
     changed = {n: _pair_backticks(_LETTERED_LINE.sub(r"\1\\\2", line)) for n, line in enumerate(lines)}
     changed = {n: line for n, line in changed.items() if line != lines[n]}
-    if not changed:
-        return text
-    code = _code_lines(text)
+    code = _code_lines(text) if changed or "$" in text else set()
     for n, line in changed.items():
         if n not in code:
             lines[n] = line
+    if "$" in text:
+        lines = [line.replace("$", CODE_DOLLAR) if n in code else _dollars(line) for n, line in enumerate(lines)]
     return "\n".join(lines)
+
+
+def _dollars(line: str) -> str:
+    """The line's dollar signs escaped, but inside a code span (shown as written) full-width."""
+    parts = re.split(r"((?<!\\)`+[^`]*?(?<!\\)`+)", line)
+    return "".join(part.replace("$", CODE_DOLLAR) if n % 2 else part.replace("$", DOLLAR) for n, part in enumerate(parts))
 
 
 def _code_lines(text: str) -> set[int]:

@@ -429,7 +429,7 @@ def write_iteration(review: DesignReview, folder: str | Path) -> Path:
                 _restore_runs(folder, before)
                 raise
             if n >= latest_iteration(folder):
-                write_output(folder / SUMMARY_FILE, files[f"summary-v{n}.md"])  # an edited summary.md is kept
+                write_output(folder / SUMMARY_FILE, files[f"summary-v{n}.md"], earlier_runs=True)  # an edited one is kept
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return iteration_dir(folder, n)

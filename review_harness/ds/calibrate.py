@@ -536,6 +536,21 @@ def _row(case: Case, outcomes: dict[str, dict[str, Outcome]]) -> str:
             f"[{low:g},{high:g}]".ljust(10) + "  " + "  ".join(cells))
 
 
+def fitted_value_count(params: Params) -> int:
+    """How many values a fit chooses: three severities' points, the credit cap, and each band of the
+    curve's bound and weight (the last band has no bound)."""
+    return 4 + sum(1 if upper is None else 2 for upper, _ in params.curve)
+
+
+def enough_cases(cases: list[Case], gold_dir: Path, seed: Rubric) -> None:
+    """A fit needs at least as many gold cases as the values it fits: with fewer, any set of
+    values fits and agreement on those cases says nothing."""
+    needed = fitted_value_count(rubric_params(seed))
+    if len(cases) < needed:
+        raise CalibrationError(f"{gold_dir}: {len(cases)} gold case(s); calibrate fits {needed} values and needs at "
+                               f"least {needed} cases (add gold files, or fit on the project's set without --gold)")
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
     if getattr(args, "log", None):
         return run_log_figures(args.log)
@@ -546,6 +561,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise CalibrationError(str(ex)) from None
     if args.gold:
         cases = load_cases(Path(args.gold), seed)
+        enough_cases(cases, Path(args.gold), seed)
         findings = read_findings() if FINDINGS_FILE.exists() else {}
         for case in cases:
             key = next((k for k in findings if k.endswith("/" + case.name)), None)

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from review_harness.core.files import write_atomic
+from review_harness.core.files import write_safe
 from review_harness.core.plant.expr import ExpressionError
 from review_harness.core.plant import docops, jsonops  # noqa: F401  (register the core's mutators)
 from review_harness.core.plant.layouts import get_layout
@@ -113,7 +113,7 @@ class PlantReport:
         inputs = sum(1 for o in self.outcomes if not o.error)
         out.append(f"{self.written} planted copies of {inputs} input(s) written to {self.out} "
                    f"(fixtures/{self.kind}/, gold/{self.kind}/; seed {self.seed}); run them with: "
-                   f"inspect eval tasks/{self.kind}_review.py -T fixtures={self.out}")
+                   f"inspect eval review_harness/{self.kind}_review -T fixtures={self.out}")
         return out
 
 
@@ -394,7 +394,7 @@ def plant(kind: str, inputs: Sequence[str | Path], out: str | Path, *, operators
             fixture = layout.write(item, files, fixtures_dir, case)
             gold_path = gold_dir / f"{case}.yaml"
             record = gold_record(table, mutation, fixture, seed, split, case)
-            write_atomic(gold_path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=100))
+            write_safe(gold_path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True, width=100))
             try:
                 (check_gold or (lambda p: check_gold_file(kind, p)))(gold_path)
             except ValueError as ex:
@@ -411,5 +411,5 @@ def plant(kind: str, inputs: Sequence[str | Path], out: str | Path, *, operators
                 "inputs": [{"source": o.source, "planted": o.planted, "not_applied": o.not_applied,
                             **({"error": o.error} if o.error else {})} for o in report.outcomes],
                 "dropped": report.failures}
-    write_atomic(out / f"planted-{kind}.yaml", yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100))
+    write_safe(out / f"planted-{kind}.yaml", yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100))
     return report

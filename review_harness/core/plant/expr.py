@@ -4,7 +4,9 @@ new value (`est + uniform(0.3, 0.8) * (hi - lo)`) over the numbers an operator f
 Numbers, names, lists, + - * / // % **, comparisons (chained), and / or / not, `a if c else b`,
 and the functions below. `uniform(a, b)` and `choice([...])` draw from the mutation's own seeded
 random generator, so the same seed gives the same value. Anything else is an `ExpressionError`
-naming the expression, raised when the table is read.
+naming the expression, raised when the table is read; so is a value too large to compute (an
+integer over 2**1024, `9 ** 9 ** 9`, or a repetition of over 10,000 items), refused before it is
+computed.
 """
 
 from __future__ import annotations
@@ -77,6 +79,28 @@ def evaluate(text: str, values: Mapping[str, Any], rng: random.Random | None = N
         raise ExpressionError(f"expression {text!r}: {ex}") from None
 
 
+MAX_BITS = 1024  # an integer a table computes stays below 2**1024 (a float's range)
+MAX_ITEMS = 10_000  # a string or list a table builds by repetition
+
+
+def _bounded(op: type, left: Any, right: Any) -> Any:
+    """left op right, refused before it is computed when the result would be an integer of more
+    than MAX_BITS bits (`9 ** 9 ** 9`) or a sequence of more than MAX_ITEMS items."""
+    ints = isinstance(left, int) and isinstance(right, int)
+    if op is ast.Pow and ints and right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_BITS:
+        raise ValueError(f"the power is over 2**{MAX_BITS}")
+    if op is ast.Mult and ints and left.bit_length() + right.bit_length() > MAX_BITS + 1:
+        raise ValueError(f"the product is over 2**{MAX_BITS}")
+    if op is ast.Mult and (isinstance(left, (str, list)) or isinstance(right, (str, list))):
+        count, items = (right, left) if isinstance(left, (str, list)) else (left, right)
+        if isinstance(count, int) and count * len(items) > MAX_ITEMS:
+            raise ValueError(f"the repetition is over {MAX_ITEMS} items")
+    result = _BIN[op](left, right)
+    if isinstance(result, int) and result.bit_length() > MAX_BITS:
+        raise ValueError(f"the value is over 2**{MAX_BITS}")
+    return result
+
+
 def _eval(node: ast.AST, values: Mapping[str, Any], draws: Mapping[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
@@ -92,7 +116,7 @@ def _eval(node: ast.AST, values: Mapping[str, Any], draws: Mapping[str, Any]) ->
             return not operand
         return -operand if isinstance(node.op, ast.USub) else +operand
     if isinstance(node, ast.BinOp):
-        return _BIN[type(node.op)](_eval(node.left, values, draws), _eval(node.right, values, draws))
+        return _bounded(type(node.op), _eval(node.left, values, draws), _eval(node.right, values, draws))
     if isinstance(node, ast.BoolOp):
         if isinstance(node.op, ast.And):
             return all(_eval(v, values, draws) for v in node.values)

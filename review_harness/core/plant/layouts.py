@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from review_harness.core.files import write_atomic
+from review_harness.core.files import write_safe
 from review_harness.core.markdown import parse_sections
 from review_harness.core.plant.site import PlantError, PlantInput
 from review_harness.core.plant.text import Lines, section_subtree
@@ -88,7 +88,7 @@ def _one_file(name: str, suffix: str) -> Callable[[PlantInput, dict[str, str], P
     """The writer of a layout whose input is one file: `<case><suffix>` holding files[name]."""
 
     def write(item: PlantInput, files: dict[str, str], folder: Path, case: str) -> str:
-        write_atomic(folder / f"{case}{suffix}", files[name])
+        write_safe(folder / f"{case}{suffix}", files[name])
         return f"{case}{suffix}"
 
     return write
@@ -159,7 +159,7 @@ def _read_pair(path: Path, options: dict[str, Any]) -> list[PlantInput | tuple[s
 
 def _write_pair(item: PlantInput, files: dict[str, str], folder: Path, case: str) -> str:
     for name, text in files.items():
-        write_atomic(folder / case / f"{name}.md", text)
+        write_safe(folder / case / f"{name}.md", text)
     return case
 
 

@@ -55,7 +55,35 @@ def _regex(value: str | None, where: str) -> str | None:
         re.compile(expand(value))
     except re.error as ex:
         raise ValueError(f"{where}: not a regular expression ({ex})") from None
+    if nested_repeat(value):
+        raise ValueError(f"{where}: a repeated part inside a repeated group ({value}) can take exponential time "
+                         "on a long line; rewrite it without the nesting")
     return value
+
+
+def nested_repeat(pattern: str) -> bool:
+    """Whether an unbounded repeat sits inside another (`(a+)+`, `(\\w*)*`): the shape whose
+    matching time grows exponentially with the line (Python's engine has no time limit)."""
+    import re._parser as parser  # the standard library's own reading of a pattern
+
+    def walk(items: Any, inside: bool) -> bool:
+        for op, arg in items:
+            if op in (parser.MAX_REPEAT, parser.MIN_REPEAT, getattr(parser, "POSSESSIVE_REPEAT", None)):
+                low, high, sub = arg
+                unbounded = high == parser.MAXREPEAT or high > 100
+                if unbounded and inside:
+                    return True
+                if walk(sub, inside or unbounded):
+                    return True
+            elif op == parser.SUBPATTERN and walk(arg[-1], inside):
+                return True
+            elif op == parser.BRANCH and any(walk(b, inside) for b in arg[1]):
+                return True
+            elif op in (parser.ASSERT, parser.ASSERT_NOT) and walk(arg[1], inside):
+                return True
+        return False
+
+    return walk(parser.parse(expand(pattern)), False)
 
 
 class Closed(BaseModel):
@@ -218,6 +246,12 @@ def merged(base: OperatorTable, extra: OperatorTable) -> OperatorTable:
     it); layout and gold fields stay the kind's."""
     if extra.kind != base.kind:
         raise TableError(f"operator table {extra.path}: is for kind {extra.kind}, not {base.kind}")
+    for key in ("module", "layout_options", "gold"):  # the kind's table sets them; a team's would be ignored
+        if key in extra.model_fields_set:
+            raise TableError(f"operator table {extra.path}: key '{key}' is not read in a team's table (the kind's "
+                             f"table sets it); remove it")
+    if extra.layout != base.layout:
+        raise TableError(f"operator table {extra.path}: layout '{extra.layout}' is not the kind's ({base.layout})")
     ours = {o.id: o for o in base.operators}
     for op in extra.operators:
         ours[op.id] = op
