@@ -59,7 +59,10 @@ DESIGN = rx(
     r"adjust(?:ed|ing) for|control(?:led|ling) for|propensity|matched (?:cohort|sample|control|pairs?|users|stores)|"
     r"matching|instrumental variables?|regression discontinuity|interrupted time series|counterfactual|"
     r"placebo|natural experiment|(?:online |controlled |randomi[sz]ed )?experiment(?:s|ation)?\b|causalimpact|"
-    r"causal impact model|bsts)"
+    r"causal impact model|bsts|"
+    # arms of a test: "a two-arm test", "both arms", units split or assigned between arms ("split by user id, 50/50")
+    r"(?:two|three|four|\d)[- ]arm(?:ed)?\b|(?:test|treatment|control|both|each|the two) arms?\b|"
+    r"(?:split|assigned|allocated|bucketed)\b[^.;]{0,40}?\b(?:50\s*/\s*50|\d{1,2}\s*/\s*\d{1,2})(?!\s*/))"
 )
 DESIGN_NEGATED = rx(
     r"\b(no|not|without|never|didn't|did not|lack\w*|absence of|wasn't|was not|weren't|couldn't|could not|unable to)\b"

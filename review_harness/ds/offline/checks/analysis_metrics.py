@@ -264,6 +264,8 @@ _SIZED = [
 ]
 _COUNT_HEADER = re.compile(rf"^(?:n|count|number of \w+|{_UNITS}|(?:\w+ )?{_UNITS}(?: / {_UNITS})?|sample(?: size)?)$|\bn\b|\bn_|"
                            rf"\bcount\b|/ ?(?:\w+ )?{_UNITS}|\(\s*(?:n\s*=\s*)?\d[\d,]*\s*\)", lx.I)
+# a row of whole counts labelled by its unit, qualified or not ("sessions reaching the cart", "users enrolled")
+_COUNT_ROW_LABEL = re.compile(rf"^(?:\w+ )?{_UNITS}\b", lx.I)
 _WHOLE_COUNT = re.compile(r"\d{1,3}(?:,\d{3})+|\d+|\d+(?:\.\d+)?\s*(?:k|K|M)")
 _TOTAL_WITH_SPLIT = re.compile(rf"(?<![\d.,])(?:\d{{1,3}}(?:,\d{{3}})+|\d{{3,}}|\d+(?:\.\d+)?\s*(?:k|K|M|million|thousand))\s+"
                                rf"(?:[\w-]+\s+){{0,2}}{_UNITS}\b", lx.I)
@@ -291,7 +293,8 @@ def groups_sized(ctx: Context) -> bool:
         # groups as columns, and a row that counts their units ("| Visitors | 24,310 | 24,188 |")
         for _, cells in table[1:]:
             counts = [c for c in cells[1:] if _WHOLE_COUNT.fullmatch(c.strip("* "))]
-            if _COUNT_HEADER.search(cells[0].lower().strip("* ")) and len(counts) >= 2:
+            label = cells[0].lower().strip("* ")
+            if (_COUNT_HEADER.search(label) or _COUNT_ROW_LABEL.match(label)) and len(counts) >= 2:
                 return True
     # the test's total ("a randomized test with 82,338 customers", "(... ; 52,000 orders)"): each arm's size follows
     # from the design; a count of an effect ("19,000 more checkout starts") or a rate's base ("per 1,000") is none
