@@ -22,17 +22,6 @@ STOPWORDS = frozenset(
 
 WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
 
-# characters a reader does not see that split or reorder what a rule reads: zero-width spaces and
-# joiners, the soft hyphen, the byte-order mark inside text, and the text-direction controls
-INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def without_invisible(text: str) -> tuple[str, int]:
-    """The text as a reader sees it, and how many invisible characters were taken out (so a word
-    with a zero-width space inside reads as the word, for every rule and every model)."""
-    cleaned, removed = INVISIBLE.subn("", text)
-    return cleaned, removed
-
 # a negation or rejection close before a term turns "we use X" into "we do not use X"
 NEGATION = re.compile(
     r"\b(no|not|never|without|nor|neither|cannot|can'?t|won'?t|will not|don'?t|do not|doesn'?t|does not|didn'?t|"

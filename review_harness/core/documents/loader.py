@@ -13,7 +13,6 @@ from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
 from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
 from review_harness.core.files import FileReadError, read_bytes, special_file, tool_outputs
-from review_harness.core.text import without_invisible
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -29,18 +28,7 @@ FORMATS: dict[str, str] = {
 }
 
 
-def _visible(origin: str, text: str, warnings: list[str]) -> str:
-    """The text without characters a reader does not see (zero-width, text-direction controls),
-    said in a warning when there were any."""
-    cleaned, removed = without_invisible(text)
-    if removed:
-        warnings.append(f"{origin}: {removed} invisible character(s) (zero-width or text-direction controls) were "
-                        "taken out before the review read the text")
-    return cleaned
-
-
 def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: list[str]) -> Document:
-    text = _visible(origin, text, warnings)
     if not text.strip():
         raise DocumentError(f"{origin} is empty")
     return Document(origin=origin, name=name, format=fmt, markdown=text.replace("\r\n", "\n").replace("\r", "\n"),
@@ -49,7 +37,6 @@ def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: li
 
 def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[str],
                source_map: SourceMap | None = None) -> Document:
-    markdown = _visible(origin, markdown, warnings) if source_map is None else markdown
     if not markdown.strip():
         raise DocumentError(f"{origin} is empty: the {fmt} file has no text to review")
     source_map = source_map or convert.section_map(markdown, origin)
