@@ -69,7 +69,9 @@ def dimension_score(
     if rubric.scoring.credits_offset == "minor":
         credits = min(credits, effective - serious)
     # the dimension's net shortfall from 100 (deductions less credits) weighs `scale` times over
-    shortfall = max(0.0, min(100.0, effective - credits)) * scale
+    # (rounded before it is scaled: a recalibrated dimension then moves the final score by exactly what
+    # the unscaled one would, and no rounding lets a domain raise a score by a hundredth)
+    shortfall = round(max(0.0, min(100.0, effective - credits)), 2) * scale
     score = max(0.0, 100.0 - shortfall)
     return round(score, 2), raw, round(effective * scale, 2), round(credits * scale, 2)
 
@@ -116,9 +118,15 @@ def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]
         total = sum(weights.get(d, 0.0) for d in available)
         if total <= 0:
             return None
-        return round(sum(s * weights.get(d, 0.0) for d, s in available.items()) / total, 2)
+        return _cents(sum(s * weights.get(d, 0.0) for d, s in available.items()) / total)
     shortfall = sum((100.0 - s) * weights.get(d, 0.0) for d, s in available.items())
-    return round(max(0.0, min(100.0, 100.0 - shortfall)), 2)
+    return _cents(max(0.0, min(100.0, 100.0 - shortfall)))
+
+
+def _cents(value: float) -> float:
+    """A score to two decimals, the same for sums that are equal but for float error (68.3649999...
+    and 68.3650000...1 both round as 68.365 does), so equal scores never print a hundredth apart."""
+    return round(round(value, 6), 2)
 
 
 def review_weights(rubric: Rubric, scored: Iterable[str]) -> dict[str, float]:
