@@ -168,6 +168,24 @@ def test_private_inspect_imports_are_in_the_adapter_only():
     assert private_inspect_imports(PROJECT_ROOT / ADAPTER)  # the reader sees the adapter's own
 
 
+def direct_parses(path: Path) -> list[int]:
+    """Lines of `path` that call ast.parse (or compile to an AST) themselves."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "ast" and n.func.attr == "parse"]
+
+
+def test_python_source_is_parsed_through_the_locked_parser_only():
+    """CPython 3.11's parser fails at random when threads parse at once (python/cpython#106905:
+    "AST constructor recursion depth mismatch"); the offline reviewers run in threads, so every parse
+    goes through core/pysource.py, which holds a lock. A code check that called ast.parse itself
+    failed a CI gold run this way."""
+    found = {str(p.relative_to(PROJECT_ROOT)): direct_parses(p) for p in sorted(PACKAGE.rglob("*.py"))
+             if p.name != "pysource.py"}
+    assert {f: lines for f, lines in found.items() if lines} == {}
+    assert direct_parses(PACKAGE / "core" / "pysource.py")  # the reader sees the one that may
+
+
 @pytest.mark.parametrize("path", sorted((PROJECT_ROOT / "tasks").glob("*.py")), ids=lambda p: p.name)
 def test_task_files_hand_their_parameters_over_by_name(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))

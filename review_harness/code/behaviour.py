@@ -31,6 +31,7 @@ import re
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
+from review_harness.core.pysource import parse_python
 
 Finding = tuple[int, str, str, str, str]  # (line, severity, category, description, fix)
 
@@ -51,7 +52,7 @@ def fragments(lines: dict[int, str], whole: bool) -> list[ast.Module]:
         return []
     if whole:
         try:
-            return [ast.parse("\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)))]
+            return [parse_python("\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)))]
         except SyntaxError:
             pass
     trees: list[ast.Module] = []
@@ -87,7 +88,7 @@ def _parse_from(lines: dict[int, str], run: list[int]) -> ast.Module | None:
     for stop in range(end, 0, -1):
         chunk = [lines[n][indent:] if lines[n][:indent].strip() == "" else lines[n] for n in run[:stop]]
         try:
-            tree = ast.parse(textwrap.dedent("\n".join(chunk)))
+            tree = parse_python(textwrap.dedent("\n".join(chunk)))
         except SyntaxError:
             continue
         if not tree.body:

@@ -18,6 +18,7 @@ from review_harness.code.models import CATEGORIES
 from review_harness.code.rules import same_python_code
 from review_harness.core.paths import PROMPTS_DIR as ROOT_PROMPTS
 from review_harness.core.prompts import ReviewerPrompt, neutralize_blocks, render_template
+from review_harness.core.pysource import parse_python
 
 PROMPT_VERSION = "v1"
 PROMPTS_DIR = ROOT_PROMPTS / "code"
@@ -60,7 +61,7 @@ def _enclosing_headers(f: ChangedFile, changed: set[int]) -> set[int]:
     if f.language != "python" or not f.lines:
         return set()
     try:
-        tree = ast.parse("\n".join(f.lines.get(n, "") for n in range(1, max(f.lines) + 1)))
+        tree = parse_python("\n".join(f.lines.get(n, "") for n in range(1, max(f.lines) + 1)))
     except SyntaxError:
         return set()
     return {node.lineno for node in ast.walk(tree)

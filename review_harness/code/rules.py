@@ -61,7 +61,7 @@ def same_python_code(old: str, new: str) -> bool:
     """Whether two versions of a Python file differ only in comments, docstrings and layout (the
     same syntax tree once docstrings are set aside); False when either does not parse."""
     try:
-        return _without_docstrings(ast.parse(old)) == _without_docstrings(ast.parse(new))
+        return _without_docstrings(parse_python(old)) == _without_docstrings(parse_python(new))
     except (SyntaxError, ValueError):
         return False
 

@@ -49,6 +49,7 @@ from review_harness.code.change import LANGUAGES
 from review_harness.code.models import CheckedFine, CodeFinding, ReviewerAnswer
 from review_harness.code.rules import CRITICAL, IMPORTANT, MINOR, FileView, Result, answer, same_python_code
 from review_harness.core.viewer import shorten
+from review_harness.core.pysource import parse_python
 
 HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$")
@@ -617,7 +618,7 @@ def _edited_definitions(view: FileView) -> set[str]:
         return set()
     if not view.excerpt and not view.omitted:
         try:
-            tree = ast.parse(view.text)
+            tree = parse_python(view.text)
         except SyntaxError:
             tree = None
         if tree is not None:
@@ -682,7 +683,7 @@ def _edits_code(view: FileView) -> bool:
     if same_python_code(old, view.text):
         return False
     try:
-        before, after = ast.parse(old), ast.parse(view.text)
+        before, after = parse_python(old), parse_python(view.text)
     except SyntaxError:
         return True
     old_body, new_body = [ast.dump(n) for n in before.body], [ast.dump(n) for n in after.body]
