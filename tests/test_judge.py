@@ -371,8 +371,9 @@ def test_an_unusable_judge_answer_is_recorded_not_raised(judged_log):
         assert (run["kind"], run["member"], run["role"], run["status"], run["attempts"]) == \
             ("ds", "judge", "grader", "malformed", 2)
         gold = sample.scores["gold_comparison"]
-        if not load_gold(sample.metadata["gold"]).expected_findings:
-            continue  # nothing to match: no matcher call
+        compared = gold.metadata["gold"]
+        if not load_gold(sample.metadata["gold"]).expected_findings or not (compared["matches"] or compared["unmatched_findings"]):
+            continue  # nothing to match (no gold finding, or a review with no finding): no matcher call
         assert gold.metadata["gold"]["matcher"] == "deterministic-v1"  # fell back, and says so
         assert "LLM matcher offline/judge failed" in gold.explanation
 

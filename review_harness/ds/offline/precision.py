@@ -129,7 +129,7 @@ def checks_off() -> frozenset[str]:
 
 
 @click.command("offline-precision", epilog="\b\nExamples:\n"
-               "  inspect eval tasks/ds_review.py -T fixtures=ds --log-dir logs/gold/ds\n"
+               "  inspect eval review_harness/ds_review -T fixtures=ds --log-dir logs/gold/ds\n"
                "  review-harness offline-precision logs/gold/ds logs/gold/domain-search logs/gold/ds-real")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True), metavar="LOG...")
 def offline_precision(logs: tuple[str, ...]) -> None:
@@ -145,6 +145,6 @@ def offline_precision(logs: tuple[str, ...]) -> None:
         tallies, read = tally_logs(list(logs))
     if not read:
         raise CommandError(f"{', '.join(logs)}: no gold-compared DS review in these logs; run a gold set first "
-                           "(inspect eval tasks/ds_review.py -T fixtures=ds)")
+                           "(inspect eval review_harness/ds_review -T fixtures=ds)")
     click.echo(f"{read} gold-compared reviews; a finding matched to a gold finding is right.\n")
     click.echo(precision_table(tallies, set(configured_off())))
