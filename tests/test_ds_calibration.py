@@ -50,6 +50,7 @@ def chosen(cases):
 # ------------------------------------------------------------------ reproducible values
 
 
+@pytest.mark.real("ds")  # the fit reads the real write-ups' gold and documents
 def test_the_default_rubric_holds_what_calibrate_fits(chosen):
     assert calibrate.rubric_params(DEFAULT) == chosen
     assert DEFAULT.scoring.credits_offset == "minor" and DEFAULT.version == calibrate.FITTED_VERSION
@@ -79,6 +80,7 @@ def test_the_strict_option_is_the_default_plus_one_floor_rule():
         ("critical_with_serious", 1, "Major Rework", "analysis")]
 
 
+@pytest.mark.real("ds")  # the fit reads the real write-ups' gold and documents
 def test_the_fit_uses_dev_cases_only(cases, chosen):
     """Changing a held-out case's gold band does not move the fit."""
     flipped = [calibrate.Case(c.name, c.corpus, c.gold.model_copy(), dict(c.readings)) for c in cases]
@@ -88,6 +90,7 @@ def test_the_fit_uses_dev_cases_only(cases, chosen):
     assert calibrate.fit(flipped, SEED) == chosen
 
 
+@pytest.mark.real("ds")  # the fit reads the real write-ups' gold and documents
 def test_the_grid_arithmetic_is_the_real_scoring_path(cases, chosen):
     """The fit's vectorised scores give, for the chosen values, the verdicts and windows that the
     scoring functions a review uses give on every case and reading."""
@@ -168,6 +171,7 @@ def _accuracy(cases, rubric, source, corpus, split=None):
     return calibrate.figures(calibrate.evaluate(cases, rubric, source), names)
 
 
+@pytest.mark.real("ds")  # the fit reads the real write-ups' gold and documents
 def test_band_accuracy_of_the_default_on_held_out_real_write_ups(cases):
     """Scoring the gold findings (no reviewer involved): the held-out real write-ups land in their
     gold band, far more often than with the seed's values. (From the offline reviewer's findings the
@@ -179,6 +183,7 @@ def test_band_accuracy_of_the_default_on_held_out_real_write_ups(cases):
     assert seed_accuracy <= 0.3
 
 
+@pytest.mark.real("ds")  # the fit reads the real write-ups' gold and documents
 def test_band_accuracy_of_the_default_on_the_project_gold_set(cases):
     """From the gold findings the default reaches 0.8 on the fixtures, both halves; from the offline
     reviewer's findings (what a gold-set run gives) it is lower, and far above the seed values."""
