@@ -2072,15 +2072,15 @@ def strip_invisible(text: str) -> tuple[str, dict[str, int]]:
     character inside a word hides it from every reader of the text that matches words."""
     if text.isascii():
         return text, {}
+    # each distinct character is classified once (the text is read at every reviewer call)
+    found = sorted((ch for ch in set(text) if unicodedata.category(ch) == "Cf"), key=text.index)
+    if not found:
+        return text, {}
     counts: dict[str, int] = {}
-    kept = []
-    for ch in text:
-        if unicodedata.category(ch) == "Cf":
-            name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
-            counts[name] = counts.get(name, 0) + 1
-        else:
-            kept.append(ch)
-    return ("".join(kept), counts) if counts else (text, {})
+    for ch in found:  # in order of first appearance, as a scan of the text would count them
+        name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
+        counts[name] = counts.get(name, 0) + text.count(ch)
+    return text.translate(dict.fromkeys(map(ord, found))), counts
 
 
 def invisible_warning(counts: dict[str, int]) -> str | None:
