@@ -100,3 +100,21 @@ def test_viewer_text_without_a_code_block_is_not_parsed_and_code_is_still_found(
     assert shown[8] == f"then {viewer.DOLLAR}7"
     viewer.for_viewer("\n".join(fenced.split("\n")))  # the same text again (answer, then score): parsed once
     assert len(parses) == 1
+
+
+def test_a_document_whose_headings_name_every_part_is_prepared_without_the_content_scan(monkeypatch):
+    memo = ("# Checkout test\n\n## TL;DR\n\nThe new button lifted conversion by 2.1 points.\n\n"
+            "## Method\n\nA two-week A/B test on 40,000 sessions, split 50/50.\n\n"
+            "## Results\n\nConversion rose from 10.2% to 12.3% (95% CI 1.4 to 2.8 points).\n\n"
+            "## Recommendation\n\nShip the button to all users next sprint.\n")
+    expected = prepare.prepare_document(memo, source="memo.md")  # before the scan is forbidden
+
+    def no_scan(self):
+        raise AssertionError("the content scan ran although the headings name every part")
+
+    monkeypatch.setattr(prepare._Analysis, "scan", property(no_scan))
+    text = memo + "\n"  # a text not read before: nothing cached
+    again = prepare.prepare_document(text, source="memo.md")
+    assert again.model_dump(exclude={"text"}) == expected.model_dump(exclude={"text"})
+    assert again.parts == {"question": False, "summary": True, "method": True, "results": True, "conclusion": True}
+    assert not again.partial_input.is_partial
