@@ -312,3 +312,16 @@ Member conversion rose from 2.0% to 2.5%, a 50% increase.
 """
     found = [f for f in rule_findings(text) if f.issue_type == "arithmetic_inconsistent"]
     assert {f.title for f in found} == {"Table total does not match its rows", "Percentage change does not match its own numbers"}
+
+
+# ------------------------------------------------------------------ where a result comes from, said as clear
+
+
+@pytest.mark.parametrize("claim, found", [
+    ("My analysis concludes that the posts from the two phones are clearly from different people.", True),
+    ("My analysis suggests that the posts from the two phones may come from different people.", False),
+])
+def test_a_source_or_cause_said_to_be_clear_is_an_overclaim_and_a_hedged_one_is_not(claim, found):
+    text = ("# Two phones, one account\n\n## Summary\n" + claim + "\n\n## Results\nPosts from the second phone use 40% "
+            "more words of anger and link to pictures four times less often than posts from the first.\n")
+    assert ("unsupported_conclusion" in rule_types(text)) is found

@@ -193,7 +193,8 @@ OVERCLAIM = rx(
     r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
     r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"
     r"(?:users|customers|everyone|people|shoppers|members|buyers|teams) (?:clearly )?(?:love|hate|prefer|want)s?\b|"
-    r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
+    r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?)|"
+    r"(?:is|are|was|were) clearly (?:from|due to|caused by|driven by|the (?:result|work) of|because)\b)"
 )
 CONCLUSION_SIGNAL = rx(
     r"\b(in conclusion|to conclude|we conclude|we recommend|our recommendation|recommendation is|key (?:finding|takeaway|result)s?|"
