@@ -161,7 +161,7 @@ def score_reading(reading: Reading, rubric: Rubric, draft: bool = False,
         dimension = rubric.dimension(dim_id)
         deductions = [(scoring.finding_deduction(i, dimension, rubric), i.severity) for i in items]
         credits = [dimension.credit(c).points for c in reading.credits[dim_id] if dimension.credit(c)]
-        scores[dim_id] = scoring.dimension_score(deductions, credits, rubric,
+        scores[dim_id] = scoring.dimension_score(deductions, credits, rubric, clamp=False,
                                                  **scoring.recalibration(rubric, dim_id, with_domain))[0]
     if draft or not scores:
         return None, None

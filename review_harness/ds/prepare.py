@@ -1180,6 +1180,10 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
             body = "\n".join(body_lines)
             if not body.strip():
                 continue
+            if s.start_line > n * _LATE_SUMMARY:  # "Summary #1" deep in the text: the answer may still open it
+                opening = _opening_summary(an, blocks, first_h2, panel_limit, stated_only=True)
+                if opening is not None:
+                    return opening
             return _tldr_result("named_section", an, s.start_line, end, body)
 
     # 3b) a summary named by an HTML heading (<h2>Executive Summary</h2>) or a LaTeX abstract
@@ -1187,26 +1191,10 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     if named is not None:
         return _tldr_result(*named)
 
-    # 4) an opening paragraph (of the first three, before the first H2) that reads like a summary:
-    # a first paragraph of context followed by the answer is still a summary up front
-    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
-    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:3]
-    # an opening paragraph that opens with a summary label ("In short: ...", "Bottom line: ..."): the
-    # summary runs from the opening down to it
-    labelled = next((b for b in opening if _INLINE_SUMMARY_LABEL_RE.match(b.text.strip())), None)
-    for n, b in enumerate(opening):
-        # the first paragraph by the usual signals; a later one only when it states a result
-        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)):
-            if labelled is not None and labelled.start > b.end:
-                return _tldr_result("first_paragraph", an, b.start, labelled.end, "\n".join(an.lines[b.start - 1:labelled.end]))
-            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
-    if labelled is not None:
-        return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
-    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
-    # is a summary up front, if a weak one: it states the purpose, not the answer
-    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
-    if purpose is not None:
-        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
+    # 4) an opening paragraph (before the first H2) that reads like a summary
+    opening = _opening_summary(an, blocks, first_h2, panel_limit)
+    if opening is not None:
+        return opening
 
     # 5) summary phrases in the first 15% of the document
     framing_limit = _window(n, FRAMING_WINDOW)
@@ -1219,6 +1207,43 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     return TldrDetection(found=False, method="absent")
 
 
+def _opening_summary(an, blocks, first_h2: int | None, panel_limit: int, stated_only: bool = False) -> TldrDetection | None:
+    """An opening paragraph (of the first few, before the first H2) that reads like a summary: a first
+    paragraph of context followed by the answer is still a summary up front. With `stated_only`, only an
+    opening that states the answer (not one that states the purpose)."""
+    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
+    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:_OPENING_PARAGRAPHS]
+    # an opening paragraph that opens with a summary label ("In short: ...", "Bottom line: ..."): the
+    # summary runs from the opening down to it
+    labelled = next((b for b in opening if _INLINE_SUMMARY_LABEL_RE.match(b.text.strip())), None)
+    for n, b in enumerate(opening):
+        # the first paragraph by the usual signals; a later one only when it states a result
+        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)
+                                                        or _CONCLUDES_RE.search(b.text)):
+            if labelled is not None and labelled.start > b.end:
+                return _tldr_result("first_paragraph", an, b.start, labelled.end, "\n".join(an.lines[b.start - 1:labelled.end]))
+            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
+    if labelled is not None:
+        return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
+    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
+    # is a summary up front, if a weak one: it states the purpose, not the answer
+    if stated_only:
+        return None
+    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
+    if purpose is not None:
+        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
+    return None
+
+
+# how many prose paragraphs before the first section may open with the answer (context, a quote, then the answer)
+_OPENING_PARAGRAPHS = 5
+# a section named like a summary that starts past this share of the lines is late
+_LATE_SUMMARY = 0.4
+# the author stating what the analysis concludes, with or without a figure ("My analysis, shown below, concludes
+# that the two accounts are written by different people")
+_CONCLUDES_RE = re.compile(
+    r"\b(?:(?:my|our|this|the) (?:analysis|study|investigation|results?|data)(?:,[^,]{0,30},)? (?:concludes?|shows?|finds?|suggests?) that|"
+    r"(?:i|we) (?:conclude|found|find) that|the (?:short )?answer is\b|spoiler\s*:)", re.I)
 # a paragraph that states a result, not only one that sounds conclusive ("this means")
 _INLINE_SUMMARY_LABEL_RE = re.compile(
     r"^\W{0,3}(?:in short|in brief|in a nutshell|bottom line|the short answer|short answer|tl;?\s?dr|summary|key finding|"
