@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import re
 
-from review_harness.core.markdown import subtree_end
+from review_harness.core.markdown import Sentence, subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
 from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
-from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
+from review_harness.design.offline.reading import (
+    Dismissal,
+    broker_queues,
+    dismissals,
+    remote_calls,
+    secret_handling,
+    specified,
+)
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
 from review_harness.design.offline.substance import dropping_failure_paths
@@ -57,8 +64,13 @@ def failure_handling(ctx: Ctx) -> None:
     waits for with no timeout. A function call is no remote call, and a queue inside one process
     is no message broker."""
     doc = ctx.artifact
-    calls, queues, batches = remote_calls(doc), broker_queues(doc), all_matches(doc, V.batch)
-    operations = [(u, m) for u, m in all_matches(doc, V.remote_operation) if u.kind != "code"]
+
+    def operations_of(found: list[tuple[Sentence, re.Match[str]]]) -> list[tuple[Sentence, re.Match[str]]]:
+        """What the design specifies it does: not a FAQ answer, a use case or an open area, not negated."""
+        return [(u, m) for u, m in found if u.kind != "code" and specified(doc, u) and not negated_before(u.plain, m.start(), 25)]
+
+    calls, queues = operations_of(remote_calls(doc)), operations_of(broker_queues(doc))
+    batches, operations = operations_of(all_matches(doc, V.batch)), operations_of(all_matches(doc, V.remote_operation))
     triggers = calls + queues + batches + operations
     if not triggers:
         return

@@ -4,6 +4,8 @@
   ("call generic PodSpec validation", "calls the plugin's Filter method");
 * ``broker_queues``: message brokers and queues between processes, not a scheduler's or a
   controller's in-process queue;
+* ``specified``: a passage that specifies what is built, not one that discusses it (a FAQ, a use
+  case, an example, an area still being researched) or puts it aside (alternatives, later work);
 * ``dismissals``: readiness questions answered with 'None' or 'n/a', and risk sections whose body
   is only a dismissal;
 * ``open_decisions``: what the design itself says is still undecided;
@@ -46,6 +48,13 @@ def remote_calls(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
             out.append((u, mm))
             break
     return out
+
+
+def specified(doc: Doc, u: Sentence) -> bool:
+    """Whether ``u`` specifies the design: not an alternative, a non-goal or later work, and not a
+    passage that only discusses the design (a FAQ answer, a use case, an example) or names an
+    area still open ('Open areas of research', 'Unresolved questions')."""
+    return not (skip_context(doc, u) or doc.in_section_like(u, V.sec_illustrative) or doc.in_section_like(u, V.sec_open))
 
 
 def broker_queues(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
@@ -125,7 +134,9 @@ def open_decisions(doc: Doc) -> list[OpenItem]:
     """What the design says is still undecided: admissions in its text ('We don't know yet',
     'still under development', 'not the final name') and each question of a section of open
     questions ('Unresolved questions'). Future work, alternatives and non-goals are not open
-    decisions of this design."""
+    decisions of this design, nor is what is unclear about an idea offered on top of it ('one
+    possibility to further reduce ... although it is not clear what') or about something it says
+    is not part of it ('not part of this proposal today, but we are considering adding it')."""
     open_secs = [s for s in doc.sections if s.level > 0 and V.sec_open.search(s.heading)]
     spans = [(s, s.start_line, subtree_end(doc.sections, s)) for s in open_secs]
     out: list[OpenItem] = []
@@ -136,7 +147,7 @@ def open_decisions(doc: Doc) -> list[OpenItem]:
         owner = next((s for s, a, b in spans if a <= u.line <= b), None)
         m = V.open_decision.search(u.plain)
         if owner is None:
-            if m:
+            if m and not V.optional_idea.search(u.plain) and not V.deferral.search(u.plain):
                 out.append(OpenItem(u, m, doc.section_of(u.line), bool(V.open_decisive.search(u.plain))))
             continue
         if u.kind == "bullet" or m or u.plain.rstrip().endswith("?"):
