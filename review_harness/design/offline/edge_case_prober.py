@@ -13,7 +13,9 @@ from review_harness.design.offline.quantities import duration_topics, quantities
 from review_harness.design.offline.reading import (
     Dismissal,
     broker_queues,
+    diagram_lines,
     dismissals,
+    drawn_only,
     remote_calls,
     secret_handling,
     specified,
@@ -75,8 +77,10 @@ def failure_handling(ctx: Ctx) -> None:
     if not triggers:
         return
     # failure handling is a mechanism or a sentence saying what happens on a failure; a section
-    # called Risks, a word about errors, or a negated mention ('there is no fallback') is not
-    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and (
+    # called Risks, a word about errors, a negated mention ('there is no fallback') or a box in a
+    # diagram that no sentence explains is not
+    drawn, diagram = drawn_only(doc, V.handling_mechanism), diagram_lines(doc)
+    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and u.line not in diagram and (
         any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling_mechanism.finditer(u.plain))
         or V.failure_condition.search(u.plain))]
     handling_secs = [h for h in doc.headings_matching(V.sec_failure) if (h.level > 1 or len(doc.sections) < 3)
@@ -93,10 +97,23 @@ def failure_handling(ctx: Ctx) -> None:
         ctx.add(
             "no-failure-handling",
             title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
-            issue=f"The design depends on {', '.join(kinds)} ({len(triggers)} mentions) and has no section or sentence on what happens when they fail, time out or return errors.",
+            issue=(f"The design depends on {', '.join(kinds)} ({len(triggers)} mentions) and has no section or sentence on what happens when they fail, time out or return errors."
+                   + (f" Its diagram draws a '{short(drawn[0][1].group(0), 30)}' that no sentence explains." if drawn else "")),
             why="The first dependency outage turns into undefined behaviour: requests hang, work is lost or repeated, and on-call has no documented response.",
             suggestion="Add a failure-handling section: for each dependency state the timeout, the retry policy, the fallback or degraded mode, and the alert.",
             evidence=quote_of(u, m.group(0)), key="no-failure-handling")
+    if drawn and (handling_secs or handling_units):
+        u, m = drawn[0]
+        what = short(m.group(0), 30)
+        ctx.add(
+            "failure-path-only-drawn",
+            title=f"Failure handling drawn but never described: {what}", section=doc.path_of(u.line),
+            issue=(f"The design's diagram draws a '{what}' path ('{short(u.plain, 70)}'), and no sentence says which failures take it, "
+                   "what is retried or timed out before, or what happens to the work that lands there."),
+            why="A failure path nobody specified is built by guess: what is parked, retried or lost on a failure is decided in code, without review.",
+            suggestion=(f"Describe the failure handling behind the '{what}': which errors and timeouts send work there, the retries before it, "
+                        "the fallback while a dependency is down, and who handles what arrives there and how it is replayed."),
+            evidence=quote_of(u, m.group(0)), key="drawn-failure-path")
     # remote calls a caller waits for, with no timeout anywhere
     if not calls or design_has(doc, V.timeout_word) or not (handling_secs or handling_units):
         return

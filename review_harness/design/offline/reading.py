@@ -4,6 +4,7 @@
   ("call generic PodSpec validation", "calls the plugin's Filter method");
 * ``broker_queues``: message brokers and queues between processes, not a scheduler's or a
   controller's in-process queue;
+* ``drawn_only``: what a diagram draws and the text never names;
 * ``specified``: a passage that specifies what is built, not one that discusses it (a FAQ, a use
   case, an example, an area still being researched) or puts it aside (alternatives, later work);
 * ``dismissals``: readiness questions answered with 'None' or 'n/a', and risk sections whose body
@@ -55,6 +56,26 @@ def specified(doc: Doc, u: Sentence) -> bool:
     passage that only discusses the design (a FAQ answer, a use case, an example) or names an
     area still open ('Open areas of research', 'Unresolved questions')."""
     return not (skip_context(doc, u) or doc.in_section_like(u, V.sec_illustrative) or doc.in_section_like(u, V.sec_open))
+
+
+def _named(word: str) -> str:
+    return re.sub(r"[^a-z]", "", word.lower())[:4]
+
+
+def diagram_lines(doc: Doc) -> set[int]:
+    """The lines of the document's diagrams (code blocks drawn with arrows or box lines)."""
+    code = [u for u in doc.units_with_code if u.kind == "code"]
+    diagrams = {u.block for u in code if V.diagram_line.search(u.text)}
+    return {u.line for u in code if u.block in diagrams}
+
+
+def drawn_only(doc: Doc, pattern: re.Pattern[str]) -> list[tuple[Sentence, re.Match[str]]]:
+    """(diagram line, match) for what a diagram draws and no sentence of the text names: a box
+    labelled 'dead-letter topic' that the prose never explains."""
+    lines = diagram_lines(doc)
+    said = {_named(m.group(0)) for u in doc.units for m in pattern.finditer(u.plain)}
+    return [(u, m) for u in doc.units_with_code if u.kind == "code" and u.line in lines
+            for m in pattern.finditer(u.plain) if _named(m.group(0)) not in said]
 
 
 def broker_queues(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:

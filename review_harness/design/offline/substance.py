@@ -7,6 +7,8 @@ the row names, registered as a detector under the row's id:
   the dependency's failure path elsewhere in the design: the claim contradicts it, or there is none;
 * ``failure_path_drops_work``: a failure path that acknowledges, drops or only logs the work, with
   nothing beside it that retries, parks or alerts, loses the work and is not failure handling;
+* ``requirement_failure_path_missing``: a requirement about failures asks for retries, a timeout, a
+  fallback or a dead-letter path, and the design has no mechanism of that kind anywhere;
 * ``claim_beside_change``: "backwards compatible" / "no behaviour changes" beside a passage that
   changes what callers must do or what users see;
 * ``counted_quantity_two_values``: one counted or sized thing (a stream's shards, a backup's
@@ -25,6 +27,7 @@ from review_harness.core.patterns import PatternTable, compile_patterns
 from review_harness.core.yamlio import read_mapping
 from review_harness.design.offline.document import Doc, all_matches, clause, quote_of, short, skip_context
 from review_harness.design.offline.registry import Ctx, detector
+from review_harness.design.offline.requirements import Req
 from review_harness.core.text import negated_before
 from review_harness.design.offline.vocabulary import GENERIC, STOPWORDS, V, canon_id, ids_referenced, surface_words, term_set
 from review_harness.design.personas import PROMPTS_DIR
@@ -169,6 +172,51 @@ def failure_drops_work(ctx: Ctx) -> None:
             why="Every failure silently loses the operation (an email, a message, a write); nobody knows how many were lost or which.",
             suggestion="Retry with a bound and backoff, park what still fails in a dead-letter store with an alert, and count the losses.",
             evidence=quote_of(u, m.group(0)), key=f"drops:{sentence_key(u)}")
+
+
+# what a design does when it provides each kind of failure behaviour, for the finding's text
+_PROVIDING = {"retries": "retries the failed operation", "timeout": "sets a timeout",
+              "fallback": "falls back or degrades", "dead-letter": "parks failed work in a dead-letter store"}
+
+
+@detector("required-failure-behaviour")
+def required_failure_behaviour(ctx: Ctx) -> None:
+    """Failure behaviour a requirement asks for (retries, a timeout, a fallback, a dead-letter
+    path) of which the design has no mechanism of that kind anywhere."""
+    row = checks()["required-failure-behaviour"]
+    doc = ctx.artifact
+    if doc is ctx.requirements or ctx.requirements.empty:
+        return  # the requirements under review are not checked against themselves
+    design_text = [u.plain for u in doc.units_with_code if not skip_context(doc, u)]
+    missing: dict[str, list[tuple[Req, re.Match[str]]]] = {}
+    for r in ctx.reqset.reqs:
+        if r.kind == "nongoal" or r.priority == "wont" or not row.failure.search(r.text):
+            continue
+        for kind, asks in row.asks.items():
+            m = asks.search(r.text)
+            if m is None or negated_before(r.text, m.start(), 25):
+                continue
+            if not any(row.provides[kind].search(t) for t in design_text):
+                missing.setdefault(kind, []).append((r, m))
+    if not missing:
+        return
+    asked = [(kind, r, m) for kind, hits in missing.items() for r, m in hits]
+    labels = list(dict.fromkeys(r.rid or "a requirement" for _, r, _ in asked))
+    kinds = list(missing)
+    lead_kind, lead, lm = asked[0]
+    quoted = next((u for u in [lead.unit, *lead.extra] if row.asks[lead_kind].search(u.plain)), lead.unit)
+    where = ctx.requirements.path_of(lead.unit.line)
+    ctx.add(
+        "required-failure-path-missing", when={"must": any(r.priority == "must" for _, r, _ in asked)},
+        title=f"Failure handling that {' and '.join(labels[:3])} count{'s' if len(labels) == 1 else ''} on is missing ({', '.join(kinds)})",
+        section=where,
+        issue=("The requirements count on failure behaviour the design never provides: "
+               + "; ".join(f"{r.label} names {kind} ('{clause(r.text, m, 80)}')" for kind, r, m in asked[:4])
+               + ". No passage of the design " + " or ".join(_PROVIDING[k] for k in kinds) + "."),
+        why="The requirement holds only on the failure path, and the design has none for it: the first failure breaks the requirement in production, untested.",
+        suggestion=("Add the failure handling the requirements name: the retry policy (attempts, backoff, what happens after the last), "
+                    "the timeout of each call, the fallback, the dead-letter path, and who is alerted."),
+        evidence=quote_of(quoted, lm.group(0)), key="required-failure-path")
 
 
 @detector("compatibility-beside-change")
