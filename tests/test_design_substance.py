@@ -107,6 +107,9 @@ QTY_REQS = "# Archive — Requirements\n\n## Requirements\n\n- R1: Events must b
 @pytest.mark.parametrize("first,second", [
     ("Producers write to Kinesis Data Streams (8 shards).", "The archiver reads the Kinesis Data Streams (16 shards) with one consumer."),
     ("Nightly Postgres backups are kept for 35 days.", "Because Nightly Postgres backups are kept for 175 days, erasure waits for them."),
+    ("The cluster keeps 5 replicas per range across the three regions.", "Survival goal: region failure, 15 replicas per range."),
+    ("A query for one account scans about 2.6 TB of Parquet files.", "A query for one account scans about 7.8 TB; the runbook splits it."),
+    ("We estimate 3 weeks for the custom sink, including failure testing.", "We estimate 6 weeks for the custom sink."),
 ])
 def test_one_counted_thing_given_two_values_is_found(first, second):
     design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
@@ -118,6 +121,10 @@ def test_one_counted_thing_given_two_values_is_found(first, second):
 @pytest.mark.parametrize("first,second", [
     ("Producers write to Kinesis Data Streams (8 shards).", "At peak the stream scales from 8 to 16 shards."),
     ("`delivery_attempts` rows older than 30 days are dropped.", "`deliveries` rows older than 7 days are dropped."),
+    ("The cluster keeps 5 replicas per range across the three regions.", "The cluster runs 15 replicas of the range store in total."),
+    ("The workgroup has a per-query scan limit of 2 TB.", "A query for one account scans ~3 TB."),
+    ("Photos are re-encoded to an average of 2.2 MB.", "Photos are stored as files of 8 MB."),
+    ("A query for one account scans about 2.6 TB of Parquet files.", "A query for one account scans 3 TB of Parquet files."),
 ])
 def test_a_range_or_two_different_things_are_not_two_values(first, second):
     design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
