@@ -303,11 +303,14 @@ def test_calibrate_refuses_logs_it_cannot_read_figures_from(tmp_path, capsys):
     [impact] = inspect_eval(load_task_file("impact_review")(split="dev"), model="offline/rules", display="none",
                             log_dir=str(tmp_path / "impact"))
     assert main(["calibrate", "--log", impact.location]) == 2
-    assert "a log of the impact review; calibrate --log reads gold-set runs of the DS review" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "a log of the impact review; calibrate --log reads gold-set runs of the DS review" in err
+    assert "(inspect eval review_harness/ds_review)" in err  # the task by name: a task file runs in the checkout only
     own = ds_run(tmp_path / "own", document=str(DS / "dark-mode-retention.md"))
     assert main(["calibrate", "--log", own.location]) == 2
     err = capsys.readouterr().err
     assert "no sample has a gold comparison" in err and err.count("\n") == 1
+    assert "(inspect eval review_harness/ds_review)" in err
 
 
 # ---------------------------------------------------------------------------- long inputs

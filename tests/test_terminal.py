@@ -69,8 +69,11 @@ def test_the_verdict_line_is_the_last_thing_a_terminal_shows(tmp_path):
     verdict = max(n for n, line in enumerate(lines) if line.startswith("ds review of memo: "))
     box = max(n for n, line in enumerate(lines) if line.startswith("Log: logs/"))  # the end of Inspect's box
     assert box < verdict, "\n".join(lines[-20:])
-    assert lines[-1].startswith("browse:  inspect view --log-dir logs"), "\n".join(lines[-20:])
-    assert lines[-2].startswith("read it: review-harness show logs/")
+    [log] = (tmp_path / "logs").glob("*.eval")
+    # the viewer's address of the review (its SCORING tab: the viewer would open the transcript)
+    assert lines[-1] == f"then http://127.0.0.1:7575/#/logs/{log.name}/samples/sample/memo/1/scoring", "\n".join(lines[-20:])
+    assert lines[-2].startswith("browse:  inspect view --log-dir logs"), "\n".join(lines[-20:])
+    assert lines[-3].startswith("read it: review-harness show logs/")
 
 
 @pytest.mark.parametrize("kind_name", ["ds", "impact"])

@@ -11,7 +11,7 @@
 * After a run that reviewed the user's own documents (a review kind's task whose samples have no
   gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
   that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
-  that prints the review and the one that browses the log. Under the ``inspect`` command always
+  that prints the review, the one that browses the log and the viewer's address of the review. Under the ``inspect`` command always
   (also with ``--display none``); from eval() in a program only when it asked for a display.
 
 Under the ``inspect`` command these reports are printed as the process exits, after Inspect's own
@@ -36,6 +36,7 @@ from inspect_ai.log import EvalSample
 
 from review_harness.core.commands import shown_path
 from review_harness.core.files import shown
+from review_harness.core.viewer import review_url
 
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
@@ -191,6 +192,8 @@ def verdict_report(kind_name: str, verdicts: dict[str, str], written: list[str],
     if first is not None:
         read += f" --sample {shell_word(first)}" + ("   (--sample ID for the others)" if len(verdicts) > 1 else "")
     text += [read, f"  browse:  inspect view --log-dir {shell_word(str(Path(log).parent))}"]
+    if first is not None:  # the viewer opens a sample on its transcript: this opens on the review
+        text.append(f"           then {review_url(log, first, epochs)}")
     return "\n".join(text)
 
 

@@ -167,7 +167,7 @@ def check_gateable(log: EvalLog, log_path: str | Path, gold_scorer: str | None) 
     scorers = {r.scorer for r in log.reductions or []} | {s.scorer for s in (log.results.scores if log.results else [])}
     if gold_scorer is None or gold_scorer not in scorers:
         raise GateError(f"{Path(log_path).name}: no gold comparison in this log (a run of documents without gold "
-                        f"files); the gate judges gold-set runs: inspect eval tasks/{task_name(log.eval.task)}.py")
+                        f"files); the gate judges gold-set runs: inspect eval review_harness/{task_name(log.eval.task)}")
 
 
 def check_same_task(log: EvalLog, log_path: str | Path, baseline: Baseline, baseline_path: str | Path) -> None:

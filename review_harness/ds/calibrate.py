@@ -632,11 +632,11 @@ def run_log_figures(where: str) -> int:
         raise CalibrationError(f"{path.name}: {ex}") from None
     if kind.name != "ds":  # an all-zero table would read as a reviewer that found nothing
         raise CalibrationError(f"{path.name}: a log of the {kind.title} review; calibrate --log reads gold-set runs "
-                               "of the DS review (inspect eval tasks/ds_review.py)")
+                               "of the DS review (inspect eval review_harness/ds_review)")
     result = log_figures(log)
     if not result["all"]["fixtures"]:
         raise CalibrationError(f"{path.name}: no sample has a gold comparison (a review of documents without "
-                               "gold files); calibrate --log reads a gold-set run (inspect eval tasks/ds_review.py)")
+                               "gold files); calibrate --log reads a gold-set run (inspect eval review_harness/ds_review)")
     print(f"gold figures of {path.name} (rubric {(log.eval.metadata or {}).get('rubric_version', '?')}) by split:")
     print(figures_table(result))
     return 0
