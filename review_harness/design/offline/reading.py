@@ -200,7 +200,7 @@ def dismissed_risks(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
         sec = doc.section_of(u.line)
         if not (V.risk_word.search(u.plain) or (sec and V.risk_word.search(sec.heading))):
             continue
-        i = units.index(u)
+        i = doc.position(u)
         nxt = next((v for v in units[i + 1:] if v.kind != "heading"), None)
         if nxt is not None and V.dismissal_qualified.search(nxt.plain):
             continue
