@@ -11,7 +11,7 @@ from urllib.request import url2pathname
 
 from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
-from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
+from review_harness.core.documents.model import Document, DocumentError, FolderResult, MissingExtra, SourceMap, safe_text
 from review_harness.core.files import FileReadError, read_bytes, special_file, tool_outputs
 
 FORMATS: dict[str, str] = {
@@ -81,6 +81,8 @@ def _read_file(path: Path, origin: str) -> Document:
         raise DocumentError(f"{origin} {exc.problem}") from None
     try:
         return _convert(path, origin, data)
+    except MissingExtra as ex:  # which file needed it, then which extra installs it
+        raise DocumentError(f"{origin}: {ex}") from None
     except RecursionError:  # markup nested thousands of levels deep (e.g. <div> in <div> ...)
         raise DocumentError(f"{origin} is nested too deeply to read (elements inside each other hundreds of "
                             "levels deep): flatten it, or export the document as markdown") from None
@@ -114,8 +116,11 @@ def _convert(path: Path, origin: str, data: bytes) -> Document:
 
 def read_confluence(document: str, site: str | None = None, comments: bool = False) -> Document:
     ref = confluence.page_ref(document, site)
-    page, found = confluence.fetch_page(ref, comments=comments)
-    markdown, collapsed = confluence.convert_page(page, found)
+    try:
+        page, found = confluence.fetch_page(ref, comments=comments)
+        markdown, collapsed = confluence.convert_page(page, found)
+    except MissingExtra as ex:  # which page needed it, then which extra installs it
+        raise DocumentError(f"{ref.label}: {ex}") from None
     source_map = convert.section_map(markdown, ref.given)
     source_map.collapsed = collapsed
     metadata = confluence.page_metadata(page)
