@@ -136,7 +136,7 @@ class TaskRun:
         task_name = self.kind.task or self.kind.name
         with_gold = gold is not None and review_input.has_gold
         metadata = review_input.metadata | {"kind": self.kind.name}
-        metadata |= size_guard(task_name, review_input.samples)  # says what a long input will cost, before it starts
+        metadata |= size_guard(task_name, review_input.samples, self.kind.offline_cost)  # says what a long input will cost, before it starts
         if not review_input.has_gold:
             metadata["user_documents"] = True
         planted = mark_planted(review_input.samples)
