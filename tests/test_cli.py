@@ -225,8 +225,10 @@ def test_start_up_imports_no_kind_inspect_or_pandas():
     code = ("import sys, review_harness.cli as c; c.main(['--help']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('inspect_ai', 'pandas', 'pydantic') "
             "or m.startswith('review_harness.') and m not in ('review_harness.cli', 'review_harness.core', "
-            "'review_harness.core.commands', 'review_harness.core.paths', 'review_harness.core.files')))")
-    # (core.files, which numbers a run's outputs, imports the standard library only)
+            "'review_harness.core.commands', 'review_harness.core.paths', 'review_harness.core.files', "
+            "'review_harness._startup')))")
+    # (core.files, which numbers a run's outputs, imports the standard library only; _startup, which every
+    # start of this Python imports through the package's start-up file, too)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Iterable
 
 from review_harness.core.documents import DocumentError, collapsed_spans
 from review_harness.core.markdown import MdBlock, last_nonblank, read_document
-from review_harness.core.text import SENTENCE_BOUNDARY, split_sentences
+from review_harness.core.text import SENTENCE_BOUNDARY, split_sentences, visible_text
 
 from .models import (
     PartialInputCheck,
@@ -2084,38 +2083,8 @@ def parse_extraction(text: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------
-# What the document holds: invisible characters, the parts of an analysis, no analysis at all
+# What the document holds: the parts of an analysis, no analysis at all (invisible characters: core.text)
 # --------------------------------------------------------------------------------------
-
-_INVISIBLE_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
-                    "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen"}
-
-
-def strip_invisible(text: str) -> tuple[str, dict[str, int]]:
-    """The text without invisible format characters (zero-width spaces and joiners, soft hyphens,
-    bidirectional controls: Unicode category Cf), and how many of each kind were removed. Such a
-    character inside a word hides it from every reader of the text that matches words."""
-    if text.isascii():
-        return text, {}
-    counts: dict[str, int] = {}
-    kept = []
-    for ch in text:
-        if unicodedata.category(ch) == "Cf":
-            name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
-            counts[name] = counts.get(name, 0) + 1
-        else:
-            kept.append(ch)
-    return ("".join(kept), counts) if counts else (text, {})
-
-
-def invisible_warning(counts: dict[str, int]) -> str | None:
-    if not counts:
-        return None
-    total = sum(counts.values())
-    kinds = ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return (f"The document contains {total} invisible character{'s' if total > 1 else ''} ({kinds}); they were removed "
-            "before the review, so the reviewers read (and quote) the text as it displays.")
-
 
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _IMAGE_MARKUP_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.I)
@@ -2204,7 +2173,7 @@ def prepare_document(text: str, *, source: str, mode: str = "full", audience: st
     """
     if mode not in ("full", "quick"):
         raise ValueError(f"unknown mode {mode!r}: expected 'full' or 'quick'")
-    text, invisible = strip_invisible(text or "")
+    text, invisible = visible_text(text or "")
     if text is None or not text.strip():
         raise DocumentError(f"{source or 'document'} is empty: there is no text to review")
     an = _analyze(text)
