@@ -1,7 +1,7 @@
 """A loopback stand-in for the Anthropic and OpenAI APIs, for driving the official SDKs offline.
 
-It speaks Anthropic Messages (plain JSON and streaming SSE), OpenAI Chat Completions and OpenAI
-Responses; answers every structured call with an instance that is valid under the request's
+It speaks Anthropic Messages (plain JSON and streaming SSE) and Message Batches (create, retrieve,
+results), OpenAI Chat Completions and OpenAI Responses; answers every structured call with an instance that is valid under the request's
 own response schema (``minimal``: empty lists and nulls; ``full``: one item per list, every
 optional field filled); and refuses what the real services refuse in a response schema. Tests
 can queue one-off behaviours (``server.script(...)``): an HTTP error, a schema-invalid answer,
@@ -118,6 +118,8 @@ class LoopbackState:
     queue: deque = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    batches: dict[str, tuple[float, list[dict]]] = field(default_factory=dict)  # id -> (created, results)
+    batch_seconds: float = 0.0  # how long a message batch stays in progress
 
     def next_scripted(self, api: str) -> Scripted | None:
         with self.lock:
@@ -173,12 +175,24 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.endswith("/messages"):
             self._anthropic(body, headers, path)
+        elif path.endswith("/messages/batches"):
+            self._anthropic_batch_create(body, headers, path)
         elif path.endswith("/chat/completions"):
             self._openai_chat(body, headers, path)
         elif path.endswith("/responses"):
             self._openai_responses(body, headers, path)
         else:
             self._json(404, {"error": {"message": f"no route {path}"}})
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        path = self.path.split("?")[0]
+        batch_id = path.removesuffix("/results").rsplit("/", 1)[-1]
+        if "/messages/batches/" not in path or batch_id not in self.state.batches:
+            self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {path}"}})
+        elif path.endswith("/results"):
+            self._anthropic_batch_results(batch_id)
+        else:
+            self._json(200, self._anthropic_batch(batch_id))
 
     # ---------------------------------------------------------------- helpers
 
@@ -210,43 +224,44 @@ class _Handler(BaseHTTPRequestHandler):
             self.state.requests.append(record)
         return record
 
-    def _error_status(self, record: Recorded, scripted: Scripted | None, anthropic: bool) -> bool:
+    def _openai_error_status(self, record: Recorded, scripted: Scripted | None) -> bool:
         if not (scripted and scripted.kind == "status"):
             return False
         record.status = scripted.status
-        if anthropic:
-            payload = {"type": "error", "error": {"type": scripted.error_type, "message": scripted.message}}
-        else:
-            payload = {"error": {"message": scripted.message, "type": scripted.error_type, "code": None}}
+        payload = {"error": {"message": scripted.message, "type": scripted.error_type, "code": None}}
         self._json(scripted.status, payload, {"retry-after": "0"} if scripted.status == 429 else None)
         return True
 
     # ---------------------------------------------------------------- Anthropic
 
-    def _anthropic(self, body: dict, headers: dict, path: str) -> None:
+    def _anthropic_reply(self, body: dict, headers: dict, path: str) -> tuple[int, dict]:
+        """(status, payload) of one Messages request: the message, or the error the service sends."""
         output_format = body.get("output_format") or {}
         schema = output_format.get("schema")
         record = self._record("anthropic", path, body, headers, schema, None)
         scripted = self.state.next_scripted("anthropic")
-        if self._error_status(record, scripted, anthropic=True):
-            return
+        if scripted and scripted.kind == "status":
+            record.status = scripted.status
+            return scripted.status, {"type": "error", "error": {"type": scripted.error_type, "message": scripted.message}}
         refusal = anthropic_schema_refusal(schema) if schema else None
         if refusal:
             record.status = 400
-            self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": refusal}})
-            return
+            return 400, {"type": "error", "error": {"type": "invalid_request_error", "message": refusal}}
         text, cut = self._answer(schema, scripted)
         record.answered = text
         prompt_words = sum(len(json.dumps(m.get("content", "")).split()) for m in body.get("messages", []))
         usage = {"input_tokens": prompt_words, "output_tokens": len(text.split()) + 1,
                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-        stop = "max_tokens" if cut else "end_turn"
-        message = {"id": "msg_loopback", "type": "message", "role": "assistant", "model": body.get("model"),
-                   "content": [{"type": "text", "text": text}], "stop_reason": stop,
-                   "stop_sequence": None, "usage": usage}
-        if not body.get("stream"):
-            self._json(200, message)
+        return 200, {"id": "msg_loopback", "type": "message", "role": "assistant", "model": body.get("model"),
+                     "content": [{"type": "text", "text": text}], "stop_reason": "max_tokens" if cut else "end_turn",
+                     "stop_sequence": None, "usage": usage}
+
+    def _anthropic(self, body: dict, headers: dict, path: str) -> None:
+        status, message = self._anthropic_reply(body, headers, path)
+        if status != 200 or not body.get("stream"):
+            self._json(status, message, {"retry-after": "0"} if status == 429 else None)
             return
+        text, stop, usage = message["content"][0]["text"], message["stop_reason"], message["usage"]
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -269,6 +284,42 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.close_connection = True
 
+    # ---------------------------------------------------------------- Anthropic Message Batches
+
+    def _anthropic_batch_create(self, body: dict, headers: dict, path: str) -> None:
+        """Every request of the batch answered at once (as a Messages request would be); the batch
+        reads as in progress for `batch_seconds`, then as ended with its results."""
+        results = []
+        for request in body.get("requests", []):
+            status, payload = self._anthropic_reply(request["params"], headers, path)
+            result = {"type": "succeeded", "message": payload} if status == 200 else {"type": "errored", "error": payload}
+            results.append({"custom_id": request["custom_id"], "result": result})
+        with self.state.lock:
+            batch_id = f"msgbatch_loopback_{len(self.state.batches)}"
+            self.state.batches[batch_id] = (time.time(), results)
+        self._json(200, self._anthropic_batch(batch_id))
+
+    def _anthropic_batch(self, batch_id: str) -> dict:
+        created, results = self.state.batches[batch_id]
+        ended = time.time() >= created + self.state.batch_seconds
+        succeeded = sum(1 for r in results if r["result"]["type"] == "succeeded")
+        counts = {"processing": 0 if ended else len(results), "succeeded": succeeded if ended else 0,
+                  "errored": len(results) - succeeded if ended else 0, "canceled": 0, "expired": 0}
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(created))
+        host, port = self.server.server_address[:2]
+        return {"id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+                "request_counts": counts, "created_at": stamp, "expires_at": stamp, "archived_at": None,
+                "cancel_initiated_at": None, "ended_at": stamp if ended else None,
+                "results_url": f"http://{host}:{port}/v1/messages/batches/{batch_id}/results" if ended else None}
+
+    def _anthropic_batch_results(self, batch_id: str) -> None:
+        data = "".join(json.dumps(r) + "\n" for r in self.state.batches[batch_id][1]).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/binary")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     # ---------------------------------------------------------------- OpenAI
 
     def _openai_check(self, record: Recorded, schema: dict | None, strict: bool | None) -> bool:
@@ -287,7 +338,7 @@ class _Handler(BaseHTTPRequestHandler):
         schema, strict = schema_spec.get("schema"), schema_spec.get("strict")
         record = self._record("openai", path, body, headers, schema, strict)
         scripted = self.state.next_scripted("openai")
-        if self._error_status(record, scripted, anthropic=False) or self._openai_check(record, schema, strict):
+        if self._openai_error_status(record, scripted) or self._openai_check(record, schema, strict):
             return None
         text, cut = self._answer(schema, scripted)
         record.answered = text

@@ -239,3 +239,26 @@ def test_made_up_evidence_is_kept_and_marked_unverified(loopback, tmp_path):
     assert review["findings"], "the full schema instance carries a finding per reviewer"
     assert all(f["evidence_verified"] is False for f in review["findings"])
     assert any("kept, unverified" in w for w in review["warnings"])
+
+
+def test_batch_mode_sends_the_reviews_through_the_batch_api_and_waits_past_the_member_timeout(loopback, tmp_path):
+    """`--batch`: every reviewer call goes to the provider's batch API, and a batch that takes
+    longer than a member's timeout (minutes to hours for a real one) is waited for, not failed."""
+    from inspect_ai.model import BatchConfig
+
+    loopback.state.batch_seconds = 2.5
+    try:
+        [log] = inspect_eval(
+            load_task("ds_review")(timeout=1), model=ANTHROPIC, log_dir=str(tmp_path / "logs"), display="none",
+            limit=2, batch=BatchConfig(size=4, send_delay=0.2, tick=0.2),
+        )
+    finally:
+        loopback.state.batch_seconds = 0.0
+    assert log.status == "success", log.error
+    assert {r.path for r in loopback.requests} == {"/v1/messages/batches"}, "no call outside the batch API"
+    assert len(loopback.requests) == 4 and len(loopback.state.batches) >= 1
+    for sample in log.samples:
+        review = sample.scores["review_synthesis"].metadata["review"]
+        assert review["status"] == "complete", review["warnings"]
+        assert [(r["status"], r["attempts"]) for r in review["reviewer_runs"]] == [("complete", 1)] * 2
+        assert all(r["seconds"] >= 2.5 for r in review["reviewer_runs"])

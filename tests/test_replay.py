@@ -5,12 +5,14 @@ fails in one line naming the member and the document."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
 
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.offline import provider
@@ -94,3 +96,37 @@ def test_a_missing_log_is_one_line(tmp_path):
     assert lines == [f"offline reviewer: -M log={tmp_path / 'none.eval'}: no such file or folder "
                      "(give an eval log, or a folder of logs)"]
 
+
+
+@pytest.mark.slow
+def test_an_eval_set_stopped_by_a_failed_sample_resumes_with_the_reviews_it_finished(recorded, tmp_path):
+    """`inspect eval-set` over the DS task: a sample that fails (here a request the replay has no
+    answer for, as an outage would) fails the run; the same command run again reviews only that
+    document and keeps the reviews the first run finished."""
+    log, path = recorded
+    ids = [str(s.id) for s in log.samples]
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    [first_two] = inspect_eval(ds_review_task()(), model=MODEL, limit=2, log_dir=str(tmp_path / "two"), display="none")
+    shutil.copy(first_two.location, answers)
+    env = {k: v for k, v in os.environ.items() if k != "INSPECT_EVAL_MODEL"}
+    command = [INSPECT, "eval-set", "tasks/ds_review.py", "--limit", "3", "--model", "offline/replay", "-M",
+               f"log={answers}", "--log-dir", str(tmp_path / "set"), "--retry-attempts", "0", "--display", "none"]
+
+    first = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1, first.stderr[-2000:]
+    [stopped] = (tmp_path / "set").glob("*.eval")
+    before = {str(s.id): s for s in read_eval_log(str(stopped)).samples}
+    assert [i for i in ids if before[i].error] == [ids[2]]
+
+    shutil.copy(path, answers)  # the third document's answer can now be had
+    second = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    [finished] = (tmp_path / "set").glob("*.eval")
+    after = read_eval_log(str(finished))
+    assert after.status == "success" and sorted(str(s.id) for s in after.samples) == sorted(ids)
+    for sample in after.samples:
+        assert sample.error is None
+        if str(sample.id) != ids[2]:  # carried over from the first run, not reviewed again
+            assert sample.uuid == before[str(sample.id)].uuid
+    assert _without_run_facts(_reviews(after)) == _without_run_facts(_reviews(log))

@@ -25,12 +25,19 @@ correct finding; Inspect keeps them in a private module.
 
 `json_schema_dump` is a response schema as the providers serialise it (what is sent).
 
+<<<<<<< HEAD
 `VIEW_ADDRESS` is where `inspect view` serves when given no --host or --port (Inspect's defaults
 live in a private module): the terminal's link to a review in the viewer.
+=======
+`batch_mode` says whether a model's calls go through its provider's batch API (`--batch`): the
+generate config a call resolves to (the evaluated model's includes the eval's, as Inspect merges
+it) is read from private modules.
+>>>>>>> perf
 """
 
 from inspect_ai._util.constants import DEFAULT_SERVER_HOST, DEFAULT_VIEW_PORT
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import Model
 from inspect_ai.model._model import sample_model_usage, sample_role_usage
 from inspect_ai.util._json import json_schema_dump
 from inspect_ai.util._store import suspend_store_events
@@ -45,6 +52,16 @@ def display_print(message: str) -> None:
     display().print(message)
 
 
+def batch_mode(model: Model) -> bool:
+    """Whether `model`'s calls go through its provider's batch API: its own config's `batch`, or
+    for the model being evaluated the eval's (`inspect eval --batch`), as Inspect resolves them."""
+    from inspect_ai.model._generate_config import active_generate_config
+    from inspect_ai.model._model import active_model
+
+    config = model.config.merge(active_generate_config()) if model is active_model() else model.config
+    return bool(config.batch)
+
+
 def running_sample() -> tuple[str, dict] | None:
     """(id, metadata) of the sample being run; None outside a sample."""
     from inspect_ai.log._samples import sample_active
@@ -55,5 +72,9 @@ def running_sample() -> tuple[str, dict] | None:
     return str(active.sample.id), dict(active.sample.metadata or {})
 
 
+<<<<<<< HEAD
 __all__ = ["PrerequisiteError", "display_print", "json_schema_dump", "running_sample", "sample_model_usage", "sample_role_usage", "suspend_store_events",
            "VIEW_ADDRESS"]
+=======
+__all__ = ["PrerequisiteError", "batch_mode", "display_print", "json_schema_dump", "running_sample", "sample_model_usage", "sample_role_usage", "suspend_store_events"]
+>>>>>>> perf

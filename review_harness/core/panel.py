@@ -31,10 +31,14 @@ from inspect_ai.tool import Tool
 from inspect_ai.util import LimitExceededError
 
 from review_harness.core import console  # noqa: F401  (registers the stderr hook with Inspect)
+from review_harness.core.inspect_adapter import batch_mode
 
 # HTTP statuses that say the request itself is wrong (bad schema, key, model name): every
 # member would fail the same way, so the sample fails with the provider's own words
 REFUSED_REQUEST_STATUSES = (400, 401, 403, 404, 422)
+# under Inspect's batch mode a call is answered when its batch ends: Anthropic's and OpenAI's batch
+# APIs may take up to 24 hours, so a member waits that long (plus an hour) whatever its timeout
+BATCH_TIMEOUT_SECONDS = 25 * 3600.0
 
 
 class ProviderRequestError(RuntimeError):
@@ -115,6 +119,8 @@ async def generate_structured(
     a sample limit, which must stop the sample. With `tools` the model may call them (Inspect's
     tool loop) before its final answer, which is the output."""
     model = model or get_model()
+    if batch_mode(model):  # the provider answers when the batch ends, not within a call's timeout
+        timeout = max(timeout, BATCH_TIMEOUT_SECONDS)
     result = CallResult()
     started = time.monotonic()
     try:

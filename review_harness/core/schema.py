@@ -12,6 +12,7 @@ refused by at least one provider, so they are stripped here and checked after pa
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from inspect_ai.model import ResponseSchema
@@ -36,10 +37,19 @@ def response_schema(
     enums: dict[str, list[Any]] | None = None,
 ) -> ResponseSchema:
     """The strict schema of a pydantic model. `enums` narrows string fields by path:
-    ``"field"``, ``"list_field[].field"``, ``"object.field"`` (``[]`` steps into an array)."""
+    ``"field"``, ``"list_field[].field"``, ``"object.field"`` (``[]`` steps into an array).
+    Built once per process for the same arguments (a kind asks for it at every model call): the
+    schema is shared, so it is never changed after it is made."""
+    frozen = tuple((path, tuple(values)) for path, values in (enums or {}).items())
+    return _response_schema(name, model, description, frozen)
+
+
+@lru_cache(maxsize=256)
+def _response_schema(name: str, model: type, description: str | None,
+                     enums: tuple[tuple[str, tuple[Any, ...]], ...]) -> ResponseSchema:
     schema = json_schema(model).model_copy(deep=True)
     _make_strict(schema)
-    for path, values in (enums or {}).items():
+    for path, values in enums:
         _set_enum(schema, path, list(values), name)
     return ResponseSchema(name=name, json_schema=schema, description=description, strict=True)
 

@@ -48,7 +48,11 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+<<<<<<< HEAD
 from pathlib import Path
+=======
+from functools import lru_cache
+>>>>>>> perf
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -156,7 +160,7 @@ def for_viewer(markdown: str) -> str:
     lines = text.split("\n")
     changed = {n: _pair_backticks(_LETTERED_LINE.sub(r"\1\\\2", line)) for n, line in enumerate(lines)}
     changed = {n: line for n, line in changed.items() if line != lines[n]}
-    code = _code_lines(text) if changed or "$" in text else set()
+    code = _code_lines(text) if changed or "$" in text else frozenset()
     for n, line in changed.items():
         if n not in code:
             lines[n] = line
@@ -171,15 +175,26 @@ def _dollars(line: str) -> str:
     return "".join(part.replace("$", CODE_DOLLAR) if n % 2 else part.replace("$", DOLLAR) for n, part in enumerate(parts))
 
 
-def _code_lines(text: str) -> set[int]:
-    """The line numbers of fenced and indented code blocks (markdown-it's reading)."""
-    from markdown_it import MarkdownIt
-
+@lru_cache(maxsize=8)
+def _code_lines(text: str) -> frozenset[int]:
+    """The line numbers of fenced and indented code blocks (markdown-it's reading). A review's
+    report goes through here twice (its answer message and its score's explanation): the
+    last few texts are remembered."""
+    if not any(mark in text for mark in ("```", "~~~", "    ", "\t")):
+        return frozenset()  # a code block opens with a fence or is indented four columns: none here
     lines: set[int] = set()
-    for token in MarkdownIt("commonmark").parse(text):
+    for token in _commonmark().parse(text):
         if token.type in ("fence", "code_block") and token.map:
             lines.update(range(*token.map))
-    return lines
+    return frozenset(lines)
+
+
+@lru_cache(maxsize=1)
+def _commonmark() -> Any:
+    """One markdown-it parser per process (making one compiles its rules)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 def _pair_backticks(line: str) -> str:

@@ -1335,12 +1335,18 @@ def _signals_present(an: _Analysis) -> dict[str, bool]:
     cats: set[str] = set()
     for c in an.heading_categories:
         cats |= c
+    present = {
+        "method": LABEL_METHODOLOGY in cats or LABEL_DATA in cats,
+        "results": LABEL_RESULTS in cats,
+        "conclusion": LABEL_RECOMMENDATIONS in cats,
+    }
+    if all(present.values()):  # the headings name every part: the content scan is not needed
+        return present
     scan = an.scan
-    method_hits = sum(ch.score for ch in scan[LABEL_METHODOLOGY])
     return {
-        "method": LABEL_METHODOLOGY in cats or LABEL_DATA in cats or method_hits >= 2,
-        "results": LABEL_RESULTS in cats or bool(scan[LABEL_RESULTS]),
-        "conclusion": LABEL_RECOMMENDATIONS in cats or bool(scan[LABEL_RECOMMENDATIONS]),
+        "method": present["method"] or sum(ch.score for ch in scan[LABEL_METHODOLOGY]) >= 2,
+        "results": present["results"] or bool(scan[LABEL_RESULTS]),
+        "conclusion": present["conclusion"] or bool(scan[LABEL_RECOMMENDATIONS]),
     }
 
 

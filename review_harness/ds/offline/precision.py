@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +112,16 @@ ENV_ON = "REVIEW_HARNESS_OFFLINE_CHECKS"
 
 def configured_off() -> dict[str, str]:
     """The checks off by default (issue type -> the figure that put it there)."""
+    return dict(_configured_off())
+
+
+@lru_cache(maxsize=1)
+def _configured_off() -> tuple[tuple[str, str], ...]:
+    """The project's table, read once per process (every review and every offline call asks)."""
     from review_harness.core.paths import PROMPTS_DIR
     from review_harness.core.yamlio import read_yaml
 
-    return {str(k): str(v) for k, v in ((read_yaml(PROMPTS_DIR / "ds" / CHECKS_FILE) or {}).get("disabled") or {}).items()}
+    return tuple((str(k), str(v)) for k, v in ((read_yaml(PROMPTS_DIR / "ds" / CHECKS_FILE) or {}).get("disabled") or {}).items())
 
 
 def checks_off() -> frozenset[str]:
