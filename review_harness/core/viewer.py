@@ -48,11 +48,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-<<<<<<< HEAD
-from pathlib import Path
-=======
 from functools import lru_cache
->>>>>>> perf
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
