@@ -168,7 +168,7 @@ def main() -> None:
         _, slow = run(code_review(), tmp, latency=1.0)
         first_round = {s.id: s.scores["code_synthesis"].metadata["review"]["iterations"][0] for s in slow.samples}
         one = next(s for s in slow.samples if s.id == "clean-feature")
-        print("code review: offline benchmarks (budgets from DESIGN 7b)")
+        print("code review: offline benchmarks (budgets: docs/performance.md)")
         print(f"  harness overhead      {cost.line()}")
         print(f"  round trips           first review at 1 s/call (clean-feature, approved at once): {one.total_time:.2f} s = "
               f"{one.total_time:.1f} calls on the critical path; recorded {first_round['clean-feature']['critical_path_calls']}   (budget 1)")

@@ -17,8 +17,12 @@ from inspect_ai import Task, eval
 from inspect_ai.scorer import Score, mean, scorer
 
 ROOT = Path(__file__).resolve().parent.parent
-# harness wall time over bare Inspect making the same model calls (issue budget; DESIGN 7b aims lower)
+# harness wall time over bare Inspect making the same model calls (the budget in docs/performance.md)
 OVERHEAD_BUDGET = 1.5
+# --quick: each eval of a gold set reviews its first few samples only (the path is exercised, the
+# figures are rougher); None in full mode
+QUICK_SAMPLES = 3
+sample_limit: int | None = None
 
 
 def bench_args(doc: str, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
@@ -27,7 +31,15 @@ def bench_args(doc: str, parser: argparse.ArgumentParser | None = None) -> argpa
     parser = parser or argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="one run per figure and fewer cases: a check that the benchmark works (CI)")
-    return parser.parse_args()
+    args = parser.parse_args()
+    global sample_limit
+    sample_limit = QUICK_SAMPLES if args.quick else None
+    return args
+
+
+def samples_run(task: Task) -> int:
+    """How many of the task's samples an eval runs (all of them, or the quick mode's few)."""
+    return len(task.dataset) if sample_limit is None else min(sample_limit, len(task.dataset))
 
 
 def load_task(name: str):
@@ -41,7 +53,8 @@ def load_task(name: str):
 def run(task: Task, log_dir: str, latency: float = 0.0, model: str = "offline/rules"):
     """Seconds for one offline eval of `task`, and its log (which must succeed)."""
     start = time.perf_counter()
-    log = eval(task, model=model, model_args={"latency": latency}, display="none", log_dir=log_dir)[0]
+    log = eval(task, model=model, model_args={"latency": latency}, display="none", log_dir=log_dir,
+               limit=sample_limit)[0]
     if log.status != "success":
         raise RuntimeError(f"eval failed: {log.status} {log.error}")
     return time.perf_counter() - start, log
@@ -72,7 +85,7 @@ def overhead(make_task: Callable[[], Task], bare: Task, log_dir: str, repeats: i
     run(make_task(), log_dir)
     harness = statistics.median(run(make_task(), log_dir)[0] for _ in range(repeats))
     baseline = statistics.median(run(bare, log_dir)[0] for _ in range(repeats))
-    return Overhead(harness, baseline, len(bare.dataset))
+    return Overhead(harness, baseline, samples_run(bare))
 
 
 @scorer(metrics=[mean()])

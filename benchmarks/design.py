@@ -38,7 +38,7 @@ from review_harness.design.offline.engine import review_as_persona
 from review_harness.offline.provider import estimate_tokens
 from solvers.design_panel import PERSONA_SCHEMA, SYNTHESIS_SCHEMA
 
-from common import bench_args, constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import bench_args, constant_scorer, load_task, overhead, run, samples_run  # benchmarks/common.py (the script's folder is on sys.path)
 
 CONFIG = default_personas()
 
@@ -119,10 +119,10 @@ def main() -> None:
         one_review = log.samples[0].total_time
         wall, _ = run(design_review(), tmp, latency=1.0)
         _, log = run(design_review(), tmp)
-        print("design review: offline benchmarks (budgets from DESIGN 7b)")
+        print("design review: offline benchmarks (budgets: docs/performance.md)")
         print(f"  harness overhead      {cost.line()}")
         print(f"  round trips           one review at 1 s/call: {one_review:.2f} s = {one_review:.1f} calls on the critical path   (budget <= 2)")
-        print(f"  throughput            {len(samples)} reviews at once at 1 s/call: {wall:.2f} s")
+        print(f"  throughput            {samples_run(bare)} reviews at once at 1 s/call: {wall:.2f} s")
         print("  per review            case                          input    budget  shared  stable  "
               "cached cost  uncached")
         shares, stables, costs = [], [], []

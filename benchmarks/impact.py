@@ -32,7 +32,7 @@ from review_harness.impact.registry import PromptRegistry
 from review_harness.impact.review import prepare_request
 from review_harness.offline.provider import estimate_tokens
 
-from common import bench_args, constant_scorer, load_task, overhead, run  # benchmarks/common.py (the script's folder is on sys.path)
+from common import bench_args, constant_scorer, load_task, overhead, run, samples_run  # benchmarks/common.py (the script's folder is on sys.path)
 
 TOKEN_BUDGET = 4_000
 impact_review = load_task("impact_review")
@@ -68,10 +68,10 @@ def main() -> None:
         one_review = log.samples[0].total_time
         wall, _ = run(impact_review(), tmp, latency=1.0)
         _, log = run(impact_review(), tmp)
-        print("impact review: offline benchmarks (budgets from DESIGN 7b)")
+        print("impact review: offline benchmarks (budgets: docs/performance.md)")
         print(f"  harness overhead      {cost.line()}")
         print(f"  round trips           one review at 1 s/call: {one_review:.2f} s = {one_review:.1f} calls on the critical path   (budget 1)")
-        print(f"  throughput            {len(samples)} reviews at once at 1 s/call: {wall:.2f} s")
+        print(f"  throughput            {samples_run(bare)} reviews at once at 1 s/call: {wall:.2f} s")
         print("  tokens per review     case                              input   budget   system share   stable share")
         shares, stables = [], []
         for sample in log.samples:

@@ -9,7 +9,10 @@ start-up (hooks). It registers:
   when the task is created; a run by name records no task file, so `inspect eval-retry` finds it
   by name again;
 - a one-line hint for the one mistake Inspect answers with a long traceback: a task file given
-  by an absolute path (Inspect 0.3.285 cannot glob it: "Non-relative patterns are unsupported").
+  by an absolute path (Inspect 0.3.285 cannot glob it: "Non-relative patterns are unsupported");
+- Ctrl-C back to the run: Inspect imports this just before the run starts, so SIGINT, answered
+  with one line while Inspect was importing (review_harness/_startup.py), goes back to Python's
+  default and the run's event loop cancels the run and writes its log.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from review_harness import _startup
 from review_harness.core.paths import PROJECT_ROOT
 from review_harness.offline import provider  # noqa: F401  (registers the offline model provider)
 
@@ -117,3 +121,5 @@ def _install_hint_hook() -> None:
 
 if _absolute_task_path() is not None:  # only a command line that gives one: nothing changes otherwise
     _install_hint_hook()
+
+_startup.release()  # the run starts next: its event loop answers Ctrl-C

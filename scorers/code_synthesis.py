@@ -11,13 +11,14 @@ from inspect_ai.solver import TaskState
 from review_harness.code.models import DECISION_WORDS
 from review_harness.code.panel import review_from_store
 from review_harness.code.render import render_report
-from review_harness.core.viewer import PASSED, review_score
-from scorers.metrics import averaged
+from review_harness.core.viewer import review_score
+from scorers.metrics import review_metrics
 from review_harness.core.metrics import SharedJSON
 
 
-# decision and final status are labels (sample-list columns, no metric)
-@scorer(metrics=averaged(PASSED, "confidence", "findings", "fix_iterations", "degraded"))
+# decision and final status are labels (sample-list columns; the decision's metric names the
+# run's decision: the headline)
+@scorer(metrics=review_metrics("code", "confidence", "findings", "fix_iterations", "degraded"))
 def code_synthesis() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store, state.metadata)

@@ -8,17 +8,17 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.core.viewer import PASSED, review_score
+from review_harness.core.viewer import review_score
 from review_harness.design.panel import review_from_store
 from review_harness.design.personas import default_personas
 from review_harness.design.render import render_summary
-from scorers.metrics import averaged
+from scorers.metrics import review_metrics
 from review_harness.core.metrics import SharedJSON
 
 
-# verdict and escalation target are labels (sample-list columns, no metric); complete and
-# failed are 0/1 per review for the gate
-@scorer(metrics=averaged(PASSED, "findings", "critical", "reviewers_completed", "hedge_rate"))
+# verdict and escalation target are labels (sample-list columns; the verdict's metric names the
+# run's verdict: the headline); complete and failed are 0/1 per review for the gate
+@scorer(metrics=review_metrics("design", "findings", "critical", "reviewers_completed", "hedge_rate"))
 def design_synthesis() -> Scorer:
     config = default_personas()
 

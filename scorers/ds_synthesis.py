@@ -11,18 +11,19 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from review_harness.core.viewer import PASSED, review_score
+from review_harness.core.viewer import review_score
 from review_harness.ds.panel import review_from_store
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import default_rubric, load_rubric
 from scorers.epochs import SPREAD_KEYS
-from scorers.metrics import averaged
+from scorers.metrics import review_metrics
 from review_harness.core.metrics import SharedJSON
 
 
-# the verdict is a label (a sample-list column, no metric); complete and deferred are 0/1 per
-# review for the gate; the spread keys exist with several epochs only (the epoch reducer's)
-@scorer(metrics=averaged(PASSED, "score", "findings", "critical", *SPREAD_KEYS))
+# the verdict is a label (a sample-list column; its metric names the run's verdict: the headline);
+# complete and deferred are 0/1 per review for the gate; the spread keys exist with several
+# epochs only (the epoch reducer's)
+@scorer(metrics=review_metrics("ds", "score", "findings", "critical", *SPREAD_KEYS))
 def review_synthesis(rubric: str | None = None) -> Scorer:
     the_rubric = load_rubric(rubric) if rubric else default_rubric()
 

@@ -1,6 +1,7 @@
-"""Regenerate the screenshots of inspect view in docs/ (one review per kind), from a neutral folder.
+"""Regenerate the screenshots of inspect view in docs/ (one review per kind and the list of their
+logs), from a neutral folder.
 
-    python scripts/docs_screenshots.py              # docs/inspect-view-{ds,design,code,impact}.png
+    python scripts/docs_screenshots.py              # docs/inspect-view-{ds,design,code,impact,log-list}.png
     python scripts/docs_screenshots.py --out /tmp/shots --tab messages
 
 Each kind reviews one input the way a user does (by task name, from a folder outside the
@@ -8,7 +9,9 @@ project, `--model offline/rules`): the DS review a write-up that quotes dollar a
 design review a design against its requirements, the code review a change in a git repository
 against its task spec, the impact review an impact_results.json. Each log is opened in
 `inspect view` in headless Chromium on its sample's SCORING tab (`--tab`), which shows the
-verdict line in the sample header and the whole review rendered below it. Needs `chromium`.
+verdict line in the sample header and the whole review rendered below it (the tab the terminal's
+link opens); then the viewer's list of the four logs, each with its verdict as its SCORE. Needs
+`chromium`.
 """
 
 from __future__ import annotations
@@ -70,17 +73,22 @@ def main() -> int:
         folder = Path(tmp) / "my-project"
         folder.mkdir()
         arguments = inputs(folder)
+        logs = folder / "logs"
         for kind in args.kinds.split(","):
-            logs = folder / "logs" / kind
+            before = set(logs.glob("*.eval"))
             subprocess.run([str(BIN / "inspect"), "eval", f"review_harness/{kind}_review", *arguments[kind],
-                            "--model", "offline/rules", "--log-dir", str(logs), "--display", "none"],
+                            "--model", "offline/rules", "--display", "none"],
                            cwd=folder, env={**os.environ, "PWD": str(folder)}, check=True)
-            [log] = logs.glob("*.eval")
-            png = out / f"inspect-view-{kind}.png"
-            subprocess.run([sys.executable, str(SHOT), str(log), str(png), "--tab", args.tab], check=True)
-            png.with_name(png.name + ".txt").unlink(missing_ok=True)
-            print(f"wrote {png}")
+            [log] = set(logs.glob("*.eval")) - before
+            shoot(log, out / f"inspect-view-{kind}.png", "--tab", args.tab)
+        shoot(logs, out / "inspect-view-log-list.png", "--log-list")
     return 0
+
+
+def shoot(log: Path, png: Path, *options: str) -> None:
+    subprocess.run([sys.executable, str(SHOT), str(log), str(png), *options], check=True)
+    png.with_name(png.name + ".txt").unlink(missing_ok=True)
+    print(f"wrote {png}")
 
 
 if __name__ == "__main__":

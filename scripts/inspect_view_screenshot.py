@@ -3,13 +3,14 @@
     python scripts/inspect_view_screenshot.py LOG OUT.png                 # the log's first sample
     python scripts/inspect_view_screenshot.py LOG OUT.png --sample ID --tab scoring
     python scripts/inspect_view_screenshot.py LOG OUT.png --list          # the log's sample list
+    python scripts/inspect_view_screenshot.py LOGS OUT.png --log-list     # the folder's list of logs
     python scripts/inspect_view_screenshot.py --url URL OUT.png           # a viewer you started
 
 With a LOG it starts `inspect view` on the log's folder itself (a free port), opens the sample's
 page (`--tab`: the sample tab the URL opens; default none, i.e. what the viewer opens on), and
 stops the viewer afterwards. Chromium's DevTools port is chosen free too, so two runs never
 collide. The wait is adaptive: it polls the page's text until it holds what is asked for
-(`--expect TEXT`, default the sample id) and has stopped changing, up to `--timeout` seconds.
+(`--expect TEXT`, default the sample id; with `--log-list`, the name of the folder's first log) and has stopped changing, up to `--timeout` seconds.
 It writes OUT (PNG) and OUT.txt (the page's text, to check what is on it). Needs `chromium`
 (apt-get install chromium).
 
@@ -220,6 +221,8 @@ def main() -> int:
     parser.add_argument("--epoch", type=int, default=1, help="epoch (default: 1)")
     parser.add_argument("--tab", help="sample tab to open (e.g. scoring, messages; default: the viewer's own)")
     parser.add_argument("--list", action="store_true", help="open the log's sample list instead of a sample")
+    parser.add_argument("--log-list", action="store_true",
+                        help="LOG is a folder (or a log in it): open the viewer's list of its logs")
     parser.add_argument("--expect", help="text the page must show before the capture (default: the sample id)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait at most (default: 60)")
     parser.add_argument("--size", default="1400x1000", help="window size WIDTHxHEIGHT (default: 1400x1000)")
@@ -241,6 +244,14 @@ def main() -> int:
         shoot(args.url, args.expect or "")
         return 0
     log = Path(args.log).resolve()
+    if args.log_list:
+        folder = log if log.is_dir() else log.parent
+        logs = sorted(folder.glob("*.eval"))
+        if not logs:
+            parser.error(f"{folder}: no .eval log in this folder")
+        with viewer(folder, args.timeout) as port:
+            shoot(f"http://127.0.0.1:{port}/#/logs/", args.expect or logs[0].name)
+        return 0
     sample = args.sample or first_sample(log)
     with viewer(log.parent, args.timeout) as port:
         url = f"{log_url(port, log)}/samples" if args.list else sample_url(port, log, sample, args.epoch, args.tab)

@@ -47,9 +47,10 @@ from review_harness.ds.panel import (
 from review_harness.ds.parse import parse_reviewer_output
 from review_harness.core import progress
 from review_harness.core.files import write_output
+from review_harness.core.text import invisible_warning
 from review_harness.ds.preflight import review_file
 from review_harness.core.documents import DocumentError
-from review_harness.ds.prepare import domain_content, english_share, invisible_warning, looks_like_html, prepare_document
+from review_harness.ds.prepare import domain_content, english_share, looks_like_html, prepare_document
 from review_harness.ds.prompts import PROMPT_VERSION, render_reviewer_prompt
 from review_harness.ds.render import render_report
 from review_harness.ds.rubric import Rubric, default_rubric, load_rubric

@@ -63,9 +63,10 @@ def test_log_carries_the_kinds_viewer_and_headline(gold_run):
     assert any(s.scorer == kind.gold_scorer and s.name == kind.verdict_accuracy for s in log.results.scores)
 
 
-def test_passed_counts_the_kinds_passing_verdict(gold_run):
-    """`passed` (the headline without gold) is 1 exactly for the kind's passing verdict, 0 for
-    its others; the run's metric averages it over the reviews that have a verdict."""
+def test_passed_is_recorded_and_the_runs_verdict_is_named(gold_run):
+    """`passed` is 1 exactly for the kind's passing verdict, 0 for its others, per review; the
+    run's verdict metric (the headline without gold) is named for the verdicts the reviews got and
+    valued at their mean place on the kind's scale (1 passing ... 0 strictest)."""
     kind_name, log = gold_run
     kind = get_kind(kind_name)
     values = [s.scores[kind.synthesis_scorer].value for s in log.samples]
@@ -75,9 +76,17 @@ def test_passed_counts_the_kinds_passing_verdict(gold_run):
             assert value[PASSED] == float(verdict == kind.verdicts[0])
         else:
             assert math.isnan(value[PASSED])
-    counted = [v[PASSED] for v in values if not math.isnan(v[PASSED])]
-    [metric] = [s for s in log.results.scores if s.scorer == kind.synthesis_scorer and s.name == PASSED]
-    assert metric.metrics["average"].value == pytest.approx(sum(counted) / len(counted), abs=1e-3)
+    got = [v[kind.verdict_key] for v in values if v[kind.verdict_key] in kind.verdicts]
+    assert got, "no review of the run has a verdict: choose other cases"
+    [score] = [s for s in log.results.scores if s.scorer == kind.synthesis_scorer and s.name == kind.verdict_key]
+    [metric] = score.metrics.values()
+    places = [1 - kind.verdicts.index(v) / (len(kind.verdicts) - 1) for v in got]
+    assert metric.value == pytest.approx(sum(places) / len(places))
+    if len(set(got)) == 1:
+        assert metric.name == got[0]
+    else:
+        assert metric.name == ", ".join(f"{got.count(v)} {v}" for v in kind.verdicts if v in got)
+    assert not any(s.name == PASSED for s in log.results.scores)  # recorded per review, summed up by the verdict
 
 
 def counted_findings(kind_name: str, review) -> list[str]:

@@ -139,8 +139,9 @@ def test_one_epoch_records_no_across_epoch_figure_and_two_do(task, tmp_path):
         names = {score.name for score in log.results.scores}
         keys = {k for r in log.reductions for s in r.samples for k in s.value}
         recorded[epochs] = names | keys
-        for score in log.results.scores:  # every metric is named, none is 'nanmean'
-            assert all(name in ("average", "ranking_agreement_metric", "per_correct") for name in score.metrics), score
+        for score in log.results.scores:  # every metric is named, none is 'nanmean' (the verdict's: named for the verdict)
+            assert all(name in ("average", "ranking_agreement_metric", "per_correct") or metric.group == "verdict"
+                       for name, metric in score.metrics.items()), score
     assert not recorded[1] & ACROSS_EPOCHS
     assert recorded[2] & ACROSS_EPOCHS
 
@@ -224,8 +225,10 @@ def test_start_up_imports_no_kind_inspect_or_pandas():
     code = ("import sys, review_harness.cli as c; c.main(['--help']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('inspect_ai', 'pandas', 'pydantic') "
             "or m.startswith('review_harness.') and m not in ('review_harness.cli', 'review_harness.core', "
-            "'review_harness.core.commands', 'review_harness.core.paths', 'review_harness.core.files')))")
-    # (core.files, which numbers a run's outputs, imports the standard library only)
+            "'review_harness.core.commands', 'review_harness.core.paths', 'review_harness.core.files', "
+            "'review_harness._startup')))")
+    # (core.files, which numbers a run's outputs, imports the standard library only; _startup, which every
+    # start of this Python imports through the package's start-up file, too)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 

@@ -110,3 +110,42 @@ def test_a_validation_that_rejects_other_input_is_no_compatibility_break():
     design = ("# Sources — Design\n\n## API\n\nThe API server will reject data sources other than the listed kinds.\n\n"
               "## Compatibility\n\nThe change is fully backwards compatible.\n")
     assert "Compatibility claimed beside a change callers or users see" not in titles("requirement-auditor", design)
+
+
+STREAM = ("# Components — Design\n\n## Detailed design\n\nThe server renders each component and streams the output to the "
+          "client, which merges it into the page.\n\n")
+
+
+def test_an_operation_only_a_faq_or_an_open_research_area_names_is_not_the_designs_to_handle():
+    design = STREAM + ("## Open areas of research\n\n- **Bundling**. The client must be able to fetch the bundle from a static "
+                       "resource server such as a CDN.\n\n## FAQ\n\n### Is this slow?\n\nThe client fetches data from the API "
+                       "server only once per navigation.\n")
+    assert "No failure handling for remote dependencies" not in titles("edge-case-prober", design)
+
+
+def test_an_operation_the_design_specifies_with_no_failure_path_is_still_found():
+    design = STREAM + "## Loading\n\nThe client fetches the bundle from a static resource server such as a CDN before rendering.\n"
+    assert "No failure handling for remote dependencies" in titles("edge-case-prober", design)
+
+
+def test_an_open_point_about_an_optional_further_idea_or_a_deferred_part_is_no_open_decision():
+    design = HEAD + ("## Privacy\n\nOne possibility to further reduce exposure is to add more ways to set the exclusion list, "
+                     "although it is not clear what those should be.\n\n## Notifications\n\nThe push scheme is not part of this "
+                     "proposal today, but we are considering adding it.\n")
+    assert not any(t.startswith("Open decision") for t in titles("first-principles", design))
+
+
+def test_an_open_decision_the_design_rests_on_is_still_found():
+    design = HEAD + "## Privacy\n\nThe retention window of the request logs is not yet decided.\n"
+    assert any(t.startswith("Open decision") for t in titles("first-principles", design))
+
+
+def test_a_quality_named_as_an_aim_is_no_claim_without_a_number():
+    design = HEAD + ("## Transport\n\nImplementations that need to achieve high throughput SHOULD send requests without waiting "
+                     "for earlier responses.\n")
+    assert "Scale claimed without a number" not in titles("feasibility-skeptic", design)
+
+
+def test_a_quality_the_design_claims_for_itself_is_still_found():
+    design = HEAD + "## Transport\n\nThe transport is high-throughput and highly scalable.\n"
+    assert "Scale claimed without a number" in titles("feasibility-skeptic", design)

@@ -107,6 +107,9 @@ QTY_REQS = "# Archive — Requirements\n\n## Requirements\n\n- R1: Events must b
 @pytest.mark.parametrize("first,second", [
     ("Producers write to Kinesis Data Streams (8 shards).", "The archiver reads the Kinesis Data Streams (16 shards) with one consumer."),
     ("Nightly Postgres backups are kept for 35 days.", "Because Nightly Postgres backups are kept for 175 days, erasure waits for them."),
+    ("The cluster keeps 5 replicas per range across the three regions.", "Survival goal: region failure, 15 replicas per range."),
+    ("A query for one account scans about 2.6 TB of Parquet files.", "A query for one account scans about 7.8 TB; the runbook splits it."),
+    ("We estimate 3 weeks for the custom sink, including failure testing.", "We estimate 6 weeks for the custom sink."),
 ])
 def test_one_counted_thing_given_two_values_is_found(first, second):
     design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
@@ -118,6 +121,10 @@ def test_one_counted_thing_given_two_values_is_found(first, second):
 @pytest.mark.parametrize("first,second", [
     ("Producers write to Kinesis Data Streams (8 shards).", "At peak the stream scales from 8 to 16 shards."),
     ("`delivery_attempts` rows older than 30 days are dropped.", "`deliveries` rows older than 7 days are dropped."),
+    ("The cluster keeps 5 replicas per range across the three regions.", "The cluster runs 15 replicas of the range store in total."),
+    ("The workgroup has a per-query scan limit of 2 TB.", "A query for one account scans ~3 TB."),
+    ("Photos are re-encoded to an average of 2.2 MB.", "Photos are stored as files of 8 MB."),
+    ("A query for one account scans about 2.6 TB of Parquet files.", "A query for one account scans 3 TB of Parquet files."),
 ])
 def test_a_range_or_two_different_things_are_not_two_values(first, second):
     design = f"# Archive — Design\n\n## Ingestion\n\n{first}\n\n## Operations\n\n{second}\n"
@@ -179,3 +186,44 @@ def test_an_operation_on_another_system_with_no_failure_path_is_found(operation)
     handled = design + "\n## Failures\n\nIf a peer is unreachable, the sidecar keeps its local view and retries on the next round.\n"
     report = findings("edge-case-prober", handled, "# Limits — Requirements\n\n## Requirements\n\n- R1: Limits must hold across instances.\n")
     assert "No failure handling for remote dependencies" not in [f.title for f in report.findings]
+
+
+DELIVERY_REQS = ("# Webhooks — Requirements\n\n## Requirements\n\n"
+                 "- R1 (Must): Failed deliveries (connection errors, timeouts, 5xx) are retried with exponential backoff for up to 72 hours.\n"
+                 "- R2 (Should): Per-attempt timeout of 10 s.\n"
+                 "- R3 (Must): Over-limit callers get HTTP 429 with a Retry-After header.\n")
+DELIVERY = ("# Webhooks — Design\n\n## Delivery\n\nWorkers post each event to the customer's endpoint and record the attempt; "
+            "over-limit callers get a 429 with a Retry-After header.\n\n"
+            "## Circuit breaker\n\nAfter 20 consecutive failed attempts the endpoint is disabled and its owner emailed.\n")
+
+
+def test_failure_behaviour_the_requirements_count_on_and_the_design_lacks_is_found():
+    found = [f for f in findings("edge-case-prober", DELIVERY, DELIVERY_REQS).findings if f.title.startswith("Failure handling that")]
+    assert len(found) == 1 and "R1 and R2" in found[0].title and "retries, timeout" in found[0].title, found
+    assert found[0].severity.value == "Critical" and "exponential backoff" in found[0].evidence  # R1 is a Must
+    assert "R3" not in found[0].title  # a Retry-After header asks for no retries of the design's own
+
+
+def test_failure_behaviour_the_design_provides_in_its_own_words_is_not_reported():
+    handled = DELIVERY + ("\n## Retries\n\nOn failure the worker sets the next attempt time by the backoff (1 min, 5 min, 30 min, "
+                          "then every 2 h) until 72 hours have passed; each attempt times out after 10 s.\n")
+    assert not any(f.title.startswith("Failure handling that") for f in findings("edge-case-prober", handled, DELIVERY_REQS).findings)
+    no_failure_words = ("# Wallet — Requirements\n\n## Requirements\n\n"
+                        "- R1 (Must): A retried request with the same idempotency key returns the original result.\n")
+    assert not any(f.title.startswith("Failure handling that") for f in findings("edge-case-prober", DELIVERY, no_failure_words).findings)
+
+
+DIAGRAM = ("# Indexing — Design\n\n## Architecture\n\n```\nPostgres ──> Kafka ──> indexer ──> OpenSearch\n"
+           "                              └──> dead-letter topic\n```\n\nThe indexer consumes the Kafka topic and writes "
+           "each document to OpenSearch.\n\n## Operations\n\nAlerts on consumer lag and indexer failures page the on-call engineer.\n")
+
+
+def test_a_failure_path_drawn_in_a_diagram_and_never_described_is_found():
+    found = [f for f in findings("edge-case-prober", DIAGRAM).findings if f.title.startswith("Failure handling drawn but never described")]
+    assert found and found[0].evidence == "└──> dead-letter topic", [f.title for f in findings("edge-case-prober", DIAGRAM).findings]
+
+
+def test_a_drawn_failure_path_the_text_describes_is_not_reported():
+    described = DIAGRAM + ("\n## Failure handling\n\nDocuments OpenSearch rejects go to the dead-letter topic with the error; "
+                           "a weekly job reports them.\n")
+    assert not any(f.title.startswith("Failure handling drawn") for f in findings("edge-case-prober", described).findings)

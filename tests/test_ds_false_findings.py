@@ -89,7 +89,11 @@ def test_a_caveat_panel_or_sentence_is_a_limitation_and_none_at_all_is_still_fou
     assert "limitations_missing" not in types(RANDOMISED)
     sentence = NO_LIMITS.replace("## Recommendation", "I have not tried to separate the promotion from the checkout.\n\n## Recommendation")
     assert "limitations_missing" not in types(sentence)
-    assert "limitations_missing" in types(NO_LIMITS)
+    # with nothing stated, the finding needs a result applied beyond what was measured: here, to every region
+    extended = NO_LIMITS.replace("will test the single most-requested change, saved cards, on its own in April.",
+                                 "will ship saved cards to all regions in April.")
+    assert "limitations_missing" not in types(NO_LIMITS)
+    assert "limitations_missing" in types(extended)
 
 
 def test_a_decision_stated_as_supported_is_a_recommendation_and_none_is_still_found():

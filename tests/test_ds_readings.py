@@ -326,7 +326,9 @@ def test_a_byline_is_no_summary_and_a_purpose_statement_is_a_weak_one():
 def test_a_section_saying_what_the_analysis_does_not_tell_is_a_limitation_and_its_should_not_is_no_recommendation():
     found = types(SURVIVAL)
     assert not found & {"limitations_missing", "recommendation_vague"}
-    assert "limitations_missing" in types(LAUNCH.split("## Limitations")[0])
+    # with no limits stated, what needs them is a result applied beyond what was measured
+    unbounded = LAUNCH.split("## Limitations")[0] + "## Recommendation\n\nWe recommend launching saved searches in every market in July.\n"
+    assert "limitations_missing" in types(unbounded)
 
 
 def test_a_count_of_the_data_is_not_a_result_to_trace_and_an_untraced_result_still_is():
@@ -377,6 +379,7 @@ def test_an_interval_described_in_words_is_uncertainty_and_an_assumption_with_it
     bare = bare.replace(bare[bare.index("```\nPosterior inference"):bare.index("The plot below")], "")
     assert "no_uncertainty" in types(bare)
     unconceded = CAUSAL_RMD.replace(", although some people may have started on the web and finished in the app", "")
+    unconceded = unconceded.replace("### Conclusion\n", "### Conclusion\n\nThe same change should go to all platforms next quarter.\n")
     assert "limitations_missing" in types(unconceded)
 
 

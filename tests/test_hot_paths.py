@@ -1,13 +1,9 @@
 """Work a review repeats for every sample or every model call is done once where its result
 cannot change: the response schema per dimension, the table of checks off by default, the
-markdown parser of the viewer text; and per-character work on a document is per distinct
-character. Each result is the one the slow path gave."""
+markdown parser of the viewer text; preparation runs its content scan only when the headings leave
+a part open. Each result is the one the slow path gave."""
 
 from __future__ import annotations
-
-import unicodedata
-
-import pytest
 
 from review_harness.core import viewer
 from review_harness.ds import prepare
@@ -38,51 +34,6 @@ def test_the_checks_off_by_default_are_read_once_per_process(monkeypatch):
     assert all(table == first for table in again) and first
     again[0].clear()  # a caller changing its copy changes nothing for the next
     assert precision.configured_off() == first
-
-
-def _strip_each_character(text: str) -> tuple[str, dict[str, int]]:
-    """The reading character by character (the definition strip_invisible keeps)."""
-    counts: dict[str, int] = {}
-    kept = []
-    for ch in text:
-        if unicodedata.category(ch) == "Cf":
-            name = prepare._INVISIBLE_NAMES.get(
-                ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
-            counts[name] = counts.get(name, 0) + 1
-        else:
-            kept.append(ch)
-    return "".join(kept), counts
-
-
-@pytest.mark.parametrize("text", [
-    "plain ascii",
-    "caf\u00e9 \u2014 na\u00efve, no invisible character",
-    "con\u00adver\u00adsion rate\u200b up 4\u200d% \ufeffwith\u200b a zero-width space",
-    "\u202egnp.exe\u202c and \u2066isolated\u2069, \u2060joined, \U000e0041 tag, \u200b",
-    "\u200b" * 5 + "x" + "\u00ad" * 2,
-])
-def test_invisible_characters_are_removed_and_counted_as_a_scan_of_each_character_does(text):
-    stripped, counts = prepare.strip_invisible(text)
-    expected_text, expected_counts = _strip_each_character(text)
-    assert stripped == expected_text
-    assert list(counts.items()) == list(expected_counts.items())  # same order: the warning lists ties in it
-
-
-def test_each_distinct_character_is_classified_once_not_each_occurrence(monkeypatch):
-    text = ("Conversion rose 4\u2009% \u2014 caf\u00e9 d\u00e9j\u00e0 vu\u200b. " * 2000)
-    looked_up = []
-    real = unicodedata.category
-
-    class Counting:
-        @staticmethod
-        def category(ch):
-            looked_up.append(ch)
-            return real(ch)
-
-    monkeypatch.setattr(prepare, "unicodedata", Counting)
-    stripped, counts = prepare.strip_invisible(text)
-    assert counts == {"zero-width space": 2000} and "\u200b" not in stripped
-    assert len(looked_up) <= len(set(text))
 
 
 def test_viewer_text_without_a_code_block_is_not_parsed_and_code_is_still_found(monkeypatch):

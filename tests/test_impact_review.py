@@ -105,10 +105,12 @@ def test_gold_metrics(gold_log):
     assert metrics[("impact_gold", "confidence_in_range")]["average"] == 1.0
     assert metrics[("impact_synthesis", "review_complete")]["average"] == 1.0
     assert metrics[("impact_synthesis", "reviewer_failed")]["average"] == 0.0
-    # every figure is named: no metric key is a glob pattern, and the headline figure exists
+    # every figure is named: no metric key is a glob pattern; the verdict's metric (the headline without gold)
+    # exists, and `passed` is recorded per review without one
     assert all(not any(ch in name for ch in "*?[") for _, name in metrics)
-    assert {"overall", "method_confidence", "evidence_coverage", "failed_checks", "passed", "unusable"} <= {
+    assert {"verdict", "overall", "method_confidence", "evidence_coverage", "failed_checks", "unusable"} <= {
         name for scorer, name in metrics if scorer == "impact_synthesis"}
+    assert ("impact_synthesis", "passed") not in metrics
 
 
 def test_user_file_and_folder(tmp_path):
@@ -265,8 +267,8 @@ def test_gold_set_shape():
 
 
 def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path, caplog):
-    """Without gold the headline is `passed` (every kind's: the share of usable results), found among the results (no 'Headline
-    score not found' warning), and no figure reads as something it is not: the method's band is
+    """Without gold the headline is the run's verdict (every kind's: named for the verdicts, valued at their
+    mean place from usable 1 to unusable 0), found among the results (no 'Headline score not found' warning), and no figure reads as something it is not: the method's band is
     `method_confidence`, the reviewer's state `review_complete` / `reviewer_failed`, the checks
     `failed_checks`."""
     folder = tmp_path / "in"
@@ -279,9 +281,10 @@ def test_a_review_of_user_artifacts_has_its_headline_and_named_figures(tmp_path,
     from inspect_ai.log import headline_metric
 
     resolved = headline_metric(log)
-    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "passed")
-    assert resolved.metric.value == pytest.approx(sum(s.scores["impact_synthesis"].value["verdict"] == "usable"
-                                               for s in log.samples) / len(log.samples))
+    assert (resolved.score.scorer, resolved.score.name) == ("impact_synthesis", "verdict")
+    place = {"usable": 1.0, "caution": 2 / 3, "unreviewed": 1 / 3, "unusable": 0.0}
+    verdicts = [s.scores["impact_synthesis"].value["verdict"] for s in log.samples]
+    assert resolved.metric.value == pytest.approx(sum(place[v] for v in verdicts) / len(verdicts))
     srm = next(s for s in log.samples if s.id == "rct-sample-ratio-mismatch").scores["impact_synthesis"].value
     assert srm["failed_checks"] == 1.0 and srm["reviewer_failed"] == 0.0 and srm["unusable"] == 1.0
     assert srm["overall"] == 0.4  # capped: the fatal check

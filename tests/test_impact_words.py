@@ -133,7 +133,22 @@ def test_balance_in_words_satisfies_an_experiment_and_imbalance_in_words_does_no
     bad = copy.deepcopy(base)
     bad["data"]["model_params"]["notes"] = "The arms differ significantly on 6 of 20 baseline covariates."
     verdict, checks = review(bad)
-    assert verdict != "usable" and checks["covariate_balance"].status == "warn"
+    assert verdict == "unusable" and checks["covariate_balance"].status == "fail"
+    assert "6 of 20" in checks["covariate_balance"].message
+
+
+@pytest.mark.parametrize("failed, tests, holds", [(1, 20, True), (3, 20, True), (4, 20, False), (6, 20, False),
+                                                  (1, 5, True), (2, 5, False), (4, 60, True), (8, 60, False)])
+def test_covariates_differing_as_often_as_chance_gives_are_balance_and_more_are_not(failed, tests, holds):
+    """k of n balance tests failing at the 5% level: as many as chance alone gives (the binomial
+    probability of at least k is itself at least 5%) is balance; more is a failed randomisation."""
+    raw = experiment("rct", 5_000, 5_000)
+    del raw["data"]["diagnostics"]["max_smd"]
+    raw["data"]["model_params"]["notes"] = (f"{failed} of {tests} baseline covariates differ significantly "
+                                            "between the arms at the 5% level.")
+    verdict, checks = review(raw)
+    assert checks["covariate_balance"].status == ("pass" if holds else "fail")
+    assert verdict == ("usable" if holds else "unusable")
 
 
 def rd(model_type: str = "regression_discontinuity", notes: str | None = None, **estimates) -> dict:
@@ -221,9 +236,12 @@ def test_a_real_experiment_with_balance_in_words():
     balanced = copy.deepcopy(nsw)
     balanced["model_params"]["notes"] = "Treated and controls show no significant differences in pre-treatment covariates."
     assert review(balanced)[0] == "usable"
-    # words alone say an imbalance: a warning, as a standardised difference between 0.1 and 0.25 is
+    # the same words reporting an imbalance, with no size to place it under the fatal line: unusable
     imbalanced = copy.deepcopy(nsw)
     imbalanced["model_params"]["notes"] = "Treated and controls differ significantly in pre-treatment covariates."
+    assert review(imbalanced)[0] == "unusable"
+    # a size between the warning and the fatal line: a warning
+    imbalanced["model_params"]["notes"] = "Pre-treatment covariate balance: standardised differences up to 0.15."
     assert review(imbalanced)[0] == "caution"
     # with a number beyond the fatal line, unusable
     imbalanced["model_params"]["notes"] = "Pre-treatment covariate balance: standardised differences up to 0.40."

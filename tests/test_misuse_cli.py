@@ -110,7 +110,7 @@ def test_the_gate_refuses_a_log_without_gold(tmp_path, capsys):
     assert main(["gate", log.location]) == 2
     assert capsys.readouterr().err == (f"review-harness: {Path(log.location).name}: no gold comparison in this log (a run "
                                        "of documents without gold files); the gate judges gold-set runs: inspect eval "
-                                       "tasks/impact_review.py\n")
+                                       "review_harness/impact_review\n")
     assert main(["gate", "--write-baseline", log.location, "--baseline", str(tmp_path / "b.json")]) == 2
     assert "no gold comparison" in capsys.readouterr().err and not (tmp_path / "b.json").exists()
 

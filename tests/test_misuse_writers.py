@@ -228,3 +228,27 @@ def test_a_relative_fixtures_value_naming_a_project_set_and_a_folder_here_says_w
     (tmp_path / "ds").rmdir()
     gold_set_folders("ds", "ds")
     assert capsys.readouterr().err == ""
+
+
+def test_a_baseline_of_a_users_set_is_written_beside_the_set(tmp_path, capsys):
+    """The probe: `gate --write-baseline` on a run over the user's own set wrote
+    logs/baselines/ds_review.-tmp-...-myset.json into the project's checkout."""
+    from inspect_ai import eval as inspect_eval
+
+    from helpers import load_task_file
+    from review_harness.core.paths import BASELINES_DIR
+
+    user_set = tmp_path / "myset"
+    assert main(plant(user_set)) == 0
+    [log] = inspect_eval(load_task_file("ds_review")(fixtures=str(user_set)), model="offline/rules", display="none",
+                         log_dir=str(tmp_path / "logs"))
+    capsys.readouterr()
+    checkout = sorted(p.name for p in BASELINES_DIR.iterdir())
+    code, out, err = run(capsys, "gate", "--write-baseline", log.location)
+    assert code == 0, err
+    written = user_set / "baselines" / "ds_review.json"
+    assert out.startswith(f"wrote {written} from ") and written.is_file()
+    assert sorted(p.name for p in BASELINES_DIR.iterdir()) == checkout
+    code, out, err = run(capsys, "gate", log.location)  # the check finds it there, with the kind's tolerances
+    assert code in (0, 1) and err == "", err
+    assert out.startswith(f"gate: {Path(log.location).name} against {written}\n")

@@ -66,7 +66,13 @@ def test_a_pre_post_claim_with_a_concurrent_change_is_causal_over_reach():
 
 
 def test_the_incumbent_compared_against_is_not_the_authors_method_choice():
-    [finding] = [f for f in _review("incumbent-model.md", "analysis").findings if f.issue_type == "method_unjustified"]
+    # the random forest is set against the regression it replaces: that comparison is its reason
+    assert "method_unjustified" not in _types(_review("incumbent-model.md", "analysis"))
+    text = (DATA / "incumbent-model.md").read_text(encoding="utf-8")
+    bare = text.replace(" than the current one", "").replace(" and the logistic\nregression 361 (95% CI for the difference: 31 to 71)", "")
+    bare = bare.replace("The churn flag in production is a logistic regression that the CRM team built in 2021. ", "")
+    bare = bare.replace(" and compared both on the six months that followed", " and scored it on the six months that followed")
+    [finding] = [f for f in review_with_rules("analysis", bare).findings if f.issue_type == "method_unjustified"]
     assert finding.title == "No reason given for using random forest"
     assert "logistic regression" not in finding.evidence
 

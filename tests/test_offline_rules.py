@@ -225,8 +225,9 @@ GENERIC_NEG = doc(
     FILLER,
 )
 
-LIMITS_POS = TLDR_NEG
-LIMITS_NEG = TLDR_NEG + doc(
+# what needs limitations is a result applied beyond what was measured ("in all markets")
+LIMITS_POS = TLDR_NEG.replace("we recommend keeping it.", "we recommend keeping it in all markets.")
+LIMITS_NEG = LIMITS_POS + doc(
     "## Limitations", "The test ran only in the US for four weeks, so the result may not generalize to other markets."
 )
 
@@ -675,7 +676,7 @@ def test_extraction_absent_labels_drive_absence_findings():
             "",
             "RECOMMENDATIONS / CONCLUSIONS:",
             "[Section: Conclusion, lines 22-30]",
-            "Therefore the price change reduced churn, and we recommend keeping it.",
+            "Therefore the price change reduced churn, and we recommend keeping it in all markets.",
             "",
             "LIMITATIONS STATED:",
             "ABSENT",

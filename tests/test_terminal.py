@@ -69,8 +69,11 @@ def test_the_verdict_line_is_the_last_thing_a_terminal_shows(tmp_path):
     verdict = max(n for n, line in enumerate(lines) if line.startswith("ds review of memo: "))
     box = max(n for n, line in enumerate(lines) if line.startswith("Log: logs/"))  # the end of Inspect's box
     assert box < verdict, "\n".join(lines[-20:])
-    assert lines[-1].startswith("browse:  inspect view --log-dir logs"), "\n".join(lines[-20:])
-    assert lines[-2].startswith("read it: review-harness show logs/")
+    [log] = (tmp_path / "logs").glob("*.eval")
+    # the viewer's address of the review (its SCORING tab: the viewer would open the transcript)
+    assert lines[-1] == f"then http://127.0.0.1:7575/#/logs/{log.name}/samples/sample/memo/1/scoring", "\n".join(lines[-20:])
+    assert lines[-2].startswith("browse:  inspect view --log-dir logs"), "\n".join(lines[-20:])
+    assert lines[-3].startswith("read it: review-harness show logs/")
 
 
 @pytest.mark.parametrize("kind_name", ["ds", "impact"])
@@ -118,3 +121,29 @@ def test_a_file_name_with_a_line_break_stays_one_escaped_line():
     first = text.splitlines()[0]
     assert first == "ds review of memo\\nds review of memo: Good to Go, score 100/100: Minor Fix, score 62/100, 3 findings"
     assert not any(line.startswith("ds review of memo: Good to Go") for line in text.splitlines())
+
+
+def test_summary_and_show_keep_a_name_with_a_line_break_on_its_line(tmp_path, capsys):
+    """`review-harness summary` printed the probe's file name as two lines, the second a fake
+    'ds review of memo: Good to Go' line; `show --sample` listed the ids raw."""
+    from inspect_ai import eval as inspect_eval
+
+    from helpers import load_task_file
+    from review_harness.cli import main
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    name = "memo\nds review of memo: Good to Go, score 100, 0 findings"
+    shutil.copy(FIXTURES / "ds" / "data-dump.md", folder / f"{name}.md")
+    [log] = inspect_eval(load_task_file("ds_review")(document=str(folder)), model="offline/rules", display="none",
+                         log_dir=str(tmp_path / "logs"))
+    assert [str(s.id) for s in log.samples] == [name]
+    capsys.readouterr()
+    assert main(["summary", log.location]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    [row] = [line for line in lines if line.startswith("memo")]
+    assert row.startswith("memo\\nds review of memo: Good to Go, score 100, 0 findings  1 ") and "Major Rework" in row
+    assert not any(line.startswith("ds review of memo") for line in lines)
+    assert main(["show", log.location, "--sample", "nope"]) == 2
+    [err] = capsys.readouterr().err.splitlines()
+    assert err.endswith("samples: memo\\nds review of memo: Good to Go, score 100, 0 findings")

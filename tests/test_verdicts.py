@@ -233,16 +233,19 @@ def test_progress_goes_to_stderr_and_counts_every_item(capsys):
     assert [int(line.split(": ")[1].split("/")[0]) for line in lines] == sorted(int(line.split(": ")[1].split("/")[0]) for line in lines)
 
 
-def test_without_gold_the_log_lists_the_share_of_reviews_that_passed(own_log):
-    """The log list's SCORE of a run of one's own documents is `passed`: the share of reviews
-    with the kind's passing verdict (here one Good to Go, if any, among three)."""
-    from inspect_ai.log import read_eval_log
+def test_without_gold_the_log_lists_the_runs_verdict(own_log):
+    """The log list's SCORE of a run of one's own documents is the run's verdict: named for the
+    verdicts its reviews got, valued at their mean place on the kind's scale (Good to Go 1, Minor
+    Fix 0.5, Major Rework 0), so a Minor Fix reads apart from a Major Rework."""
+    from inspect_ai.log import headline_metric, read_eval_log
 
     log = read_eval_log(str(own_log))
     headline = log.eval.headline_metric
-    assert (headline.scorer, headline.score) == (DS.synthesis_scorer, "passed")
-    assert log.results.headline is not None
-    [metric] = [s for s in log.results.scores if s.scorer == DS.synthesis_scorer and s.name == "passed"]
-    verdicts = recorded_verdicts(own_log).values()
-    assert metric.metrics["average"].value == pytest.approx(sum(v == DS.verdicts[0] for v in verdicts) / len(verdicts),
-                                                            abs=1e-3)
+    assert (headline.scorer, headline.score) == (DS.synthesis_scorer, DS.verdict_key)
+    resolved = headline_metric(log)  # what the log list shows, as Inspect resolves it
+    assert log.results.headline is not None and resolved.score.name == DS.verdict_key
+    verdicts = [v for v in recorded_verdicts(own_log).values() if v in DS.verdicts]
+    place = {"Good to Go": 1.0, "Minor Fix": 0.5, "Major Rework": 0.0}
+    assert resolved.metric.value == pytest.approx(sum(place[v] for v in verdicts) / len(verdicts))
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in DS.verdicts if v in verdicts)
+    assert resolved.metric.name == (verdicts[0] if len(set(verdicts)) == 1 else counts)

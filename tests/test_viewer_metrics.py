@@ -14,8 +14,8 @@ import pytest
 from review_harness.core import gate
 from review_harness.core.kinds import get_kind, kind_names
 from review_harness.core.metrics import RECORDING_NOISE, keys_except, recorded, reduce_epoch_values
-from review_harness.core.viewer import (DOLLAR, WORD_JOINER, Verdict, for_viewer, headline_metric, points, shorten,
-                                        viewer_config, whole)
+from review_harness.core.viewer import (DOLLAR, WORD_JOINER, Verdict, for_viewer, headline_metric, points, review_url,
+                                        shorten, verdict_standing, viewer_config, whole)
 
 
 @pytest.mark.parametrize("key", ["verdict", "overall", "verdicts", "v", "ve", "verdic", "vxyz", "estimate_plausibility",
@@ -122,8 +122,8 @@ def test_every_kind_declares_its_view(kind_name):
         assert bool(gold_ids) == gold  # gold columns only with gold
         assert any(i.startswith(f"score__{kind.synthesis_scorer}__") for i in ids)
         scorer, _, key = headline_metric(kind, gold).partition(".")
-        # the same kind of figure for every kind: verdicts right with gold, verdicts passed without
-        assert (scorer, key) == ((kind.gold_scorer, kind.verdict_accuracy) if gold else (kind.synthesis_scorer, "passed"))
+        # a verdict figure for every kind: verdicts right with gold, the run's verdict without
+        assert (scorer, key) == ((kind.gold_scorer, kind.verdict_accuracy) if gold else (kind.synthesis_scorer, kind.verdict_key))
     assert kind.verdicts and len(set(kind.verdicts)) == len(kind.verdicts)
 
 
@@ -155,3 +155,40 @@ def test_the_gate_ignores_a_move_below_the_recorded_precision():
 
     assert gate.compare(Log(recorded(2 / 3), recorded(1 / 3)), baseline, rules).passed
     assert not gate.compare(Log(0.665, 0.333), baseline, rules).passed
+
+
+# the log list's SCORE of a run without gold, per kind: one review of each verdict reads as its own
+# number, 1 for the passing verdict and 0 for the strictest, evenly between
+STANDINGS = {
+    "ds": {"Good to Go": 1.0, "Minor Fix": 0.5, "Major Rework": 0.0},
+    "design": {"proceed": 1.0, "revise": 0.5, "escalate": 0.0},
+    "code": {"auto-approve": 1.0, "human decides": 0.5, "auto-reject to the implementer": 0.0},
+    "impact": {"usable": 1.0, "caution": 2 / 3, "unreviewed": 1 / 3, "unusable": 0.0},
+}
+
+
+@pytest.mark.parametrize("kind_name", sorted(STANDINGS))
+def test_one_reviews_headline_is_named_for_its_verdict_and_tells_it_apart(kind_name):
+    kind = get_kind(kind_name)
+    assert tuple(STANDINGS[kind_name]) == kind.verdicts  # every verdict of the kind, in its order
+    for label, value in STANDINGS[kind_name].items():
+        [(name, got)] = verdict_standing(kind, [label]).items()
+        assert name == label and got == pytest.approx(value)
+    values = [next(iter(verdict_standing(kind, [label]).values())) for label in kind.verdicts]
+    assert len({round(v, 6) for v in values}) == len(kind.verdicts)  # the number alone tells them apart
+
+
+def test_a_runs_headline_names_each_verdict_with_its_count_and_averages_them():
+    ds = get_kind("ds")
+    labels = ["Major Rework", "Good to Go", "draft", "Good to Go", "deferred"]  # a draft and a deferred review: no verdict
+    assert verdict_standing(ds, labels) == {"2 Good to Go, 1 Major Rework": pytest.approx(2 / 3)}
+    assert verdict_standing(ds, ["Minor Fix", "Minor Fix"]) == {"Minor Fix": 0.5}
+    [(name, value)] = verdict_standing(ds, ["draft"]).items()
+    assert name == "no verdict" and math.isnan(value)
+    assert list(verdict_standing(ds, [])) == ["no verdict"]  # Inspect asks an empty run for its names
+
+
+def test_the_review_link_opens_the_samples_scoring_tab_in_the_default_viewer():
+    url = review_url("logs/2026-01-01T00-00-00_ds-review_X.eval", "my doc", 2)
+    assert url.startswith("http://127.0.0.1:7575/#/logs/")  # `inspect view` with no --host, --port
+    assert url.endswith("/2026-01-01T00-00-00_ds-review_X.eval/samples/sample/my%20doc/2/scoring")

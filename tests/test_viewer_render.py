@@ -274,3 +274,63 @@ def test_the_viewers_markdown_module_where_tex_cannot_load(reviews, devtools):
         as_given, as_written = asyncio.run(render(port))
     assert "<h1>" in as_given and "<table>" in as_given and "<strong>" in as_given and "**" not in as_given
     assert "<h1>" not in as_written and as_written.lstrip().startswith("# ")  # the source text, unrendered
+
+
+# ---------------------------------------------------------------------------- the log list and the review link
+
+LIST_ROW = re.compile(r"^(?:review_harness/)?(\w+)_review\n[^\n]*\n(-?\d+(?:\.\d+)?)$", re.M)
+
+
+def test_the_log_lists_score_reads_each_runs_verdict(reviews, devtools, tmp_path):
+    """The log list shows one number per log (its headline): for a run of one's own document,
+    the verdict's place on its kind's scale (1 passing, 0 strictest, a middle verdict between),
+    not the share of passing reviews (0 for every verdict but the passing one)."""
+    from inspect_ai.log import read_eval_log
+
+    folder = tmp_path / "list"
+    folder.mkdir()
+    expected = {}
+    for kind_name, (log, _, _) in reviews.items():
+        kind = get_kind(kind_name)
+        shutil.copy(log, folder / log.name)
+        [sample] = read_eval_log(str(log)).samples
+        got = sample.scores[kind.synthesis_scorer].value[kind.verdict_key]
+        expected[kind_name] = 1 - kind.verdicts.index(got) / (len(kind.verdicts) - 1)
+    assert any(0 < value < 1 for value in expected.values()), expected  # a middle verdict: 'passed' read 0 for it
+
+    async def read(port: int) -> str:
+        async with browser.Page(devtools) as page:
+            text, settled = await page.goto(f"http://127.0.0.1:{port}/#/logs/", "impact_review", 60)
+            assert settled, text[-2000:]
+            return text
+
+    with browser.viewer(folder) as port:
+        text = asyncio.run(read(port))
+    shown = {kind: float(value) for kind, value in LIST_ROW.findall(text)}
+    assert shown.keys() == expected.keys(), text[-2000:]
+    for kind_name, value in expected.items():
+        assert shown[kind_name] == pytest.approx(value, abs=1e-3), (kind_name, shown)
+
+
+@pytest.mark.parametrize("kind_name", ["ds", "impact"])
+def test_the_terminals_review_link_opens_the_rendered_review(reviews, devtools, kind_name):
+    """The address the terminal prints after a run opens the sample on its review, rendered,
+    not on the transcript's first model call (a reviewer's instructions)."""
+    from review_harness.core.inspect_adapter import VIEW_ADDRESS
+    from review_harness.core.viewer import review_url
+
+    log, sample, report = reviews[kind_name]
+    marker = marker_of(report)
+    link = review_url(log, sample)
+    assert link.startswith(VIEW_ADDRESS + "/")
+
+    async def read(port: int) -> tuple[str, list]:
+        async with browser.Page(devtools) as page:
+            text, settled = await page.goto(link.replace(VIEW_ADDRESS, f"http://127.0.0.1:{port}"), marker, 60)
+            assert settled, text[-2000:]
+            return text, await page.evaluate(READ_REPORT % json.dumps(marker))
+
+    with browser.viewer(log.parent) as port:
+        text, found = asyncio.run(read(port))
+    assert found and found[-1]["headings"] == structure(report)["headings"], kind_name
+    assert "SYSTEM" not in text  # no model call's messages on the page

@@ -4,6 +4,9 @@
   within seconds instead of surfacing as a reviewer timeout minutes later.
 * A task whose log ends in error gets one line with the reason, and under ``inspect eval`` the
   process exits non-zero (Inspect itself exits 0 when a task errors at run time).
+* A run the user stops with Ctrl-C gets one line (how many reviews finished, the log marked
+  cancelled) and exit code 130 (Inspect exits 0, silent under ``--display none``); Ctrl-C before
+  the run starts is review_harness/_startup.py's.
 * After a run over a planted gold set (`review-harness plant`), the table of what the reviewers
   missed: recall per planted flaw, one column per model when several ran.
 * After a run over a kind's gold set, a short table: each case, its gold verdict, the verdict it
@@ -11,7 +14,7 @@
 * After a run that reviewed the user's own documents (a review kind's task whose samples have no
   gold file: ``metadata["user_documents"]``), one line per document: its verdict, the figure
   that goes with it and the finding counts (the kind's ``verdict_line`` hook), then the command
-  that prints the review and the one that browses the log. Under the ``inspect`` command always
+  that prints the review, the one that browses the log and the viewer's address of the review. Under the ``inspect`` command always
   (also with ``--display none``); from eval() in a program only when it asked for a display.
 
 Under the ``inspect`` command these reports are printed as the process exits, after Inspect's own
@@ -27,15 +30,18 @@ import atexit
 import os
 import re
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, SampleEnd, TaskStart, hooks
+from inspect_ai.hooks import Hooks, ModelRetry, RunEnd, RunStart, SampleEnd, TaskStart, hooks
 from inspect_ai.log import EvalSample
 
 from review_harness.core.commands import shown_path
 from review_harness.core.files import shown
+from review_harness.core.viewer import review_url
 
 CONNECTION_ERRORS = ("APIConnectionError", "ConnectError", "ConnectTimeout", "APITimeoutError",
                      "ConnectionError", "ConnectionRefusedError")
@@ -146,6 +152,44 @@ def shell_word(text: str) -> str:
     return "$'" + show_name(text).replace("'", "\\'") + "'"
 
 
+class InterruptWatch:
+    """Whether the user pressed Ctrl-C during a run: wraps the SIGINT handler the run's event loop
+    installed (it cancels the run; Inspect then writes the log as cancelled and exits 0, saying
+    nothing under `--display none`), and puts it back when the run ends."""
+
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+        self.pressed = False
+
+    @classmethod
+    def start(cls) -> InterruptWatch | None:
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        watch = cls(signal.getsignal(signal.SIGINT))
+        signal.signal(signal.SIGINT, watch.handle)
+        return watch
+
+    def handle(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        if callable(self.previous):
+            self.previous(signum, frame)
+        elif self.previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    def stop(self) -> bool:
+        """Put the run's handler back; whether Ctrl-C was pressed."""
+        if signal.getsignal(signal.SIGINT) == self.handle:
+            signal.signal(signal.SIGINT, self.previous)
+        return self.pressed
+
+
+def interrupted_line(finished: int, logs: Any) -> str:
+    """One line for a run the user stopped with Ctrl-C."""
+    where = ", ".join(shown_path(log.location) for log in logs or [] if log.location)  # (a cancelled run gives none)
+    return (f"interrupted: the run was stopped after {finished} finished review(s); its log is marked cancelled and "
+            f"keeps them ({where or 'inspect view shows it'})")
+
+
 def retry_message(data: ModelRetry) -> str:
     cause = data.exception_type or "an error"
     if data.status_code:
@@ -191,6 +235,8 @@ def verdict_report(kind_name: str, verdicts: dict[str, str], written: list[str],
     if first is not None:
         read += f" --sample {shell_word(first)}" + ("   (--sample ID for the others)" if len(verdicts) > 1 else "")
     text += [read, f"  browse:  inspect view --log-dir {shell_word(str(Path(log).parent))}"]
+    if first is not None:  # the viewer opens a sample on its transcript: this opens on the review
+        text.append(f"           then {review_url(log, first, epochs)}")
     return "\n".join(text)
 
 
@@ -201,6 +247,8 @@ class ConsoleReports(Hooks):
         self.user_runs: dict[str, str] = {}  # eval id -> kind, for runs of the user's documents
         self.verdicts: dict[str, dict[str, tuple[int, str]]] = {}  # eval id -> sample id -> (epoch, line)
         self.written: dict[str, list[str]] = {}
+        self.interrupt: InterruptWatch | None = None
+        self.finished = 0  # samples of this run reviewed without error
 
     async def on_task_start(self, data: TaskStart) -> None:
         metadata: dict[str, Any] = data.spec.metadata or {}
@@ -208,6 +256,7 @@ class ConsoleReports(Hooks):
             self.user_runs[data.eval_id] = str(metadata["kind"])
 
     async def on_sample_end(self, data: SampleEnd) -> None:
+        self.finished += data.sample.error is None
         kind = self.user_runs.get(data.eval_id)
         if kind is None:
             return
@@ -224,7 +273,15 @@ class ConsoleReports(Hooks):
             self.named.add(key)
             say(retry_message(data))
 
+    async def on_run_start(self, data: RunStart) -> None:
+        self.interrupt = InterruptWatch.start()
+        self.finished = 0
+
     async def on_run_end(self, data: RunEnd) -> None:
+        interrupt, self.interrupt = self.interrupt, None
+        if interrupt is not None and interrupt.stop() and under_inspect_eval():
+            say(interrupted_line(self.finished, data.logs))
+            raise SystemExit(130)  # the shell's code for an interrupt (Inspect would exit 0, silent without a display)
         if data.exception is not None:  # Inspect reports its own exceptions
             return
         planted = [log for log in data.logs if (log.eval.metadata or {}).get("planted") and log.results]

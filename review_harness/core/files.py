@@ -31,7 +31,9 @@ read-modify-write updates that runs can make at the same time.
 - `read_bytes(path)`, `read_text(path)`: the one reader of files a user hands in (rubrics, configs,
   baselines, indexes, documents, logs): a missing file, a folder, a named pipe or other special
   file (never opened, so nothing blocks), an unreadable, binary or non-UTF-8 file is a
-  `FileReadError` whose message is one line naming the file and the problem.
+  `FileReadError` whose message is one line naming the file and the problem. Inside
+  `reading_inputs()` (the core task helper, while a kind reads its inputs) `read_text` gives the
+  text as a reader sees it (`core.text.visible_text`) and records what it changed, per file.
 """
 
 from __future__ import annotations
@@ -460,12 +462,38 @@ def read_bytes(path: str | Path, label: str | None = None) -> bytes:
 def read_text(path: str | Path, label: str | None = None) -> str:
     """The text of a file a user handed in (UTF-8, with or without a byte-order mark); a
     `FileReadError` names it (as `label` when given, e.g. a file of a folder named relative to the
-    folder) and the problem: those of `read_bytes`, binary data, text that is not UTF-8."""
+    folder) and the problem: those of `read_bytes`, binary data, text that is not UTF-8. Inside
+    `reading_inputs()`, the text as a reader sees it."""
     name = label or str(path)
     data = read_bytes(path, label)
     if looks_binary(data):
         raise FileReadError(name, "is not a text file (binary)")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as ex:
         raise FileReadError(name, f"is not UTF-8 text (bad byte at offset {ex.start})") from None
+    found = _INPUTS.get()
+    if found is None:
+        return text
+    from review_harness.core.text import visible_text
+
+    text, counts = visible_text(text)
+    if counts:
+        found[name] = counts
+    return text
+
+
+_INPUTS: ContextVar[dict[str, dict[str, int]] | None] = ContextVar("review_harness_inputs", default=None)
+
+
+@contextmanager
+def reading_inputs() -> Iterator[dict[str, dict[str, int]]]:
+    """While a task reads its inputs: `read_text` gives each file's text as a reader sees it (no
+    invisible characters, look-alike letters plain) and records, per file name, what it changed.
+    Files read outside (a plan updated in place, a memory file) keep every character."""
+    found: dict[str, dict[str, int]] = {}
+    token = _INPUTS.set(found)
+    try:
+        yield found
+    finally:
+        _INPUTS.reset(token)

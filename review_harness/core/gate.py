@@ -52,6 +52,7 @@ from review_harness.core.ratchet import (ACCEPTED_LOSSES, AcceptedLoss, FindingO
 from review_harness.core.yamlio import first_error, invalid_message, read_json, read_mapping
 
 Z_95 = 1.96
+USER_SET_BASELINES = "baselines"  # the folder of a user's own gold set that holds its baselines
 
 
 class GateError(ValueError):
@@ -167,7 +168,7 @@ def check_gateable(log: EvalLog, log_path: str | Path, gold_scorer: str | None) 
     scorers = {r.scorer for r in log.reductions or []} | {s.scorer for s in (log.results.scores if log.results else [])}
     if gold_scorer is None or gold_scorer not in scorers:
         raise GateError(f"{Path(log_path).name}: no gold comparison in this log (a run of documents without gold "
-                        f"files); the gate judges gold-set runs: inspect eval tasks/{task_name(log.eval.task)}.py")
+                        f"files); the gate judges gold-set runs: inspect eval review_harness/{task_name(log.eval.task)}")
 
 
 def check_same_task(log: EvalLog, log_path: str | Path, baseline: Baseline, baseline_path: str | Path) -> None:
@@ -487,9 +488,18 @@ def render_table(result: GateResult) -> str:
 
 
 def gate_config_for(baseline: Path) -> Path:
-    """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml."""
+    """Tolerances beside the baseline: <name>.gate.yaml, else the shared gate.yaml; a baseline of
+    a user's own set with neither beside it takes the project's tolerances of its kind."""
+    from review_harness.core.paths import BASELINES_DIR
+
     own = baseline.with_name(f"{baseline.stem}.gate.yaml")
-    return own if own.exists() else baseline.parent / "gate.yaml"
+    if own.exists():
+        return own
+    shared = baseline.parent / "gate.yaml"
+    if shared.exists() or baseline.parent.resolve() == BASELINES_DIR.resolve():
+        return shared
+    kinds = BASELINES_DIR / f"{baseline.stem}.gate.yaml"
+    return kinds if kinds.exists() else BASELINES_DIR / "gate.yaml"
 
 
 def accepted_losses_for(baseline: Path) -> Path:
@@ -499,12 +509,16 @@ def accepted_losses_for(baseline: Path) -> Path:
 
 def default_baseline(run: EvalLog, baselines: Path) -> Path:
     """The committed baseline of the log's kind: <baselines>/<task>.json; a run over another fixture
-    set than the kind's own (`-T fixtures=domain/search`) has its own, <task>.<set>.json (slashes as
-    dashes), so one kind can gate several gold sets."""
+    set of the project than the kind's own (`-T fixtures=domain/search`) has its own,
+    <task>.<set>.json (slashes as dashes), so one kind can gate several gold sets. A run over a
+    user's own set (`-T fixtures=PATH`, recorded as an absolute path) keeps its baseline beside
+    that set, <set>/baselines/<task>.json: never in the project's checkout."""
     from review_harness.core.kinds import kind_of_log
 
     kind = kind_of_log(run)
     fixtures = (run.eval.task_args or {}).get("fixtures")
+    if fixtures and Path(str(fixtures)).is_absolute():
+        return Path(str(fixtures)) / USER_SET_BASELINES / f"{kind.task}.json"
     if fixtures and str(fixtures) != kind.name:
         return baselines / f"{kind.task}.{str(fixtures).replace('/', '-')}.json"
     return baselines / f"{kind.task}.json"

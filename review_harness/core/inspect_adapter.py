@@ -25,16 +25,22 @@ correct finding; Inspect keeps them in a private module.
 
 `json_schema_dump` is a response schema as the providers serialise it (what is sent).
 
+`VIEW_ADDRESS` is where `inspect view` serves when given no --host or --port (Inspect's defaults
+live in a private module): the terminal's link to a review in the viewer.
+
 `batch_mode` says whether a model's calls go through its provider's batch API (`--batch`): the
 generate config a call resolves to (the evaluated model's includes the eval's, as Inspect merges
 it) is read from private modules.
 """
 
+from inspect_ai._util.constants import DEFAULT_SERVER_HOST, DEFAULT_VIEW_PORT
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import Model
 from inspect_ai.model._model import sample_model_usage, sample_role_usage
 from inspect_ai.util._json import json_schema_dump
 from inspect_ai.util._store import suspend_store_events
+
+VIEW_ADDRESS = f"http://{DEFAULT_SERVER_HOST}:{DEFAULT_VIEW_PORT}"
 
 
 def display_print(message: str) -> None:
@@ -64,4 +70,5 @@ def running_sample() -> tuple[str, dict] | None:
     return str(active.sample.id), dict(active.sample.metadata or {})
 
 
-__all__ = ["PrerequisiteError", "batch_mode", "display_print", "json_schema_dump", "running_sample", "sample_model_usage", "sample_role_usage", "suspend_store_events"]
+__all__ = ["PrerequisiteError", "VIEW_ADDRESS", "batch_mode", "display_print", "json_schema_dump", "running_sample",
+           "sample_model_usage", "sample_role_usage", "suspend_store_events"]

@@ -41,6 +41,28 @@ class KindError(ValueError):
 
 
 @dataclass(frozen=True)
+class OfflineCost:
+    """What the offline reviewer of a kind takes for a long input on the 2-core machine
+    (docs/robustness.md): seconds (of CPU: a busy machine takes longer, and the progress lines say
+    so) and memory per MB of text, and per table cell on top (each cell is read as a token of the
+    markdown model). The defaults are the DS review's: 3.5 MB of prose took 11 s of CPU, one table
+    of 100,000 rows x 5 columns (3.5 MB) 17 s and 1.0 GB, 200,000 x 5 (7.2 MB) 33 s and 1.9 GB. A
+    kind whose reviewers read their input otherwise declares its own (`ReviewKind.offline_cost`):
+    one whose reviewers compare parts of the input with each other takes time with the square of
+    the words read (`seconds_per_word_squared`), and one whose reviewers read at most so many
+    words of it (an input budget) says how many: the time then counts that share of the input
+    (the memory, which holds the whole input, does not)."""
+
+    seconds_per_mb: float = 3.0
+    seconds_per_cell: float = 1.4e-5
+    memory_mb_per_mb: float = 22.0
+    memory_mb_per_cell: float = 1.5e-3
+    base_memory_mb: float = 215.0
+    seconds_per_word_squared: float = 0.0
+    read_at_most_words: int | None = None
+
+
+@dataclass(frozen=True)
 class ReviewKind:
     """What the core needs to know of a kind; everything else stays in the kind's package.
 
@@ -70,6 +92,7 @@ class ReviewKind:
       one (the headline of a gold run).
     - `gold_problems(gold) -> list[str]`: checks of a gold file beyond its model and evidence
       ('<key path>: <problem>'; the DS rubric's lenses); optional.
+    - `offline_cost`: the rates behind the size guard's estimate of a long input (`OfflineCost`).
     """
 
     name: str
@@ -91,6 +114,7 @@ class ReviewKind:
     verdict_key: str = "verdict"
     verdict_accuracy: str | None = "verdict_accuracy"
     gold_problems: Callable[[Any], list[str]] | None = None  # checks of a gold file beyond its model
+    offline_cost: OfflineCost = OfflineCost()  # what its offline reviewer takes for a long input (core/sizeguard.py)
 
     def with_hooks(self, module: ModuleType) -> ReviewKind:
         """The declaration completed from its module's functions and the package's conventions."""

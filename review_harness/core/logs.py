@@ -11,7 +11,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from pydantic import ValidationError
 
-from review_harness.core.files import file_problem
+from review_harness.core.files import file_problem, shown
 from review_harness.core.kinds import kind_of_log
 from review_harness.core.yamlio import first_error
 
@@ -150,7 +150,8 @@ def chosen_sample(log: EvalLog, sample_id: str | None, epoch: int | None) -> Eva
     chosen = next((s for s in samples if str(s.id) == sample_id and s.epoch == epoch), None)
     if chosen is None:
         ids = sorted({str(s.id) for s in samples})
-        raise LogError(f"--sample {sample_id}: no such sample in {log.location}; samples: {', '.join(ids)}")
+        raise LogError(f"--sample {shown(sample_id)}: no such sample in {log.location}; samples: "
+                       f"{', '.join(shown(i) for i in ids)}")
     return chosen
 
 
@@ -167,6 +168,9 @@ def merge_columns(rows: list[list[str]]) -> list[str]:
 
 
 def text_table(rows: list[tuple[str, ...]]) -> str:
+    """Rows as aligned columns, the first a header. A cell is data on its line: a sample id or
+    title with a line break or control characters is shown escaped, never as a line of its own."""
+    rows = [tuple(shown(str(cell)) for cell in row) for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -187,7 +191,8 @@ def summary_table(log: EvalLog) -> str:
     table = text_table([tuple(columns)] + [tuple(row.get(c, "-") for c in columns) for row in rows])
     for sample in log.samples or []:
         if sample.error is not None:
-            table += f"\n{sample.id} (epoch {sample.epoch}) failed: {sample.error.message.splitlines()[0]}"
+            reason = (sample.error.message.splitlines() or ["no reason given"])[0]
+            table += f"\n{shown(str(sample.id))} (epoch {sample.epoch}) failed: {shown(reason)}"
     if kind.log_summary is not None and rows:
         table += "\n\n" + "\n".join(kind.log_summary(log))
     return f"log status: {log.status}\n" + table

@@ -22,12 +22,17 @@ done here, the same way for every kind:
 - the Task records `metadata["kind"]`, which is how the CLI tells a log's kind, and
   `metadata["user_documents"]` when no sample has a gold file: after such a run the terminal
   says each document's verdict (`core/console.py`);
-- the Task carries the kind's viewer configuration and headline figure (`core/viewer.py`).
+- the Task carries the kind's viewer configuration and headline figure (`core/viewer.py`);
+- the kind's inputs are read as a reader sees them: the core's document reader and, while the
+  kind reads its inputs, the core's file reader take invisible characters out and read look-alike
+  letters as plain ones (`core.text.visible_text`); a file read so is named on stderr with what
+  was changed (documents also in the review's warnings).
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +46,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from review_harness.core import console  # noqa: F401 (registers the hook that says each verdict)
+from review_harness.core.files import reading_inputs
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.kinds import ReviewKind, get_kind
 from review_harness.core.panel import cache_policy
@@ -54,6 +60,7 @@ from review_harness.core.params import (
     require_model,
     writable_folder,
 )
+from review_harness.core.text import invisible_warning
 from review_harness.core.viewer import headline_metric, viewer_config
 
 # the name under which a task function collects -T names it does not declare (`**unknown`)
@@ -129,7 +136,7 @@ class TaskRun:
         task_name = self.kind.task or self.kind.name
         with_gold = gold is not None and review_input.has_gold
         metadata = review_input.metadata | {"kind": self.kind.name}
-        metadata |= size_guard(task_name, review_input.samples)  # says what a long input will cost, before it starts
+        metadata |= size_guard(task_name, review_input.samples, self.kind.offline_cost)  # says what a long input will cost, before it starts
         if not review_input.has_gold:
             metadata["user_documents"] = True
         planted = mark_planted(review_input.samples)
@@ -194,5 +201,8 @@ def review_task(kind_name: str, task_function: Callable[..., Task], /, **argumen
         cache = bool(as_flag("cache", args.get("cache")))
         per_epoch = as_flag("cache_per_epoch", args.get("cache_per_epoch"))  # a kind without it: per epoch
         output_dir = writable_folder("output_dir", args.get("output_dir"))
-        yield TaskRun(kind=kind, args=args, timeout=timeout, max_tokens=max_tokens,
-                      cache=cache_policy(cache, per_epoch is not False), output_dir=output_dir)
+        with reading_inputs() as changed:  # the kind reads its inputs in the caller's block
+            yield TaskRun(kind=kind, args=args, timeout=timeout, max_tokens=max_tokens,
+                          cache=cache_policy(cache, per_epoch is not False), output_dir=output_dir)
+        for name, counts in changed.items():
+            print(f"{kind.task or kind.name}: {invisible_warning(counts, name)}", file=sys.stderr, flush=True)

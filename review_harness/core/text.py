@@ -6,7 +6,9 @@ Kinds add their own vocabulary on top (`STOPWORDS | {...}`), never a list of the
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 # function words that carry no subject: dropped before words are compared
 STOPWORDS = frozenset(
@@ -21,6 +23,84 @@ STOPWORDS = frozenset(
 )
 
 WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+
+# ---------------------------------------------------------------------------- what a reader sees
+
+# Characters a reader does not see split or reorder the words every rule and every model reads:
+# the Unicode format characters (category Cf: zero-width spaces and joiners, the word joiner, the
+# soft hyphen, a byte-order mark inside the text, the bidirectional controls). Forms that look
+# like plain letters hide a word the same way: fullwidth letters, digits and signs, and the Latin
+# ligatures (NFKC reads each as its plain letters; other compatibility forms, such as superscripts
+# and fractions, keep their meaning and stay).
+_INVISIBLE_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
+                    "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen"}
+_LOOKALIKE_NAMES = {"\uff01": "fullwidth character", "\ufb00": "ligature"}  # first code point of each range
+_LOOKALIKES = "\uff01-\uff5e\ufb00-\ufb06"
+
+
+@lru_cache(maxsize=1)
+def _not_plain() -> re.Pattern[str]:
+    """Every format character and look-alike form, as one character class of ranges (built once;
+    a class of single characters made the search ten times slower)."""
+    ranges: list[list[int]] = []
+    for code in range(0x110000):
+        if unicodedata.category(chr(code)) == "Cf":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    spans = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return re.compile(f"[{spans}{_LOOKALIKES}]")
+
+
+def _kind_of(ch: str) -> str:
+    if "\uff01" <= ch <= "\uff5e":
+        return _LOOKALIKE_NAMES["\uff01"]
+    if "\ufb00" <= ch <= "\ufb06":
+        return _LOOKALIKE_NAMES["\ufb00"]
+    return _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
+
+
+def visible_text(text: str) -> tuple[str, dict[str, int]]:
+    """The text as a reader sees it, and what was changed, by kind: invisible characters
+    removed, look-alike forms (fullwidth, ligatures) read as their plain letters. Line breaks
+    and every other character stay, so line numbers and the rest of the text are the original's.
+    Every kind's input goes through this before any reading (the core's document reader, and
+    the core's file reader while a task reads its inputs)."""
+    if text.isascii():
+        return text, {}
+    counts: dict[str, int] = {}
+
+    def plain(match: re.Match[str]) -> str:
+        ch = match.group()
+        kind = _kind_of(ch)
+        counts[kind] = counts.get(kind, 0) + 1
+        return unicodedata.normalize("NFKC", ch) if kind in _LOOKALIKE_NAMES.values() else ""
+
+    cleaned = _not_plain().sub(plain, text)
+    return (cleaned, counts) if counts else (text, {})
+
+
+def invisible_warning(counts: dict[str, int], subject: str = "The document") -> str | None:
+    """What `visible_text` changed, in one sentence for the review's warnings (None: nothing)."""
+    if not counts:
+        return None
+    hidden = {k: n for k, n in counts.items() if k not in _LOOKALIKE_NAMES.values()}
+    alike = {k: n for k, n in counts.items() if k in _LOOKALIKE_NAMES.values()}
+
+    def listed(found: dict[str, int]) -> str:
+        return ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in sorted(found.items(), key=lambda kv: -kv[1]))
+
+    parts = []
+    if hidden:
+        total = sum(hidden.values())
+        parts.append(f"{total} invisible character{'s' if total > 1 else ''} ({listed(hidden)}), removed")
+    if alike:
+        total = sum(alike.values())
+        parts.append(f"{total} look-alike character{'s' if total > 1 else ''} ({listed(alike)}), read as plain letters")
+    return (f"{subject} contains {' and '.join(parts)} before the review, so the reviewers read (and quote) the "
+            "text as it displays.")
+
 
 # a negation or rejection close before a term turns "we use X" into "we do not use X"
 NEGATION = re.compile(

@@ -29,10 +29,17 @@ backtick left unpaired on its line, which would open a code span over the lines 
 The review JSON, `review-harness show` and the review files written with `-T output_dir=` keep
 the text as it is.
 
-The headline (the log list's SCORE) means one thing for every kind: with gold, the share of
-cases whose verdict (or decision) is the gold one; without gold, `passed`, the share of reviews
-whose verdict is the kind's best (`ReviewKind.verdicts[0]`: Good to Go, proceed, auto-approve,
-usable).
+The headline (the log list's SCORE, the figure Inspect's progress line and results lead with)
+reads a verdict for every kind: with gold, the share of cases whose verdict (or decision) is the
+gold one; without gold, the verdict itself (`verdict_standing`): a score named for the verdict
+the reviews got ('Minor Fix') whose value is that verdict's place on the kind's scale, from 1 for
+the passing verdict (`ReviewKind.verdicts[0]`) to 0 for the strictest (DS: Good to Go 1, Minor
+Fix 0.5, Major Rework 0). The log list shows one number per log, so the value alone tells a
+verdict from the others; the name says which it is where Inspect shows names.
+
+Inspect opens a sample on its transcript, whose first lines are a reviewer's instructions, and a
+task cannot choose another tab: `review_url` is the address of a sample's SCORING tab, the
+review rendered, which the terminal prints after a run.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -297,13 +305,54 @@ def viewer_config(kind: ReviewKind, gold: bool) -> ViewerConfig:
 
 def headline_metric(kind: ReviewKind, gold: bool) -> str | None:
     """'<scorer>.<key>' of the figure that sums the run up (the log list shows it as the log's
-    SCORE), the same kind of figure for every kind: with gold, the share of cases whose verdict
-    is the gold one; without, the share of reviews that passed (see the module docstring)."""
+    SCORE), a verdict figure for every kind: with gold, the share of cases whose verdict is the
+    gold one; without, the synthesis score's verdict key, whose metric is `verdict_standing`
+    (see the module docstring)."""
     if gold and kind.gold_scorer and kind.verdict_accuracy:
         return f"{kind.gold_scorer}.{kind.verdict_accuracy}"
     if kind.synthesis_scorer and kind.verdicts:
-        return f"{kind.synthesis_scorer}.{PASSED}"
+        return f"{kind.synthesis_scorer}.{kind.verdict_key}"
     return None
+
+
+NO_VERDICT = "no verdict"
+
+
+def standing(kind: ReviewKind, verdict: str) -> float:
+    """The verdict's place on the kind's scale: 1 for the passing verdict, 0 for the strictest,
+    evenly between (DS Minor Fix 0.5; impact caution 0.67, unreviewed 0.33)."""
+    steps = len(kind.verdicts) - 1
+    return 1.0 - kind.verdicts.index(verdict) / steps if steps else 1.0
+
+
+def verdict_standing(kind: ReviewKind, labels: Sequence[Any]) -> dict[str, float]:
+    """The run's verdict as one named figure, {name: value} (a mapping-valued metric: Inspect
+    keeps the name): the name is the verdict every review got ('Minor Fix'), or each verdict
+    with its count, passing first ('2 Good to Go, 1 Major Rework'); the value the mean of their
+    `standing`. Labels that are no verdict of the kind (a draft, a deferred or failed review) are
+    left out; with none left, {'no verdict': NaN}."""
+    given = [label for label in labels if label in kind.verdicts]
+    if not given:
+        return {NO_VERDICT: math.nan}
+    seen = [v for v in kind.verdicts if v in given]
+    name = seen[0] if len(seen) == 1 else ", ".join(f"{given.count(v)} {v}" for v in seen)
+    return {name: sum(standing(kind, v) for v in given) / len(given)}
+
+
+REVIEW_TAB = "scoring"
+
+
+def review_url(log: str | Path, sample_id: str, epoch: int = 1) -> str:
+    """The address of one sample's review in `inspect view --log-dir <the log's folder>` (on the
+    viewer's default host and port): its
+    SCORING tab, where the review is rendered. Inspect opens a sample on its transcript, whose
+    first lines are a reviewer's instructions, and a task cannot choose the tab; a link can."""
+    from urllib.parse import quote
+
+    from review_harness.core.inspect_adapter import VIEW_ADDRESS
+
+    return (f"{VIEW_ADDRESS}/#/logs/{quote(Path(log).name)}/samples/sample/{quote(str(sample_id), safe='')}"
+            f"/{epoch}/{REVIEW_TAB}")
 
 
 def kind_columns(kind: ReviewKind) -> list[Column]:

@@ -161,7 +161,7 @@ def score_reading(reading: Reading, rubric: Rubric, draft: bool = False,
         dimension = rubric.dimension(dim_id)
         deductions = [(scoring.finding_deduction(i, dimension, rubric), i.severity) for i in items]
         credits = [dimension.credit(c).points for c in reading.credits[dim_id] if dimension.credit(c)]
-        scores[dim_id] = scoring.dimension_score(deductions, credits, rubric,
+        scores[dim_id] = scoring.dimension_score(deductions, credits, rubric, clamp=False,
                                                  **scoring.recalibration(rubric, dim_id, with_domain))[0]
     if draft or not scores:
         return None, None
@@ -632,11 +632,11 @@ def run_log_figures(where: str) -> int:
         raise CalibrationError(f"{path.name}: {ex}") from None
     if kind.name != "ds":  # an all-zero table would read as a reviewer that found nothing
         raise CalibrationError(f"{path.name}: a log of the {kind.title} review; calibrate --log reads gold-set runs "
-                               "of the DS review (inspect eval tasks/ds_review.py)")
+                               "of the DS review (inspect eval review_harness/ds_review)")
     result = log_figures(log)
     if not result["all"]["fixtures"]:
         raise CalibrationError(f"{path.name}: no sample has a gold comparison (a review of documents without "
-                               "gold files); calibrate --log reads a gold-set run (inspect eval tasks/ds_review.py)")
+                               "gold files); calibrate --log reads a gold-set run (inspect eval review_harness/ds_review)")
     print(f"gold figures of {path.name} (rubric {(log.eval.metadata or {}).get('rubric_version', '?')}) by split:")
     print(figures_table(result))
     return 0

@@ -144,6 +144,9 @@ class DimensionResult(BaseModel):
     reviewed: bool
     applicable: bool = Field(default=True, description="False: a domain the document has no content for (not scored).")
     score: float | None = None
+    score_in_final: float | None = Field(
+        default=None, description="What the final score takes for this dimension: its score, or, when its "
+        "deductions weigh double beside a domain and pass 100, a value below 0 (the dimension shows 0).")
     lens_ratings: dict[str, LensRating] = Field(default_factory=dict)
     lens_notes: dict[str, str] = Field(
         default_factory=dict, description="A lens rated NOT ASSESSED: what a person should check, as its reviewer said.")

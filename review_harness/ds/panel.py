@@ -11,6 +11,7 @@ from typing import Any
 
 from review_harness.core.documents import SourceMap
 from review_harness.core.matching import normalize_space
+from review_harness.core.text import visible_text
 from review_harness.core.member import MemberResult, MemberRun, StoreLike, load_result, member_key, save_result
 from review_harness.ds.models import (
     PANEL_STORE_KEY,
@@ -21,7 +22,6 @@ from review_harness.ds.models import (
     ReviewerReport,
 )
 from review_harness.ds.domain_dim import load_domain_input
-from review_harness.ds.prepare import strip_invisible
 from review_harness.ds.rubric import Rubric
 from review_harness.ds.synthesis import no_analysis_review, synthesize
 
@@ -50,7 +50,7 @@ def load_prepared(store: StoreLike, text: str) -> PreparedDocument:
     if data is None:
         raise RuntimeError("no prepared document in the sample store: run prepare_document() first")
     # the reviewers read the text as preparation did: invisible characters removed
-    return PreparedDocument.model_validate({**data, "text": strip_invisible(text)[0]})
+    return PreparedDocument.model_validate({**data, "text": visible_text(text)[0]})
 
 
 def no_analysis(record: PanelRecord) -> bool:
@@ -145,10 +145,10 @@ def review_from_store(
 def mark_evidence(review: Review, document_text: str) -> None:
     """Whether each quote is verbatim in the document, read as the reviewers read it (invisible
     characters removed, whitespace folded)."""
-    document = normalize_space(strip_invisible(document_text)[0])
+    document = normalize_space(visible_text(document_text)[0])
     for finding in review.findings:
         if finding.evidence:
-            finding.evidence_verified = normalize_space(strip_invisible(finding.evidence)[0]) in document
+            finding.evidence_verified = normalize_space(visible_text(finding.evidence)[0]) in document
     unverified = [f.id for f in review.findings if f.evidence_verified is False]
     if unverified:
         review.warnings.append(f"Evidence quotes not found verbatim in the document (kept, unverified): {', '.join(unverified)}.")

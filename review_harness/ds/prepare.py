@@ -26,7 +26,6 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Iterable
 
 from review_harness.core.documents import DocumentError, collapsed_spans
 from review_harness.core.markdown import MdBlock, last_nonblank, read_document
-from review_harness.core.text import SENTENCE_BOUNDARY, split_sentences
+from review_harness.core.text import SENTENCE_BOUNDARY, split_sentences, visible_text
 
 from .models import (
     PartialInputCheck,
@@ -1180,6 +1179,10 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
             body = "\n".join(body_lines)
             if not body.strip():
                 continue
+            if s.start_line > n * _LATE_SUMMARY:  # "Summary #1" deep in the text: the answer may still open it
+                opening = _opening_summary(an, blocks, first_h2, panel_limit, stated_only=True)
+                if opening is not None:
+                    return opening
             return _tldr_result("named_section", an, s.start_line, end, body)
 
     # 3b) a summary named by an HTML heading (<h2>Executive Summary</h2>) or a LaTeX abstract
@@ -1187,26 +1190,10 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     if named is not None:
         return _tldr_result(*named)
 
-    # 4) an opening paragraph (of the first three, before the first H2) that reads like a summary:
-    # a first paragraph of context followed by the answer is still a summary up front
-    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
-    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:3]
-    # an opening paragraph that opens with a summary label ("In short: ...", "Bottom line: ..."): the
-    # summary runs from the opening down to it
-    labelled = next((b for b in opening if _INLINE_SUMMARY_LABEL_RE.match(b.text.strip())), None)
-    for n, b in enumerate(opening):
-        # the first paragraph by the usual signals; a later one only when it states a result
-        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)):
-            if labelled is not None and labelled.start > b.end:
-                return _tldr_result("first_paragraph", an, b.start, labelled.end, "\n".join(an.lines[b.start - 1:labelled.end]))
-            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
-    if labelled is not None:
-        return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
-    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
-    # is a summary up front, if a weak one: it states the purpose, not the answer
-    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
-    if purpose is not None:
-        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
+    # 4) an opening paragraph (before the first H2) that reads like a summary
+    opening = _opening_summary(an, blocks, first_h2, panel_limit)
+    if opening is not None:
+        return opening
 
     # 5) summary phrases in the first 15% of the document
     framing_limit = _window(n, FRAMING_WINDOW)
@@ -1219,6 +1206,43 @@ def detect_tldr(text: str, sections: list[Section] | None = None) -> TldrDetecti
     return TldrDetection(found=False, method="absent")
 
 
+def _opening_summary(an, blocks, first_h2: int | None, panel_limit: int, stated_only: bool = False) -> TldrDetection | None:
+    """An opening paragraph (of the first few, before the first H2) that reads like a summary: a first
+    paragraph of context followed by the answer is still a summary up front. With `stated_only`, only an
+    opening that states the answer (not one that states the purpose)."""
+    opening_limit = max(first_h2 - 1 if first_h2 is not None else 0, panel_limit)
+    opening = [b for b in blocks if _is_prose_paragraph(b) and b.start <= opening_limit][:_OPENING_PARAGRAPHS]
+    # an opening paragraph that opens with a summary label ("In short: ...", "Bottom line: ..."): the
+    # summary runs from the opening down to it
+    labelled = next((b for b in opening if _INLINE_SUMMARY_LABEL_RE.match(b.text.strip())), None)
+    for n, b in enumerate(opening):
+        # the first paragraph by the usual signals; a later one only when it states a result
+        if _reads_like_summary(b.text) if n == 0 else (_STATED_RESULT_RE.search(b.text) and _IMPACT_RE.search(b.text)
+                                                        or _CONCLUDES_RE.search(b.text)):
+            if labelled is not None and labelled.start > b.end:
+                return _tldr_result("first_paragraph", an, b.start, labelled.end, "\n".join(an.lines[b.start - 1:labelled.end]))
+            return _tldr_result("first_paragraph", an, b.start, b.end, b.text)
+    if labelled is not None:
+        return _tldr_result("first_paragraph", an, labelled.start, labelled.end, labelled.text)
+    # an opening paragraph that says what the document will do ("In this analysis I will outline...")
+    # is a summary up front, if a weak one: it states the purpose, not the answer
+    if stated_only:
+        return None
+    purpose = next((b for b in opening if any(_PURPOSE_RE.match(sentence) for _, sentence in split_sentences(b.text.strip()))), None)
+    if purpose is not None:
+        return _tldr_result("first_paragraph", an, purpose.start, purpose.end, purpose.text)
+    return None
+
+
+# how many prose paragraphs before the first section may open with the answer (context, a quote, then the answer)
+_OPENING_PARAGRAPHS = 5
+# a section named like a summary that starts past this share of the lines is late
+_LATE_SUMMARY = 0.4
+# the author stating what the analysis concludes, with or without a figure ("My analysis, shown below, concludes
+# that the two accounts are written by different people")
+_CONCLUDES_RE = re.compile(
+    r"\b(?:(?:my|our|this|the) (?:analysis|study|investigation|results?|data)(?:,[^,]{0,30},)? (?:concludes?|shows?|finds?|suggests?) that|"
+    r"(?:i|we) (?:conclude|found|find) that|the (?:short )?answer is\b|spoiler\s*:)", re.I)
 # a paragraph that states a result, not only one that sounds conclusive ("this means")
 _INLINE_SUMMARY_LABEL_RE = re.compile(
     r"^\W{0,3}(?:in short|in brief|in a nutshell|bottom line|the short answer|short answer|tl;?\s?dr|summary|key finding|"
@@ -2065,38 +2089,8 @@ def parse_extraction(text: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------
-# What the document holds: invisible characters, the parts of an analysis, no analysis at all
+# What the document holds: the parts of an analysis, no analysis at all (invisible characters: core.text)
 # --------------------------------------------------------------------------------------
-
-_INVISIBLE_NAMES = {"\u200b": "zero-width space", "\u200c": "zero-width non-joiner", "\u200d": "zero-width joiner",
-                    "\u2060": "word joiner", "\ufeff": "zero-width no-break space", "\u00ad": "soft hyphen"}
-
-
-def strip_invisible(text: str) -> tuple[str, dict[str, int]]:
-    """The text without invisible format characters (zero-width spaces and joiners, soft hyphens,
-    bidirectional controls: Unicode category Cf), and how many of each kind were removed. Such a
-    character inside a word hides it from every reader of the text that matches words."""
-    if text.isascii():
-        return text, {}
-    # each distinct character is classified once (the text is read at every reviewer call)
-    found = sorted((ch for ch in set(text) if unicodedata.category(ch) == "Cf"), key=text.index)
-    if not found:
-        return text, {}
-    counts: dict[str, int] = {}
-    for ch in found:  # in order of first appearance, as a scan of the text would count them
-        name = _INVISIBLE_NAMES.get(ch, "bidirectional control" if 0x202A <= ord(ch) <= 0x2069 else "format character")
-        counts[name] = counts.get(name, 0) + text.count(ch)
-    return text.translate(dict.fromkeys(map(ord, found))), counts
-
-
-def invisible_warning(counts: dict[str, int]) -> str | None:
-    if not counts:
-        return None
-    total = sum(counts.values())
-    kinds = ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return (f"The document contains {total} invisible character{'s' if total > 1 else ''} ({kinds}); they were removed "
-            "before the review, so the reviewers read (and quote) the text as it displays.")
-
 
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _IMAGE_MARKUP_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.I)
@@ -2185,7 +2179,7 @@ def prepare_document(text: str, *, source: str, mode: str = "full", audience: st
     """
     if mode not in ("full", "quick"):
         raise ValueError(f"unknown mode {mode!r}: expected 'full' or 'quick'")
-    text, invisible = strip_invisible(text or "")
+    text, invisible = visible_text(text or "")
     if text is None or not text.strip():
         raise DocumentError(f"{source or 'document'} is empty: there is no text to review")
     an = _analyze(text)

@@ -45,7 +45,7 @@ def diminishing_returns(raw: float, bands: Iterable[tuple[float | None, float]])
 
 def dimension_score(
     deductions: Iterable[tuple[float, Severity]], credit_points: Iterable[float], rubric: Rubric,
-    credit_cap: float | None = None, scale: float = 1.0, minor_allowance: float = 0.0,
+    credit_cap: float | None = None, scale: float = 1.0, minor_allowance: float = 0.0, clamp: bool = True,
 ) -> tuple[float, float, float, float]:
     """(score, raw deductions, effective deductions, credits applied) for one dimension.
 
@@ -56,7 +56,9 @@ def dimension_score(
     and a finding, of any severity, never raises the score. `scale` and `minor_allowance` are the
     recalibration of a review with a domain (rubric `scoring.with_domain`): the effective
     deductions weigh `scale` times over, and the first `minor_allowance` points the MINOR findings
-    add are absorbed before they lower the score."""
+    add are absorbed before they lower the score. A dimension weighing `scale` times over can fall
+    past 0: `clamp=False` gives that value, which the final score takes (so the recalibration
+    holds exactly and adding a domain never lifts a review); the dimension itself shows 0."""
     pairs = [(float(points), severity) for points, severity in deductions]
     raw = sum(points for points, _ in pairs)
     curve = rubric.scoring.diminishing_returns
@@ -72,7 +74,7 @@ def dimension_score(
     # (rounded before it is scaled: a recalibrated dimension then moves the final score by exactly what
     # the unscaled one would, and no rounding lets a domain raise a score by a hundredth)
     shortfall = round(max(0.0, min(100.0, effective - credits)), 2) * scale
-    score = max(0.0, 100.0 - shortfall)
+    score = 100.0 - shortfall if not clamp else max(0.0, 100.0 - shortfall)
     return round(score, 2), raw, round(effective * scale, 2), round(credits * scale, 2)
 
 
@@ -118,7 +120,8 @@ def final_score(scores: Mapping[str, float | None], weights: Mapping[str, float]
         total = sum(weights.get(d, 0.0) for d in available)
         if total <= 0:
             return None
-        return _cents(sum(s * weights.get(d, 0.0) for d, s in available.items()) / total)
+        mean = sum(s * weights.get(d, 0.0) for d, s in available.items()) / total
+        return _cents(max(0.0, min(100.0, mean)))
     shortfall = sum((100.0 - s) * weights.get(d, 0.0) for d, s in available.items())
     return _cents(max(0.0, min(100.0, 100.0 - shortfall)))
 

@@ -154,15 +154,16 @@ def _dimension_result(
             if r.note and r.note.strip():
                 notes[r.lens] = r.note.strip()
     earned = scoring.earned_credits(report.positives, dimension)
-    score, raw, effective, credits = scoring.dimension_score(
+    in_final, raw, effective, credits = scoring.dimension_score(
         [(f.deduction, f.severity) for f in findings], list(earned.values()), rubric,
-        **scoring.recalibration(rubric, dimension.id, with_domain),
+        **scoring.recalibration(rubric, dimension.id, with_domain), clamp=False,
     )
     return DimensionResult(
         dimension=dimension.id,
         title=dimension.title,
         reviewed=True,
-        score=None if draft else score,
+        score=None if draft else max(0.0, in_final),
+        score_in_final=None if draft else in_final,
         lens_ratings=ratings,
         lens_notes=notes,
         raw_deductions=raw,
@@ -172,6 +173,12 @@ def _dimension_result(
         self_reported_score=report.score,
         status_label=scoring.dimension_status(findings),
     )
+
+
+def _in_final(result: DimensionResult) -> float | None:
+    """The value the final score takes for a dimension (below 0 for a recalibrated dimension whose
+    deductions pass 100; shown as 0)."""
+    return result.score if result.score_in_final is None else result.score_in_final
 
 
 def _same_issue(a: Finding, c: Finding) -> float:
@@ -195,7 +202,8 @@ def _weigher(reports: dict[str, ReviewerReport | None], rubric: Rubric, with_dom
 
     def weigh(findings: list[Finding]) -> tuple[int, float]:
         scores = {d: scoring.dimension_score([(f.deduction, f.severity) for f in findings if f.dimension == d],
-                                             credits, rubric, **scoring.recalibration(rubric, d, with_domain))[0]
+                                             credits, rubric, **scoring.recalibration(rubric, d, with_domain),
+                                             clamp=False)[0]
                   for d, credits in earned.items()}
         if with_domain:
             scores["domain"] = 100.0
@@ -322,7 +330,7 @@ def _charge_dedup_pairs(
     def final(charged: set[str]) -> float:
         scores = {d: scoring.dimension_score(
             [(0.0 if f.merged_into in charged else f.deduction, f.severity) for f in by_dim[d]], earned[d], rubric,
-            **scoring.recalibration(rubric, d, with_domain))[0]
+            **scoring.recalibration(rubric, d, with_domain), clamp=False)[0]
             for d in earned}
         scores["domain"] = domain_dim.domain_score(domain, rubric, domain_rubric, set(absorbed) - charged, with_domain)
         return scoring.review_score(rubric, scores)[0] or 0.0
@@ -464,7 +472,7 @@ def synthesize(
     scored = [d for d, r in dimensions.items() if r.reviewed] if status != "deferred" else []
     weights = scoring.review_weights(rubric, scored)
     if status != "deferred" and not draft:
-        final, weights = scoring.review_score(rubric, {d: dimensions[d].score for d in scored})
+        final, weights = scoring.review_score(rubric, {d: _in_final(dimensions[d]) for d in scored})
         band = scoring.band_verdict(final, rubric)
         verdict, floor_note = scoring.apply_floor_rules(band, floor_findings, rubric)
         if status == "partial" and verdict == scoring.GOOD_TO_GO:

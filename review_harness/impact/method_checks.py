@@ -244,13 +244,23 @@ def words_check(reading: Reading, meaning: str, numeric: ConsistencyCheck | None
                          message=said + f": at least {fmt(share)} of the effect, so their trends could produce much of it")
         return check(ident, d.dimension, True, topic=d.topic, fields=[statement.field],
                      message=said + ": small beside the effect")
+    if statement.what == "chance":
+        return check(ident, d.dimension, True, topic=d.topic, fields=[statement.field],
+                     message=f"{d.describe}: the words report {fmt(statement.value)} of {statement.out_of} tests "
+                     f"failing ({quote}), as many as chance alone gives at the 5% level")
     if statement.value is not None and d.threshold is not None:
         found = _threshold_check(meaning, d, statement.value, f"the {statement.what} the words give, {quote}",
                                  [statement.field])
         return found.model_copy(update={"id": ident})
-    status = "pass" if statement.holds else ("fail" if d.fatal is None and d.on_fail == "fail" else d.on_fail)
+    status = "pass" if statement.holds else _failing_in_words(d)
     return check(ident, d.dimension, statement.holds, topic=d.topic, fields=[statement.field], failing=status,
                  message=f"{d.describe}: reported in words as {'passing' if statement.holds else 'failing'} ({quote})")
+
+
+def _failing_in_words(d: Diagnostic) -> str:
+    """A failure the words report with no number to place it: the table's `words_fail`, else the
+    diagnostic's own failing status."""
+    return d.words_fail or d.on_fail
 
 
 def _two_waves(reading: Reading) -> bool:

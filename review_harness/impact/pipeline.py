@@ -13,7 +13,7 @@ error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
@@ -150,18 +150,21 @@ EPOCH_FIGURES = ("overall_spread", "epoch_consistent")  # with --epochs 2+ (scor
 
 
 def score_keys(dimensions: Sequence[str] = DEFAULT_DIMENSIONS) -> list[str]:
-    """Every number of the synthesis score, in the order the results show them: the headline
-    `overall` first."""
-    return ["overall", *dimensions, *FIGURES, *EPOCH_FIGURES]
+    """The numbers of the synthesis score that carry a metric, in the order the results show
+    them: `overall` first; `passed` is recorded per review only (the verdict's metric sums a run
+    up)."""
+    return ["overall", *dimensions, *(f for f in FIGURES if f != PASSED), *EPOCH_FIGURES]
 
 
-def synthesis_scorer(dimensions: Sequence[str] | None, metric: Callable[[], Metric]) -> Scorer:
-    """The synthesis scorer with `metric` on each of its keys, named literally (a glob pattern in
-    a metrics dict is read as a score name until a sample has a score, and a headline cannot find
+def synthesis_scorer(dimensions: Sequence[str] | None, metric: Callable[[], Metric],
+                     labels: Mapping[str, list[Metric]] | None = None) -> Scorer:
+    """The synthesis scorer with `labels` (metrics of its label keys: the task's names the run's
+    verdict) first, then `metric` on each of its figures, named literally (a glob pattern in a
+    metrics dict is read as a score name until a sample has a score, and a headline cannot find
     'overall' among patterns)."""
     dims = list(dimensions or DEFAULT_DIMENSIONS)
 
-    @scorer(name="impact_synthesis", metrics={key: [metric()] for key in score_keys(dims)})
+    @scorer(name="impact_synthesis", metrics={**(labels or {}), **{key: [metric()] for key in score_keys(dims)}})
     def impact_synthesis(dimensions: list[str] = dims) -> Scorer:
         return synthesis_score()
 
@@ -181,7 +184,8 @@ def synthesis_score() -> Callable[[TaskState, Target], object]:
     async def score(state: TaskState, target: Target) -> Score:
         review = review_from_store(state.store)
         result = review.result
-        # the verdict is a label (a sample-list column, no metric); then the figures named above
+        # the verdict is a label (a sample-list column; the task's metric on it names the run's verdict);
+        # then the figures named above
         value: dict[str, float | str] = {"verdict": review.verdict}
         value["overall"] = NAN if result.overall_score is None else recorded(result.overall_score)
         for name in review.expected_dimensions:

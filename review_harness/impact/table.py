@@ -276,6 +276,9 @@ class Diagnostic(BaseModel):
     within: tuple[float, float] | None = None
     fatal: Threshold | None = None
     on_fail: Literal["fail", "warn"] = "fail"
+    words_fail: Literal["fail", "warn"] | None = Field(
+        default=None, description="what a failure reported in words, with no number to place it, counts as "
+        "(default: on_fail)")
     inference: bool = Field(default=False, description="a p-value of the effect itself: small supports it")
     topic: str | None = None
     describe: str

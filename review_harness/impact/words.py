@@ -21,6 +21,7 @@ No Inspect import."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ F_VALUE = re.compile(r"\bF(?:\s*-?\s*stat(?:istic)?s?)?\s*(?:=|of|is|was|:|>|abo
 SMD = re.compile(r"(?:standardi[sz]ed (?:mean )?differences?|\bSMDs?)\D{0,30}?" + NUMBER, re.IGNORECASE)
 GAP = re.compile(r"\bby (?:about |roughly |some )?" + NUMBER + r"(\s*%|\s+[a-z]+(?:\s+points)?)?", re.IGNORECASE)
 RATIO = re.compile(r"\b(\d+(?:\.\d+)?)\s*[:/]\s*(\d+(?:\.\d+)?)\b")
+COUNT_OF = re.compile(r"\b(\d+)\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d+)\b", re.IGNORECASE)
 SHARE_TO = re.compile(r"\b(\d+(?:\.\d+)?)\s*%\s*(?:of [a-z ]+ )?(?:to|in|into|assigned to|allocated to) (?:the )?treat",
                       re.IGNORECASE)
 
@@ -48,9 +50,10 @@ class Said:
     holds: bool | None  # the diagnostic passes / fails / named but its result cannot be read
     quote: str
     field: str
-    value: float | None = None  # the number the sentence gives (p, F, SMD, share, gap)
+    value: float | None = None  # the number the sentence gives (p, F, SMD, share, gap, failed tests)
     what: str = ""  # 'p-value', 'F', 'standardised difference', 'share', 'gap'
     unit: str = ""
+    out_of: int | None = None  # with what 'chance': how many tests the failures are counted among
 
     @property
     def evidence(self) -> str:
@@ -173,10 +176,24 @@ def _diagnostic(sentence: str, where: str, meaning: str, table: ChecksTable) -> 
     holds = _polarity(named, table)
     if holds is None:
         holds = _polarity(rest, table)
+    count = COUNT_OF.search(named)
+    if holds is False and count is not None and _as_many_as_chance(int(count.group(1)), int(count.group(2))):
+        return Said(meaning, True, quote, where, float(count.group(1)), "chance",
+                    out_of=int(count.group(2)))
     gap = GAP.search(named) or GAP.search(rest)
     if holds is False and gap is not None:
         return Said(meaning, False, quote, where, abs(_number(gap.group(1))), "gap", (gap.group(2) or "").strip())
     return Said(meaning, holds, quote, where)
+
+
+def _as_many_as_chance(failed: int, tests: int, level: float = 0.05) -> bool:
+    """Whether `failed` of `tests` tests failing at `level` is what chance alone gives: the
+    binomial probability of at least that many is itself at least `level` (1 of 20 covariates
+    differing at 5% is expected; 6 of 20 is not)."""
+    if not 0 < failed <= tests or tests > 10_000:
+        return False
+    tail = sum(math.comb(tests, k) * level**k * (1 - level) ** (tests - k) for k in range(failed, tests + 1))
+    return tail >= level
 
 
 def _plan(sentence: str, where: str, table: ChecksTable) -> Said | None:

@@ -11,8 +11,9 @@ from urllib.request import url2pathname
 
 from review_harness.core.documents import confluence, convert
 from review_harness.core.documents.encoding import decode
-from review_harness.core.documents.model import Document, DocumentError, FolderResult, SourceMap, safe_text
+from review_harness.core.documents.model import Document, DocumentError, FolderResult, MissingExtra, SourceMap, safe_text
 from review_harness.core.files import FileReadError, read_bytes, special_file, tool_outputs
+from review_harness.core.text import invisible_warning, visible_text
 
 FORMATS: dict[str, str] = {
     ".md": "markdown",
@@ -28,7 +29,19 @@ FORMATS: dict[str, str] = {
 }
 
 
+def _visible(origin: str, text: str, warnings: list[str]) -> str:
+    """The text as a reader sees it (core.text.visible_text: invisible characters out, look-alike
+    letters plain; line breaks stay, so every line number is the original's), with a warning
+    naming what was changed. Every kind's documents pass here before anything reads them."""
+    cleaned, counts = visible_text(text)
+    warning = invisible_warning(counts, origin)
+    if warning:
+        warnings.append(warning)
+    return cleaned
+
+
 def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: list[str]) -> Document:
+    text = _visible(origin, text, warnings)
     if not text.strip():
         raise DocumentError(f"{origin} is empty")
     return Document(origin=origin, name=name, format=fmt, markdown=text.replace("\r\n", "\n").replace("\r", "\n"),
@@ -37,6 +50,7 @@ def _markdown_document(origin: str, name: str, fmt: str, text: str, warnings: li
 
 def _converted(origin: str, name: str, fmt: str, markdown: str, warnings: list[str],
                source_map: SourceMap | None = None) -> Document:
+    markdown = _visible(origin, markdown, warnings)
     if not markdown.strip():
         raise DocumentError(f"{origin} is empty: the {fmt} file has no text to review")
     source_map = source_map or convert.section_map(markdown, origin)
@@ -81,6 +95,8 @@ def _read_file(path: Path, origin: str) -> Document:
         raise DocumentError(f"{origin} {exc.problem}") from None
     try:
         return _convert(path, origin, data)
+    except MissingExtra as ex:  # which file needed it, then which extra installs it
+        raise DocumentError(f"{origin}: {ex}") from None
     except RecursionError:  # markup nested thousands of levels deep (e.g. <div> in <div> ...)
         raise DocumentError(f"{origin} is nested too deeply to read (elements inside each other hundreds of "
                             "levels deep): flatten it, or export the document as markdown") from None
@@ -114,13 +130,18 @@ def _convert(path: Path, origin: str, data: bytes) -> Document:
 
 def read_confluence(document: str, site: str | None = None, comments: bool = False) -> Document:
     ref = confluence.page_ref(document, site)
-    page, found = confluence.fetch_page(ref, comments=comments)
-    markdown, collapsed = confluence.convert_page(page, found)
+    try:
+        page, found = confluence.fetch_page(ref, comments=comments)
+        markdown, collapsed = confluence.convert_page(page, found)
+    except MissingExtra as ex:  # which page needed it, then which extra installs it
+        raise DocumentError(f"{ref.label}: {ex}") from None
+    found_warnings: list[str] = []
+    markdown = _visible(ref.label, markdown, found_warnings)
     source_map = convert.section_map(markdown, ref.given)
     source_map.collapsed = collapsed
     metadata = confluence.page_metadata(page)
     metadata["url"] = ref.given
-    warnings = confluence.draft_warning(ref.label, metadata["status"])
+    warnings = found_warnings + confluence.draft_warning(ref.label, metadata["status"])
     if metadata["child_pages"]:
         warnings.append(f"{ref.label} has {len(metadata['child_pages'])} child page(s): only this page is reviewed.")
     return Document(origin=ref.given, name=f"confluence-{ref.page_id}", format="confluence", markdown=markdown,

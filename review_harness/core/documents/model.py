@@ -27,12 +27,16 @@ def safe_text(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+class MissingExtra(DocumentError):
+    """An optional converter library is not installed (the reader of a file names the file)."""
+
+
 def require(module: str, what: str) -> ModuleType:
     """Import an optional converter library, or say in one line which extra installs it."""
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise DocumentError(
+        raise MissingExtra(
             f"{what} needs the optional '{EXTRA}' extra ({module} is not installed): "
             f'pip install -e ".[{EXTRA}]"'
         ) from None

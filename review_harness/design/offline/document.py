@@ -43,6 +43,12 @@ class Doc:
         return sentences(self.text)
 
     @cached_property
+    def _unit_index(self) -> dict[int, int]:
+        """Where each of `units` sits, by identity (a linear search per lookup made long documents
+        quadratic)."""
+        return {id(u): i for i, u in enumerate(self.units)}
+
+    @cached_property
     def units_with_code(self) -> list[Sentence]:
         return sentences(self.text, include_code=True)
 
@@ -105,12 +111,21 @@ class Doc:
     def body_units(self) -> list[Sentence]:
         return [u for u in self.units if u.kind != "heading"]
 
+    def position(self, unit: Sentence) -> int | None:
+        """Where `unit` sits in `units` (None when it is not one of them)."""
+        i = self._unit_index.get(id(unit))
+        if i is not None and self.units[i] is unit:
+            return i
+        try:  # an equal unit that is not this document's own object
+            return self.units.index(unit)
+        except ValueError:
+            return None
+
     def neighbours(self, unit: Sentence, radius: int = 1) -> list[Sentence]:
         """``unit`` and the units next to it inside the same section."""
         units = self.units
-        try:
-            i = units.index(unit)
-        except ValueError:
+        i = self.position(unit)
+        if i is None:
             return [unit]
         sec = self.section_of(unit.line)
         out = []

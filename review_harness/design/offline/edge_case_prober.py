@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import re
 
-from review_harness.core.markdown import subtree_end
+from review_harness.core.markdown import Sentence, subtree_end
 from review_harness.core.text import negated_before
 from review_harness.design.offline.document import all_matches, clause, design_has, quote_of, short, skip_context
 from review_harness.design.offline.quantities import duration_topics, quantities_by_unit, time_quantities
-from review_harness.design.offline.reading import Dismissal, broker_queues, dismissals, remote_calls, secret_handling
+from review_harness.design.offline.reading import (
+    Dismissal,
+    broker_queues,
+    diagram_lines,
+    dismissals,
+    drawn_only,
+    remote_calls,
+    secret_handling,
+    specified,
+)
 from review_harness.design.offline.registry import Ctx, detector
 from review_harness.design.offline.shared_checks import ambiguous_outcome, single_instance
 from review_harness.design.offline.substance import dropping_failure_paths
@@ -57,14 +66,21 @@ def failure_handling(ctx: Ctx) -> None:
     waits for with no timeout. A function call is no remote call, and a queue inside one process
     is no message broker."""
     doc = ctx.artifact
-    calls, queues, batches = remote_calls(doc), broker_queues(doc), all_matches(doc, V.batch)
-    operations = [(u, m) for u, m in all_matches(doc, V.remote_operation) if u.kind != "code"]
+
+    def operations_of(found: list[tuple[Sentence, re.Match[str]]]) -> list[tuple[Sentence, re.Match[str]]]:
+        """What the design specifies it does: not a FAQ answer, a use case or an open area, not negated."""
+        return [(u, m) for u, m in found if u.kind != "code" and specified(doc, u) and not negated_before(u.plain, m.start(), 25)]
+
+    calls, queues = operations_of(remote_calls(doc)), operations_of(broker_queues(doc))
+    batches, operations = operations_of(all_matches(doc, V.batch)), operations_of(all_matches(doc, V.remote_operation))
     triggers = calls + queues + batches + operations
     if not triggers:
         return
     # failure handling is a mechanism or a sentence saying what happens on a failure; a section
-    # called Risks, a word about errors, or a negated mention ('there is no fallback') is not
-    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and (
+    # called Risks, a word about errors, a negated mention ('there is no fallback') or a box in a
+    # diagram that no sentence explains is not
+    drawn, diagram = drawn_only(doc, V.handling_mechanism), diagram_lines(doc)
+    handling_units = [u for u in doc.units_with_code if u.kind != "heading" and not _section_reference(u) and u.line not in diagram and (
         any(not negated_before(u.plain, mm.start(), 25) for mm in V.handling_mechanism.finditer(u.plain))
         or V.failure_condition.search(u.plain))]
     handling_secs = [h for h in doc.headings_matching(V.sec_failure) if (h.level > 1 or len(doc.sections) < 3)
@@ -81,10 +97,23 @@ def failure_handling(ctx: Ctx) -> None:
         ctx.add(
             "no-failure-handling",
             title="No failure handling for remote dependencies", section=doc.title or doc.path_of(u.line),
-            issue=f"The design depends on {', '.join(kinds)} ({len(triggers)} mentions) and has no section or sentence on what happens when they fail, time out or return errors.",
+            issue=(f"The design depends on {', '.join(kinds)} ({len(triggers)} mentions) and has no section or sentence on what happens when they fail, time out or return errors."
+                   + (f" Its diagram draws a '{short(drawn[0][1].group(0), 30)}' that no sentence explains." if drawn else "")),
             why="The first dependency outage turns into undefined behaviour: requests hang, work is lost or repeated, and on-call has no documented response.",
             suggestion="Add a failure-handling section: for each dependency state the timeout, the retry policy, the fallback or degraded mode, and the alert.",
             evidence=quote_of(u, m.group(0)), key="no-failure-handling")
+    if drawn and (handling_secs or handling_units):
+        u, m = drawn[0]
+        what = short(m.group(0), 30)
+        ctx.add(
+            "failure-path-only-drawn",
+            title=f"Failure handling drawn but never described: {what}", section=doc.path_of(u.line),
+            issue=(f"The design's diagram draws a '{what}' path ('{short(u.plain, 70)}'), and no sentence says which failures take it, "
+                   "what is retried or timed out before, or what happens to the work that lands there."),
+            why="A failure path nobody specified is built by guess: what is parked, retried or lost on a failure is decided in code, without review.",
+            suggestion=(f"Describe the failure handling behind the '{what}': which errors and timeouts send work there, the retries before it, "
+                        "the fallback while a dependency is down, and who handles what arrives there and how it is replayed."),
+            evidence=quote_of(u, m.group(0)), key="drawn-failure-path")
     # remote calls a caller waits for, with no timeout anywhere
     if not calls or design_has(doc, V.timeout_word) or not (handling_secs or handling_units):
         return

@@ -144,7 +144,8 @@ def vague_claims(ctx: Ctx) -> None:
     for topic, pat in V.vague.items():
         hits = [(u, m) for u, m in all_matches(doc, pat) if not re.search(r"\d", u.plain) and not negated_before(u.plain, m.start(), 25)
                 and not doc.in_section_like(u, V.sec_illustrative)
-                and not V.benefit_to_others.search(u.plain[max(0, m.start() - 90): m.start()])]
+                and not V.benefit_to_others.search(u.plain[max(0, m.start() - 90): m.start()])
+                and not V.quality_aimed.search(u.plain[max(0, m.start() - 40): m.start()])]
         measured = [(u, m) for u, m in hits if V.measured_figure[topic].search(_nearby_text(doc, u))]
         for u, _ in measured[:1]:
             ctx.ok(f"The {topic} wording in '{doc.path_of(u.line)}' sums up figures measured beside it")

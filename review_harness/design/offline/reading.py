@@ -4,6 +4,9 @@
   ("call generic PodSpec validation", "calls the plugin's Filter method");
 * ``broker_queues``: message brokers and queues between processes, not a scheduler's or a
   controller's in-process queue;
+* ``drawn_only``: what a diagram draws and the text never names;
+* ``specified``: a passage that specifies what is built, not one that discusses it (a FAQ, a use
+  case, an example, an area still being researched) or puts it aside (alternatives, later work);
 * ``dismissals``: readiness questions answered with 'None' or 'n/a', and risk sections whose body
   is only a dismissal;
 * ``open_decisions``: what the design itself says is still undecided;
@@ -46,6 +49,33 @@ def remote_calls(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
             out.append((u, mm))
             break
     return out
+
+
+def specified(doc: Doc, u: Sentence) -> bool:
+    """Whether ``u`` specifies the design: not an alternative, a non-goal or later work, and not a
+    passage that only discusses the design (a FAQ answer, a use case, an example) or names an
+    area still open ('Open areas of research', 'Unresolved questions')."""
+    return not (skip_context(doc, u) or doc.in_section_like(u, V.sec_illustrative) or doc.in_section_like(u, V.sec_open))
+
+
+def _named(word: str) -> str:
+    return re.sub(r"[^a-z]", "", word.lower())[:4]
+
+
+def diagram_lines(doc: Doc) -> set[int]:
+    """The lines of the document's diagrams (code blocks drawn with arrows or box lines)."""
+    code = [u for u in doc.units_with_code if u.kind == "code"]
+    diagrams = {u.block for u in code if V.diagram_line.search(u.text)}
+    return {u.line for u in code if u.block in diagrams}
+
+
+def drawn_only(doc: Doc, pattern: re.Pattern[str]) -> list[tuple[Sentence, re.Match[str]]]:
+    """(diagram line, match) for what a diagram draws and no sentence of the text names: a box
+    labelled 'dead-letter topic' that the prose never explains."""
+    lines = diagram_lines(doc)
+    said = {_named(m.group(0)) for u in doc.units for m in pattern.finditer(u.plain)}
+    return [(u, m) for u in doc.units_with_code if u.kind == "code" and u.line in lines
+            for m in pattern.finditer(u.plain) if _named(m.group(0)) not in said]
 
 
 def broker_queues(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
@@ -125,7 +155,9 @@ def open_decisions(doc: Doc) -> list[OpenItem]:
     """What the design says is still undecided: admissions in its text ('We don't know yet',
     'still under development', 'not the final name') and each question of a section of open
     questions ('Unresolved questions'). Future work, alternatives and non-goals are not open
-    decisions of this design."""
+    decisions of this design, nor is what is unclear about an idea offered on top of it ('one
+    possibility to further reduce ... although it is not clear what') or about something it says
+    is not part of it ('not part of this proposal today, but we are considering adding it')."""
     open_secs = [s for s in doc.sections if s.level > 0 and V.sec_open.search(s.heading)]
     spans = [(s, s.start_line, subtree_end(doc.sections, s)) for s in open_secs]
     out: list[OpenItem] = []
@@ -136,7 +168,7 @@ def open_decisions(doc: Doc) -> list[OpenItem]:
         owner = next((s for s, a, b in spans if a <= u.line <= b), None)
         m = V.open_decision.search(u.plain)
         if owner is None:
-            if m:
+            if m and not V.optional_idea.search(u.plain) and not V.deferral.search(u.plain):
                 out.append(OpenItem(u, m, doc.section_of(u.line), bool(V.open_decisive.search(u.plain))))
             continue
         if u.kind == "bullet" or m or u.plain.rstrip().endswith("?"):
@@ -168,7 +200,7 @@ def dismissed_risks(doc: Doc) -> list[tuple[Sentence, re.Match[str]]]:
         sec = doc.section_of(u.line)
         if not (V.risk_word.search(u.plain) or (sec and V.risk_word.search(sec.heading))):
             continue
-        i = units.index(u)
+        i = doc.position(u)
         nxt = next((v for v in units[i + 1:] if v.kind != "heading"), None)
         if nxt is not None and V.dismissal_qualified.search(nxt.plain):
             continue

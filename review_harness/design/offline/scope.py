@@ -77,7 +77,7 @@ def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[in
                 continue
             unit = max(scored, key=lambda t: t[:3])[3]
             if best is None or score > best[3]:
-                best = (ng_index, sec.start_line, doc.units.index(unit), score)
+                best = (ng_index, sec.start_line, doc.position(unit), score)
         if best is None and len(full) <= 3:
             # a short non-goal: one sentence that builds all of it ('we will also build a new
             # monitoring exporter'); a sentence that only points at another document does not
@@ -87,7 +87,7 @@ def _nongoal_hits(design_text: str, req_text: str, stage: str) -> tuple[tuple[in
                         or V.sec_alternatives.search(sec.path) or NEGATION.search(u.plain[:40])):
                     continue
                 if full <= term_set(u.plain) and V.builds_verb.search(u.plain) and not V.reference_only.search(u.text):
-                    best = (ng_index, sec.start_line, doc.units.index(u), len(full))
+                    best = (ng_index, sec.start_line, doc.position(u), len(full))
                     break
         if best:
             out.append(best)

@@ -7,6 +7,8 @@ the row names, registered as a detector under the row's id:
   the dependency's failure path elsewhere in the design: the claim contradicts it, or there is none;
 * ``failure_path_drops_work``: a failure path that acknowledges, drops or only logs the work, with
   nothing beside it that retries, parks or alerts, loses the work and is not failure handling;
+* ``requirement_failure_path_missing``: a requirement about failures asks for retries, a timeout, a
+  fallback or a dead-letter path, and the design has no mechanism of that kind anywhere;
 * ``claim_beside_change``: "backwards compatible" / "no behaviour changes" beside a passage that
   changes what callers must do or what users see;
 * ``counted_quantity_two_values``: one counted or sized thing (a stream's shards, a backup's
@@ -18,6 +20,7 @@ the row names, registered as a detector under the row's id:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from review_harness.core.markdown import Sentence
@@ -25,8 +28,9 @@ from review_harness.core.patterns import PatternTable, compile_patterns
 from review_harness.core.yamlio import read_mapping
 from review_harness.design.offline.document import Doc, all_matches, clause, quote_of, short, skip_context
 from review_harness.design.offline.registry import Ctx, detector
+from review_harness.design.offline.requirements import Req
 from review_harness.core.text import negated_before
-from review_harness.design.offline.vocabulary import GENERIC, STOPWORDS, V, canon_id, ids_referenced, surface_words, term_set
+from review_harness.design.offline.vocabulary import GENERIC, STOPWORDS, V, canon_id, ids_referenced, stem, surface_words, term_set
 from review_harness.design.personas import PROMPTS_DIR
 
 CHECKS_FILE = PROMPTS_DIR / "substance_checks.yaml"
@@ -171,6 +175,51 @@ def failure_drops_work(ctx: Ctx) -> None:
             evidence=quote_of(u, m.group(0)), key=f"drops:{sentence_key(u)}")
 
 
+# what a design does when it provides each kind of failure behaviour, for the finding's text
+_PROVIDING = {"retries": "retries the failed operation", "timeout": "sets a timeout",
+              "fallback": "falls back or degrades", "dead-letter": "parks failed work in a dead-letter store"}
+
+
+@detector("required-failure-behaviour")
+def required_failure_behaviour(ctx: Ctx) -> None:
+    """Failure behaviour a requirement asks for (retries, a timeout, a fallback, a dead-letter
+    path) of which the design has no mechanism of that kind anywhere."""
+    row = checks()["required-failure-behaviour"]
+    doc = ctx.artifact
+    if doc is ctx.requirements or ctx.requirements.empty:
+        return  # the requirements under review are not checked against themselves
+    design_text = [u.plain for u in doc.units_with_code if not skip_context(doc, u)]
+    missing: dict[str, list[tuple[Req, re.Match[str]]]] = {}
+    for r in ctx.reqset.reqs:
+        if r.kind == "nongoal" or r.priority == "wont" or not row.failure.search(r.text):
+            continue
+        for kind, asks in row.asks.items():
+            m = asks.search(r.text)
+            if m is None or negated_before(r.text, m.start(), 25):
+                continue
+            if not any(row.provides[kind].search(t) for t in design_text):
+                missing.setdefault(kind, []).append((r, m))
+    if not missing:
+        return
+    asked = [(kind, r, m) for kind, hits in missing.items() for r, m in hits]
+    labels = list(dict.fromkeys(r.rid or "a requirement" for _, r, _ in asked))
+    kinds = list(missing)
+    lead_kind, lead, lm = asked[0]
+    quoted = next((u for u in [lead.unit, *lead.extra] if row.asks[lead_kind].search(u.plain)), lead.unit)
+    where = ctx.requirements.path_of(lead.unit.line)
+    ctx.add(
+        "required-failure-path-missing", when={"must": any(r.priority == "must" for _, r, _ in asked)},
+        title=f"Failure handling that {' and '.join(labels[:3])} count{'s' if len(labels) == 1 else ''} on is missing ({', '.join(kinds)})",
+        section=where,
+        issue=("The requirements count on failure behaviour the design never provides: "
+               + "; ".join(f"{r.label} names {kind} ('{clause(r.text, m, 80)}')" for kind, r, m in asked[:4])
+               + ". No passage of the design " + " or ".join(_PROVIDING[k] for k in kinds) + "."),
+        why="The requirement holds only on the failure path, and the design has none for it: the first failure breaks the requirement in production, untested.",
+        suggestion=("Add the failure handling the requirements name: the retry policy (attempts, backoff, what happens after the last), "
+                    "the timeout of each call, the fallback, the dead-letter path, and who is alerted."),
+        evidence=quote_of(quoted, lm.group(0)), key="required-failure-path")
+
+
 @detector("compatibility-beside-change")
 def compatibility_beside_change(ctx: Ctx) -> None:
     """A compatibility claim beside a change to what callers must do or what users see: in the same
@@ -232,42 +281,71 @@ def _about(text: str, start: int, end: int) -> set[str]:
     return term_set(clause_text) - {"day", "hour", "minut", "second", "week", "month", "year"}
 
 
-@detector("quantities-disagree")
-def quantities_disagree(ctx: Ctx) -> None:
-    """One counted or sized thing given two values in different sentences of the design."""
-    row = checks()["quantities-disagree"]
-    doc = ctx.artifact
-    stated: list[tuple[Sentence, re.Match[str], str, float, set[str]]] = []
+@dataclass(frozen=True)
+class _Stated:
+    """A figure the design states: where, the match, what it is compared under, its value, what it counts."""
+
+    unit: Sentence
+    match: re.Match[str]
+    key: tuple[str, str]  # its unit, and what it is counted per ('' when it is no rate)
+    value: float
+    about: frozenset[str]
+    approximate: bool
+
+
+APPROXIMATE_APART = 2.0  # an approximate figure disagrees with another only this many times apart
+
+
+def _stated_figures(doc: Doc, row: PatternTable) -> list[_Stated]:
+    stated = []
     for u in doc.body_units():
         if u.kind == "code" or skip_context(doc, u):
             continue
         for m in row.figure.finditer(u.plain):
-            window = u.plain[max(0, m.start() - 40): m.end() + 25]
-            if row.not_one_value.search(window):
+            if row.not_one_value.search(u.plain[max(0, m.start() - 40): m.end() + 25]):
                 continue
-            stated.append((u, m, _unit_key(m.group(2)), _figure(m.group(1)), _about(u.plain, m.start(), m.end())))
+            per = row.rate_after.match(u.plain[m.end(): m.end() + 25]) or row.rate_before.search(u.plain[max(0, m.start() - 60): m.start()])
+            key = (_unit_key(m.group(2)), stem(per.group(1)) if per else "")
+            stated.append(_Stated(u, m, key, _figure(m.group(1)), frozenset(_about(u.plain, m.start(), m.end())),
+                                  bool(row.approximate.search(u.plain[max(0, m.start() - 20): m.start()]))))
+    return stated
+
+
+def _disagree(a: _Stated, b: _Stated) -> bool:
+    """Two statements of one figure (the same unit, counted per the same thing) with different values."""
+    if a.unit is b.unit or a.key != b.key or a.value == b.value or min(a.value, b.value) <= 0:
+        return False
+    if (a.approximate or b.approximate) and max(a.value, b.value) < APPROXIMATE_APART * min(a.value, b.value):
+        return False
+    names_a, names_b = set(re.findall(r"`([^`]+)`", a.unit.text)), set(re.findall(r"`([^`]+)`", b.unit.text))
+    if names_a and names_b and not names_a & names_b:
+        return False  # each names its own thing ('delivery_attempts' and 'deliveries')
+    small, large = sorted((a.about, b.about), key=len)
+    return len(a.about & b.about) >= 2 or bool(small and small <= large)
+
+
+@detector("quantities-disagree")
+def quantities_disagree(ctx: Ctx) -> None:
+    """One counted or sized thing given two values in different sentences of the design: the same
+    unit, counted per the same thing (5 replicas per range against 15 replicas per range)."""
+    doc = ctx.artifact
+    stated = _stated_figures(doc, checks()["quantities-disagree"])
     reported = 0
-    for i, (u, m, unit, value, about) in enumerate(stated):
-        for v, mm, unit2, value2, about2 in stated[i + 1:]:
-            if v is u or unit2 != unit or value2 == value or min(value, value2) <= 0:
-                continue
-            names_u, names_v = set(re.findall(r"`([^`]+)`", u.text)), set(re.findall(r"`([^`]+)`", v.text))
-            if names_u and names_v and not names_u & names_v:
-                continue  # each names its own thing ('delivery_attempts' and 'deliveries')
-            shared = about & about2
-            small, large = sorted((about, about2), key=len)
-            if not (len(shared) >= 2 or (small and small <= large)):
-                continue
-            ctx.add(
-                "figures-disagree-count", title=f"The design gives one quantity two values ({m.group(0)} and {mm.group(0)})",
-                section=doc.path_of(v.line),
-                issue=(f"'{short(u.plain, 90)}' ({doc.path_of(u.line)}) says {m.group(0)}, and '{short(v.plain, 90)}' "
-                       f"({doc.path_of(v.line)}) says {mm.group(0)} for the same {', '.join(sorted(surface_words(u.plain + ' ' + v.plain, shared))[:3]) or 'thing'}."),
-                why="Whichever value is built, the other statement is wrong: capacity, cost or retention is sized on a figure the system does not have.",
-                suggestion="Settle one value, state it once, and refer to that statement elsewhere.",
-                evidence=quote_of(v, mm.group(0)), key=f"count:{sentence_key(u)}:{sentence_key(v)}")
-            reported += 1
-            break
+    for i, a in enumerate(stated):
+        b = next((b for b in stated[i + 1:] if _disagree(a, b)), None)
+        if b is None:
+            continue
+        u, m, v, mm = a.unit, a.match, b.unit, b.match
+        shared = a.about & b.about
+        ctx.add(
+            "figures-disagree-count", title=f"The design gives one quantity two values ({m.group(0)} and {mm.group(0)})",
+            section=doc.path_of(v.line),
+            issue=(f"'{short(u.plain, 90)}' ({doc.path_of(u.line)}) says {m.group(0)}, and '{short(v.plain, 90)}' "
+                   f"({doc.path_of(v.line)}) says {mm.group(0)} for the same {', '.join(sorted(surface_words(u.plain + ' ' + v.plain, set(shared)))[:3]) or 'thing'}."),
+            why="Whichever value is built, the other statement is wrong: capacity, cost or retention is sized on a figure the system does not have.",
+            suggestion="Settle one value, state it once, and refer to that statement elsewhere.",
+            evidence=quote_of(v, mm.group(0)), key=f"count:{sentence_key(u)}:{sentence_key(v)}")
+        reported += 1
         if reported >= 2:
             return
 

@@ -85,6 +85,8 @@ def numbers(text: str) -> list[Num]:
             continue
         if _AFTER_IS_LABEL.match(after) or _TIME_OF_DAY.match(after):
             continue
+        if before.endswith(("&#", "&#x")) and after.startswith(";"):
+            continue  # an HTML character reference ("&#39;" is an apostrophe): markup, not a number
         try:
             value = float(digits + frac)
         except ValueError:
@@ -119,9 +121,17 @@ _NUMERIC_P = re.compile(r"\bp\s*(?:-?\s*values?)?\s*(?:of\s*|is\s*|was\s*)?(?:=|
 _PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)\s*[$€£]?\d")
 _STAT = re.compile(r"\b(?:standard error|s\.e\.|std\.? err(?:or)?|margin of error|[tz]\s*=\s*-?\d|χ²|chi-?squared?\s*(?:\(\d+\))?\s*=\s*\d)"
                    r"[^.;]{0,30}\d", re.I)
+# a test's p-value as a package prints it ("(Pr > F) = 0.0642", "Pr(>|t|) = 0.03"), and a result said to be
+# (in)significant at a stated level ("not significantly different from zero at 10% significance level")
+_PR_GREATER = re.compile(r"\bPr\s*\(?\s*>\s*\|?[A-Za-zχ²]{1,2}\|?\s*\)?\s*\)?\s*=\s*0?\.\d+")
+_AT_LEVEL = re.compile(r"\b(?:in)?significant(?:ly different from zero)?(?: \w+){0,2} at (?:the |a )?\d+(?:\.\d+)?\s?%"
+                       r"(?: (?:significance|confidence))? level\b", re.I)
 _LEVEL_INTERVAL = re.compile(r"\b\d{2}(?:\.\d)?\s?%[\s-]*(?:CI|confidence|credible|prediction|probability|uncertainty|posterior|"
                              r"intervals?\b[^.]{0,50}?\d)", re.I)
 
+
+# three or more words in capitals in a row: a title or a heading set in capitals, not acronyms
+_CAPITALS_RUN = re.compile(r"\b[A-Z][A-Z'-]{2,}(?:[\s:,]+[A-Z][A-Z'-]*){2,}\b")
 
 _INLINE_MATH_NUMBER = re.compile(r"\$\s*([-−+]?\d[\d.,]*\s*%?)\s*\$")
 
@@ -134,7 +144,7 @@ def _plain_math(text: str) -> str:
 def numeric_uncertainty(text: str) -> re.Match[str] | None:
     """An uncertainty reported with its numbers (see Features.uncertainty)."""
     t = _plain_math(text.replace("\\%", "%"))
-    for pattern in (_NUMERIC_P, _PLUS_MINUS, _STAT, _LEVEL_INTERVAL):
+    for pattern in (_NUMERIC_P, _PR_GREATER, _PLUS_MINUS, _STAT, _LEVEL_INTERVAL, _AT_LEVEL):
         m = pattern.search(t)
         if m:
             return m
@@ -574,9 +584,10 @@ class Features:
         pattern = re.compile(r"(?<![\w/-])([A-Z][A-Z0-9]{1,7}|[A-Z]\d{1,3}[A-Z]?)(?:s)?(?![\w/])(?!-\d)")
         seen: dict[str, tuple[Sentence, re.Match[str]]] = {}
         for s in self.text_sentences:
-            if s.kind == "table" and s.role != RESULTS:
-                pass
+            capitals = [c.span() for c in _CAPITALS_RUN.finditer(s.text)]
             for m in pattern.finditer(s.text):
+                if any(a <= m.start() < b for a, b in capitals):
+                    continue  # a title set in capitals ("INFERRING CAUSAL IMPACT USING ..."): words, not acronyms
                 tok = m.group(1)
                 if not re.search(r"[A-Z].*[A-Z0-9]|[A-Z]\d", tok):
                     continue

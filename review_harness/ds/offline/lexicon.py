@@ -193,7 +193,8 @@ OVERCLAIM = rx(
     r"\b(proves?|proven|definitively|conclusively|undeniabl[ey]|without (?:a )?doubt|beyond (?:any )?doubt|"
     r"guarantee[sd]?|unquestionabl[ey]|no doubt|it is obvious|obviously|strong evidence that|clear evidence that|"
     r"(?:users|customers|everyone|people|shoppers|members|buyers|teams) (?:clearly )?(?:love|hate|prefer|want)s?\b|"
-    r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?))"
+    r"clearly (?:prefer|love|want|show|shows|demonstrate|demonstrates|prove|proves|is|are|works?)|"
+    r"(?:is|are|was|were) clearly (?:from|due to|caused by|driven by|the (?:result|work) of|because)\b)"
 )
 CONCLUSION_SIGNAL = rx(
     r"\b(in conclusion|to conclude|we conclude|we recommend|our recommendation|recommendation is|key (?:finding|takeaway|result)s?|"
@@ -285,7 +286,7 @@ TLDR_PURPOSE = rx(
     r"we (?:look|looked|explore|explored|analy[sz]e|analy[sz]ed|investigate|investigated|examine|examined|review|reviewed|dig|dug) (?:at |into )?)"
 )
 FINDING_VERB = rx(
-    r"\b(increas\w*|decreas\w*|reduc\w*|improv\w*|grew|grow\w*|fell|rose|dropped|lift\w*|drove|caused|found|finds|"
+    r"\b(conclud(?:es|ed) that|increas\w*|decreas\w*|reduc\w*|improv\w*|grew|grow\w*|fell|rose|dropped|lift\w*|drove|caused|found|finds|"
     r"shows?|showed|recommend\w*|should|did not|does not|no (?:effect|change|difference|impact|lift)|yes|outperform\w*|"
     r"underperform\w*|saves?|saved|costs?|worth|beat|missed|exceed\w*|doubl\w*|halv\w*|declin\w*|"
     r"(?:is|was|are|were) (?:not )?(?:significant|effective|profitable|driven))\b"
@@ -334,6 +335,22 @@ BOUNDARY = rx(
     r"we don't know|unknown|don't extrapolate|may not (?:hold|apply|generali[sz]e|transfer|carry over)|"
     r"might not (?:hold|apply|generali[sz]e|carry over)|only (?:covered|included|ran|measured|tested|looked at)|"
     r"(?:is|are) specific to|(?:only|just) (?:in|for) (?:the )?\w+)\b"
+)
+#: what a result can be extended to: the population a rollout or a claim covers
+SCOPE_UNITS = (r"(?:users?|customers?|members?|accounts?|markets?|regions?|countries|locales|languages|metros?|cities|"
+               r"sites?|stores?|categories|segments?|platforms?|products?|teams?|states|geographies|shards?)")
+#: a result applied to all of a population, or to more of it than was measured ("all 12 metros and every
+#: category", "approve global rollout", "extend it to the remaining markets")
+SCOPE_EXTENSION = rx(
+    r"\b((?:all|every)(?: (?:of )?(?:the|our))? (?:\d+ )?(?:other )?" + SCOPE_UNITS + r"|"
+    r"(?:global|worldwide|nationwide|company[- ]wide|network[- ]wide) (?:rollout|roll-out|launch|release|expansion)|"
+    r"to (?:other|new|more|the remaining|the rest of the) " + SCOPE_UNITS + r")\b"
+)
+#: the data were drawn at random from the population the result is applied to, so applying it there
+#: extends nothing ("we drew 5,000 queries at random from production traffic")
+SAMPLED_FROM_POPULATION = rx(
+    r"\b(?:(?:drew|drawn|sampled|selected|picked|chosen)\b[^.;]{0,60}?\bat random from|"
+    r"random(?:ly)? (?:sampled|drawn|selected|chosen) from|random sample (?:of|from) (?:all|every|the whole|the entire|production|live))\b"
 )
 GENERALIZE = rx(
     r"\b(all (?:users|customers|markets|regions|countries|segments|platforms|products|stores|teams)|"

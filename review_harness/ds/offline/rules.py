@@ -218,7 +218,7 @@ def review_with_rules(
     deductions = 0.0
     for lens in dim.lenses:
         ranked: list[tuple[int, float, int, ReviewerFinding, float]] = []
-        seen_types: set[str] = set()
+        seen_types: set[tuple[str, str]] = set()
         checked = False
         for order, row in enumerate(lens.deductions):
             detector = DETECTORS.get(row.id)
@@ -227,9 +227,10 @@ def review_with_rules(
             checked = True
             hits = _as_list(_run(detector, row.id, ctx))
             for hit in sorted(hits, key=lambda h: -h.strength):
-                if row.id in seen_types:
-                    break  # duplicates of an issue type are merged into the first
-                seen_types.add(row.id)
+                if (row.id, hit.evidence) in seen_types:
+                    continue  # the same problem at the same place is one finding; a check that lists several
+                    # (two different sums that do not add up) reports each where it is
+                seen_types.add((row.id, hit.evidence))
                 hit.issue_type = row.id
                 severity = _cap_severity(row.severity, ctx.draft)
                 points = row.points if severity == row.severity else rubric.severity_points(severity)

@@ -16,7 +16,7 @@ from review_harness.ds.offline.checks.analysis_readings import group_counts
 from review_harness.ds.offline.features import interval_with_bounds
 from review_harness.ds.offline.purpose import BENCHMARK, EXPLORATORY
 from review_harness.ds.offline.registry import Context, Hit, rule
-from review_harness.ds.offline.view import DATA, LIMITATIONS, RECOMMENDATION, SUMMARY, Sentence
+from review_harness.ds.offline.view import BACKGROUND, DATA, LIMITATIONS, RECOMMENDATION, SUMMARY, Sentence
 
 
 _MODEL_ESTIMATE = lx.rx(r"\b(hazard ratios?|odds ratios?|coefficients?|regression|estimated (?:effect|impact|difference)|"
@@ -38,8 +38,8 @@ def no_uncertainty(ctx: Context) -> Hit | None:
     if len(effects) < 2:
         return None
     head = headline_number(ctx)
-    if head is None:
-        return None
+    if head is None or head[0].role == BACKGROUND:
+        return None  # the only figures are the setting's (an industry's churn rate, cited): no result of its own
     s, m = head
     unsized = _groups_compared(ctx) and not groups_sized(ctx)
     return Hit(

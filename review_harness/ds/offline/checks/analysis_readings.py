@@ -198,6 +198,11 @@ def _composition(ctx: Context, allocation: Sentence) -> Hit | None:
 _MDE = re.compile(r"\b(minimum detectable|\bMDE\b|power (?:to detect|of|analysis)|powered to|smallest effect)\b", I)
 
 
+# a verdict that names where its estimates are: "(Appendix A.1)", "(see Table 3)", "as given by Model-12"
+_ESTIMATES_THERE = re.compile(r"\((?:see |in )?(?:appendix|table|tab\.)\s*[A-Z]?[\d.]*\)|\b(?:as )?(?:given|shown|reported|estimated) "
+                              r"(?:by|in) (?:the )?(?:model|table|appendix)[\s-]*[A-Z]?\d", I)
+
+
 @rule("null_result_unsized")
 def null_result_unsized(ctx: Context) -> Hit | None:
     """A result read as 'no (significant) effect' with no estimate and interval beside it and no
@@ -217,8 +222,8 @@ def null_result_unsized(ctx: Context) -> Hit | None:
         if re.search(r"\b(balance|sample ratio|pre-?period|a/a|baseline characteristics)\b", s.text, I):
             continue
         near = " ".join(x.text for x in statements[max(0, n - 2): n + 3])
-        if numeric_uncertainty(near):
-            continue
+        if numeric_uncertainty(near) or _ESTIMATES_THERE.search(near):
+            continue  # sized beside it, or in the table or appendix it sends the reader to
         return quoted_hit(
             v, s, lx.NONSIG.search(s.text),
             title="Null result given without its size",

@@ -11,7 +11,7 @@ from review_harness.core.text import content_words
 from review_harness.ds.offline import lexicon as lx
 from review_harness.ds.offline.checks.communication_conciseness import data_dump
 from review_harness.ds.offline.checks.helpers import (
-    CONDITIONAL, evidence_kind, first_words, headline_number, negated_before, primary_nulls, unmarked,
+    CONDITIONAL, evidence_kind, extended_results, first_words, headline_number, negated_before, primary_nulls, unmarked,
 )
 from review_harness.ds.offline.purpose import BENCHMARK, DECISION, DEMONSTRATION, EXPLORATORY, MEASUREMENT
 from review_harness.ds.offline.registry import Context, Hit, rule
@@ -196,18 +196,6 @@ def recommendation_vague(ctx: Context) -> Hit | None:
     )
 
 
-def _sampled_from_all(f) -> bool:
-    """The test drew its users at random from everyone it would apply to (an A/B test on sampled users)."""
-    return any(re.search(r"\b(?:randomly (?:assigned|selected|sampled)|randomi[sz]ed|sampled at (?:a )?rate|"
-                         r"(?:chance|rate) of (?:\d+ in \d+|being (?:picked|selected|sampled)))\b", s.text, re.I)
-               for s in f.statements)
-
-
-_MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
-                  r"(?:all|every|each)\b|\bexcept\b")
-_DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
-
-
 @rule("overreach_unbounded")
 def overreach_unbounded(ctx: Context) -> Hit | None:
     f = ctx.features
@@ -215,23 +203,7 @@ def overreach_unbounded(ctx: Context) -> Hit | None:
     # (a) a result pushed beyond what was measured, where the document does state limits
     #     (with no limits at all, limitations_missing owns the problem: routing table)
     if f.limitation is not None and not v.has(lx.BOUNDARY, [s for s in f.text_sentences if s.role == LIMITATIONS]):
-        for s in f.text_sentences:
-            if s.role in (LIMITATIONS, APPENDIX) or s.kind == "heading":
-                continue
-            m = lx.GENERALIZE.search(s.text)
-            if not m or v.has(lx.BOUNDARY, [s]):
-                continue
-            if re.match(r"all (?:users|customers)", m.group(0), re.I) and _sampled_from_all(f):
-                continue  # a test run on a random sample of the users: all of them are the population it measured
-            if _DESCRIBES_TEST.search(s.text) or lx.DECISION_FRAMING.search(s.text):
-                continue  # "held flat in all regions during the test" describes the test, it extends nothing; the
-                # decision a readout feeds ("for the go/no-go decision on launching to all users") claims nothing
-            if _MEASURED.search(s.text):
-                continue  # "conversion fell in every region except North America": the test's own results, described
-            if s.role not in (SUMMARY, CONCLUSION, RECOMMENDATION) and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):
-                continue  # "the autumn menu launched in all stores": a fact of the setting, not a claim extended
-            if s.role in (BACKGROUND, METHOD, DATA) or CONDITIONAL.search(s.text[max(0, m.start() - 60):m.start()]):
-                continue  # the problem stated, or a hypothetical ("it would be naive to send all offers to all customers")
+        for s, m in extended_results(ctx, lx.GENERALIZE)[:1]:
             return Hit(
                 title="Result extended beyond what the data covers",
                 issue=(

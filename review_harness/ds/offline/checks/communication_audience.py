@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from review_harness.ds.offline import lexicon as lx
-from review_harness.ds.offline.checks.helpers import unmarked
+from review_harness.ds.offline.checks.helpers import extended_results, first_words, unmarked
 from review_harness.ds.offline.purpose import DEMONSTRATION
 from review_harness.ds.offline.registry import Context, Hit, rule
 from review_harness.ds.offline.view import DATA, METHOD, Sentence
@@ -17,24 +17,33 @@ from review_harness.ds.offline.view import DATA, METHOD, Sentence
 def limitations_missing(ctx: Context) -> Hit | None:
     v = ctx.view
     f = ctx.features
-    if f.word_count_small:
-        return None
-    if not f.conclusion_present:
+    if f.word_count_small or not f.conclusion_present:
         return None  # nothing concluded, nothing to over-apply
     if f.limitation is not None or f.purpose.kind == DEMONSTRATION:
         return None  # a worked example's result is the method at work, not a claim to bound
+    # what needs bounds is a result applied beyond what was measured: a document that applies its result
+    # to no wider population (a measurement, an exploration, a ship decision for what was tested) leaves
+    # nothing for missing limitations to mislead about
+    extended = extended_results(ctx, lx.SCOPE_EXTENSION) or extended_results(ctx, lx.GENERALIZE)
+    if not extended:
+        return None
+    s, m = max(extended, key=lambda e: bool(lx.ROLLOUT.search(e[0].text)) + bool(re.search(r"\bwill\b", e[0].text, re.I)))
     return Hit(
         title="No limitations or scope stated",
         issue=(
-            "Nowhere does the document say what the analysis does not cover or where the result may not hold (time window, "
-            "population, data quality, design). Downstream readers may apply the numbers beyond what they support."
+            f"\"{first_words(unmarked(s.text), 20)}\" applies the result to {unmarked(m.group(0))}, yet nowhere does the "
+            "document say what the analysis does not cover or where the result may not hold (time window, population, "
+            "data quality, design). Downstream readers may apply the numbers beyond what they support."
         ),
-        evidence="",
-        location="whole document",
+        evidence=v.quote(s, m),
+        location=v.location(s),
         suggested_fix="Add a short 'Limitations' list: the population and period covered, what the design cannot rule out, and known data issues.",
         absence=True,
         consider="Consider adding a short limitations list.",
     )
+
+
+_CODE_READERS = 10  # lines of code a write-up shows when it is written for readers of code
 
 
 @rule("jargon_unexplained")
@@ -43,8 +52,8 @@ def jargon_unexplained(ctx: Context) -> Hit | None:
     v = ctx.view
     audience = ctx.audience
     known = set(lx.COMMON_ACRONYMS)
-    if audience in ("ds", "tech"):
-        known |= lx.DS_ACRONYMS
+    if audience in ("ds", "tech") or v.code_lines >= _CODE_READERS:
+        known |= lx.DS_ACRONYMS  # a write-up that shows its code is read by people who read code: OLS, AUC are theirs
     undefined = [(tok, s, m) for tok, s, m, d in f.acronyms if not d and tok not in known and tok.rstrip("S") not in known]
     jargon_words: list[tuple[str, Sentence, re.Match[str]]] = []
     if audience == "exec":

@@ -187,6 +187,9 @@ def appendix_in_body(ctx: Context) -> Hit | None:
 _CRYPTIC_CELL = re.compile(r"^(?:[A-Za-zΔδαβσμρ]|[a-z]+_[a-z_]+|[A-Z]_\w+|Δ\w*|d)$")
 
 
+_INTRODUCES_VISUAL = lx.rx(r"\b(?:shows?|showed|shown|plotted|illustrat\w+|depict\w*|as (?:the|this) (?:chart|figure|plot|graph))\b")
+
+
 @rule("visual_unclear")
 def visual_unclear(ctx: Context) -> Hit | None:
     v = ctx.view
@@ -197,6 +200,8 @@ def visual_unclear(ctx: Context) -> Hit | None:
         near = [s for s in f.text_sentences if abs(s.line - line) <= 3]
         if not near or any(f.nums(s) for s in near) or all(s.role not in (RESULTS,) for s in near):
             continue
+        if any(_INTRODUCES_VISUAL.search(s.text) for s in near if line - 3 <= s.line < line):
+            continue  # the text just before says what it shows ("David shows that spaces go with higher salaries")
         if lx.UNCAPTIONED_ALT.match(alt.strip().lower()) and not re.match(r"^(?:\*|_|figure|fig\.|chart|source)", nxt, re.I):
             raw = v.content.split("\n")[line - 1].strip()
             return Hit(

@@ -11,7 +11,9 @@ from review_harness.ds.offline import lexicon as lx
 from review_harness.core.text import split_sentences
 from review_harness.ds.offline.features import numbers
 from review_harness.ds.offline.registry import Context, Hit
-from review_harness.ds.offline.view import Sentence
+from review_harness.ds.offline.view import (
+    APPENDIX, BACKGROUND, CONCLUSION, DATA, LIMITATIONS, METHOD, RECOMMENDATION, SUMMARY, Sentence,
+)
 
 
 def first_words(text: str, words: int = 14) -> str:
@@ -123,6 +125,42 @@ def primary_nulls(ctx: Context, neg: list[Sentence]) -> list[Sentence]:
 
 CONDITIONAL = lx.rx(r"\b(if|whether|unless|once|would|could|might|may|when|until|before any)\b")
 
+_RANDOM_FROM_ALL = lx.rx(r"\b(?:randomly (?:assigned|selected|sampled)|randomi[sz]ed|sampled at (?:a )?rate|"
+                         r"(?:chance|rate) of (?:\d+ in \d+|being (?:picked|selected|sampled)))\b")
+_MEASURED = lx.rx(r"\b(fell|rose|grew|declined|dropped|improved|increased|decreased|held|was|were|moved)\b[^.]{0,40}\b(?:in|across) "
+                  r"(?:all|every|each)\b|\bexcept\b")
+_DESCRIBES_TEST = lx.rx(r"\b(during|throughout|before|in) the (?:test|experiment|campaign|pilot|trial)\b")
+_CLAIMS = (SUMMARY, CONCLUSION, RECOMMENDATION)
+
+
+def extended_results(ctx: Context, pattern: re.Pattern[str]) -> list[tuple[Sentence, re.Match[str]]]:
+    """Sentences that apply a result beyond what was measured (`pattern` names the wider scope: "all
+    markets", "global rollout"), in what the document concludes or recommends or in what it says will
+    happen. Not one: a sentence that bounds itself, the test's own results described ("fell in every
+    region"), the decision a readout feeds, the setting or the problem stated, a hypothetical, a
+    negation, or "all users" when the test drew its users at random from all of them."""
+    f = ctx.features
+    v = ctx.view
+    sampled = any(_RANDOM_FROM_ALL.search(s.text) or lx.SAMPLED_FROM_POPULATION.search(s.text) for s in f.statements)
+    population = any(lx.SAMPLED_FROM_POPULATION.search(s.text) for s in f.statements)
+    out = []
+    for s in f.text_sentences:
+        if s.role in (LIMITATIONS, APPENDIX, BACKGROUND, METHOD, DATA) or s.kind == "heading":
+            continue
+        m = pattern.search(s.text)
+        if not m or v.has(lx.BOUNDARY, [s]):
+            continue
+        if (sampled and re.match(r"all (?:users|customers)", m.group(0), re.I)) or population:
+            continue  # the data are a random sample of everyone it would apply to: all of them is what it measured
+        if _DESCRIBES_TEST.search(s.text) or lx.DECISION_FRAMING.search(s.text) or _MEASURED.search(s.text):
+            continue  # the test described, the decision a readout feeds, or the test's own results
+        if s.role not in _CLAIMS and not re.search(r"\b(will|should|can|expect\w*)\b", s.text, re.I):
+            continue  # "the autumn menu launched in all stores": a fact of the setting, not a claim extended
+        if CONDITIONAL.search(s.text[max(0, m.start() - 60):m.start()]) or negated_before(s.text, m.start(), 30):
+            continue  # a hypothetical ("it would be naive to send all offers to all customers") or a negation
+        out.append((s, m))
+    return out
+
 
 # a number that sets something rather than measures it: a price, a discount or offer, a threshold
 # ("customers that make more than $80,000"), a share allocated to a group, a target
@@ -192,10 +230,17 @@ def headline_number(ctx: Context) -> tuple[Sentence, re.Match[str] | None] | Non
             if s.kind == "heading":
                 continue
             for pattern in (lx.PERCENTLIKE, lx.MONEY):
-                m = next((m for m in pattern.finditer(s.text) if not is_parameter(s.text, m.start(), m.end())), None)
+                m = next((m for m in pattern.finditer(s.text) if not is_parameter(s.text, m.start(), m.end())
+                          and not _DATA_SHARE_AFTER.match(s.text[m.end():m.end() + 40])), None)
                 if m:
                     return s, m
     return None
+
+
+# a share of the data's own rows ("about 75% of observations belong to the negative class"): the data
+# described, no result
+_DATA_SHARE_AFTER = re.compile(r"^\s*(?:of )?(?:the |all |our )?(?:observations|rows|records|samples|data points|examples|"
+                               r"instances|entries|labels)\b", re.I)
 
 
 def _answers(sentence: str) -> bool:
