@@ -56,7 +56,10 @@ def batch_mode(model: Model) -> bool:
     from inspect_ai.model._generate_config import active_generate_config
     from inspect_ai.model._model import active_model
 
-    config = model.config.merge(active_generate_config()) if model is active_model() else model.config
+    own = getattr(model, "config", None)  # a stand-in model without Inspect's config makes no batch calls
+    if own is None:
+        return False
+    config = own.merge(active_generate_config()) if model is active_model() else own
     return bool(config.batch)
 
 
