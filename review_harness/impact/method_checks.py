@@ -252,15 +252,10 @@ def words_check(reading: Reading, meaning: str, numeric: ConsistencyCheck | None
         found = _threshold_check(meaning, d, statement.value, f"the {statement.what} the words give, {quote}",
                                  [statement.field])
         return found.model_copy(update={"id": ident})
-    status = "pass" if statement.holds else _failing_in_words(d)
+    # a failure in words with no number to place it: the table's words_fail, else the diagnostic's own
+    status = "pass" if statement.holds else (d.words_fail or d.on_fail)
     return check(ident, d.dimension, statement.holds, topic=d.topic, fields=[statement.field], failing=status,
                  message=f"{d.describe}: reported in words as {'passing' if statement.holds else 'failing'} ({quote})")
-
-
-def _failing_in_words(d: Diagnostic) -> str:
-    """A failure the words report with no number to place it: the table's `words_fail`, else the
-    diagnostic's own failing status."""
-    return d.words_fail or d.on_fail
 
 
 def _two_waves(reading: Reading) -> bool:
