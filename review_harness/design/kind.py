@@ -12,10 +12,10 @@ from review_harness.design.models import GRADER, KIND_NAME, SYNTHESIZER, DesignR
 from review_harness.design.models import Verdict as DesignVerdict
 
 # its offline reviewers read at most the input budget of prompts/design/personas.yaml (60,000 tokens,
-# about 46,000 words), and their time grows with the square of the words read. CPU seconds on the
-# 2-core machine: a real design of 7,600 words took 2 s; cut to the budget, 1 MB of prose (9,000
-# sections) 152 s, 3.5 MB 160 s, one table of 20,000 rows (0.7 MB) 66 s, of 100,000 rows 69 s
-OFFLINE_COST = OfflineCost(seconds_per_mb=0.0, seconds_per_cell=0.0, seconds_per_word_squared=5e-8,
+# about 46,000 words), and their time grows with the words read, faster than in proportion. CPU seconds
+# on the 2-core machine: a real design of 7,600 words took 2 s; a 5 MB design of prose cut to the budget
+# 48 s (237 s before its sentence lookups were indexed)
+OFFLINE_COST = OfflineCost(seconds_per_mb=0.0, seconds_per_cell=0.0, seconds_per_word_squared=2.3e-8,
                            read_at_most_words=46_000)
 
 KIND = ReviewKind(KIND_NAME, "design", task="design_review", review_model=DesignReview, gold_model=DesignGold,

@@ -43,10 +43,13 @@ class Doc:
         return sentences(self.text)
 
     @cached_property
-    def _unit_index(self) -> dict[int, int]:
-        """Where each of `units` sits, by identity (a linear search per lookup made long documents
-        quadratic)."""
-        return {id(u): i for i, u in enumerate(self.units)}
+    def _unit_index(self) -> dict[Sentence, int]:
+        """Where each of `units` first sits (a linear search per lookup made long documents
+        quadratic; a unit of `units_with_code` that `units` lacks was a full scan each time)."""
+        index: dict[Sentence, int] = {}
+        for i, u in enumerate(self.units):
+            index.setdefault(u, i)
+        return index
 
     @cached_property
     def units_with_code(self) -> list[Sentence]:
@@ -112,14 +115,8 @@ class Doc:
         return [u for u in self.units if u.kind != "heading"]
 
     def position(self, unit: Sentence) -> int | None:
-        """Where `unit` sits in `units` (None when it is not one of them)."""
-        i = self._unit_index.get(id(unit))
-        if i is not None and self.units[i] is unit:
-            return i
-        try:  # an equal unit that is not this document's own object
-            return self.units.index(unit)
-        except ValueError:
-            return None
+        """Where `unit` (or an equal one) first sits in `units`; None when it is not one of them."""
+        return self._unit_index.get(unit)
 
     def neighbours(self, unit: Sentence, radius: int = 1) -> list[Sentence]:
         """``unit`` and the units next to it inside the same section."""
