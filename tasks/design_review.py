@@ -21,7 +21,8 @@ from solvers.design_panel import design_pipeline
 
 @task
 def design_review(
-    design: str | None = None, requirements: str | None = None, stage: str | None = None,
+    design: str | None = None, requirements: str | None = None, requirements_sections: str | None = None,
+    stage: str | None = None,
     topic: str | None = None, personas: str | None = None, output_dir: str | None = None,
     auto_fix: bool = False, fixtures: str = "design", split: str = "all", timeout: float | None = None,
     max_tokens: int | None = None, cache: bool = False, cache_per_epoch: bool = True, **unknown: Any,
@@ -29,6 +30,7 @@ def design_review(
     """Args:
     design: the design (or plan) file or text; at stage=requirements the brief; default: the gold set.
     requirements: what it is reviewed against (file or text); at stage=requirements, the document reviewed.
+    requirements_sections: instead of requirements, headings of the design that state its goals (e.g. Goals,Non-Goals).
     stage: requirements | design | plan (default design; for the gold set, each case's own).
     topic: label of the review folder (letters, digits, '-', '_'); default: the reviewed file's name.
     personas: comma-separated persona ids overriding the stage's set.
@@ -42,7 +44,8 @@ def design_review(
     cache_per_epoch: with cache, keep epochs apart (default).
     """
     with review_task(
-        "design", design_review, design=design, requirements=requirements, stage=stage, topic=topic,
+        "design", design_review, design=design, requirements=requirements,
+        requirements_sections=requirements_sections, stage=stage, topic=topic,
         personas=personas, output_dir=output_dir, auto_fix=auto_fix, fixtures=fixtures, split=split,
         timeout=timeout, max_tokens=max_tokens, cache=cache, cache_per_epoch=cache_per_epoch, unknown=unknown,
     ) as run:

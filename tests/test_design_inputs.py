@@ -233,3 +233,56 @@ def test_two_triage_runs_at_once_keep_both_decisions(tmp_path, monkeypatch):
     assert records[ids[0]]["disposition"] == "accepted"
     assert records[ids[1]]["disposition"] == "rejected"
     assert f"note on {ids[1]}" in (folder / "calibration.yaml").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- a design that states its own goals
+
+PROPOSAL = """# Proposal: retries for the export job
+
+## Goals
+
+- The nightly export finishes even when the storage service drops one request in a hundred.
+- A failed export is reported to the on-call channel within 5 minutes.
+
+## Non-Goals
+
+- Changing the export format.
+
+## Design
+
+The export job retries each failed upload up to three times with exponential backoff starting at
+1 second. After the third failure the job stops and posts the error to the on-call channel.
+"""
+
+
+def test_a_design_with_its_own_goals_is_reviewed_against_those_sections(tmp_path):
+    from review_harness.core.inspect_adapter import PrerequisiteError
+    from test_design_review import design_review_task
+
+    proposal = tmp_path / "proposal.md"
+    proposal.write_text(PROPOSAL, encoding="utf-8")
+    log = run(tmp_path / "logs", design=str(proposal), requirements_sections="Goals,Non-Goals")
+    assert log.status == "success"
+    sample = log.samples[0]
+    # the named sections are the requirements, the rest is the design under review; nothing is in both
+    assert "one request in a hundred" in sample.metadata["requirements_text"]
+    assert "Changing the export format" in sample.metadata["requirements_text"]
+    assert "exponential backoff" not in sample.metadata["requirements_text"]
+    assert "exponential backoff" in sample.input and "one request in a hundred" not in sample.input
+    review = reviews_of(log)["proposal"]
+    assert review.status == "complete" and review.verdict is not None
+    assert review.requirements_path.endswith("proposal.md (Goals, Non-Goals)")
+
+    # a heading the design lacks is named, with the headings it has
+    with pytest.raises(PrerequisiteError, match=r"has no heading 'Requirements'; its headings: .*'Goals', 'Non-Goals'"):
+        design_review_task()(design=str(proposal), requirements_sections="Requirements", output_dir=str(tmp_path))
+    # both ways of giving the requirements at once, or with auto-fix editing that one file: refused
+    with pytest.raises(PrerequisiteError, match=r"give it with -T design= alone"):
+        design_review_task()(design=str(proposal), requirements=str(proposal), requirements_sections="Goals",
+                             output_dir=str(tmp_path))
+    with pytest.raises(PrerequisiteError, match=r"auto_fix=true edits the design file"):
+        design_review_task()(design=str(proposal), requirements_sections="Goals", auto_fix=True,
+                             output_dir=str(tmp_path))
+    # a design without requirements says how to give them
+    with pytest.raises(PrerequisiteError, match=r"-T requirements_sections=HEADING"):
+        design_review_task()(design=str(proposal), output_dir=str(tmp_path))

@@ -3,7 +3,7 @@
 The commands are read from the shell code blocks (```bash) of README.md and docs/*.md when the
 tests are collected, so a command another page adds is covered as soon as it is there. Each runs
 as its own test, in page order, in one sandbox folder outside the checkout that holds what the
-commands name (analysis.md, design.md, SPEC.md, a git repository with a change, out/impact_results.json,
+commands name (analysis.md, design.md, proposal.md, SPEC.md, a git repository with a change, out/impact_results.json,
 docs/plan.md, ...), links to the project's scorers/ and fixtures/ (the documents and scorer files
 the maintainers' pages name), and the project's .env (the offline reviewer). It has no tasks/: a
 user's folder has none, so a page that runs a review runs it by name (`review_harness/ds_review`). A command passes when it exits as the docs say it does (0, or 1 where 1 is
@@ -149,6 +149,10 @@ def make_sandbox(root: Path) -> Path:
             shutil.copy(design / name, folder / name)
     shutil.copy(design / "requirements.md", root / "brief.md")
     shutil.copy(design / "requirements.md", root / "reqs.md")
+    # a proposal that states its own goals: the design, then the requirements under Goals / Non-Goals
+    goals = (design / "requirements.md").read_text(encoding="utf-8").split("\n", 1)[1]
+    goals = goals.replace("## Requirements", "## Goals").replace("## Non-requirements", "## Non-Goals")
+    (root / "proposal.md").write_text((design / "design.md").read_text(encoding="utf-8") + "\n" + goals, encoding="utf-8")
     (root / "out").mkdir()
     shutil.copy(FIXTURES / "impact" / "heldout-clean-retention.json", root / "out" / "impact_results.json")
     shutil.copy(FIXTURES / "impact" / "heldout-clean-retention.json", root / "impact_results.json")

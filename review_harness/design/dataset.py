@@ -23,6 +23,7 @@ from review_harness.core.documents import DocumentError, is_remote, load, read_f
 from review_harness.core.documents.web import fetch_public, is_confluence_page
 from review_harness.core.gold import GoldError, gold_set_folders, present_gold_files
 from review_harness.core.inspect_adapter import PrerequisiteError
+from review_harness.core.markdown import parse_sections, split_sections
 from review_harness.core.files import file_problem
 from review_harness.core.params import choice, looks_like_path, resolve_user_path
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
@@ -160,8 +161,37 @@ def _sample(sample_id: str, design: DocumentInput, requirements: DocumentInput, 
     )
 
 
+def section_names(value: Any) -> list[str]:
+    """-T requirements_sections=Goals,Non-Goals as a list of headings (Inspect may already have
+    split the value at its commas)."""
+    names = [n.strip() for n in as_text_value("requirements_sections", value).split(",") if n.strip()]
+    if not names:
+        raise PrerequisiteError("-T requirements_sections=: name at least one heading of the design, e.g. Goals")
+    return names
+
+
+def split_own_requirements(design: DocumentInput, names: list[str]) -> tuple[DocumentInput, DocumentInput]:
+    """A design that states its own requirements (a proposal with Goals and Non-Goals sections)
+    read as two documents: the named sections (with their subsections) are the requirements, the
+    rest is the design."""
+    part, rest, missing = split_sections(design.text, names)
+    if missing:
+        headings = [s.heading for s in parse_sections(design.text) if s.level > 0]
+        shown = ", ".join(repr(h) for h in headings[:20]) + (" ..." if len(headings) > 20 else "")
+        raise PrerequisiteError(f"-T requirements_sections={','.join(names)}: {design.origin} has no heading "
+                                f"{', '.join(repr(m) for m in missing)}; its headings: {shown or 'none'}")
+    if not part.strip() or not rest.strip():
+        empty = "requirements" if not part.strip() else "design"
+        raise PrerequisiteError(f"-T requirements_sections={','.join(names)}: the {empty} part of {design.origin} "
+                                "would be empty; name the sections that state what the design must do")
+    where = design.origin
+    return (DocumentInput(rest, f"{where} (design sections)", design.path, design.warnings),
+            DocumentInput(part, f"{where} ({', '.join(names)})"))
+
+
 def user_samples(design: Any, requirements: Any, stage: str | None, topic: str | None,
-                 personas: list[str] | None, config: PersonaConfig) -> list[Sample]:
+                 personas: list[str] | None, config: PersonaConfig, requirements_sections: Any = None,
+                 auto_fix: bool = False) -> list[Sample]:
     stage = choice("stage", stage, STAGES) or "design"
     info = config.stage(stage)
     reviewed_name, reference_name = info.reviews, info.reference
@@ -169,10 +199,21 @@ def user_samples(design: Any, requirements: Any, stage: str | None, topic: str |
     if given[reviewed_name] is None:
         raise PrerequisiteError(f"-T {reviewed_name}=PATH is required at the {stage} stage: it is the "
                                 f"{info.reviewed_noun} under review")
-    if given[reference_name] is None and stage != "requirements":
+    own_sections = section_names(requirements_sections) if requirements_sections is not None else None
+    if own_sections is not None:
+        if stage == "requirements" or requirements is not None or design is None:
+            raise PrerequisiteError("-T requirements_sections= takes the requirements from headings of -T design=PATH: "
+                                    "give it with -T design= alone (no -T requirements=, not at stage=requirements)")
+        if auto_fix:
+            raise PrerequisiteError("-T auto_fix=true edits the design file, which here also holds the requirements "
+                                    "(-T requirements_sections=); leave one of them out")
+    elif given[reference_name] is None and stage != "requirements":
         raise PrerequisiteError(f"-T {reference_name}=PATH is required with -T {reviewed_name}=PATH: the "
-                                f"{info.reference_noun} the {info.reviewed_noun} is reviewed against")
+                                f"{info.reference_noun} the {info.reviewed_noun} is reviewed against (or, when "
+                                f"the design states its own goals, -T requirements_sections=HEADING,... names them)")
     docs = {slot: read_document(slot, value) if value is not None else NO_DOCUMENT for slot, value in given.items()}
+    if own_sections is not None:
+        docs["design"], docs["requirements"] = split_own_requirements(docs["design"], own_sections)
     reviewed = docs[reviewed_name]
     topic = check_topic(topic) if topic is not None else default_topic(reviewed)
     sample = _sample(topic, docs["design"], docs["requirements"], stage, topic, personas or config.active(stage),

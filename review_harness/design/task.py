@@ -72,7 +72,8 @@ def design_input(run: TaskRun) -> DesignInput:
     design, requirements = args["design"], args["requirements"]
     output_dir = run.output_dir
     if design is not None or requirements is not None:
-        samples = user_samples(design, requirements, args["stage"], args["topic"], personas, config)
+        samples = user_samples(design, requirements, args["stage"], args["topic"], personas, config,
+                               requirements_sections=args["requirements_sections"], auto_fix=auto_fix)
         if output_dir is None:
             output_dir = default_output_dir()
     else:
