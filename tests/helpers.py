@@ -63,3 +63,12 @@ def rule_positives(text: str) -> list:
     from review_harness.ds.offline.rules import review_with_rules
 
     return [p for d in ("analysis", "communication") for p in review_with_rules(d, text).positives]
+
+
+def interruptible() -> None:
+    """preexec_fn of a child the test interrupts: Ctrl-C at its default, as a terminal starts it. A
+    test run itself started in the background (`cmd &` in a script) has SIGINT ignored, and every
+    child would inherit that and never see the test's Ctrl-C."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

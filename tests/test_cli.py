@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from helpers import load_task_file
+from helpers import interruptible, load_task_file
 from review_harness.cli import LAZY_COMMANDS, cli, main
 from review_harness.core.kinds import get_kind
 from review_harness.core.paths import PROJECT_ROOT
@@ -318,7 +318,8 @@ def test_ctrl_c_during_a_command_is_one_line(tmp_path):
             "    os.kill(os.getpid(), signal.SIGINT)\n"
             "    time.sleep(30)\n"
             "sys.exit(main(['wait']))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                            preexec_fn=interruptible)
     assert result.returncode == 130
     assert [line for line in result.stderr.splitlines() if line.strip()] == ["review-harness: interrupted"]
     assert "Traceback" not in result.stderr and result.stdout == ""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import interruptible
 from review_harness._startup import LINE, eval_command
 
 BIN = Path(sys.executable).parent
@@ -38,7 +39,7 @@ def start(tmp_path: Path, document: Path) -> subprocess.Popen:
     return subprocess.Popen([str(BIN / "inspect"), "eval", "review_harness/ds_review", "-T", f"document={document}",
                              "--model", "offline/rules", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
                             cwd=tmp_path, env=os.environ | {"PWD": str(tmp_path)}, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=interruptible)
 
 
 def lines_of(err: str) -> list[str]:
