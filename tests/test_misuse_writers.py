@@ -9,7 +9,8 @@ input recreated.
 - two reviews of two different `report.md` files written at once into one `-T output_dir` keep
   both (real processes);
 - a property over every writing command: files already in the target are byte-identical after the
-  command unless --force.
+  command unless --force (`plant`, `gold new`), or always (`calibrate --write --output`, `gate
+  --write-baseline`, which have no --force).
 """
 
 from __future__ import annotations
@@ -169,6 +170,58 @@ def test_pre_existing_files_stay_byte_identical_unless_force(tmp_path, capsys, c
     assert code == 0
     forced = snapshot(target)
     assert {k: forced[k] for k in before if k not in names} == {k: before[k] for k in before if k not in names}
+
+
+@pytest.fixture(scope="module")
+def planted_run(tmp_path_factory) -> str:
+    """A successful offline run over a small planted set: what `gate --write-baseline` records."""
+    from inspect_ai import eval as inspect_eval
+
+    from helpers import load_task_file
+
+    folder = tmp_path_factory.mktemp("planted")
+    assert main(plant(folder / "set")) == 0
+    [log] = inspect_eval(load_task_file("ds_review")(fixtures=str(folder / "set")), model="offline/rules",
+                         display="none", log_dir=str(folder / "logs"))
+    assert log.status == "success"
+    return log.location
+
+
+@pytest.mark.parametrize("seed", range(6))  # seeds 4 and 5 put a user's file at the baseline's name
+def test_calibrate_and_gate_leave_every_file_already_in_their_target(tmp_path, capsys, planted_run, seed):
+    """The other two writing commands have no --force: `calibrate --write --output FILE` puts its
+    rubric beside a file it did not write, `gate --write-baseline` refuses a file that is no
+    baseline. Over a random choice of names already holding a user's bytes (the ones the commands
+    would write among them), every one is the same bytes afterwards and each command's output is
+    a file it wrote."""
+    from review_harness.core.gate import load_baseline
+    from review_harness.ds.rubric import load_rubric
+
+    rng = random.Random(seed)
+    target = tmp_path / "target"
+    target.mkdir()
+    names = ["rubric.yaml", "rubric-2.yaml", "baseline.json", "notes.txt"]
+    chosen = rng.sample(names, rng.randint(0, len(names)))
+    for name in chosen:
+        (target / name).write_bytes(b"{" + bytes(rng.randrange(256) for _ in range(rng.randint(0, 64))))
+    before = snapshot(target)
+
+    code, out, err = run(capsys, "calibrate", "--gold", str(PROJECT_ROOT / "gold" / "ds"), "--write",
+                         "--output", str(target / "rubric.yaml"))
+    assert code == 0, err
+    written = Path(out.rsplit("wrote ", 1)[1].split(" (", 1)[0])
+    assert written.parent == target and written.name not in before
+    assert load_rubric(written).version
+
+    code, out, err = run(capsys, "gate", "--write-baseline", planted_run, "--baseline", str(target / "baseline.json"))
+    if "baseline.json" in chosen:
+        assert code != 0 and "not replaced" in err and len(err.strip().splitlines()) == 1, err
+    else:
+        assert code == 0, err
+        assert load_baseline(target / "baseline.json").samples
+
+    after = snapshot(target)
+    assert {k: after[k] for k in before} == before
 
 
 def test_write_safe_and_write_output_never_replace_another_runs_file(tmp_path):
