@@ -190,13 +190,19 @@ def writable_folder(name: str, value: str | None) -> Path | None:
     return folder
 
 
+def as_list(name: str, value: Any, expected: str) -> list[str]:
+    """One value or several, comma-separated: inspect turns `-T name=a,b` into a list. None left
+    after blanks are dropped is one line ending in `expected`."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    values = [str(item).strip() for item in items if str(item).strip()]
+    if not values:
+        raise PrerequisiteError(f"-T {name}={value}: {expected}")
+    return values
+
+
 def as_paths(name: str, value: Any) -> list[str]:
     """One path or several: inspect turns `-T name=a.md,b.md` into a list."""
-    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
-    paths = [str(item).strip() for item in items if str(item).strip()]
-    if not paths:
-        raise PrerequisiteError(f"-T {name}={value}: expected a path (or several, comma-separated)")
-    return paths
+    return as_list(name, value, "expected a path (or several, comma-separated)")
 
 
 MODEL_HELP = (

@@ -25,7 +25,7 @@ from review_harness.core.gold import GoldError, gold_set_folders, present_gold_f
 from review_harness.core.inspect_adapter import PrerequisiteError
 from review_harness.core.markdown import parse_sections, split_sections
 from review_harness.core.files import file_problem
-from review_harness.core.params import choice, looks_like_path, resolve_user_path
+from review_harness.core.params import as_list, choice, looks_like_path, resolve_user_path
 from review_harness.design.artifacts import MAX_TOPIC, topic_problem
 from review_harness.design.gold import is_real_gold, load_design_gold
 from review_harness.design.models import STAGES
@@ -161,15 +161,6 @@ def _sample(sample_id: str, design: DocumentInput, requirements: DocumentInput, 
     )
 
 
-def section_names(value: Any) -> list[str]:
-    """-T requirements_sections=Goals,Non-Goals as a list of headings (Inspect may already have
-    split the value at its commas)."""
-    names = [n.strip() for n in as_text_value("requirements_sections", value).split(",") if n.strip()]
-    if not names:
-        raise PrerequisiteError("-T requirements_sections=: name at least one heading of the design, e.g. Goals")
-    return names
-
-
 def split_own_requirements(design: DocumentInput, names: list[str]) -> tuple[DocumentInput, DocumentInput]:
     """A design that states its own requirements (a proposal with Goals and Non-Goals sections)
     read as two documents: the named sections (with their subsections) are the requirements, the
@@ -184,9 +175,13 @@ def split_own_requirements(design: DocumentInput, names: list[str]) -> tuple[Doc
         empty = "requirements" if not part.strip() else "design"
         raise PrerequisiteError(f"-T requirements_sections={','.join(names)}: the {empty} part of {design.origin} "
                                 "would be empty; name the sections that state what the design must do")
-    where = design.origin
-    return (DocumentInput(rest, f"{where} (design sections)", design.path, design.warnings),
-            DocumentInput(part, f"{where} ({', '.join(names)})"))
+    design_origin, requirements_origin = section_origins(design.origin, names)
+    return (DocumentInput(rest, design_origin, design.path, design.warnings), DocumentInput(part, requirements_origin))
+
+
+def section_origins(where: str, names: list[str]) -> tuple[str, str]:
+    """How the two parts of one document read as two are named: (design, requirements)."""
+    return f"{where} (design sections)", f"{where} ({', '.join(names)})"
 
 
 def user_samples(design: Any, requirements: Any, stage: str | None, topic: str | None,
@@ -199,7 +194,9 @@ def user_samples(design: Any, requirements: Any, stage: str | None, topic: str |
     if given[reviewed_name] is None:
         raise PrerequisiteError(f"-T {reviewed_name}=PATH is required at the {stage} stage: it is the "
                                 f"{info.reviewed_noun} under review")
-    own_sections = section_names(requirements_sections) if requirements_sections is not None else None
+    own_sections = (as_list("requirements_sections", requirements_sections,
+                            "name at least one heading of the design, e.g. Goals")
+                    if requirements_sections is not None else None)
     if own_sections is not None:
         if stage == "requirements" or requirements is not None or design is None:
             raise PrerequisiteError("-T requirements_sections= takes the requirements from headings of -T design=PATH: "
@@ -255,8 +252,7 @@ def gold_samples(fixtures: str, split: str, stage: str | None, personas: list[st
         if case is not None:
             origins, document = (str(case / "design.md"), str(case / "requirements.md")), f"gold:{fixtures}/{gold.topic}"
         else:  # a real document read as two by its headings
-            where = str(gold.document_path)
-            origins = (f"{where} (design sections)", f"{where} ({', '.join(gold.requirements_sections)})")
+            origins = section_origins(str(gold.document_path), gold.requirements_sections)
             document = f"gold:real/{gold.topic}"
         case_stage = choice("stage", stage, STAGES) or gold.stage
         samples.append(_sample(
