@@ -173,22 +173,23 @@ def test_pre_existing_files_stay_byte_identical_unless_force(tmp_path, capsys, c
 
 
 @pytest.fixture(scope="module")
-def planted_run(tmp_path_factory) -> str:
-    """A successful offline run over a small planted set: what `gate --write-baseline` records."""
+def planted_set(tmp_path_factory) -> tuple[Path, str]:
+    """A user's small planted set and a successful offline run over it (the .eval file): what
+    `gate --write-baseline` records."""
     from inspect_ai import eval as inspect_eval
 
     from helpers import load_task_file
 
     folder = tmp_path_factory.mktemp("planted")
-    assert main(plant(folder / "set")) == 0
-    [log] = inspect_eval(load_task_file("ds_review")(fixtures=str(folder / "set")), model="offline/rules",
+    assert main(plant(folder / "myset")) == 0
+    [log] = inspect_eval(load_task_file("ds_review")(fixtures=str(folder / "myset")), model="offline/rules",
                          display="none", log_dir=str(folder / "logs"))
     assert log.status == "success"
-    return log.location
+    return folder / "myset", log.location
 
 
 @pytest.mark.parametrize("seed", range(6))  # seeds 4 and 5 put a user's file at the baseline's name
-def test_calibrate_and_gate_leave_every_file_already_in_their_target(tmp_path, capsys, planted_run, seed):
+def test_calibrate_and_gate_leave_every_file_already_in_their_target(tmp_path, capsys, planted_set, seed):
     """The other two writing commands have no --force: `calibrate --write --output FILE` puts its
     rubric beside a file it did not write, `gate --write-baseline` refuses a file that is no
     baseline. Over a random choice of names already holding a user's bytes (the ones the commands
@@ -213,7 +214,7 @@ def test_calibrate_and_gate_leave_every_file_already_in_their_target(tmp_path, c
     assert written.parent == target and written.name not in before
     assert load_rubric(written).version
 
-    code, out, err = run(capsys, "gate", "--write-baseline", planted_run, "--baseline", str(target / "baseline.json"))
+    code, out, err = run(capsys, "gate", "--write-baseline", planted_set[1], "--baseline", str(target / "baseline.json"))
     if "baseline.json" in chosen:
         assert code != 0 and "not replaced" in err and len(err.strip().splitlines()) == 1, err
     else:
@@ -283,25 +284,19 @@ def test_a_relative_fixtures_value_naming_a_project_set_and_a_folder_here_says_w
     assert capsys.readouterr().err == ""
 
 
-def test_a_baseline_of_a_users_set_is_written_beside_the_set(tmp_path, capsys):
+def test_a_baseline_of_a_users_set_is_written_beside_the_set(capsys, planted_set):
     """The probe: `gate --write-baseline` on a run over the user's own set wrote
     logs/baselines/ds_review.-tmp-...-myset.json into the project's checkout."""
-    from inspect_ai import eval as inspect_eval
-
-    from helpers import load_task_file
     from review_harness.core.paths import BASELINES_DIR
 
-    user_set = tmp_path / "myset"
-    assert main(plant(user_set)) == 0
-    [log] = inspect_eval(load_task_file("ds_review")(fixtures=str(user_set)), model="offline/rules", display="none",
-                         log_dir=str(tmp_path / "logs"))
+    user_set, location = planted_set
     capsys.readouterr()
     checkout = sorted(p.name for p in BASELINES_DIR.iterdir())
-    code, out, err = run(capsys, "gate", "--write-baseline", log.location)
+    code, out, err = run(capsys, "gate", "--write-baseline", location)
     assert code == 0, err
     written = user_set / "baselines" / "ds_review.json"
     assert out.startswith(f"wrote {written} from ") and written.is_file()
     assert sorted(p.name for p in BASELINES_DIR.iterdir()) == checkout
-    code, out, err = run(capsys, "gate", log.location)  # the check finds it there, with the kind's tolerances
+    code, out, err = run(capsys, "gate", location)  # the check finds it there, with the kind's tolerances
     assert code in (0, 1) and err == "", err
-    assert out.startswith(f"gate: {Path(log.location).name} against {written}\n")
+    assert out.startswith(f"gate: {Path(location).name} against {written}\n")
